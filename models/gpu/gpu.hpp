@@ -1,0 +1,95 @@
+#pragma once
+// One GPU: executes a training iteration as a schedule of phases timed by roofline, publishes
+// "gradient ready" per layer, and consults a gate (the synchronization strategy) before each
+// phase. Its traffic goes through TLM-2.0 AT sockets: `dma` (initiator: the copy engines that
+// collectives drive) and `mem` (target: its HBM as seen by peers, NICs and devices).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "models/gpu/gpu_params.hpp"
+#include "models/gpu/phase.hpp"
+#include "models/gpu/phase_gate.hpp"
+#include "models/workload/workload.hpp"
+#include "platform/run_context.hpp"
+#include "platform/tlm/at_initiator.hpp"
+#include "platform/tlm/at_memory_target.hpp"
+#include "platform/tlm/payload_pool.hpp"
+
+namespace trainvp {
+
+// What one rank did in one iteration (picoseconds of simulated time).
+struct RankIteration {
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = 0;
+  std::int64_t compute_ps = 0;  // time executing phases
+  std::int64_t blocked_ps = 0;  // time waiting at the gate (exposed communication)
+};
+
+class Gpu : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_initiator_socket_optional<Gpu> dma;
+  tlm_utils::multi_passthrough_target_socket_optional<Gpu> mem;
+
+  Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const Workload& workload, int iterations,
+      RunContext& ctx, int trace_track = -1);
+
+  // The gate consulted before each phase; null means "never wait".
+  void set_gate(const PhaseGate* gate) { gate_ = gate; }
+  void on_gradient_ready(std::function<void(const GradientReady&)> cb) { grad_listeners_.push_back(std::move(cb)); }
+  const sc_core::sc_event& gradient_ready_event() const { return grad_event_; }
+
+  // Speed factor and launch-overhead multiplier can change during a run (faults).
+  void set_speed(double s) { speed_ = s; }
+  double speed() const { return speed_; }
+  void set_launch_scale(double s) { launch_scale_ = s; }
+
+  // DMA from this GPU: a transfer on `dma` socket index `port`; `done` runs when it completes.
+  void dma_transfer(int port, tlm::tlm_command cmd, std::uint64_t address, std::uint32_t bytes,
+                    std::function<void()> done);
+
+  int rank() const { return rank_; }
+  const GpuParams& params() const { return params_; }
+  const std::vector<RankIteration>& iterations() const { return records_; }
+  bool finished() const { return finished_; }
+  // Where the rank is, for stall reports.
+  std::string state() const;
+  std::uint64_t hbm_bytes_served() const { return hbm_.bytes_served(); }
+
+ private:
+  void run();
+  std::int64_t execute(const Phase& ph, int iteration);
+  tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
+  tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
+
+  GpuParams params_;
+  int rank_;
+  const Workload& workload_;
+  int iterations_;
+  RunContext& ctx_;
+  int track_;
+  std::vector<Phase> schedule_;
+  std::vector<std::int64_t> nominal_ps_;  // per schedule entry at speed 1, launch scale 1
+  std::vector<std::string> slice_names_;
+  const PhaseGate* gate_ = nullptr;
+  std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
+  sc_core::sc_event grad_event_;
+  double speed_;
+  double launch_scale_ = 1.0;
+  PayloadPool pool_;
+  AtInitiator dma_engine_;
+  AtMemoryTarget hbm_;
+  std::vector<RankIteration> records_;
+  bool finished_ = false;
+  int current_iteration_ = 0;
+  const Phase* current_phase_ = nullptr;
+  bool blocked_ = false;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,49 @@
+#pragma once
+// Parameters of one GPU: dense tensor peaks per dtype, memory, launch overhead, efficiency knobs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/workload/dtype.hpp"
+#include "platform/params.hpp"
+
+namespace trainvp {
+
+struct GpuParams {
+  std::string model;           // preset or custom name, for reports
+  double peak_fp32 = 0;        // FLOP/s (dense, no sparsity)
+  double peak_tf32 = 0;
+  double peak_bf16 = 0;
+  double peak_fp16 = 0;
+  double peak_fp8 = 0;         // 0: the GPU has no FP8 tensor cores
+  double mem_bw = 0;           // bits/s (HBM/GDDR)
+  std::uint64_t mem_capacity = 0;  // bytes
+  std::int64_t mem_latency_ps = 0;  // first-byte latency of a DMA access to this GPU's memory
+  double nvlink_bw = 0;        // bits/s per direction, 0: no NVLink
+  double efficiency = 0.5;     // fraction of the tensor peak real kernels reach
+  double mem_efficiency = 0.8; // fraction of the memory bandwidth real kernels reach
+  std::int64_t kernel_launch_ps = 0;
+  double speed = 1.0;          // per-GPU speed factor: phase times are divided by it
+
+  // Effective compute rate for a dtype, FLOP/s (peak x efficiency); 0 when unsupported.
+  double compute_rate(DType d) const;
+  // Effective memory bandwidth, bytes/s.
+  double mem_bytes_per_s() const { return mem_bw / 8.0 * mem_efficiency; }
+};
+
+const ParamSet<GpuParams>& gpu_schema();
+
+struct GpuPreset {
+  std::string name;
+  std::string description;
+  json values;  // a JSON object in the gpu schema, exactly as a scenario would write it
+};
+const std::vector<GpuPreset>& gpu_presets();
+const GpuPreset* find_gpu_preset(const std::string& name);
+
+// Reads a GPU from a scenario: either a preset name ("H100-SXM5-80GB"), or an object that
+// either names a `preset` and overrides some of its keys, or specifies every key (custom GPU).
+// Returns the resolved object (all keys, the preset's values filled in).
+json load_gpu(GpuParams& out, const json& value, const std::string& path);
+
+}  // namespace trainvp

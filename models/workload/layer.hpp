@@ -1,0 +1,69 @@
+#pragma once
+// One layer of a training workload, as the GPU model executes it and as synchronization
+// strategies see it. Quantities are for ONE micro-batch on ONE GPU (data parallel replica).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/workload/dtype.hpp"
+
+namespace trainvp {
+
+struct Layer {
+  std::string name;               // e.g. "h3.attn", "layer2.1", "embed"
+  std::uint64_t params = 0;       // trainable parameters owned by this layer (gradient elements)
+
+  // Work per micro-batch. Backward is split into the input-gradient (dX) half and the
+  // weight-gradient (dW) half; the layer's gradient is ready when dW is done.
+  double fwd_flops = 0;
+  double bwd_input_flops = 0;
+  double bwd_weight_flops = 0;
+
+  // HBM traffic of the kernels of each phase (bytes), for the roofline's memory term.
+  double fwd_bytes = 0;
+  double bwd_input_bytes = 0;
+  double bwd_weight_bytes = 0;
+
+  // Activations kept from forward for backward (bytes), and the gradient buffer size.
+  std::uint64_t activation_bytes = 0;
+  std::uint64_t grad_bytes = 0;   // params * dtype_bytes(grad dtype)
+
+  // Kernel launches per phase (each pays the GPU's launch overhead).
+  int fwd_kernels = 1;
+  int bwd_input_kernels = 1;
+  int bwd_weight_kernels = 1;
+
+  // Measured phase times in picoseconds; when >= 0 they replace the roofline estimate
+  // (still scaled by the GPU's speed factor). Set only by explicit JSON layer lists.
+  std::int64_t fwd_time_ps = -1;
+  std::int64_t bwd_input_time_ps = -1;
+  std::int64_t bwd_weight_time_ps = -1;
+};
+
+// The shape of the work: what the zoo needs to turn hyper-parameters into per-layer numbers.
+struct WorkloadShape {
+  int batch = 1;          // samples per micro-batch per GPU
+  int seq = 1024;         // tokens per sample (sequence models)
+  int image_size = 224;   // pixels per side (vision models)
+  DType dtype = DType::BF16;       // activations/weights in compute
+  DType grad_dtype = DType::BF16;  // gradients as communicated
+};
+
+struct ZooModelInfo {
+  std::string name;        // "gpt2-xl"
+  std::string family;      // "gpt2", "bert", "resnet", "vit", "llama"
+  bool sequence_model;     // tokens_per_s is meaningful
+  std::uint64_t reference_params;  // published parameter count under `convention`
+  std::string convention;  // e.g. "LM head tied to token embedding"
+  std::string description;
+};
+
+// Models the zoo can generate, in a stable order.
+const std::vector<ZooModelInfo>& zoo_models();
+// nullptr when unknown.
+const ZooModelInfo* find_zoo_model(const std::string& name);
+// Generates the layer list (forward order, input side first) from the architecture's
+// hyper-parameters. Throws std::invalid_argument for an unknown name or a bad shape.
+std::vector<Layer> build_zoo_model(const std::string& name, const WorkloadShape& shape);
+
+}  // namespace trainvp

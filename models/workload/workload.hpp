@@ -1,0 +1,36 @@
+#pragma once
+// What every GPU of a data-parallel job runs: the layers of one replica and how it trains them.
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "models/workload/layer.hpp"
+
+namespace trainvp {
+
+enum class OptimizerKind { Adam, Sgd, None };
+
+struct Workload {
+  std::string model;          // zoo name, or "custom" for an explicit layer list
+  std::vector<Layer> layers;  // forward order
+  WorkloadShape shape;
+  int micro_batches = 1;      // gradient accumulation steps per iteration
+  bool sequence_model = false;
+  OptimizerKind optimizer = OptimizerKind::Adam;
+
+  std::uint64_t total_params() const {
+    return std::accumulate(layers.begin(), layers.end(), std::uint64_t{0},
+                           [](std::uint64_t s, const Layer& l) { return s + l.params; });
+  }
+  std::uint64_t total_grad_bytes() const {
+    return std::accumulate(layers.begin(), layers.end(), std::uint64_t{0},
+                           [](std::uint64_t s, const Layer& l) { return s + l.grad_bytes; });
+  }
+  // Samples one replica processes per iteration.
+  std::uint64_t samples_per_iteration() const {
+    return static_cast<std::uint64_t>(shape.batch) * static_cast<std::uint64_t>(micro_batches);
+  }
+};
+
+}  // namespace trainvp

@@ -1,0 +1,176 @@
+// Transformer generators: GPT-2, BERT and Llama (build_transformer) and ViT (build_vit) share
+// one block generator, parameterized by BlockConfig.
+#include <string>
+#include <vector>
+
+#include "models/workload/zoo_ops.hpp"
+
+namespace trainvp::zoo {
+namespace {
+
+std::uint64_t norm_params(NormKind kind, int d) {
+  const auto width = static_cast<std::uint64_t>(d);
+  return kind == NormKind::LayerNorm ? 2 * width : width;  // LayerNorm: weight + bias
+}
+
+// The tokens of one micro-batch: `seq` per sample, `total` = batch * seq.
+struct Tokens {
+  double seq;
+  double total;
+};
+
+Op block_norm(const BlockConfig& b, Tokens t) {
+  return norm(b.d_model * t.total, norm_params(b.norm, b.d_model));
+}
+
+// norm (pre-norm) -> QKV -> [rotary] -> attention -> output projection -> residual add
+// -> norm (post-norm).
+std::vector<Op> attn_ops(const BlockConfig& b, Tokens t) {
+  const double d = b.d_model;
+  const double n = t.total;
+  std::vector<Op> ops;
+  if (b.pre_norm) ops.push_back(block_norm(b, t));
+  if (b.fused_qkv) {
+    ops.push_back(gemm(d, 3 * d, n, b.bias));
+  } else {
+    for (int i = 0; i < 3; ++i) ops.push_back(gemm(d, d, n, b.bias, /*shares_input=*/i > 0));
+  }
+  // Rotary rewrites q and k; its backward needs only the cos/sin tables.
+  if (b.rotary) ops.push_back(pointwise(2 * d * n, 2 * d * n, 0));
+  ops.push_back(attention(t.seq, d, n));
+  ops.push_back(gemm(d, d, n, b.bias));
+  ops.push_back(add(2 * d * n, d * n));
+  if (!b.pre_norm) ops.push_back(block_norm(b, t));
+  return ops;
+}
+
+// norm (pre-norm) -> fc -> GELU -> proj, or gate/up -> SiLU*mul -> down (gated)
+// -> residual add -> norm (post-norm).
+std::vector<Op> mlp_ops(const BlockConfig& b, Tokens t) {
+  const double d = b.d_model;
+  const double f = b.ffn;
+  const double n = t.total;
+  std::vector<Op> ops;
+  if (b.pre_norm) ops.push_back(block_norm(b, t));
+  if (b.gated_mlp) {
+    ops.push_back(gemm(d, f, n, b.bias));
+    ops.push_back(gemm(d, f, n, b.bias, /*shares_input=*/true));
+    ops.push_back(pointwise(2 * f * n, f * n, 2 * f * n));  // SiLU(gate) * up, fused
+  } else {
+    ops.push_back(gemm(d, f, n, b.bias));
+    ops.push_back(pointwise(f * n, f * n, f * n));  // GELU saves its input
+  }
+  ops.push_back(gemm(f, d, n, b.bias));
+  ops.push_back(add(2 * d * n, d * n));
+  if (!b.pre_norm) ops.push_back(block_norm(b, t));
+  return ops;
+}
+
+void append_blocks(std::vector<Layer>& layers, const BlockConfig& b, int n_layers, Tokens t,
+                   const WorkloadShape& shape) {
+  for (int i = 0; i < n_layers; ++i) {
+    const std::string prefix = "h" + std::to_string(i);
+    layers.push_back(make_layer(prefix + ".attn", attn_ops(b, t), shape));
+    layers.push_back(make_layer(prefix + ".mlp", mlp_ops(b, t), shape));
+  }
+}
+
+// Token lookup, learned positions (unless rotary), token types, their sum, optional LayerNorm.
+std::vector<Op> embed_ops(const TransformerConfig& c, Tokens t) {
+  const double d = c.block.d_model;
+  std::vector<Op> ops{lookup(c.vocab, d, t.total)};
+  double summed = d * t.total;
+  if (!c.block.rotary) {
+    // Position ids are 0..seq-1 for every sample: seq rows, broadcast over the batch.
+    ops.push_back(lookup(c.max_positions, d, t.seq));
+    summed += d * t.seq;
+  }
+  if (c.token_types > 0) {
+    ops.push_back(lookup(c.token_types, d, t.total));
+    summed += d * t.total;
+  }
+  if (ops.size() > 1) ops.push_back(add(summed, d * t.total));
+  if (c.embed_norm) ops.push_back(block_norm(c.block, t));
+  return ops;
+}
+
+std::vector<Op> head_ops(const TransformerConfig& c, double batch, Tokens t) {
+  const double d = c.block.d_model;
+  const double vocab = c.vocab;
+  switch (c.head) {
+    case HeadKind::TiedLm: {
+      // The weight (and its parameter count) belongs to the token embedding; the head still
+      // does the matmul and computes its share of the tied weight's gradient.
+      Op logits = gemm(d, vocab, t.total, /*bias=*/false);
+      logits.params = 0;
+      return {logits, cross_entropy(t.total, vocab)};
+    }
+    case HeadKind::UntiedLm:
+      return {gemm(d, vocab, t.total, /*bias=*/false), cross_entropy(t.total, vocab)};
+    case HeadKind::Pooler:
+      // Dense + tanh on the first ([CLS]) token of each sample; tanh saves its output.
+      return {gemm(d, d, batch, /*bias=*/true), pointwise(d * batch, d * batch, d * batch)};
+  }
+  return {};
+}
+
+// torchvision's VisionTransformer: conv_proj (patch x patch, stride patch), class token
+// prepended, position embedding added. The position table has one row per token, so its size
+// follows image_size (torchvision builds it from image_size too).
+std::vector<Op> patch_embed_ops(const VitConfig& c, int image_size, double batch) {
+  const double d = c.block.d_model;
+  const int grid = image_size / c.patch;
+  const double patches = static_cast<double>(grid) * grid;
+  const double tokens = patches + 1;
+  Op proj = conv(c.channels, c.block.d_model, c.patch, c.patch, 0, image_size, image_size, batch,
+                 /*bias=*/true);
+  proj.input_grad = false;  // the image needs no gradient
+  return {proj,
+          param_add(d * patches * batch, d * tokens * batch, c.block.d_model),  // class token
+          param_add(d * tokens * batch, d * tokens * batch,
+                    static_cast<std::uint64_t>(d * tokens))};  // position embedding
+}
+
+}  // namespace
+
+std::vector<Layer> build_transformer(const std::string& model, const TransformerConfig& c,
+                                     const WorkloadShape& shape) {
+  require(shape.batch >= 1, model, "batch must be >= 1, got " + std::to_string(shape.batch));
+  require(shape.seq >= 1, model, "seq must be >= 1, got " + std::to_string(shape.seq));
+  require(shape.seq <= c.max_positions, model,
+          "seq " + std::to_string(shape.seq) + " exceeds the model's maximum of " +
+              std::to_string(c.max_positions) + " positions");
+  const double batch = shape.batch;
+  const Tokens t{static_cast<double>(shape.seq), batch * shape.seq};
+
+  std::vector<Layer> layers;
+  layers.push_back(make_layer("embed", embed_ops(c, t), shape));
+  append_blocks(layers, c.block, c.n_layers, t, shape);
+  if (!c.final_norm.empty()) {
+    layers.push_back(make_layer(c.final_norm, {block_norm(c.block, t)}, shape));
+  }
+  layers.push_back(make_layer(c.head_name, head_ops(c, batch, t), shape));
+  return layers;
+}
+
+std::vector<Layer> build_vit(const std::string& model, const VitConfig& c,
+                             const WorkloadShape& shape) {
+  require(shape.batch >= 1, model, "batch must be >= 1, got " + std::to_string(shape.batch));
+  require(shape.image_size >= c.patch && shape.image_size % c.patch == 0, model,
+          "image_size must be a positive multiple of the patch size " + std::to_string(c.patch) +
+              ", got " + std::to_string(shape.image_size));
+  const double batch = shape.batch;
+  const int grid = shape.image_size / c.patch;
+  const double seq = static_cast<double>(grid) * grid + 1;  // patches + class token
+  const Tokens t{seq, batch * seq};
+
+  std::vector<Layer> layers;
+  layers.push_back(make_layer("patch_embed", patch_embed_ops(c, shape.image_size, batch), shape));
+  append_blocks(layers, c.block, c.n_layers, t, shape);
+  layers.push_back(make_layer("ln", {block_norm(c.block, t)}, shape));  // over all tokens
+  // The head reads the class token only.
+  layers.push_back(make_layer("head", classifier(c.block.d_model, c.classes, batch), shape));
+  return layers;
+}
+
+}  // namespace trainvp::zoo

@@ -1,0 +1,221 @@
+#include "platform/cli/cli.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "platform/describe.hpp"
+#include "platform/errors.hpp"
+#include "platform/output_files.hpp"
+#include "platform/results.hpp"
+#include "platform/scenario.hpp"
+#include "platform/simulation.hpp"
+
+namespace trainvp {
+
+namespace {
+
+constexpr int kOk = 0, kRunFailed = 1, kBadInput = 2;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* kMainHelp =
+    "usage: trainvp <command> [options]\n"
+    "\n"
+    "A SystemC/TLM-2.0 virtual platform of GPU training nodes and clusters.\n"
+    "\n"
+    "commands:\n"
+    "  run FILE        simulate a scenario and write results (trainvp run --help)\n"
+    "  validate FILE   check a scenario without running it\n"
+    "  describe        list every parameter, GPU preset and zoo model\n"
+    "  describe model NAME   the layer table of a zoo model\n"
+    "  version         print the version\n"
+    "\n"
+    "exit codes: 0 success, 1 run failed (stall, time limit, I/O), 2 bad input or usage\n";
+
+const char* kRunHelp =
+    "usage: trainvp run FILE [-o DIR] [--set /json/pointer=VALUE]... [-q]\n"
+    "\n"
+    "Simulates the scenario FILE and writes DIR/results.json, DIR/iterations.csv and\n"
+    "DIR/trace.json (open it in ui.perfetto.dev). DIR defaults to /output/dir, else out/<name>.\n"
+    "\n"
+    "  -o, --output DIR   output directory\n"
+    "  --set P=VALUE      set the value at JSON pointer P before validation; VALUE is parsed\n"
+    "                     as JSON, else taken as a string (--set /cluster/nodes=4,\n"
+    "                     --set /workload/model=gpt2-small); repeatable\n"
+    "  -q, --quiet        no summary on stdout\n";
+
+const char* kValidateHelp =
+    "usage: trainvp validate FILE [--set /json/pointer=VALUE]... [--resolved]\n"
+    "\n"
+    "Checks FILE (after the overrides) and prints one line, or the first error with its\n"
+    "JSON pointer. Nothing is simulated or written.\n"
+    "\n"
+    "  --set P=VALUE      as for run\n"
+    "  --resolved         print the resolved scenario (defaults filled in) as JSON\n";
+
+const char* kDescribeHelp =
+    "usage: trainvp describe [--json]\n"
+    "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [--json]\n"
+    "\n"
+    "Without arguments: every scenario key (type, units, default, range, meaning), the GPU\n"
+    "presets and the zoo models. With `model NAME`: the model's layers with parameters,\n"
+    "forward/backward FLOPs per micro-batch, activation and gradient bytes.\n"
+    "\n"
+    "  --batch B          samples per micro-batch (default 1)\n"
+    "  --seq S            tokens per sample (default 1024; BERT max 512)\n"
+    "  --image-size N     pixels per side for vision models (default 224)\n"
+    "  --dtype D          fp32|tf32|bf16|fp16|fp8 (default bf16)\n"
+    "  --json             print JSON: {parameters, layers: [...], ...}\n";
+
+bool wants_help(const std::vector<std::string>& args) {
+  for (auto& a : args)
+    if (a == "-h" || a == "--help") return true;
+  return false;
+}
+
+// Options common to run and validate.
+struct ScenarioArgs {
+  std::string file;
+  std::vector<std::string> sets;
+  std::string output;
+  bool quiet = false;
+  bool resolved = false;
+};
+
+ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_run) {
+  ScenarioArgs a;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    auto value = [&](const char* opt) -> std::string {
+      if (i + 1 >= args.size()) throw UsageError(std::string(opt) + " needs a value");
+      return args[++i];
+    };
+    if (s == "--set") a.sets.push_back(value("--set"));
+    else if (s.rfind("--set=", 0) == 0) a.sets.push_back(s.substr(6));
+    else if (is_run && (s == "-o" || s == "--output")) a.output = value("-o");
+    else if (is_run && (s == "-q" || s == "--quiet")) a.quiet = true;
+    else if (!is_run && s == "--resolved") a.resolved = true;
+    else if (!s.empty() && s[0] == '-') throw UsageError("unknown option " + s);
+    else if (a.file.empty()) a.file = s;
+    else throw UsageError("unexpected argument " + s);
+  }
+  if (a.file.empty()) throw UsageError("missing scenario FILE");
+  return a;
+}
+
+int cmd_validate(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << kValidateHelp, kOk;
+  ScenarioArgs a = parse_scenario_args(args, false);
+  Scenario s = load_scenario_file(a.file, a.sets);
+  if (a.resolved) {
+    std::cout << s.resolved.dump(2) << "\n";
+  } else {
+    std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
+              << s.cluster.gpus_per_node << "), " << s.workload.model << " (" << s.workload.layers.size() << " layers, "
+              << s.workload.total_params() << " parameters), " << s.training.iterations << " iterations\n";
+  }
+  return kOk;
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << kRunHelp, kOk;
+  ScenarioArgs a = parse_scenario_args(args, true);
+  Scenario s = load_scenario_file(a.file, a.sets);
+  if (!a.output.empty()) {
+    s.output.dir = a.output;
+    s.resolved["output"]["dir"] = a.output;
+  }
+  Simulation sim(s, isatty(STDERR_FILENO) != 0);
+  sim.run();
+  RunResults r = collect_results(sim);
+  write_run_outputs(s.output.dir, r, sim.context().trace);
+  if (!a.quiet) std::cout << r.summary << "  results in " << s.output.dir << "/\n";
+  return kOk;
+}
+
+int cmd_describe(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << kDescribeHelp, kOk;
+  bool as_json = false;
+  std::string model;
+  WorkloadShape shape;
+  shape.batch = 1;
+  bool is_model = !args.empty() && args[0] == "model";
+  for (std::size_t i = is_model ? 1 : 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    auto int_value = [&](const char* opt) {
+      if (i + 1 >= args.size()) throw UsageError(std::string(opt) + " needs a value");
+      const std::string& v = args[++i];
+      char* end = nullptr;
+      long x = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || x < 1 || x > 1000000000)
+        throw UsageError(std::string(opt) + " expects a positive integer, found \"" + v + "\"");
+      return static_cast<int>(x);
+    };
+    if (s == "--json") as_json = true;
+    else if (is_model && s == "--batch") shape.batch = int_value("--batch");
+    else if (is_model && s == "--seq") shape.seq = int_value("--seq");
+    else if (is_model && s == "--image-size") shape.image_size = int_value("--image-size");
+    else if (is_model && s == "--dtype") {
+      if (i + 1 >= args.size()) throw UsageError("--dtype needs a value");
+      auto d = dtype_from_name(args[++i]);
+      if (!d) throw UsageError("--dtype expects fp32, tf32, bf16, fp16 or fp8, found \"" + args[i] + "\"");
+      shape.dtype = shape.grad_dtype = *d;
+    } else if (is_model && model.empty() && s[0] != '-') model = s;
+    else throw UsageError("unexpected argument " + s + " (see trainvp describe --help)");
+  }
+  if (!is_model) {
+    std::cout << (as_json ? describe_json().dump(2) + "\n" : describe_text());
+    return kOk;
+  }
+  if (model.empty()) throw UsageError("describe model: missing NAME");
+  try {
+    std::cout << (as_json ? describe_model_json(model, shape).dump(2) + "\n" : describe_model_text(model, shape));
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError("", e.what());
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int cli_main(int argc, char* argv[]) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+    std::cout << kMainHelp;
+    return args.empty() ? kBadInput : kOk;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "run") return cmd_run(args);
+    if (cmd == "validate") return cmd_validate(args);
+    if (cmd == "describe") return cmd_describe(args);
+    if (cmd == "version" || cmd == "--version") {
+      std::cout << "trainvp " << TRAINVP_VERSION << " (scenario format " << kScenarioFormatVersion << ")\n";
+      return kOk;
+    }
+    throw UsageError("unknown command \"" + cmd + "\"");
+  } catch (const UsageError& e) {
+    std::cerr << "trainvp: " << e.what() << "\n(trainvp " << (cmd == "run" || cmd == "validate" || cmd == "describe" ? cmd + " " : "")
+              << "--help for usage)\n";
+    return kBadInput;
+  } catch (const ScenarioError& e) {
+    std::cerr << "trainvp: error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const RunError& e) {
+    std::cerr << "trainvp: run failed: " << e.what() << "\n";
+    return kRunFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "trainvp: " << e.what() << "\n";
+    return kRunFailed;
+  }
+}
+
+}  // namespace trainvp

@@ -1,0 +1,14 @@
+#pragma once
+// Writing a run's files into DIR all-or-nothing: each file goes to a temporary name first and
+// is renamed into place only when every file has been written.
+#include <string>
+
+#include "platform/results.hpp"
+#include "platform/trace.hpp"
+
+namespace trainvp {
+
+// Writes results.json, iterations.csv and (when enabled) trace.json. Throws std::runtime_error.
+void write_run_outputs(const std::string& dir, const RunResults& results, const TraceRecorder& trace);
+
+}  // namespace trainvp

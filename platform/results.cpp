@@ -1,0 +1,163 @@
+#include "platform/results.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "models/gpu/roofline.hpp"
+#include "platform/units.hpp"
+
+namespace trainvp {
+
+namespace {
+
+double sec(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
+
+// One iteration across all ranks: spans the earliest start to the latest end; per-rank
+// quantities are averaged over ranks.
+struct ClusterIteration {
+  std::int64_t start = 0, end = 0, duration = 0;
+  double compute = 0, comm = 0, exposed = 0;
+};
+
+std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n) {
+  std::vector<ClusterIteration> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    ClusterIteration& c = out[static_cast<std::size_t>(i)];
+    c.start = INT64_MAX;
+    c.end = 0;
+    for (const Gpu* g : gpus) {
+      const RankIteration& r = g->iterations()[static_cast<std::size_t>(i)];
+      c.start = std::min(c.start, r.start_ps);
+      c.end = std::max(c.end, r.end_ps);
+      c.compute += sec(r.compute_ps);
+      c.exposed += sec(r.blocked_ps);
+    }
+    c.compute /= static_cast<double>(gpus.size());
+    c.exposed /= static_cast<double>(gpus.size());
+    // Communication is busy time of the synchronization traffic; without a fabric there is none.
+    c.comm = 0;
+    // Iterations tile the timeline: each lasts from the previous one's end to its own end.
+    c.duration = c.end - (i == 0 ? c.start : out[static_cast<std::size_t>(i) - 1].end);
+  }
+  return out;
+}
+
+double flops_per_iteration(const Workload& w) {
+  double f = 0;
+  for (const Layer& l : w.layers) f += l.fwd_flops + l.bwd_input_flops + l.bwd_weight_flops;
+  return f * w.micro_batches;
+}
+
+}  // namespace
+
+RunResults collect_results(const Simulation& sim) {
+  const Scenario& s = sim.scenario();
+  const Workload& w = s.workload;
+  auto gpus = sim.gpus();
+  const int n = s.training.iterations, warm = s.training.warmup, measured = n - warm;
+  auto iters = cluster_iterations(gpus, n);
+
+  double iter_time = 0, compute = 0, comm = 0, exposed = 0;
+  for (int i = warm; i < n; ++i) {
+    const auto& c = iters[static_cast<std::size_t>(i)];
+    iter_time += sec(c.duration);
+    compute += c.compute;
+    comm += c.comm;
+    exposed += c.exposed;
+  }
+  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured;
+
+  using ojson = nlohmann::ordered_json;
+  RunResults r;
+  ojson& j = r.json;
+  j["trainvp_version"] = TRAINVP_VERSION;
+  j["scenario"] = s.resolved;
+  j["iteration_time_s"] = iter_time;
+
+  ojson list = ojson::array();
+  std::ostringstream csv;
+  csv << "iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
+  for (int i = 0; i < n; ++i) {
+    const auto& c = iters[static_cast<std::size_t>(i)];
+    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
+                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
+                    {"exposed_comm_s", c.exposed}});
+    // JSON's number rendering is shortest-round-trip and deterministic; reuse it for the CSV.
+    csv << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ',' << ojson(sec(c.end)).dump()
+        << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ',' << ojson(c.comm).dump()
+        << ',' << ojson(c.exposed).dump() << '\n';
+  }
+  j["iterations"] = list;
+
+  const double samples = static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  ojson tp = {{"samples_per_s", samples / iter_time}};
+  if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
+  const double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
+  tp["model_flops_per_s"] = flops / iter_time;
+  j["throughput"] = tp;
+
+  j["compute_time_s"] = compute;
+  j["comm_time_s"] = comm;
+  j["exposed_comm_s"] = exposed;
+  // Fraction of communication hidden under compute; undefined (null) without communication.
+  j["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
+
+  j["workload"] = {{"model", w.model},
+                   {"layers", w.layers.size()},
+                   {"parameters", w.total_params()},
+                   {"gradient_bytes", w.total_grad_bytes()},
+                   {"flops_per_gpu_iteration", flops_per_iteration(w)},
+                   {"global_batch", w.samples_per_iteration() * gpus.size()}};
+
+  ojson ranks = ojson::array();
+  for (const Gpu* g : gpus) {
+    double busy = 0, blocked = 0, dur = 0;
+    for (int i = warm; i < n; ++i) {
+      const RankIteration& ri = g->iterations()[static_cast<std::size_t>(i)];
+      busy += sec(ri.compute_ps), blocked += sec(ri.blocked_ps), dur += sec(ri.end_ps - ri.start_ps);
+    }
+    ranks.push_back({{"name", g->name()}, {"rank", g->rank()}, {"gpu", g->params().model}, {"speed", g->params().speed},
+                     {"iteration_time_s", dur / measured}, {"compute_s", busy / measured},
+                     {"blocked_s", blocked / measured}});
+  }
+  j["ranks"] = ranks;
+
+  const SimStats& st = sim.stats();
+  j["sim"] = {{"wall_s", st.wall_s},
+              {"events", st.events},
+              {"delta_cycles", st.delta_cycles},
+              {"simulated_s", sec(st.simulated_ps)}};
+  r.csv = csv.str();
+
+  char buf[512];
+  std::ostringstream sum;
+  sum << "trainvp: " << s.name << ": " << w.model << " (" << w.layers.size() << " layers, " << w.total_params()
+      << " parameters) on " << gpus.size() << " GPU" << (gpus.size() == 1 ? "" : "s") << " ("
+      << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
+      << s.cluster.gpus.front().params.model << ")\n";
+  std::snprintf(buf, sizeof buf, "  iteration time   %s (mean of %d measured, %d warm-up)\n", format_time_s(iter_time).c_str(),
+                measured, warm);
+  sum << buf;
+  std::snprintf(buf, sizeof buf, "  compute          %s   communication %s   exposed %s\n", format_time_s(compute).c_str(),
+                format_time_s(comm).c_str(), format_time_s(exposed).c_str());
+  sum << buf;
+  std::snprintf(buf, sizeof buf, "  throughput       %.1f samples/s", samples / iter_time);
+  sum << buf;
+  if (w.sequence_model) {
+    std::snprintf(buf, sizeof buf, ", %.0f tokens/s", samples * w.shape.seq / iter_time);
+    sum << buf;
+  }
+  double peak = 0;  // the dense tensor peak of every GPU together
+  for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(w.shape.dtype) / g.params.efficiency;
+  std::snprintf(buf, sizeof buf, ", %.1f%% of peak FLOP/s (MFU)\n", 100.0 * flops / iter_time / peak);
+  sum << buf;
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
+                format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
+                st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);
+  sum << buf;
+  r.summary = sum.str();
+  return r;
+}
+
+}  // namespace trainvp

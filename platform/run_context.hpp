@@ -1,0 +1,30 @@
+#pragma once
+// What every model of one run shares: the timeline, the event counter, seeded randomness and
+// the progress hook. One per simulation; models hold a reference.
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "platform/trace.hpp"
+
+namespace trainvp {
+
+struct RunContext {
+  explicit RunContext(std::uint64_t seed_, bool trace_enabled) : seed(seed_), trace(trace_enabled) {}
+
+  std::uint64_t seed;
+  TraceRecorder trace;
+  std::uint64_t events = 0;                   // model-level events (phases, TLM phases, ...)
+  std::function<void(int iteration)> on_iteration_end;  // progress reporting; may be empty
+
+  // An independent random stream per named model, so that adding a model does not change the
+  // draws of the others (determinism across scenario edits as well as across runs).
+  std::mt19937_64 rng_for(const std::string& model_name) const {
+    std::uint64_t h = 1469598103934665603ull ^ seed;
+    for (unsigned char c : model_name) h = (h ^ c) * 1099511628211ull;
+    return std::mt19937_64(h);
+  }
+};
+
+}  // namespace trainvp

@@ -1,0 +1,477 @@
+#include "platform/scenario.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "platform/glob.hpp"
+
+namespace trainvp {
+
+namespace {
+
+// ---- schemas: one declaration per key, shared by the loader and `trainvp describe` ----
+
+struct TopRaw {
+  int version = 0;
+  std::string name;
+  std::uint64_t seed = 1;
+};
+const ParamSet<TopRaw>& top_schema() {
+  static const ParamSet<TopRaw> s = [] {
+    ParamSet<TopRaw> p("scenario", "/", "The top level of a scenario file.");
+    p.integer("trainvp", &TopRaw::version, nullptr, "Scenario format version; this build reads 1", {1, 1})
+        .text("name", &TopRaw::name, nullptr,
+              "Run name: letters, digits, '.', '_' and '-'; default: the file's name without .json")
+        .integer64("seed", &TopRaw::seed, 1, "Seed of every random draw; same scenario + seed = same results")
+        .nested("cluster", "object", nullptr, "The GPUs and how they are connected (see `cluster`)")
+        .nested("workload", "object", nullptr, "What each data-parallel replica trains (see `workload`)")
+        .nested("training", "object", json::object(), "Iterations, optimizer and synchronization (see `training`)")
+        .nested("faults", "array", json::array(), "Injected faults; none are defined in this version, so only [] is valid")
+        .nested("output", "object", json::object(), "What is written and where (see `output`)")
+        .required("trainvp")
+        .required("cluster")
+        .required("workload");
+    return p;
+  }();
+  return s;
+}
+
+struct NodeRaw {
+  int gpus = 8;
+};
+const ParamSet<NodeRaw>& node_schema() {
+  static const ParamSet<NodeRaw> s = [] {
+    ParamSet<NodeRaw> p("node", "/cluster/node", "One node; every node of the cluster is alike.");
+    p.integer("gpus", &NodeRaw::gpus, 8, "GPUs per node", {1, 1024})
+        .nested("gpu", "string or object", nullptr, "The node's GPU: a preset name or a `gpu` object")
+        .required("gpu");
+    return p;
+  }();
+  return s;
+}
+
+struct ClusterRaw {
+  int nodes = 1;
+};
+const ParamSet<ClusterRaw>& cluster_schema() {
+  static const ParamSet<ClusterRaw> s = [] {
+    ParamSet<ClusterRaw> p("cluster", "/cluster", "Nodes of GPUs. GPUs are named nodeN.gpuM; rank = N x gpus + M.");
+    p.integer("nodes", &ClusterRaw::nodes, 1, "Number of nodes", {1, 65536})
+        .nested("node", "object", nullptr, "What each node holds (see `node`)")
+        .nested("gpu_overrides", "array", json::array(),
+                "Per-GPU changes applied in order: objects {target, gpu, speed} (see `gpu_override`)")
+        .required("node");
+    return p;
+  }();
+  return s;
+}
+
+struct OverrideRaw {
+  std::string target;
+  double speed = -1;
+};
+const ParamSet<OverrideRaw>& override_schema() {
+  static const ParamSet<OverrideRaw> s = [] {
+    ParamSet<OverrideRaw> p("gpu_override", "/cluster/gpu_overrides/*",
+                            "Changes some GPUs: heterogeneous clusters and persistently slow GPUs.");
+    p.text("target", &OverrideRaw::target, nullptr, "GPU name or glob (`*`, `?`, `[0-3]`): \"node1.gpu3\", \"node2.*\"")
+        .nested("gpu", "string or object", nullptr, "Replace the matched GPUs' model (preset name or `gpu` object)")
+        .number("speed", &OverrideRaw::speed, nullptr, "Speed factor of the matched GPUs (phase times divided by it)",
+                Range::positive())
+        .required("target");
+    return p;
+  }();
+  return s;
+}
+
+struct WorkloadRaw {
+  std::string model;
+  int batch = 8, seq = 1024, image_size = 224, micro_batches = 1;
+  DType dtype = DType::BF16, grad_dtype = DType::BF16;
+  bool sequence = false;
+};
+const std::vector<std::pair<std::string, DType>> kDTypes = {
+    {"fp32", DType::FP32}, {"tf32", DType::TF32}, {"bf16", DType::BF16}, {"fp16", DType::FP16}, {"fp8", DType::FP8}};
+const ParamSet<WorkloadRaw>& workload_schema() {
+  static const ParamSet<WorkloadRaw> s = [] {
+    ParamSet<WorkloadRaw> p("workload", "/workload",
+                            "The model one data-parallel replica trains: a zoo `model` or an explicit `layers` list "
+                            "(exactly one of them).");
+    p.text("model", &WorkloadRaw::model, nullptr, "Zoo model name (`trainvp describe` lists them)")
+        .nested("layers", "array", nullptr, "Explicit layers in forward order (see `layer`), instead of `model`")
+        .integer("batch", &WorkloadRaw::batch, 8, "Samples per micro-batch per GPU", Range::at_least(1))
+        .integer("seq", &WorkloadRaw::seq, 1024, "Tokens per sample (sequence models)", Range::at_least(1))
+        .integer("image_size", &WorkloadRaw::image_size, 224, "Pixels per side (vision models)", Range::at_least(1))
+        .integer("micro_batches", &WorkloadRaw::micro_batches, 1, "Gradient-accumulation micro-batches per iteration",
+                 Range::at_least(1))
+        .choice("dtype", &WorkloadRaw::dtype, "bf16", kDTypes, "Compute dtype (selects the GPU peak)")
+        .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, kDTypes,
+                "Dtype of gradients as communicated; default: the compute dtype")
+        .flag("sequence", &WorkloadRaw::sequence, false,
+              "Explicit layers only: report tokens/s (samples x seq); zoo models know this themselves");
+    return p;
+  }();
+  return s;
+}
+
+struct LayerRaw {
+  std::string name;
+  std::uint64_t params = 0, fwd_bytes = 0, bwd_input_bytes = 0, bwd_weight_bytes = 0, activation_bytes = 0;
+  double fwd_flops = -1, bwd_flops = -1, bwd_input_flops = -1, bwd_weight_flops = -1;
+  std::int64_t fwd_time = -1, bwd_time = -1, bwd_input_time = -1, bwd_weight_time = -1;
+  int kernels = 1;
+};
+const ParamSet<LayerRaw>& layer_schema() {
+  static const ParamSet<LayerRaw> s = [] {
+    ParamSet<LayerRaw> p("layer", "/workload/layers/*",
+                         "One explicit layer. Give FLOPs (timed by roofline) or measured times per phase; "
+                         "bwd_flops/bwd_time split evenly into the dX and dW halves.");
+    p.text("name", &LayerRaw::name, nullptr, "Unique layer name")
+        .integer64("params", &LayerRaw::params, 0, "Trainable parameters (the gradient's elements)")
+        .number("fwd_flops", &LayerRaw::fwd_flops, nullptr, "Forward FLOPs per micro-batch", Range::non_negative())
+        .number("bwd_flops", &LayerRaw::bwd_flops, nullptr, "Backward FLOPs (dX + dW) per micro-batch", Range::non_negative())
+        .number("bwd_input_flops", &LayerRaw::bwd_input_flops, nullptr, "Backward dX FLOPs", Range::non_negative())
+        .number("bwd_weight_flops", &LayerRaw::bwd_weight_flops, nullptr, "Backward dW FLOPs", Range::non_negative())
+        .size("fwd_bytes", &LayerRaw::fwd_bytes, "0B", "Forward memory traffic")
+        .size("bwd_input_bytes", &LayerRaw::bwd_input_bytes, "0B", "Backward dX memory traffic")
+        .size("bwd_weight_bytes", &LayerRaw::bwd_weight_bytes, "0B", "Backward dW memory traffic")
+        .size("activation_bytes", &LayerRaw::activation_bytes, "0B", "Activations kept for backward")
+        .time("fwd_time", &LayerRaw::fwd_time, nullptr, "Measured forward time (replaces the roofline)")
+        .time("bwd_time", &LayerRaw::bwd_time, nullptr, "Measured backward time (dX + dW)")
+        .time("bwd_input_time", &LayerRaw::bwd_input_time, nullptr, "Measured backward dX time")
+        .time("bwd_weight_time", &LayerRaw::bwd_weight_time, nullptr, "Measured backward dW time")
+        .integer("kernels", &LayerRaw::kernels, 1, "Kernel launches per phase (roofline only)", Range::non_negative())
+        .required("name");
+    return p;
+  }();
+  return s;
+}
+
+struct TrainingRaw {
+  int iterations = 10, warmup = 1;
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  std::int64_t time_limit = 0;
+};
+const ParamSet<TrainingRaw>& training_schema() {
+  static const ParamSet<TrainingRaw> s = [] {
+    ParamSet<TrainingRaw> p("training", "/training", "How the job trains.");
+    p.integer("iterations", &TrainingRaw::iterations, 10, "Iterations simulated, warm-up included", Range::at_least(1))
+        .integer("warmup", &TrainingRaw::warmup, 1, "Leading iterations excluded from means; < iterations",
+                 Range::non_negative())
+        .choice("optimizer", &TrainingRaw::optimizer, "adam",
+                {{"adam", OptimizerKind::Adam}, {"sgd", OptimizerKind::Sgd}, {"none", OptimizerKind::None}},
+                "Optimizer step after backward: adam (fp32 w, m, v), sgd (fp32 w, momentum) or none")
+        .nested("sync", "object", json{{"strategy", "none"}}, "Gradient synchronization (see `sync`)")
+        .time("time_limit", &TrainingRaw::time_limit, "24h",
+              "Simulated-time limit; a run that reaches it fails naming what each GPU waits for",
+              Range::positive());
+    return p;
+  }();
+  return s;
+}
+
+struct SyncRaw {
+  SyncStrategyKind strategy = SyncStrategyKind::None;
+};
+const ParamSet<SyncRaw>& sync_schema() {
+  static const ParamSet<SyncRaw> s = [] {
+    ParamSet<SyncRaw> p("sync", "/training/sync",
+                        "Gradient synchronization strategy. This version runs replicas without synchronization "
+                        "(`none`); the fabric brings ddp and the layer-wise strategies.");
+    p.choice("strategy", &SyncRaw::strategy, "none", {{"none", SyncStrategyKind::None}},
+             "none: replicas never exchange gradients (a compute-only baseline)");
+    return p;
+  }();
+  return s;
+}
+
+struct OutputRaw {
+  std::string dir;
+  bool trace = true;
+};
+const ParamSet<OutputRaw>& output_schema() {
+  static const ParamSet<OutputRaw> s = [] {
+    ParamSet<OutputRaw> p("output", "/output", "Where results go; `trainvp run -o DIR` overrides `dir`.");
+    p.text("dir", &OutputRaw::dir, nullptr, "Output directory; default out/<name>")
+        .flag("trace", &OutputRaw::trace, true, "Write trace.json (Chrome/Perfetto trace events)");
+    return p;
+  }();
+  return s;
+}
+
+// ---- loading ----
+
+const json& member(const json& obj, const char* key) {
+  static const json null_value;
+  auto it = obj.find(key);
+  return it == obj.end() ? null_value : *it;
+}
+
+bool safe_name(const std::string& s) {
+  if (s.empty() || s == "." || s == "..") return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+
+std::string zoo_list() {
+  std::string s;
+  for (auto& m : zoo_models()) s += (s.empty() ? "" : ", ") + ("\"" + m.name + "\"");
+  return s;
+}
+
+Layer load_layer(const json& value, const std::string& path, DType grad_dtype, json& resolved) {
+  LayerRaw r;
+  resolved = layer_schema().load(r, value, path);
+  Layer l;
+  l.name = r.name;
+  l.params = r.params;
+  l.grad_bytes = r.params * dtype_bytes(grad_dtype);
+  l.activation_bytes = r.activation_bytes;
+  l.fwd_bytes = static_cast<double>(r.fwd_bytes);
+  l.bwd_input_bytes = static_cast<double>(r.bwd_input_bytes);
+  l.bwd_weight_bytes = static_cast<double>(r.bwd_weight_bytes);
+  l.fwd_kernels = l.bwd_input_kernels = l.bwd_weight_kernels = r.kernels;
+  bool split_flops = r.bwd_input_flops >= 0 || r.bwd_weight_flops >= 0;
+  bool split_time = r.bwd_input_time >= 0 || r.bwd_weight_time >= 0;
+  if (r.bwd_flops >= 0 && split_flops)
+    throw ScenarioError(ptr_join(path, "bwd_flops"), "give either bwd_flops or bwd_input_flops/bwd_weight_flops, not both");
+  if (r.bwd_time >= 0 && split_time)
+    throw ScenarioError(ptr_join(path, "bwd_time"), "give either bwd_time or bwd_input_time/bwd_weight_time, not both");
+  if (r.fwd_flops < 0 && r.fwd_time < 0)
+    throw ScenarioError(ptr_join(path, "fwd_flops"), "missing forward work: expected fwd_flops or fwd_time");
+  if (r.bwd_flops < 0 && !split_flops && r.bwd_time < 0 && !split_time)
+    throw ScenarioError(ptr_join(path, "bwd_flops"),
+                        "missing backward work: expected bwd_flops, bwd_input_flops + bwd_weight_flops, or bwd_time");
+  l.fwd_flops = std::max(0.0, r.fwd_flops);
+  l.bwd_input_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : std::max(0.0, r.bwd_input_flops);
+  l.bwd_weight_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : std::max(0.0, r.bwd_weight_flops);
+  l.fwd_time_ps = r.fwd_time;
+  if (r.bwd_time >= 0) {
+    l.bwd_input_time_ps = r.bwd_time / 2;
+    l.bwd_weight_time_ps = r.bwd_time - r.bwd_time / 2;
+  } else if (split_time) {
+    l.bwd_input_time_ps = std::max<std::int64_t>(0, r.bwd_input_time);
+    l.bwd_weight_time_ps = std::max<std::int64_t>(0, r.bwd_weight_time);
+  }
+  return l;
+}
+
+json load_workload(Workload& w, const json& value, const std::string& path) {
+  WorkloadRaw r;
+  json resolved = workload_schema().load(r, value, path);
+  if (member(value, "grad_dtype").is_null()) {
+    r.grad_dtype = r.dtype;
+    resolved["grad_dtype"] = dtype_name(r.dtype);
+  }
+  w.shape = {r.batch, r.seq, r.image_size, r.dtype, r.grad_dtype};
+  w.micro_batches = r.micro_batches;
+  const json& layers = member(value, "layers");
+  bool has_model = value.contains("model"), has_layers = !layers.is_null();
+  if (has_model == has_layers)
+    throw ScenarioError(path, has_model ? "give either `model` or `layers`, not both"
+                                        : "missing the work: expected `model` (a zoo name) or `layers` (a list)");
+  if (has_model) {
+    const ZooModelInfo* info = find_zoo_model(r.model);
+    if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list(), value["model"]);
+    try {
+      w.layers = build_zoo_model(r.model, w.shape);
+    } catch (const std::invalid_argument& e) {
+      throw ScenarioError(path, e.what());
+    }
+    w.model = r.model;
+    w.sequence_model = info->sequence_model;
+    if (value.contains("sequence"))
+      throw ScenarioError(ptr_join(path, "sequence"), "`sequence` applies to explicit layers only");
+    resolved.erase("sequence");
+  } else {
+    std::string lp = ptr_join(path, "layers");
+    if (!layers.is_array() || layers.empty()) fail_expected(lp, "a non-empty array of layer objects", layers);
+    json out = json::array();
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      std::string p = ptr_join(lp, i);
+      json lr;
+      w.layers.push_back(load_layer(layers[i], p, r.grad_dtype, lr));
+      for (std::size_t j = 0; j + 1 < w.layers.size(); ++j)
+        if (w.layers[j].name == w.layers.back().name)
+          throw ScenarioError(ptr_join(p, "name"), "duplicate layer name \"" + w.layers.back().name + "\"");
+      out.push_back(lr);
+    }
+    resolved["layers"] = out;
+    w.model = "custom";
+    w.sequence_model = r.sequence;
+  }
+  return resolved;
+}
+
+json load_cluster(ClusterConfig& c, const json& value, const std::string& path) {
+  ClusterRaw raw;
+  json resolved = cluster_schema().load(raw, value, path);
+  std::string node_path = ptr_join(path, "node");
+  NodeRaw node;
+  json node_resolved = node_schema().load(node, value["node"], node_path);
+  GpuParams gpu;
+  node_resolved["gpu"] = load_gpu(gpu, value["node"]["gpu"], ptr_join(node_path, "gpu"));
+  resolved["node"] = node_resolved;
+  c.nodes = raw.nodes;
+  c.gpus_per_node = node.gpus;
+  if (static_cast<long long>(c.nodes) * c.gpus_per_node > 1 << 20)
+    throw ScenarioError(path, "more than 1,048,576 GPUs: expected a smaller cluster");
+  for (int n = 0; n < c.nodes; ++n)
+    for (int g = 0; g < c.gpus_per_node; ++g)
+      c.gpus.push_back({"node" + std::to_string(n) + ".gpu" + std::to_string(g), n, g, n * c.gpus_per_node + g, gpu});
+
+  std::string op = ptr_join(path, "gpu_overrides");
+  const json& overrides = member(value, "gpu_overrides");
+  if (!overrides.is_null() && !overrides.is_array()) fail_expected(op, "an array of gpu_override objects", overrides);
+  json out = json::array();
+  for (std::size_t i = 0; overrides.is_array() && i < overrides.size(); ++i) {
+    std::string p = ptr_join(op, i);
+    OverrideRaw o;
+    json r = override_schema().load(o, overrides[i], p);
+    GpuParams replacement;
+    bool replace = overrides[i].contains("gpu");
+    if (replace) r["gpu"] = load_gpu(replacement, overrides[i]["gpu"], ptr_join(p, "gpu"));
+    std::size_t matched = 0;
+    for (auto& inst : c.gpus) {
+      if (!glob_match(o.target, inst.name)) continue;
+      ++matched;
+      if (replace) inst.params = replacement;
+      if (o.speed > 0) inst.params.speed = o.speed;
+    }
+    if (matched == 0)
+      fail_expected(ptr_join(p, "target"), "a GPU name or glob matching at least one of node0.gpu0 .. " + c.gpus.back().name,
+                    overrides[i]["target"]);
+    out.push_back(r);
+  }
+  resolved["gpu_overrides"] = out;
+  return resolved;
+}
+
+}  // namespace
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError("", "cannot read scenario file \"" + path + "\"");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    // nlohmann reports a byte offset; turn it into line:column for people.
+    const std::string text = ss.str();
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') line++, col = 1;
+      else col++;
+    }
+    throw ScenarioError("", "malformed JSON in \"" + path + "\" at line " + std::to_string(line) + ", column " +
+                                std::to_string(col) + ": expected valid JSON (" + e.what() + ")");
+  }
+}
+
+void apply_override(json& doc, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || assignment.empty() || assignment[0] != '/')
+    throw ScenarioError("", "bad --set \"" + assignment + "\": expected /json/pointer=VALUE");
+  std::string ptr = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::parse_error&) {
+    value = text;  // not JSON: a plain string such as 400Gbps or gpt2-xl
+  }
+  try {
+    json::json_pointer jp(ptr);
+    json::json_pointer parent = jp.parent_pointer();
+    if (!doc.contains(parent) || !(doc[parent].is_object() || doc[parent].is_array())) {
+      // Create missing parent objects, as a user writing --set /output/dir=... expects.
+      doc[parent] = doc.contains(parent) && !doc[parent].is_null() ? doc[parent] : json::object();
+      if (!doc[parent].is_object()) throw ScenarioError(parent.to_string(), "cannot --set inside a non-object value");
+    }
+    if (doc[parent].is_array()) {
+      const std::string& last = jp.back();
+      std::size_t idx = last == "-" ? doc[parent].size() : std::stoul(last);
+      if (idx > doc[parent].size())
+        throw ScenarioError(ptr, "index past the end of the array (size " + std::to_string(doc[parent].size()) + ")");
+    }
+    doc[jp] = value;
+  } catch (const json::exception& e) {
+    throw ScenarioError(ptr, std::string("bad --set pointer: ") + e.what());
+  } catch (const std::invalid_argument&) {
+    throw ScenarioError(ptr, "bad --set pointer: array index expected");
+  }
+}
+
+Scenario load_scenario(const json& doc, const std::string& default_name) {
+  Scenario s;
+  TopRaw top;
+  json resolved = top_schema().load(top, doc, "");
+  if (!doc.contains("name")) {
+    top.name = default_name;
+    resolved["name"] = default_name;
+  }
+  if (!safe_name(top.name))
+    fail_expected(doc.contains("name") ? "/name" : "", "a run name of letters, digits, '.', '_' and '-'", json(top.name));
+  s.name = top.name;
+  s.seed = top.seed;
+
+  resolved["cluster"] = load_cluster(s.cluster, doc["cluster"], "/cluster");
+  resolved["workload"] = load_workload(s.workload, doc["workload"], "/workload");
+
+  const json& training = member(doc, "training");
+  TrainingRaw tr;
+  json tres = training_schema().load(tr, training.is_null() ? json::object() : training, "/training");
+  if (tr.warmup >= tr.iterations)
+    fail_expected("/training/warmup", "fewer warm-up iterations than iterations (" + std::to_string(tr.iterations) + ")",
+                  json(tr.warmup));
+  const json& sync = member(training, "sync");
+  SyncRaw sr;
+  tres["sync"] = sync_schema().load(sr, sync.is_null() ? json{{"strategy", "none"}} : sync, "/training/sync");
+  s.training = {tr.iterations, tr.warmup, sr.strategy, tr.time_limit};
+  s.workload.optimizer = tr.optimizer;
+  resolved["training"] = tres;
+
+  const json& faults = member(doc, "faults");
+  if (!faults.is_null()) {
+    if (!faults.is_array()) fail_expected("/faults", "an array of fault objects", faults);
+    if (!faults.empty())
+      fail_expected("/faults/0", "no faults: this version defines no fault kinds yet, so `faults` must be []", faults[0]);
+  }
+  resolved["faults"] = json::array();
+
+  const json& output = member(doc, "output");
+  OutputRaw out;
+  json ores = output_schema().load(out, output.is_null() ? json::object() : output, "/output");
+  if (out.dir.empty()) out.dir = "out/" + s.name;
+  ores["dir"] = out.dir;
+  s.output = {out.dir, out.trace};
+  resolved["output"] = ores;
+
+  // Cross-checks that need several sections.
+  for (auto& g : s.cluster.gpus)
+    if (g.params.compute_rate(s.workload.shape.dtype) <= 0)
+      fail_expected("/workload/dtype",
+                    std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in (its peak_" +
+                        dtype_name(s.workload.shape.dtype) + " is 0)",
+                    json(dtype_name(s.workload.shape.dtype)));
+  s.resolved = resolved;
+  return s;
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  json doc = read_json_file(path);
+  for (auto& o : overrides) apply_override(doc, o);
+  std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".json") stem.resize(stem.size() - 5);
+  return load_scenario(doc, stem);
+}
+
+std::vector<SchemaInfo> all_schemas() {
+  return {top_schema().info(),      cluster_schema().info(),  node_schema().info(),
+          gpu_schema().info(),      override_schema().info(), workload_schema().info(),
+          layer_schema().info(),    training_schema().info(), sync_schema().info(),
+          output_schema().info()};
+}
+
+}  // namespace trainvp

@@ -1,0 +1,73 @@
+#pragma once
+// Scenario files, format version 1: reading, --set overrides, validation and resolution into
+// typed configuration. Everything a run needs is decided here, before any model exists, so a
+// bad scenario fails before anything is simulated or written.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/gpu/gpu_params.hpp"
+#include "models/workload/workload.hpp"
+#include "platform/params.hpp"
+
+namespace trainvp {
+
+constexpr int kScenarioFormatVersion = 1;
+
+struct GpuInstance {
+  std::string name;  // "node3.gpu2"
+  int node = 0;
+  int local = 0;     // index within the node
+  int rank = 0;      // global rank
+  GpuParams params;
+};
+
+struct ClusterConfig {
+  int nodes = 1;
+  int gpus_per_node = 8;
+  std::vector<GpuInstance> gpus;  // rank order
+};
+
+enum class SyncStrategyKind { None };
+
+struct TrainingConfig {
+  int iterations = 10;
+  int warmup = 1;
+  SyncStrategyKind sync = SyncStrategyKind::None;
+  std::int64_t time_limit_ps = 0;
+};
+
+struct OutputConfig {
+  std::string dir;
+  bool trace = true;
+};
+
+struct Scenario {
+  std::string name;
+  std::uint64_t seed = 1;
+  ClusterConfig cluster;
+  Workload workload;
+  TrainingConfig training;
+  OutputConfig output;
+  nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
+};
+
+// Reads and parses a JSON file; parse errors name the line and column.
+nlohmann::json read_json_file(const std::string& path);
+
+// Applies "--set /json/pointer=VALUE": VALUE is parsed as JSON, or else taken as a string.
+void apply_override(nlohmann::json& doc, const std::string& assignment);
+
+// Validates and resolves a scenario document. `default_name` is used when the file has no name
+// (the file's stem). Throws ScenarioError naming the JSON pointer of the first problem.
+Scenario load_scenario(const nlohmann::json& doc, const std::string& default_name);
+
+// Convenience: read + overrides + load.
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides);
+
+// Every schema, in the order `trainvp describe` prints them.
+std::vector<SchemaInfo> all_schemas();
+
+}  // namespace trainvp

@@ -1,0 +1,81 @@
+#include "platform/simulation.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "platform/errors.hpp"
+
+namespace trainvp {
+
+static double wall_now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx) : sc_module(name) {
+  std::string node_name = basename();
+  for (int g = 0; g < s.cluster.gpus_per_node; ++g) {
+    const GpuInstance& inst = s.cluster.gpus[static_cast<std::size_t>(index * s.cluster.gpus_per_node + g)];
+    int track = ctx.trace.track(node_name, "gpu" + std::to_string(g));
+    gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank, s.workload,
+                                         s.training.iterations, ctx, track));
+  }
+}
+
+Simulation::Simulation(const Scenario& s, bool progress)
+    : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
+  for (int n = 0; n < s.cluster.nodes; ++n)
+    nodes_.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx_));
+  if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
+}
+
+Simulation::~Simulation() = default;
+
+std::vector<const Gpu*> Simulation::gpus() const {
+  std::vector<const Gpu*> out;
+  for (auto& n : nodes_)
+    for (auto& g : n->gpus) out.push_back(g.get());
+  return out;
+}
+
+void Simulation::report_progress(int) {
+  ++iterations_done_;
+  double now = wall_now();
+  if (now - wall_start_ < 1.0 || now - last_progress_ < 0.25) return;
+  last_progress_ = now;
+  printed_progress_ = true;
+  double total = static_cast<double>(scenario_.training.iterations) * static_cast<double>(scenario_.cluster.gpus.size());
+  std::fprintf(stderr, "\r[trainvp] %5.1f%%  simulated %.3f s  wall %.1f s ", 100.0 * iterations_done_ / total,
+               sc_core::sc_time_stamp().to_seconds(), now - wall_start_);
+  std::fflush(stderr);
+}
+
+void Simulation::run() {
+  wall_start_ = wall_now();
+  sc_core::sc_time limit(static_cast<double>(scenario_.training.time_limit_ps), sc_core::SC_PS);
+  sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+  if (printed_progress_) std::fprintf(stderr, "\n");
+  stats_.wall_s = wall_now() - wall_start_;
+  stats_.events = ctx_.events;
+  stats_.delta_cycles = sc_core::sc_delta_count();
+  stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  for (const Gpu* g : gpus())
+    if (!g->finished()) throw RunError(stall_report());
+}
+
+std::string Simulation::stall_report() const {
+  bool at_limit = stats_.simulated_ps >= scenario_.training.time_limit_ps;
+  std::string msg = at_limit ? "the simulated-time limit (/training/time_limit) was reached with work pending"
+                             : "simulation stalled: work is pending but no event can make progress";
+  msg += " at t = " + std::to_string(static_cast<double>(stats_.simulated_ps) * 1e-12) + " s";
+  int listed = 0, unfinished = 0;
+  for (const Gpu* g : gpus()) {
+    if (g->finished()) continue;
+    ++unfinished;
+    if (listed < 16) msg += "\n  " + std::string(g->name()) + ": " + g->state(), ++listed;
+  }
+  if (unfinished > listed) msg += "\n  ... and " + std::to_string(unfinished - listed) + " more GPUs";
+  return msg;
+}
+
+}  // namespace trainvp

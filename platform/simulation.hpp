@@ -1,0 +1,50 @@
+#pragma once
+// Elaborates a scenario into SystemC modules, runs it, and collects what happened.
+// SystemC allows one elaboration per process: construct one Simulation per process.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/node.hpp"
+#include "platform/run_context.hpp"
+#include "platform/scenario.hpp"
+
+namespace trainvp {
+
+struct SimStats {
+  double wall_s = 0;
+  std::uint64_t events = 0;
+  std::uint64_t delta_cycles = 0;
+  std::int64_t simulated_ps = 0;
+};
+
+class Simulation {
+ public:
+  explicit Simulation(const Scenario& s, bool progress = false);
+  ~Simulation();
+  // Runs to completion. Throws RunError when it stalls or reaches the time limit.
+  void run();
+
+  const Scenario& scenario() const { return scenario_; }
+  const RunContext& context() const { return ctx_; }
+  const SimStats& stats() const { return stats_; }
+  std::vector<const Gpu*> gpus() const;
+
+ private:
+  std::string stall_report() const;
+  void report_progress(int iteration);
+
+  const Scenario& scenario_;
+  RunContext ctx_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  SimStats stats_;
+  bool progress_;
+  double wall_start_ = 0, last_progress_ = 0;
+  bool printed_progress_ = false;
+  int iterations_done_ = 0;
+};
+
+}  // namespace trainvp
