@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "platform/errors.hpp"
+#include "platform/units.hpp"
 
 namespace trainvp {
 
@@ -59,15 +60,16 @@ void Simulation::run() {
   stats_.events = ctx_.events;
   stats_.delta_cycles = sc_core::sc_delta_count();
   stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  // Work left with events still scheduled means the time limit cut the run; without, a stall.
+  hit_limit_ = sc_core::sc_pending_activity();
   for (const Gpu* g : gpus())
     if (!g->finished()) throw RunError(stall_report());
 }
 
 std::string Simulation::stall_report() const {
-  bool at_limit = stats_.simulated_ps >= scenario_.training.time_limit_ps;
-  std::string msg = at_limit ? "the simulated-time limit (/training/time_limit) was reached with work pending"
+  std::string msg = hit_limit_ ? "the simulated-time limit (/training/time_limit) was reached with work pending"
                              : "simulation stalled: work is pending but no event can make progress";
-  msg += " at t = " + std::to_string(static_cast<double>(stats_.simulated_ps) * 1e-12) + " s";
+  msg += " at t = " + format_time_s(static_cast<double>(stats_.simulated_ps) * 1e-12);
   int listed = 0, unfinished = 0;
   for (const Gpu* g : gpus()) {
     if (g->finished()) continue;

@@ -44,6 +44,7 @@ class Simulation {
   bool progress_;
   double wall_start_ = 0, last_progress_ = 0;
   bool printed_progress_ = false;
+  bool hit_limit_ = false;
   int iterations_done_ = 0;
 };
 

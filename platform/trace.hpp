@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,11 +19,19 @@ class TraceRecorder {
   // Returns a track id; ids (and so pids/tids) follow registration order, which elaboration fixes.
   int track(const std::string& process, const std::string& thread);
 
-  // A complete slice ("X" event) from start to end, in picoseconds of simulated time.
-  void slice(int track, std::string name, const char* category, std::int64_t start_ps, std::int64_t end_ps,
-             nlohmann::ordered_json args = {});
+  // Interns a slice name; hot paths name slices by id so recording costs no string copies.
+  int name(const std::string& text);
+
+  // A complete slice ("X" event) from start to end, in picoseconds of simulated time, with the
+  // iteration (and micro-batch, when >= 0) as arguments.
+  void slice(int track, int name_id, const char* category, std::int64_t start_ps, std::int64_t end_ps, int iteration,
+             int micro_batch = -1);
+  // The same with free-form arguments, for rare events.
+  void slice(int track, const std::string& name, const char* category, std::int64_t start_ps, std::int64_t end_ps,
+             nlohmann::ordered_json args);
   // A point in time ("i" event) on a track.
-  void instant(int track, std::string name, const char* category, std::int64_t at_ps, nlohmann::ordered_json args = {});
+  void instant(int track, const std::string& name, const char* category, std::int64_t at_ps,
+               nlohmann::ordered_json args = {});
 
   std::size_t size() const { return events_.size(); }
   void write(std::ostream& out) const;
@@ -33,14 +42,19 @@ class TraceRecorder {
     std::string process, thread;
   };
   struct Event {
-    int track;
-    char type;
-    const char* category;
     std::int64_t start_ps, dur_ps;
-    std::string name;
-    nlohmann::ordered_json args;
+    const char* category;
+    int track;
+    int name;
+    int iteration;
+    int micro_batch;
+    int args;  // index into args_, or -1
+    char type;
   };
   bool enabled_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, int> name_ids_;
+  std::vector<nlohmann::ordered_json> args_;
   std::vector<std::string> processes_;
   std::vector<Track> tracks_;
   std::vector<Event> events_;

@@ -36,7 +36,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
     DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload.shape.dtype;
     nominal_ps_.push_back(phase_time_ps(params_, dt, phase_work(workload, ph), 1.0));
     std::string label = phase_label(ph.kind);
-    slice_names_.push_back(ph.layer >= 0 ? label + " " + workload.layers[static_cast<std::size_t>(ph.layer)].name : label);
+    slice_names_.push_back(
+        ctx.trace.name(ph.layer >= 0 ? label + " " + workload.layers[static_cast<std::size_t>(ph.layer)].name : label));
   }
   records_.reserve(static_cast<std::size_t>(iterations));
   SC_HAS_PROCESS(Gpu);
@@ -53,11 +54,9 @@ std::int64_t Gpu::execute(const Phase& ph, int iteration) {
   std::int64_t start = sc_core::sc_time_stamp().value();
   wait(sc_time(static_cast<double>(ps), SC_PS));
   ++ctx_.events;
-  if (track_ >= 0 && ctx_.trace.enabled()) {
-    nlohmann::ordered_json args = {{"iteration", iteration}};
-    if (workload_.micro_batches > 1) args["micro_batch"] = ph.micro_batch;
-    ctx_.trace.slice(track_, slice_names_[idx], "compute", start, start + ps, std::move(args));
-  }
+  if (track_ >= 0)
+    ctx_.trace.slice(track_, slice_names_[idx], "compute", start, start + ps, iteration,
+                     workload_.micro_batches > 1 ? ph.micro_batch : -1);
   return ps;
 }
 
@@ -76,7 +75,7 @@ void Gpu::run() {
         blocked_ = false;
         std::int64_t t1 = sc_core::sc_time_stamp().value();
         rec.blocked_ps += t1 - t0;
-        if (track_ >= 0 && t1 > t0) ctx_.trace.slice(track_, "wait " + std::string(phase_label(ph.kind)), "wait", t0, t1, {{"iteration", it}});
+        if (track_ >= 0 && t1 > t0) ctx_.trace.slice(track_, ctx_.trace.name(std::string("wait ") + phase_label(ph.kind)), "wait", t0, t1, it);
       }
       rec.compute_ps += execute(ph, it);
       if (ph.kind == PhaseKind::BackwardWeight && ph.micro_batch == last_mb) {

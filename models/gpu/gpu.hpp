@@ -76,7 +76,7 @@ class Gpu : public sc_core::sc_module {
   int track_;
   std::vector<Phase> schedule_;
   std::vector<std::int64_t> nominal_ps_;  // per schedule entry at speed 1, launch scale 1
-  std::vector<std::string> slice_names_;
+  std::vector<int> slice_names_;  // trace name ids
   const PhaseGate* gate_ = nullptr;
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
   sc_core::sc_event grad_event_;
