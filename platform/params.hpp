@@ -77,6 +77,7 @@ class ParamSet {
     return add(name, "integer", "", std::move(def), help, r, {}, [field, r](T& t, const json& v, const std::string& p) {
       auto x = params_detail::as_integer(v, p, r);
       if (x > std::numeric_limits<int>::max()) fail_expected(p, "an integer below 2^31", v);
+      if (x < std::numeric_limits<int>::min()) fail_expected(p, "an integer >= -2^31", v);
       t.*field = static_cast<int>(x);
     });
   }

@@ -43,6 +43,16 @@ std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& 
   return out;
 }
 
+// "H100-SXM5-80GB", or "H100-SXM5-80GB/A100-SXM4-80GB" for a mixed cluster (distinct models in rank order).
+std::string gpu_models(const ClusterConfig& c) {
+  std::vector<std::string> seen;
+  for (const auto& g : c.gpus)
+    if (std::find(seen.begin(), seen.end(), g.params.model) == seen.end()) seen.push_back(g.params.model);
+  std::string out;
+  for (auto& m : seen) out += (out.empty() ? "" : "/") + m;
+  return out;
+}
+
 double flops_per_iteration(const Workload& w) {
   double f = 0;
   for (const Layer& l : w.layers) f += l.fwd_flops + l.bwd_input_flops + l.bwd_weight_flops;
@@ -135,7 +145,7 @@ RunResults collect_results(const Simulation& sim) {
   sum << "trainvp: " << s.name << ": " << w.model << " (" << w.layers.size() << " layers, " << w.total_params()
       << " parameters) on " << gpus.size() << " GPU" << (gpus.size() == 1 ? "" : "s") << " ("
       << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
-      << s.cluster.gpus.front().params.model << ")\n";
+      << gpu_models(s.cluster) << ")\n";
   std::snprintf(buf, sizeof buf, "  iteration time   %s (mean of %d measured, %d warm-up)\n", format_time_s(iter_time).c_str(),
                 measured, warm);
   sum << buf;

@@ -240,20 +240,24 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
     throw ScenarioError(ptr_join(path, "bwd_time"), "give either bwd_time or bwd_input_time/bwd_weight_time, not both");
   if (r.fwd_flops < 0 && r.fwd_time < 0)
     throw ScenarioError(ptr_join(path, "fwd_flops"), "missing forward work: expected fwd_flops or fwd_time");
-  if (r.bwd_flops < 0 && !split_flops && r.bwd_time < 0 && !split_time)
-    throw ScenarioError(ptr_join(path, "bwd_flops"),
-                        "missing backward work: expected bwd_flops, bwd_input_flops + bwd_weight_flops, or bwd_time");
+  // Each backward half takes a measured time if one is given, else FLOPs; a half with neither
+  // is an error rather than a silent zero.
+  double dx_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : r.bwd_input_flops;
+  double dw_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : r.bwd_weight_flops;
+  std::int64_t dx_time = r.bwd_time >= 0 ? r.bwd_time / 2 : r.bwd_input_time;
+  std::int64_t dw_time = r.bwd_time >= 0 ? r.bwd_time - r.bwd_time / 2 : r.bwd_weight_time;
+  if (dx_flops < 0 && dx_time < 0)
+    throw ScenarioError(ptr_join(path, "bwd_input_flops"),
+                        "missing backward dX work: expected bwd_flops, bwd_time, bwd_input_flops or bwd_input_time");
+  if (dw_flops < 0 && dw_time < 0)
+    throw ScenarioError(ptr_join(path, "bwd_weight_flops"),
+                        "missing backward dW work: expected bwd_flops, bwd_time, bwd_weight_flops or bwd_weight_time");
   l.fwd_flops = std::max(0.0, r.fwd_flops);
-  l.bwd_input_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : std::max(0.0, r.bwd_input_flops);
-  l.bwd_weight_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : std::max(0.0, r.bwd_weight_flops);
+  l.bwd_input_flops = std::max(0.0, dx_flops);
+  l.bwd_weight_flops = std::max(0.0, dw_flops);
   l.fwd_time_ps = r.fwd_time;
-  if (r.bwd_time >= 0) {
-    l.bwd_input_time_ps = r.bwd_time / 2;
-    l.bwd_weight_time_ps = r.bwd_time - r.bwd_time / 2;
-  } else if (split_time) {
-    l.bwd_input_time_ps = std::max<std::int64_t>(0, r.bwd_input_time);
-    l.bwd_weight_time_ps = std::max<std::int64_t>(0, r.bwd_weight_time);
-  }
+  l.bwd_input_time_ps = dx_time;
+  l.bwd_weight_time_ps = dw_time;
   return l;
 }
 
@@ -274,6 +278,9 @@ json load_workload(Workload& w, const json& value, const std::string& path) {
   if (has_model) {
     const ZooModelInfo* info = find_zoo_model(r.model);
     if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list(), value["model"]);
+    if (info->max_seq > 0 && r.seq > info->max_seq)
+      fail_expected(ptr_join(path, "seq"),
+                    "at most " + std::to_string(info->max_seq) + " tokens (" + r.model + "'s position table)", json(r.seq));
     try {
       w.layers = build_zoo_model(r.model, w.shape);
     } catch (const std::invalid_argument& e) {
@@ -384,13 +391,16 @@ void apply_override(json& doc, const std::string& assignment) {
   try {
     json::json_pointer jp(ptr);
     json::json_pointer parent = jp.parent_pointer();
-    if (!doc.contains(parent) || !(doc[parent].is_object() || doc[parent].is_array())) {
-      // Create missing parent objects, as a user writing --set /output/dir=... expects.
-      doc[parent] = doc.contains(parent) && !doc[parent].is_null() ? doc[parent] : json::object();
-      if (!doc[parent].is_object()) throw ScenarioError(parent.to_string(), "cannot --set inside a non-object value");
+    const std::string& last = jp.back();
+    bool index_like = last == "-" || (!last.empty() && last.find_first_not_of("0123456789") == std::string::npos);
+    if (!doc.contains(parent) || doc[parent].is_null()) {
+      // Create a missing parent, as a user writing --set /output/dir=... or
+      // --set /cluster/gpu_overrides/-={...} expects: an array for an index, else an object.
+      doc[parent] = index_like ? json::array() : json::object();
+    } else if (!doc[parent].is_object() && !doc[parent].is_array()) {
+      throw ScenarioError(parent.to_string(), "cannot --set inside a " + std::string(doc[parent].type_name()) + " value");
     }
     if (doc[parent].is_array()) {
-      const std::string& last = jp.back();
       std::size_t idx = last == "-" ? doc[parent].size() : std::stoul(last);
       if (idx > doc[parent].size())
         throw ScenarioError(ptr, "index past the end of the array (size " + std::to_string(doc[parent].size()) + ")");

@@ -1,9 +1,11 @@
 #include "platform/units.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -118,7 +120,9 @@ std::uint64_t parse_size_bytes(const std::string& text) {
   double b = parse_with(text, Quantity::Size, kSize);
   if (b > 1.8e19) throw UnitError("size \"" + text + "\" is too large");
   double r = std::round(b);
-  if (std::fabs(b - r) > 1e-6 * std::max(1.0, b))
+  // Allow only the rounding error of the decimal conversion (a few ulps), so that "1.1KB" is
+  // 1100 B but "1000000.5B" is refused rather than rounded.
+  if (std::fabs(b - r) > std::max(1e-9, 8 * std::numeric_limits<double>::epsilon() * b))
     throw UnitError("size \"" + text + "\" is not a whole number of bytes");
   return static_cast<std::uint64_t>(r);
 }

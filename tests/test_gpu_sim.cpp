@@ -31,21 +31,22 @@ json scenario(int gpus = 1, const std::string& optimizer = "none") {
           {"workload",
            {{"layers",
              {{{"name", "a"}, {"params", 1000}, {"fwd_flops", 1e11}, {"fwd_bytes", "1GB"}, {"bwd_input_flops", 0},
-               {"bwd_weight_flops", 2e11}},
+               {"bwd_weight_flops", 2e11}, {"kernels", 1}},
               {{"name", "b"}, {"params", 500}, {"fwd_flops", 1e10}, {"fwd_bytes", "1GB"}, {"bwd_flops", 4e10}, {"kernels", 2}},
               {{"name", "c"}, {"fwd_time", "3ms"}, {"bwd_time", "5ms"}}}}}},
           {"training", {{"iterations", 3}, {"warmup", 1}, {"optimizer", optimizer}}},
           {"output", {{"trace", false}}}};
 }
 
-// Hand computation of one iteration of scenario(): forward a, b, c; backward c (dX, dW), b (dX, dW), a (dW only).
+// Hand computation of one iteration of scenario(): forward a, b, c; backward c (dX, dW), b (dX, dW),
+// a (dX: no FLOPs but one kernel launch; dW).
 double expected_iteration_s() {
   double fwd_a = std::max(1e11 / kRate, 1e9 / kMem) + kLaunch;
   double fwd_b = std::max(1e10 / kRate, 1e9 / kMem) + 2 * kLaunch;
   double fwd_c = 3e-3;
   double bwd_c = 5e-3;
   double bwd_b = 2 * (2e10 / kRate + 2 * kLaunch);
-  double bwd_a = 2e11 / kRate + kLaunch;
+  double bwd_a = kLaunch + 2e11 / kRate + kLaunch;
   return fwd_a + fwd_b + fwd_c + bwd_c + bwd_b + bwd_a;
 }
 
@@ -118,7 +119,7 @@ TEST(GpuSim, GradientReadyFiresPerLayerInReverseOrderWhenDwEnds) {
   double fwd = std::max(1e11 / kRate, 1e9 / kMem) + kLaunch + std::max(1e10 / kRate, 1e9 / kMem) + 2 * kLaunch + 3e-3;
   double c_ready = fwd + 5e-3;
   double b_ready = c_ready + 2 * (2e10 / kRate + 2 * kLaunch);
-  double a_ready = b_ready + 2e11 / kRate + kLaunch;
+  double a_ready = b_ready + kLaunch + 2e11 / kRate + kLaunch;
   EXPECT_EQ(r.value, "2@" + ps(c_ready) + " 1@" + ps(b_ready) + " 0@" + ps(a_ready) + " ");
 }
 

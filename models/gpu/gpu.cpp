@@ -29,8 +29,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
            }) {
   dma.register_nb_transport_bw(this, &Gpu::nb_transport_bw);
   mem.register_nb_transport_fw(this, &Gpu::nb_transport_fw);
-  schedule_ = data_parallel_schedule(static_cast<int>(workload.layers.size()), workload.micro_batches,
-                                     workload.optimizer != OptimizerKind::None);
+  schedule_ = data_parallel_schedule(workload);
   // Phase times depend only on the GPU and the workload: compute them once, not per iteration.
   for (const Phase& ph : schedule_) {
     DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload.shape.dtype;

@@ -18,8 +18,14 @@ struct Phase {
 
 const char* phase_label(PhaseKind k);  // "fwd", "bwd_in", "bwd_w", "optimizer"
 
-// Forward 0..L-1, then backward L-1..0 (dX then dW per layer; no dX for layer 0, whose input is
-// data), repeated per micro-batch, then one optimizer step (unless has_optimizer is false).
-std::vector<Phase> data_parallel_schedule(int layers, int micro_batches, bool has_optimizer);
+// Forward 0..L-1, then backward L-1..0 (dX then dW per layer), repeated per micro-batch, then
+// one optimizer step (unless has_optimizer is false). A layer's dX phase is left out when
+// has_input_grad[l] is false: the first layer's input is data, and if the layer has no internal
+// backward work either (an embedding lookup), there is nothing to run.
+std::vector<Phase> data_parallel_schedule(const std::vector<bool>& has_input_grad, int micro_batches,
+                                          bool has_optimizer);
+
+struct Workload;
+std::vector<Phase> data_parallel_schedule(const Workload& w);
 
 }  // namespace trainvp

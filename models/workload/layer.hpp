@@ -56,6 +56,7 @@ struct ZooModelInfo {
   std::uint64_t reference_params;  // published parameter count under `convention`
   std::string convention;  // e.g. "LM head tied to token embedding"
   std::string description;
+  int max_seq = 0;         // longest sequence the position table allows; 0: not a sequence model
 };
 
 // Models the zoo can generate, in a stable order.

@@ -42,6 +42,7 @@ ZooEntry gpt2(const std::string& name, int d, int n_layers, int heads, std::uint
                     "HF GPT2LMHeadModel; LM head tied to the token embedding (0 own params)",
                     "GPT-2: " + describe_block(c.block, n_layers) +
                         ", vocab 50257, 1024 positions"};
+  info.max_seq = c.max_positions;
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }};
 }
 
@@ -61,6 +62,7 @@ ZooEntry bert(const std::string& name, int d, int n_layers, int heads, std::uint
                     "HF BertModel: encoder with pooler, no pre-training heads",
                     "BERT: " + describe_block(c.block, n_layers) +
                         ", vocab 30522, 512 positions, 2 token types"};
+  info.max_seq = c.max_positions;
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }};
 }
 
@@ -80,6 +82,7 @@ ZooEntry llama2_7b() {
                     "HF LlamaForCausalLM; untied LM head",
                     "Llama-2-7B: " + describe_block(c.block, c.n_layers) +
                         ", vocab 32000, 4096 positions (rotary)"};
+  info.max_seq = c.max_positions;
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }};
 }
 

@@ -69,7 +69,7 @@ const char* kDescribeHelp =
     "forward/backward FLOPs per micro-batch, activation and gradient bytes.\n"
     "\n"
     "  --batch B          samples per micro-batch (default 1)\n"
-    "  --seq S            tokens per sample (default 1024; BERT max 512)\n"
+    "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
     "  --image-size N     pixels per side for vision models (default 224)\n"
     "  --dtype D          fp32|tf32|bf16|fp16|fp8 (default bf16)\n"
     "  --json             print JSON: {parameters, layers: [...], ...}\n";
@@ -147,6 +147,7 @@ int cmd_describe(const std::vector<std::string>& args) {
   WorkloadShape shape;
   shape.batch = 1;
   bool is_model = !args.empty() && args[0] == "model";
+  bool seq_given = false;
   for (std::size_t i = is_model ? 1 : 0; i < args.size(); ++i) {
     const std::string& s = args[i];
     auto int_value = [&](const char* opt) {
@@ -160,7 +161,7 @@ int cmd_describe(const std::vector<std::string>& args) {
     };
     if (s == "--json") as_json = true;
     else if (is_model && s == "--batch") shape.batch = int_value("--batch");
-    else if (is_model && s == "--seq") shape.seq = int_value("--seq");
+    else if (is_model && s == "--seq") shape.seq = int_value("--seq"), seq_given = true;
     else if (is_model && s == "--image-size") shape.image_size = int_value("--image-size");
     else if (is_model && s == "--dtype") {
       if (i + 1 >= args.size()) throw UsageError("--dtype needs a value");
@@ -175,6 +176,9 @@ int cmd_describe(const std::vector<std::string>& args) {
     return kOk;
   }
   if (model.empty()) throw UsageError("describe model: missing NAME");
+  // Without --seq, use the default 1024 or the model's longest sequence, whichever is shorter.
+  const ZooModelInfo* info = find_zoo_model(model);
+  if (!seq_given && info && info->max_seq > 0 && shape.seq > info->max_seq) shape.seq = info->max_seq;
   try {
     std::cout << (as_json ? describe_model_json(model, shape).dump(2) + "\n" : describe_model_text(model, shape));
   } catch (const std::invalid_argument& e) {
