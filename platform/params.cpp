@@ -27,6 +27,12 @@ std::string Range::text() const {
   return std::string(lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + (hi_open ? ")" : "]");
 }
 
+std::string Range::phrase() const {
+  std::string t = text();
+  if (t.empty() || t[0] == '>' || t[0] == '<') return t;
+  return "in " + t;
+}
+
 namespace params_detail {
 
 double as_number(const json& v, const std::string& path, const std::string& expected) {
@@ -35,11 +41,11 @@ double as_number(const json& v, const std::string& path, const std::string& expe
 }
 
 void check_range(double v, const std::string& path, const Range& r, const std::string& what, const json& found) {
-  if (!r.contains(v)) fail_expected(path, what + " " + r.text(), found);
+  if (!r.contains(v)) fail_expected(path, what + " " + r.phrase(), found);
 }
 
 std::int64_t as_integer(const json& v, const std::string& path, const Range& r) {
-  std::string expected = "an integer" + (r.text().empty() ? std::string() : " " + r.text());
+  std::string expected = "an integer" + (r.text().empty() ? std::string() : " " + r.phrase());
   if (v.is_number_integer()) {
     auto x = v.get<std::int64_t>();
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))

@@ -51,7 +51,8 @@ struct Range {
   static Range unit_open_closed() { return {0, 1, true, false}; }  // (0, 1]
   static Range unit_closed() { return {0, 1, false, false}; }      // [0, 1]
   bool contains(double v) const;
-  std::string text() const;  // "" when unbounded
+  std::string text() const;    // "" when unbounded, "(0, 1]", ">= 1"
+  std::string phrase() const;  // for messages: "in (0, 1]", ">= 1", ""
 };
 
 namespace params_detail {
@@ -88,7 +89,7 @@ class ParamSet {
   }
   ParamSet& number(const char* name, double T::*field, json def, const char* help, Range r = {}) {
     return add(name, "number", "", std::move(def), help, r, {}, [field, r](T& t, const json& v, const std::string& p) {
-      double x = params_detail::as_number(v, p, "a number" + (r.text().empty() ? "" : " in " + r.text()));
+      double x = params_detail::as_number(v, p, "a number" + (r.text().empty() ? "" : " " + r.phrase()));
       params_detail::check_range(x, p, r, "a number", v);
       t.*field = x;
     });

@@ -19,7 +19,7 @@ struct TopRaw {
 const ParamSet<TopRaw>& top_schema() {
   static const ParamSet<TopRaw> s = [] {
     ParamSet<TopRaw> p("scenario", "/", "The top level of a scenario file.");
-    p.integer("trainvp", &TopRaw::version, nullptr, "Scenario format version; this build reads 1", {1, 1})
+    p.integer("trainvp", &TopRaw::version, nullptr, "Scenario format version; this build reads 1")
         .text("name", &TopRaw::name, nullptr,
               "Run name: letters, digits, '.', '_' and '-'; default: the file's name without .json")
         .integer64("seed", &TopRaw::seed, 1, "Seed of every random draw; same scenario + seed = same results")
@@ -388,35 +388,51 @@ void apply_override(json& doc, const std::string& assignment) {
   } catch (const json::parse_error&) {
     value = text;  // not JSON: a plain string such as 400Gbps or gpt2-xl
   }
+  std::vector<std::string> tokens;
   try {
-    json::json_pointer jp(ptr);
-    json::json_pointer parent = jp.parent_pointer();
-    const std::string& last = jp.back();
-    bool index_like = last == "-" || (!last.empty() && last.find_first_not_of("0123456789") == std::string::npos);
-    if (!doc.contains(parent) || doc[parent].is_null()) {
-      // Create a missing parent, as a user writing --set /output/dir=... or
-      // --set /cluster/gpu_overrides/-={...} expects: an array for an index, else an object.
-      doc[parent] = index_like ? json::array() : json::object();
-    } else if (!doc[parent].is_object() && !doc[parent].is_array()) {
-      throw ScenarioError(parent.to_string(), "cannot --set inside a " + std::string(doc[parent].type_name()) + " value");
-    }
-    if (doc[parent].is_array()) {
-      std::size_t idx = last == "-" ? doc[parent].size() : std::stoul(last);
-      if (idx > doc[parent].size())
-        throw ScenarioError(ptr, "index past the end of the array (size " + std::to_string(doc[parent].size()) + ")");
-    }
-    doc[jp] = value;
+    for (json::json_pointer jp(ptr); !jp.empty(); jp.pop_back()) tokens.insert(tokens.begin(), jp.back());
   } catch (const json::exception& e) {
     throw ScenarioError(ptr, std::string("bad --set pointer: ") + e.what());
-  } catch (const std::invalid_argument&) {
-    throw ScenarioError(ptr, "bad --set pointer: array index expected");
   }
+  // Walk from the root. Missing containers are created (an array where the next token is an
+  // index, else an object), as a user writing --set /output/dir=... expects; array indices must
+  // exist already or be the next one ("-" or the size), so arrays are never padded with nulls.
+  auto is_index = [](const std::string& t) {
+    return t == "-" || (!t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos);
+  };
+  json* cur = &doc;
+  std::string prefix;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& tok = tokens[i];
+    const bool last = i + 1 == tokens.size();
+    if (cur->is_null()) *cur = is_index(tok) ? json::array() : json::object();
+    std::string here = ptr_join(prefix, tok);
+    if (cur->is_object()) {
+      cur = &(*cur)[tok];
+    } else if (cur->is_array()) {
+      if (!is_index(tok) || (tok == "-" && !last))
+        throw ScenarioError(here, "bad --set pointer: array index expected (0.." + std::to_string(cur->size()) + " or -)");
+      std::size_t idx = tok == "-" ? cur->size() : std::stoul(tok);
+      if (idx > cur->size())
+        throw ScenarioError(here, "index past the end of the array (size " + std::to_string(cur->size()) + ")");
+      if (idx == cur->size()) cur->push_back(nullptr);
+      cur = &(*cur)[idx];
+    } else {
+      throw ScenarioError(prefix, "cannot --set inside a " + std::string(cur->type_name()) + " value");
+    }
+    prefix = here;
+  }
+  *cur = value;
 }
 
 Scenario load_scenario(const json& doc, const std::string& default_name) {
   Scenario s;
   TopRaw top;
   json resolved = top_schema().load(top, doc, "");
+  if (top.version != kScenarioFormatVersion)
+    fail_expected("/trainvp", "scenario format version " + std::to_string(kScenarioFormatVersion) +
+                                  " (the only version this build of trainvp reads)",
+                  doc["trainvp"]);
   if (!doc.contains("name")) {
     top.name = default_name;
     resolved["name"] = default_name;

@@ -39,65 +39,77 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
         ctx.trace.name(ph.layer >= 0 ? label + " " + workload.layers[static_cast<std::size_t>(ph.layer)].name : label));
   }
   records_.reserve(static_cast<std::size_t>(iterations));
+  finished_ = iterations <= 0 || schedule_.empty();
   SC_HAS_PROCESS(Gpu);
-  SC_THREAD(run);
+  SC_METHOD(step);
 }
 
-std::int64_t Gpu::execute(const Phase& ph, int iteration) {
-  std::size_t idx = static_cast<std::size_t>(&ph - schedule_.data());
-  std::int64_t ps = nominal_ps_[idx];
-  if (speed_ != 1.0 || launch_scale_ != 1.0) {
-    DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
-    ps = phase_time_ps(params_, dt, phase_work(workload_, ph), speed_, launch_scale_);
+std::int64_t Gpu::phase_duration_ps(std::size_t idx) const {
+  if (speed_ == 1.0 && launch_scale_ == 1.0) return nominal_ps_[idx];
+  const Phase& ph = schedule_[idx];
+  DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
+  return phase_time_ps(params_, dt, phase_work(workload_, ph), speed_, launch_scale_);
+}
+
+void Gpu::step() {
+  if (finished_) return;
+  if (in_phase_) end_phase();
+  if (finished_) return;
+  const Phase& ph = schedule_[next_];
+  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  if (gate_ && !gate_->may_start(rank_, current_iteration_, ph)) {
+    if (!blocked_) blocked_ = true, blocked_since_ = now;
+    next_trigger(gate_->changed(rank_));
+    return;
   }
-  std::int64_t start = sc_core::sc_time_stamp().value();
-  wait(sc_time(static_cast<double>(ps), SC_PS));
+  if (blocked_) {
+    blocked_ = false;
+    rec_.blocked_ps += now - blocked_since_;
+    if (track_ >= 0 && now > blocked_since_)
+      ctx_.trace.slice(track_, ctx_.trace.name(std::string("wait ") + phase_label(ph.kind)), "wait", blocked_since_, now,
+                       current_iteration_);
+  }
+  start_phase();
+}
+
+void Gpu::start_phase() {
+  phase_start_ = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  if (next_ == 0) rec_ = RankIteration{phase_start_, 0, 0, 0};
+  in_phase_ = true;
+  next_trigger(sc_time(static_cast<double>(phase_duration_ps(next_)), SC_PS));
+}
+
+void Gpu::end_phase() {
+  in_phase_ = false;
+  const Phase& ph = schedule_[next_];
+  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   ++ctx_.events;
+  rec_.compute_ps += now - phase_start_;
   if (track_ >= 0)
-    ctx_.trace.slice(track_, slice_names_[idx], "compute", start, start + ps, iteration,
+    ctx_.trace.slice(track_, slice_names_[next_], "compute", phase_start_, now, current_iteration_,
                      workload_.micro_batches > 1 ? ph.micro_batch : -1);
-  return ps;
-}
-
-void Gpu::run() {
-  const int last_mb = workload_.micro_batches - 1;
-  for (int it = 0; it < iterations_; ++it) {
-    current_iteration_ = it;
-    RankIteration rec;
-    rec.start_ps = sc_core::sc_time_stamp().value();
-    for (const Phase& ph : schedule_) {
-      current_phase_ = &ph;
-      if (gate_ && !gate_->may_start(rank_, it, ph)) {
-        std::int64_t t0 = sc_core::sc_time_stamp().value();
-        blocked_ = true;
-        while (!gate_->may_start(rank_, it, ph)) wait(gate_->changed(rank_));
-        blocked_ = false;
-        std::int64_t t1 = sc_core::sc_time_stamp().value();
-        rec.blocked_ps += t1 - t0;
-        if (track_ >= 0 && t1 > t0) ctx_.trace.slice(track_, ctx_.trace.name(std::string("wait ") + phase_label(ph.kind)), "wait", t0, t1, it);
-      }
-      rec.compute_ps += execute(ph, it);
-      if (ph.kind == PhaseKind::BackwardWeight && ph.micro_batch == last_mb) {
-        GradientReady g{rank_, it, ph.layer};
-        for (auto& cb : grad_listeners_) cb(g);
-        grad_event_.notify(sc_core::SC_ZERO_TIME);
-      }
-    }
-    current_phase_ = nullptr;
-    rec.end_ps = sc_core::sc_time_stamp().value();
-    records_.push_back(rec);
-    if (ctx_.on_iteration_end) ctx_.on_iteration_end(it);
+  if (ph.kind == PhaseKind::BackwardWeight && ph.micro_batch == workload_.micro_batches - 1) {
+    GradientReady g{rank_, current_iteration_, ph.layer};
+    for (auto& cb : grad_listeners_) cb(g);
+    grad_event_.notify(sc_core::SC_ZERO_TIME);
   }
-  finished_ = true;
+  if (++next_ < schedule_.size()) return;
+  // Iteration complete.
+  rec_.end_ps = now;
+  records_.push_back(rec_);
+  next_ = 0;
+  if (ctx_.on_iteration_end) ctx_.on_iteration_end(current_iteration_);
+  if (++current_iteration_ >= iterations_) finished_ = true;
 }
 
 std::string Gpu::state() const {
   if (finished_) return "finished";
   std::string s = "iteration " + std::to_string(current_iteration_);
-  if (!current_phase_) return s + ", not started";
-  s += std::string(blocked_ ? ", blocked before " : ", in ") + phase_label(current_phase_->kind);
-  if (current_phase_->layer >= 0) s += " of layer " + workload_.layers[static_cast<std::size_t>(current_phase_->layer)].name;
-  if (blocked_ && gate_) s += ": waiting for " + gate_->waiting_for(rank_, current_iteration_, *current_phase_);
+  if (!in_phase_ && !blocked_) return s + ", not started";
+  const Phase& ph = schedule_[next_];
+  s += std::string(blocked_ ? ", blocked before " : ", in ") + phase_label(ph.kind);
+  if (ph.layer >= 0) s += " of layer " + workload_.layers[static_cast<std::size_t>(ph.layer)].name;
+  if (blocked_ && gate_) s += ": waiting for " + gate_->waiting_for(rank_, current_iteration_, ph);
   return s;
 }
 

@@ -63,8 +63,13 @@ class Gpu : public sc_core::sc_module {
   std::uint64_t hbm_bytes_served() const { return hbm_.bytes_served(); }
 
  private:
-  void run();
-  std::int64_t execute(const Phase& ph, int iteration);
+  // The GPU is an SC_METHOD state machine rather than an SC_THREAD: thousands of GPUs then cost
+  // no coroutine stacks and no context switches. step() runs at start, when a phase ends and
+  // when the gate changes; it starts the next phase or waits on the gate.
+  void step();
+  void start_phase();
+  void end_phase();
+  std::int64_t phase_duration_ps(std::size_t idx) const;
   tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
   tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
 
@@ -88,8 +93,11 @@ class Gpu : public sc_core::sc_module {
   std::vector<RankIteration> records_;
   bool finished_ = false;
   int current_iteration_ = 0;
-  const Phase* current_phase_ = nullptr;
-  bool blocked_ = false;
+  std::size_t next_ = 0;          // schedule index of the phase to run (or running)
+  bool in_phase_ = false;         // a phase is executing until phase_end_
+  bool blocked_ = false;          // waiting at the gate since blocked_since_
+  std::int64_t phase_start_ = 0, blocked_since_ = 0;
+  RankIteration rec_;
 };
 
 }  // namespace trainvp
