@@ -13,10 +13,10 @@ repeats=${REPEATS:-5}
 
 field() { grep -m1 "\"$1\":" "$2" | sed -E 's/.*: ([0-9.eE+-]+),?$/\1/'; }
 
-bench() {  # name, then trainvp run arguments
+bench() {  # name, then trainvp run arguments; BENCH_REPEATS overrides the repeat count for one call
   local name=$1; shift
   local best="" best_cmd=""
-  for _ in $(seq "$repeats"); do
+  for _ in $(seq "${BENCH_REPEATS:-$repeats}"); do
     local t0 t1; t0=$(date +%s.%N)
     "$build/trainvp" run "$@" -q -o "$out/$name" >/dev/null
     t1=$(date +%s.%N)
@@ -24,15 +24,36 @@ bench() {  # name, then trainvp run arguments
     if [ -z "$best" ] || awk "BEGIN{exit !($w < $best)}"; then best=$w; fi
     if [ -z "$best_cmd" ] || awk "BEGIN{exit !($c < $best_cmd)}"; then best_cmd=$c; fi
   done
-  local events sim
+  local events sim iters
   events=$(field events "$out/$name/results.json")
   sim=$(field simulated_s "$out/$name/results.json")
-  awk -v n="$name" -v w="$best" -v c="$best_cmd" -v e="$events" -v s="$sim" \
-    'BEGIN{printf "%-40s sim wall %8.4f s  command %7.3f s  events %9d  %11.0f events/s  simulated %7.3f s\n", n, w, c, e, e/w, s}'
+  iters=$(grep -c "\"index\":" "$out/$name/results.json" || true)  # all iterations: the wall time covers warm-up too
+  [ "$iters" -gt 0 ] || iters=1
+  awk -v n="$name" -v w="$best" -v c="$best_cmd" -v e="$events" -v s="$sim" -v i="$iters" \
+    'BEGIN{printf "%-44s sim wall %8.3f s  per iteration %7.3f s  command %7.3f s  events %9d  %10.0f events/s  simulated %7.3f s\n", n, w, w/i, c, e, e/w, s}'
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), best of $repeats"
-bench "8xH100 gpt2-xl 20 it (quickstart)" scenarios/quickstart.json
-bench "8xH100 gpt2-xl 20 it, no trace" scenarios/quickstart.json --set /output/trace=false
-bench "64x8 H100 gpt2-xl 20 it, no trace" scenarios/quickstart.json --set /cluster/nodes=64 --set /output/trace=false
-bench "8xH100 gpt2-xl 20 it, 8 micro-batches" scenarios/quickstart.json --set /workload/micro_batches=8 --set /output/trace=false
+# GPU models alone (no synchronization): the foundation's figures.
+nosync=(--set /training/sync/strategy=none --set /cluster/nodes=1)
+bench "8xH100 gpt2-xl 20 it, no sync" scenarios/quickstart.json "${nosync[@]}"
+bench "8xH100 gpt2-xl 20 it, no sync, no trace" scenarios/quickstart.json "${nosync[@]}" --set /output/trace=false
+bench "64x8 H100 gpt2-xl 20 it, no sync, no trace" scenarios/quickstart.json --set /training/sync/strategy=none --set /cluster/nodes=64 \
+  --set /cluster/fabric/switch_ports=512 --set /output/trace=false
+
+# Over the fabric: GPT-2 XL with DDP (ring, 25 MiB buckets, 1 MiB chunks), 400 Gb/s RoCE.
+bench "quickstart: 2x8 H100 DDP 20 it (trace on)" scenarios/quickstart.json
+ddp=(--set /training/iterations=3 --set /training/warmup=1 --set /output/trace=false)
+bench "16 GPUs (2x8) DDP ring" scenarios/quickstart.json "${ddp[@]}"
+bench "64 GPUs (8x8) DDP ring, switch" scenarios/clusters/gpt2xl-8node-ddp.json "${ddp[@]}" --set /cluster/fabric/topology=switch
+bench "64 GPUs (8x8) DDP ring, rail leaf-spine" scenarios/clusters/gpt2xl-8node-ddp.json "${ddp[@]}"
+bench "64 GPUs (8x8) DDP hierarchical" scenarios/clusters/gpt2xl-8node-ddp.json "${ddp[@]}" --set /training/sync/algorithm=hierarchical
+BENCH_REPEATS=1 bench "256 GPUs (32x8) DDP ring" scenarios/clusters/gpt2xl-8node-ddp.json --set /cluster/nodes=32 \
+  --set /cluster/fabric/leaf_ports=64 --set /training/iterations=2 --set /training/warmup=1
+BENCH_REPEATS=1 bench "256 GPUs (32x8) DDP hierarchical" scenarios/clusters/gpt2xl-8node-ddp.json --set /cluster/nodes=32 \
+  --set /cluster/fabric/leaf_ports=64 --set /training/iterations=2 --set /training/warmup=1 --set /training/sync/algorithm=hierarchical
+
+# 1 GiB ring all-reduce, one measured collective.
+gib=(--set /workload/min_bytes=1GiB --set /workload/max_bytes=1GiB --set /workload/iterations=1 --set /workload/warmup=0 --set /workload/algorithm=ring)
+bench "1 GiB ring all-reduce, 64 ranks" scenarios/collectives/allreduce-64.json "${gib[@]}" --set /cluster/fabric/topology=switch
+BENCH_REPEATS=1 bench "1 GiB ring all-reduce, 512 ranks" scenarios/collectives/allreduce-512.json "${gib[@]}"

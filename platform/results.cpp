@@ -20,7 +20,7 @@ struct ClusterIteration {
   double compute = 0, comm = 0, exposed = 0;
 };
 
-std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n) {
+std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n, const SyncStrategy* sync) {
   std::vector<ClusterIteration> out(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     ClusterIteration& c = out[static_cast<std::size_t>(i)];
@@ -35,8 +35,9 @@ std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& 
     }
     c.compute /= static_cast<double>(gpus.size());
     c.exposed /= static_cast<double>(gpus.size());
-    // Communication is busy time of the synchronization traffic; without a fabric there is none.
-    c.comm = 0;
+    // Communication: time each rank had a collective in progress, averaged over ranks.
+    if (sync)
+      for (const Gpu* g : gpus) c.comm += sec(sync->comm_ps(g->rank(), i)) / static_cast<double>(gpus.size());
     // Iterations tile the timeline: each lasts from the previous one's end to its own end.
     c.duration = c.end - (i == 0 ? c.start : out[static_cast<std::size_t>(i) - 1].end);
   }
@@ -59,14 +60,105 @@ double flops_per_iteration(const Workload& w) {
   return f * w.micro_batches;
 }
 
+// Per link direction that carried traffic: bytes, utilization, peak queue, time paused.
+nlohmann::ordered_json link_stats(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  const double simulated = sec(sim.stats().simulated_ps);
+  ojson links = ojson::array();
+  for (const FabricDir& d : sim.fabric().dirs()) {
+    const LinkDirStats& st = d.dir->stats();
+    if (st.chunks == 0) continue;
+    links.push_back({{"name", d.dir->label()},
+                     {"link", sim.fabric().links()[static_cast<std::size_t>(d.link)].name},
+                     {"bytes", st.payload_bytes},
+                     {"wire_bytes", st.wire_bytes},
+                     {"chunks", st.chunks},
+                     {"busy_s", sec(st.busy_ps)},
+                     {"utilization", simulated > 0 ? sec(st.busy_ps) / simulated : 0.0},
+                     {"peak_queue_bytes", st.peak_queue_bytes},
+                     {"paused_s", sec(st.paused_ps)}});
+  }
+  return links;
+}
+
+// Every collective run: what, how big, over how many ranks, when, and its bandwidths.
+nlohmann::ordered_json collective_records(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const CollectiveRecord& r : sim.engine().records()) {
+    double t = sec(r.end_ps - r.start_ps);
+    double algbw = t > 0 ? static_cast<double>(r.bytes) / t : 0.0;
+    list.push_back({{"op", op_name(r.op)},
+                    {"algorithm", algo_name(r.algo)},
+                    {"label", r.label},
+                    {"bytes", r.bytes},
+                    {"ranks", r.ranks},
+                    {"start_s", sec(r.start_ps)},
+                    {"end_s", sec(r.end_ps)},
+                    {"time_s", t},
+                    {"algbw_GBps", algbw / 1e9},
+                    {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
+  }
+  return list;
+}
+
+nlohmann::ordered_json sim_stats(const Simulation& sim) {
+  const SimStats& st = sim.stats();
+  return {{"wall_s", st.wall_s},
+          {"events", st.events},
+          {"delta_cycles", st.delta_cycles},
+          {"simulated_s", sec(st.simulated_ps)}};
+}
+
+RunResults bench_results(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  const Scenario& s = sim.scenario();
+  RunResults r;
+  ojson& j = r.json;
+  j["trainvp_version"] = TRAINVP_VERSION;
+  j["scenario"] = s.resolved;
+  ojson rows = ojson::array();
+  std::ostringstream csv, sum;
+  csv << "bytes,time_s,algbw_GBps,busbw_GBps\n";
+  char buf[256];
+  sum << "trainvp: " << s.name << ": " << op_name(s.bench.op) << " (" << algo_name(s.bench.algorithm) << ") over "
+      << s.bench.communicator.size() << " ranks, " << s.bench.iterations << " iterations per size\n";
+  std::snprintf(buf, sizeof buf, "  %14s %14s %12s %12s\n", "bytes", "time (us)", "algbw GB/s", "busbw GB/s");
+  sum << buf;
+  for (const BenchRow& b : sim.bench()->rows()) {
+    rows.push_back({{"bytes", b.bytes},
+                    {"time_s", b.time_s},
+                    {"min_time_s", b.min_time_s},
+                    {"max_time_s", b.max_time_s},
+                    {"algbw_GBps", b.algbw_Bps / 1e9},
+                    {"busbw_GBps", b.busbw_Bps / 1e9}});
+    csv << b.bytes << ',' << ojson(b.time_s).dump() << ',' << ojson(b.algbw_Bps / 1e9).dump() << ','
+        << ojson(b.busbw_Bps / 1e9).dump() << '\n';
+    std::snprintf(buf, sizeof buf, "  %14llu %14.2f %12.2f %12.2f\n", static_cast<unsigned long long>(b.bytes),
+                  b.time_s * 1e6, b.algbw_Bps / 1e9, b.busbw_Bps / 1e9);
+    sum << buf;
+  }
+  j["collectives"] = rows;
+  j["links"] = link_stats(sim);
+  j["sim"] = sim_stats(sim);
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
+                format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
+                static_cast<unsigned long long>(sim.stats().events));
+  sum << buf;
+  r.csv = csv.str();
+  r.summary = sum.str();
+  return r;
+}
+
 }  // namespace
 
 RunResults collect_results(const Simulation& sim) {
+  if (sim.bench()) return bench_results(sim);
   const Scenario& s = sim.scenario();
   const Workload& w = s.workload;
   auto gpus = sim.gpus();
   const int n = s.training.iterations, warm = s.training.warmup, measured = n - warm;
-  auto iters = cluster_iterations(gpus, n);
+  auto iters = cluster_iterations(gpus, n, sim.strategy());
 
   double iter_time = 0, compute = 0, comm = 0, exposed = 0;
   for (int i = warm; i < n; ++i) {
@@ -133,11 +225,16 @@ RunResults collect_results(const Simulation& sim) {
   }
   j["ranks"] = ranks;
 
+  j["sync"] = {{"strategy", sim.strategy() ? sim.strategy()->name() : "none"}};
+  if (auto* ddp = dynamic_cast<const DdpSync*>(sim.strategy())) {
+    ojson buckets = ojson::array();
+    for (const Bucket& b : ddp->buckets()) buckets.push_back({{"bytes", b.bytes}, {"layers", b.layers.size()}});
+    j["sync"]["buckets"] = buckets;
+  }
+  j["collectives"] = collective_records(sim);
+  j["links"] = link_stats(sim);
   const SimStats& st = sim.stats();
-  j["sim"] = {{"wall_s", st.wall_s},
-              {"events", st.events},
-              {"delta_cycles", st.delta_cycles},
-              {"simulated_s", sec(st.simulated_ps)}};
+  j["sim"] = sim_stats(sim);
   r.csv = csv.str();
 
   char buf[512];

@@ -38,12 +38,17 @@ const ParamSet<TopRaw>& top_schema() {
 
 struct NodeRaw {
   int gpus = 8;
+  int nics = 0;
 };
 const ParamSet<NodeRaw>& node_schema() {
   static const ParamSet<NodeRaw> s = [] {
     ParamSet<NodeRaw> p("node", "/cluster/node", "One node; every node of the cluster is alike.");
     p.integer("gpus", &NodeRaw::gpus, 8, "GPUs per node", {1, 1024})
         .nested("gpu", "string or object", nullptr, "The node's GPU: a preset name or a `gpu` object")
+        .integer("nics", &NodeRaw::nics, 0, "RoCE NICs per node; 0: one per GPU. NIC i serves a contiguous group of GPUs",
+                 Range::non_negative())
+        .nested("nvlink", "object", json::object(), "NVLink/NVSwitch parameters (see `nvlink`)")
+        .nested("pcie", "object", json::object(), "PCIe parameters (see `pcie`)")
         .required("gpu");
     return p;
   }();
@@ -60,6 +65,7 @@ const ParamSet<ClusterRaw>& cluster_schema() {
         .nested("node", "object", nullptr, "What each node holds (see `node`)")
         .nested("gpu_overrides", "array", json::array(),
                 "Per-GPU changes applied in order: objects {target, gpu, speed} (see `gpu_override`)")
+        .nested("fabric", "object", json::object(), "The network between nodes (see `fabric`)")
         .required("node");
     return p;
   }();
@@ -105,6 +111,8 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .integer("micro_batches", &WorkloadRaw::micro_batches, 1, "Gradient-accumulation micro-batches per iteration",
                  Range::at_least(1))
         .choice("dtype", &WorkloadRaw::dtype, "bf16", kDTypes, "Compute dtype (selects the GPU peak)")
+        .nested("kind", "choice", "training",
+                "training (this schema) or collective (a collective benchmark: see `collective_workload`)")
         .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, kDTypes,
                 "Dtype of gradients as communicated; default: the compute dtype")
         .flag("sequence", &WorkloadRaw::sequence, false,
@@ -170,16 +178,57 @@ const ParamSet<TrainingRaw>& training_schema() {
   return s;
 }
 
-struct SyncRaw {
-  SyncStrategyKind strategy = SyncStrategyKind::None;
+const ParamSet<SyncConfig>& sync_schema() {
+  static const ParamSet<SyncConfig> s = [] {
+    ParamSet<SyncConfig> p("sync", "/training/sync", "Gradient synchronization strategy (docs/scenario-format.md).");
+    p.choice("strategy", &SyncConfig::strategy, "none",
+             {{"none", SyncStrategyKind::None}, {"ddp", SyncStrategyKind::Ddp}, {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap}},
+             "none: replicas never exchange gradients; ddp: PyTorch DDP buckets all-reduced as they fill, overlapping "
+             "backward; ddp_no_overlap: one all-reduce of all gradients after backward")
+        .size("bucket", &SyncConfig::bucket, "25MiB", "DDP bucket cap (bucket_cap_mb)", Range::positive())
+        .size("first_bucket", &SyncConfig::first_bucket, "1MiB", "Cap of the first bucket (the last layers)",
+              Range::positive())
+        .choice("algorithm", &SyncConfig::algorithm, "ring",
+                {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical}},
+                "All-reduce algorithm: ring (reduce-scatter + all-gather), tree (double binary tree), hierarchical "
+                "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather)")
+        .integer("comm_streams", &SyncConfig::comm_streams, 1, "Communication streams: bucket b runs on stream b mod N",
+                 {1, 64});
+    return p;
+  }();
+  return s;
+}
+
+struct BenchRaw {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  CollectiveAlgo algorithm = CollectiveAlgo::Ring;
+  std::uint64_t bytes = 0, min_bytes = 0, max_bytes = 0;
+  int factor = 2, iterations = 20, warmup = 5, root = 0;
+  std::string kind;
 };
-const ParamSet<SyncRaw>& sync_schema() {
-  static const ParamSet<SyncRaw> s = [] {
-    ParamSet<SyncRaw> p("sync", "/training/sync",
-                        "Gradient synchronization strategy. This version runs replicas without synchronization "
-                        "(`none`); the fabric brings ddp and the layer-wise strategies.");
-    p.choice("strategy", &SyncRaw::strategy, "none", {{"none", SyncStrategyKind::None}},
-             "none: replicas never exchange gradients (a compute-only baseline)");
+const ParamSet<BenchRaw>& bench_schema() {
+  static const ParamSet<BenchRaw> s = [] {
+    ParamSet<BenchRaw> p("collective_workload", "/workload (kind collective)",
+                         "A collective benchmark in the manner of nccl-tests: for each size, `warmup` then `iterations` "
+                         "collectives one after the other over the communicator; time, algbw and busbw per size.");
+    p.text("kind", &BenchRaw::kind, nullptr, "\"collective\" (\"training\", the default, is the `workload` schema)")
+        .choice("op", &BenchRaw::op, "all_reduce",
+                {{"all_reduce", CollectiveOp::AllReduce}, {"reduce_scatter", CollectiveOp::ReduceScatter},
+                 {"all_gather", CollectiveOp::AllGather}, {"broadcast", CollectiveOp::Broadcast},
+                 {"sendrecv", CollectiveOp::SendRecv}},
+                "Collective; sendrecv: every rank sends to the next and receives from the previous")
+        .choice("algorithm", &BenchRaw::algorithm, "ring",
+                {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical}},
+                "Algorithm (tree and hierarchical apply to all_reduce)")
+        .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)", Range::positive())
+        .size("min_bytes", &BenchRaw::min_bytes, nullptr, "Smallest size of a range", Range::positive())
+        .size("max_bytes", &BenchRaw::max_bytes, nullptr, "Largest size of a range", Range::positive())
+        .integer("factor", &BenchRaw::factor, 2, "Size multiplier between steps of a range", Range::at_least(2))
+        .integer("iterations", &BenchRaw::iterations, 20, "Measured collectives per size", Range::at_least(1))
+        .integer("warmup", &BenchRaw::warmup, 5, "Unmeasured collectives before them", Range::non_negative())
+        .nested("communicator", "array", nullptr, "Global ranks taking part, in ring order; default: every GPU")
+        .integer("root", &BenchRaw::root, 0, "Broadcast root: a position in the communicator (0 = its first rank)",
+                 Range::non_negative());
     return p;
   }();
   return s;
@@ -261,6 +310,66 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
   return l;
 }
 
+json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& value, const std::string& path) {
+  BenchRaw r;
+  json resolved = bench_schema().load(r, value, path);
+  b.op = r.op;
+  b.algorithm = r.algorithm;
+  b.iterations = r.iterations;
+  b.warmup = r.warmup;
+  bool one = value.contains("bytes"), range = value.contains("min_bytes") || value.contains("max_bytes");
+  if (one == range)
+    throw ScenarioError(path, one ? "give either `bytes` or `min_bytes`/`max_bytes`, not both"
+                                  : "missing the sizes: expected `bytes`, or `min_bytes` and `max_bytes`");
+  if (one) {
+    b.sizes = {r.bytes};
+  } else {
+    if (!value.contains("min_bytes") || !value.contains("max_bytes"))
+      throw ScenarioError(ptr_join(path, value.contains("min_bytes") ? "max_bytes" : "min_bytes"),
+                          "a size range needs both min_bytes and max_bytes");
+    if (r.min_bytes > r.max_bytes)
+      fail_expected(ptr_join(path, "max_bytes"), "a size >= min_bytes", value["max_bytes"]);
+    for (std::uint64_t n = r.min_bytes; n <= r.max_bytes; n *= static_cast<std::uint64_t>(r.factor)) b.sizes.push_back(n);
+  }
+  const int world = static_cast<int>(c.gpus.size());
+  std::string cp = ptr_join(path, "communicator");
+  const json& comm = member(value, "communicator");
+  if (comm.is_null()) {
+    for (int i = 0; i < world; ++i) b.communicator.push_back(i);
+  } else {
+    if (!comm.is_array()) fail_expected(cp, "an array of ranks", comm);
+    std::vector<bool> seen(static_cast<std::size_t>(world), false);
+    for (std::size_t i = 0; i < comm.size(); ++i) {
+      const json& v = comm[i];
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= world)
+        fail_expected(ptr_join(cp, i), "a rank in [0, " + std::to_string(world - 1) + "]", v);
+      int rank = v.get<int>();
+      if (seen[static_cast<std::size_t>(rank)])
+        fail_expected(ptr_join(cp, i), "each rank once: rank " + std::to_string(rank) + " is repeated", v);
+      seen[static_cast<std::size_t>(rank)] = true;
+      b.communicator.push_back(rank);
+    }
+  }
+  if (b.communicator.size() < 2) fail_expected(cp, "at least 2 ranks", comm.is_null() ? json(world) : comm);
+  resolved["communicator"] = b.communicator;
+  if (r.root >= static_cast<int>(b.communicator.size()))
+    fail_expected(ptr_join(path, "root"), "a position in the communicator (< " + std::to_string(b.communicator.size()) + ")",
+                  json(r.root));
+  b.root = r.root;
+  if (b.algorithm != CollectiveAlgo::Ring && b.op != CollectiveOp::AllReduce)
+    fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op), json(algo_name(b.algorithm)));
+  if (b.algorithm == CollectiveAlgo::Hierarchical) {
+    std::vector<int> nodes_of;
+    for (auto& g : c.gpus) nodes_of.push_back(g.node);
+    try {
+      build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of);
+    } catch (const std::invalid_argument& e) {
+      throw ScenarioError(cp, e.what());
+    }
+  }
+  return resolved;
+}
+
 json load_workload(Workload& w, const json& value, const std::string& path) {
   WorkloadRaw r;
   json resolved = workload_schema().load(r, value, path);
@@ -319,11 +428,53 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   json node_resolved = node_schema().load(node, value["node"], node_path);
   GpuParams gpu;
   node_resolved["gpu"] = load_gpu(gpu, value["node"]["gpu"], ptr_join(node_path, "gpu"));
-  resolved["node"] = node_resolved;
+  const json& node_value = value["node"];
+  node_resolved["nvlink"] = nvlink_schema().load(c.nvlink, member(node_value, "nvlink").is_null() ? json::object() : node_value["nvlink"],
+                                                 ptr_join(node_path, "nvlink"));
+  node_resolved["pcie"] = pcie_schema().load(c.pcie, member(node_value, "pcie").is_null() ? json::object() : node_value["pcie"],
+                                             ptr_join(node_path, "pcie"));
   c.nodes = raw.nodes;
   c.gpus_per_node = node.gpus;
   if (static_cast<long long>(c.nodes) * c.gpus_per_node > 1 << 20)
     throw ScenarioError(path, "more than 1,048,576 GPUs: expected a smaller cluster");
+  if (node.nics > node.gpus)
+    fail_expected(ptr_join(node_path, "nics"), "at most one NIC per GPU (" + std::to_string(node.gpus) + ")", json(node.nics));
+  c.nics_per_node = node.nics == 0 ? node.gpus : node.nics;
+  node_resolved["nics"] = c.nics_per_node;
+  resolved["node"] = node_resolved;
+
+  std::string fp = ptr_join(path, "fabric");
+  json fres = fabric_schema().load(c.fabric, member(value, "fabric").is_null() ? json::object() : value["fabric"], fp);
+  const FabricConfig& f = c.fabric;
+  const long long nics_total = static_cast<long long>(c.nodes) * c.nics_per_node;
+  if (f.topology == Topology::Switch) {
+    if (nics_total > f.switch_ports)
+      fail_expected(ptr_join(fp, "switch_ports"),
+                    "at least " + std::to_string(nics_total) + " ports, one per NIC (" + std::to_string(c.nodes) +
+                        " nodes x " + std::to_string(c.nics_per_node) + " NICs); use more ports or topology leaf-spine",
+                    json(f.switch_ports));
+  } else {
+    if (f.rail_optimized) {
+      if (f.leaves != 0 && f.leaves != c.nics_per_node)
+        fail_expected(ptr_join(fp, "leaves"), "0 or " + std::to_string(c.nics_per_node) + " (one leaf per rail)", json(f.leaves));
+      if (c.nodes > f.leaf_ports)
+        fail_expected(ptr_join(fp, "leaf_ports"),
+                      "at least " + std::to_string(c.nodes) + " ports: a rail leaf takes one NIC of every node", json(f.leaf_ports));
+      c.leaves = c.nics_per_node;
+    } else {
+      long long need = (nics_total + f.leaf_ports - 1) / f.leaf_ports;
+      if (f.leaves != 0 && f.leaves < need)
+        fail_expected(ptr_join(fp, "leaves"),
+                      "at least " + std::to_string(need) + " leaves for " + std::to_string(nics_total) + " NICs at " +
+                          std::to_string(f.leaf_ports) + " ports each",
+                      json(f.leaves));
+      c.leaves = f.leaves ? f.leaves : static_cast<int>(need);
+    }
+    c.spines = f.spines ? f.spines : std::max(1, f.leaf_ports / 2);
+    fres["leaves"] = c.leaves;
+    fres["spines"] = c.spines;
+  }
+  resolved["fabric"] = fres;
   for (int n = 0; n < c.nodes; ++n)
     for (int g = 0; g < c.gpus_per_node; ++g)
       c.gpus.push_back({"node" + std::to_string(n) + ".gpu" + std::to_string(g), n, g, n * c.gpus_per_node + g, gpu});
@@ -443,7 +594,19 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   s.seed = top.seed;
 
   resolved["cluster"] = load_cluster(s.cluster, doc["cluster"], "/cluster");
-  resolved["workload"] = load_workload(s.workload, doc["workload"], "/workload");
+  const json& wl = doc["workload"];
+  const json& kind = member(wl, "kind");
+  if (!kind.is_null() && kind != "training" && kind != "collective")
+    fail_expected("/workload/kind", "\"training\" or \"collective\"", kind);
+  if (kind == "collective") {
+    s.collective_bench = true;
+    resolved["workload"] = load_bench(s.bench, s.cluster, wl, "/workload");
+  } else {
+    json wl_plain = wl;
+    if (wl_plain.is_object()) wl_plain.erase("kind");
+    resolved["workload"] = load_workload(s.workload, wl_plain, "/workload");
+    resolved["workload"]["kind"] = "training";
+  }
 
   const json& training = member(doc, "training");
   TrainingRaw tr;
@@ -452,9 +615,9 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
     fail_expected("/training/warmup", "fewer warm-up iterations than iterations (" + std::to_string(tr.iterations) + ")",
                   json(tr.warmup));
   const json& sync = member(training, "sync");
-  SyncRaw sr;
-  tres["sync"] = sync_schema().load(sr, sync.is_null() ? json{{"strategy", "none"}} : sync, "/training/sync");
-  s.training = {tr.iterations, tr.warmup, sr.strategy, tr.time_limit};
+  SyncConfig sc;
+  tres["sync"] = sync_schema().load(sc, sync.is_null() ? json{{"strategy", "none"}} : sync, "/training/sync");
+  s.training = {tr.iterations, tr.warmup, sc, tr.time_limit};
   s.workload.optimizer = tr.optimizer;
   resolved["training"] = tres;
 
@@ -476,7 +639,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
 
   // Cross-checks that need several sections.
   for (auto& g : s.cluster.gpus)
-    if (g.params.compute_rate(s.workload.shape.dtype) <= 0)
+    if (!s.collective_bench && g.params.compute_rate(s.workload.shape.dtype) <= 0)
       fail_expected("/workload/dtype",
                     std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in (its peak_" +
                         dtype_name(s.workload.shape.dtype) + " is 0)",
@@ -494,10 +657,10 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
 }
 
 std::vector<SchemaInfo> all_schemas() {
-  return {top_schema().info(),      cluster_schema().info(),  node_schema().info(),
-          gpu_schema().info(),      override_schema().info(), workload_schema().info(),
-          layer_schema().info(),    training_schema().info(), sync_schema().info(),
-          output_schema().info()};
+  return {top_schema().info(),      cluster_schema().info(),  node_schema().info(),   gpu_schema().info(),
+          nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(), override_schema().info(),
+          workload_schema().info(), layer_schema().info(),    bench_schema().info(),  training_schema().info(),
+          sync_schema().info(),     output_schema().info()};
 }
 
 }  // namespace trainvp

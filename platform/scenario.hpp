@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/collectives/program.hpp"
 #include "models/gpu/gpu_params.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/fabric_config.hpp"
 #include "platform/params.hpp"
 
 namespace trainvp {
@@ -27,16 +29,40 @@ struct GpuInstance {
 struct ClusterConfig {
   int nodes = 1;
   int gpus_per_node = 8;
+  int nics_per_node = 8;
   std::vector<GpuInstance> gpus;  // rank order
+  FabricConfig fabric;
+  NvlinkConfig nvlink;
+  PcieConfig pcie;
+  int leaves = 0, spines = 0;     // resolved for leaf-spine
+  int node_of(int rank) const { return rank / gpus_per_node; }
 };
 
-enum class SyncStrategyKind { None };
+enum class SyncStrategyKind { None, Ddp, DdpNoOverlap };
+
+struct SyncConfig {
+  SyncStrategyKind strategy = SyncStrategyKind::None;
+  std::uint64_t bucket = 25ull << 20;
+  std::uint64_t first_bucket = 1ull << 20;
+  CollectiveAlgo algorithm = CollectiveAlgo::Ring;
+  int comm_streams = 1;
+};
 
 struct TrainingConfig {
   int iterations = 10;
   int warmup = 1;
-  SyncStrategyKind sync = SyncStrategyKind::None;
+  SyncConfig sync;
   std::int64_t time_limit_ps = 0;
+};
+
+// workload.kind "collective": an nccl-tests style benchmark instead of training.
+struct CollectiveBenchConfig {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  CollectiveAlgo algorithm = CollectiveAlgo::Ring;
+  std::vector<std::uint64_t> sizes;  // bytes per rank's buffer, in order
+  int iterations = 20, warmup = 5;
+  std::vector<int> communicator;     // global ranks, in ring order
+  int root = 0;                      // broadcast root (a rank of the communicator)
 };
 
 struct OutputConfig {
@@ -49,6 +75,8 @@ struct Scenario {
   std::uint64_t seed = 1;
   ClusterConfig cluster;
   Workload workload;
+  bool collective_bench = false;     // workload.kind == "collective"
+  CollectiveBenchConfig bench;
   TrainingConfig training;
   OutputConfig output;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied

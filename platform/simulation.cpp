@@ -19,7 +19,7 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
     const GpuInstance& inst = s.cluster.gpus[static_cast<std::size_t>(index * s.cluster.gpus_per_node + g)];
     int track = ctx.trace.track(node_name, "gpu" + std::to_string(g));
     gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank, s.workload,
-                                         s.training.iterations, ctx, track));
+                                         s.collective_bench ? 0 : s.training.iterations, ctx, track));
   }
 }
 
@@ -27,6 +27,21 @@ Simulation::Simulation(const Scenario& s, bool progress)
     : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
   for (int n = 0; n < s.cluster.nodes; ++n)
     nodes_.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx_));
+  std::vector<Gpu*> all;
+  for (auto& n : nodes_)
+    for (auto& g : n->gpus) all.push_back(g.get());
+  std::vector<int> nodes_of;
+  for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
+  fabric_ = std::make_unique<Fabric>(s, all, ctx_);
+  fabric_->trace_nics();
+  engine_ = std::make_unique<CollectiveEngine>("collectives", all, *fabric_, s.cluster.fabric.chunk, ctx_);
+  const SyncConfig& sync = s.training.sync;
+  if (s.collective_bench) {
+    bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *engine_, nodes_of, ctx_);
+  } else if (sync.strategy == SyncStrategyKind::Ddp || sync.strategy == SyncStrategyKind::DdpNoOverlap) {
+    DdpConfig d{sync.bucket, sync.first_bucket, sync.algorithm, sync.comm_streams, sync.strategy == SyncStrategyKind::Ddp};
+    strategy_ = std::make_unique<DdpSync>("ddp", d, s.workload, all, *engine_, nodes_of, s.training.iterations, ctx_);
+  }
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
 }
 
@@ -56,20 +71,23 @@ void Simulation::run() {
   sc_core::sc_time limit(static_cast<double>(scenario_.training.time_limit_ps), sc_core::SC_PS);
   sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
   if (printed_progress_) std::fprintf(stderr, "\n");
+  fabric_->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;
   stats_.events = ctx_.events;
   stats_.delta_cycles = sc_core::sc_delta_count();
   stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   // Work left with events still scheduled means the time limit cut the run; without, a stall.
   hit_limit_ = sc_core::sc_pending_activity();
-  for (const Gpu* g : gpus())
-    if (!g->finished()) throw RunError(stall_report());
+  bool done = !bench_ || bench_->finished();
+  for (const Gpu* g : gpus()) done = done && g->finished();
+  if (!done) throw RunError(stall_report());
 }
 
 std::string Simulation::stall_report() const {
   std::string msg = hit_limit_ ? "the simulated-time limit (/training/time_limit) was reached with work pending"
                              : "simulation stalled: work is pending but no event can make progress";
   msg += " at t = " + format_time_s(static_cast<double>(stats_.simulated_ps) * 1e-12);
+  if (bench_ && !bench_->finished()) msg += "\n  collective benchmark: " + bench_->state();
   int listed = 0, unfinished = 0;
   for (const Gpu* g : gpus()) {
     if (g->finished()) continue;

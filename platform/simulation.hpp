@@ -8,6 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/collectives/ddp.hpp"
+#include "models/collectives/engine.hpp"
+#include "platform/collective_bench.hpp"
+#include "platform/fabric.hpp"
 #include "platform/node.hpp"
 #include "platform/run_context.hpp"
 #include "platform/scenario.hpp"
@@ -32,6 +36,11 @@ class Simulation {
   const RunContext& context() const { return ctx_; }
   const SimStats& stats() const { return stats_; }
   std::vector<const Gpu*> gpus() const;
+  const Fabric& fabric() const { return *fabric_; }
+  const CollectiveEngine& engine() const { return *engine_; }
+  CollectiveEngine& engine() { return *engine_; }  // tests and tools may launch their own traffic
+  const SyncStrategy* strategy() const { return strategy_.get(); }
+  const CollectiveBench* bench() const { return bench_.get(); }
 
  private:
   std::string stall_report() const;
@@ -40,6 +49,10 @@ class Simulation {
   const Scenario& scenario_;
   RunContext ctx_;
   std::vector<std::unique_ptr<Node>> nodes_;
+  std::unique_ptr<Fabric> fabric_;
+  std::unique_ptr<CollectiveEngine> engine_;
+  std::unique_ptr<SyncStrategy> strategy_;
+  std::unique_ptr<CollectiveBench> bench_;
   SimStats stats_;
   bool progress_;
   double wall_start_ = 0, last_progress_ = 0;

@@ -37,16 +37,16 @@ void TraceRecorder::slice(int track, int name_id, const char* category, std::int
 void TraceRecorder::slice(int track, const std::string& text, const char* category, std::int64_t start_ps,
                           std::int64_t end_ps, nlohmann::ordered_json args) {
   if (!enabled_) return;
-  args_.push_back(std::move(args));
-  events_.push_back({start_ps, end_ps - start_ps, category, track, name(text), -1, -1,
-                     static_cast<int>(args_.size() - 1), 'X'});
+  int a = -1;
+  if (!args.is_null() && !args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
+  events_.push_back({start_ps, end_ps - start_ps, category, track, name(text), -1, -1, a, 'X'});
 }
 
 void TraceRecorder::instant(int track, const std::string& text, const char* category, std::int64_t at_ps,
                             nlohmann::ordered_json args) {
   if (!enabled_) return;
   int a = -1;
-  if (!args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
+  if (!args.is_null() && !args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
   events_.push_back({at_ps, 0, category, track, name(text), -1, -1, a, 'i'});
 }
 

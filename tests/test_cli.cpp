@@ -80,6 +80,7 @@ TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {
   int checked = 0;
   for (auto& e : fs::recursive_directory_iterator(fs::path(TRAINVP_SOURCE_DIR) / "scenarios")) {
     if (e.path().extension() != ".json") continue;
+    if (e.path().parent_path().filename() == "sweeps") continue;  // sweep specs: tests/test_sweep.cpp
     Cmd r = trainvp("validate " + e.path().string());
     EXPECT_EQ(r.code, 0) << e.path() << ": " << r.out;
     ++checked;
@@ -123,27 +124,33 @@ TEST_F(Cli, RunWritesResultsCsvAndTrace) {
     EXPECT_TRUE(res["iterations"][0].contains(k)) << k;
   // samples/s = global batch / iteration time; tokens/s = samples/s x seq.
   double t = res["iteration_time_s"].get<double>();
-  EXPECT_NEAR(res["throughput"]["samples_per_s"].get<double>(), 8 * 8 / t, 1e-6);
-  EXPECT_NEAR(res["throughput"]["tokens_per_s"].get<double>(), 8 * 8 * 1024 / t, 1e-3);
+  EXPECT_NEAR(res["throughput"]["samples_per_s"].get<double>(), 16 * 8 / t, 1e-6);
+  EXPECT_NEAR(res["throughput"]["tokens_per_s"].get<double>(), 16 * 8 * 1024 / t, 1e-3);
   for (const char* k : {"wall_s", "events", "simulated_s"}) EXPECT_TRUE(res["sim"].contains(k)) << k;
 
   std::string csv = slurp(dir_ / "iterations.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
 
   json trace = json::parse(slurp(dir_ / "trace.json"));
-  int slices = 0, named = 0;
+  int slices = 0, gpu_tracks = 0, nic_tracks = 0, comm_tracks = 0;
   for (auto& e : trace["traceEvents"]) {
-    if (e["ph"] == "X") ++slices;
-    if (e["ph"] == "M" && e["name"] == "thread_name") ++named;
+    if (e["ph"] == "X" && e["cat"] == "compute") ++slices;
+    if (e["ph"] != "M" || e["name"] != "thread_name") continue;
+    std::string n = e["args"]["name"];
+    if (n.rfind("gpu", 0) == 0 && n.find(' ') == std::string::npos) ++gpu_tracks;
+    if (n.rfind("nic", 0) == 0) ++nic_tracks;
+    if (n.find("comm") != std::string::npos) ++comm_tracks;
   }
-  EXPECT_EQ(named, 8);  // a track per GPU
+  EXPECT_EQ(gpu_tracks, 16);   // a track per GPU,
+  EXPECT_EQ(nic_tracks, 16);   // per NIC,
+  EXPECT_EQ(comm_tracks, 16);  // and per GPU's collective stream
   // Per GPU and iteration: a slice per forward, dX (where the layer has dX work), dW, and the step.
   trainvp::WorkloadShape shape;
   shape.batch = 8;
   auto layers = trainvp::build_zoo_model("gpt2-xl", shape);
   int dx = 0;
   for (auto& l : layers) dx += l.bwd_input_flops > 0 || l.bwd_input_bytes > 0 || l.bwd_input_kernels > 0;
-  EXPECT_EQ(slices, 8 * 3 * (99 + dx + 99 + 1));
+  EXPECT_EQ(slices, 16 * 3 * (99 + dx + 99 + 1));
 }
 
 TEST_F(Cli, SameScenarioAndSeedGiveIdenticalResultsExceptWallTime) {

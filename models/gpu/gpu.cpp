@@ -1,6 +1,7 @@
 #include "models/gpu/gpu.hpp"
 
 #include "models/gpu/roofline.hpp"
+#include "models/link/chunk.hpp"
 
 namespace trainvp {
 
@@ -74,7 +75,6 @@ void Gpu::step() {
 
 void Gpu::start_phase() {
   phase_start_ = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
-  if (next_ == 0) rec_ = RankIteration{phase_start_, 0, 0, 0};
   in_phase_ = true;
   next_trigger(sc_time(static_cast<double>(phase_duration_ps(next_)), SC_PS));
 }
@@ -97,6 +97,8 @@ void Gpu::end_phase() {
   // Iteration complete.
   rec_.end_ps = now;
   records_.push_back(rec_);
+  // The next iteration starts now: time blocked before its first phase belongs to it.
+  rec_ = RankIteration{now, 0, 0, 0};
   next_ = 0;
   if (ctx_.on_iteration_end) ctx_.on_iteration_end(current_iteration_);
   if (++current_iteration_ >= iterations_) finished_ = true;
@@ -125,7 +127,18 @@ tlm::tlm_sync_enum Gpu::nb_transport_bw(int index, tlm::tlm_generic_payload& p, 
   return dma_engine_.nb_transport_bw(index, p, phase, t);
 }
 
+void Gpu::send_chunk(tlm::tlm_generic_payload* chunk) {
+  dma_engine_.send(chunk_of(*chunk)->route->ports[0], chunk, nullptr);
+}
+
 tlm::tlm_sync_enum Gpu::nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_time& t) {
+  // Fabric chunks land in HBM at its full rate, an order of magnitude above any link feeding
+  // it, so they are accepted at once and their owner is told they arrived.
+  if (ChunkExt* c = chunk_of(p)) {
+    if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
+    c->sink->chunk_delivered(p);
+    return tlm::TLM_COMPLETED;
+  }
   return hbm_.nb_transport_fw(index, p, phase, t);
 }
 

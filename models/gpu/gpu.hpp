@@ -54,6 +54,9 @@ class Gpu : public sc_core::sc_module {
   void dma_transfer(int port, tlm::tlm_command cmd, std::uint64_t address, std::uint32_t bytes,
                     std::function<void()> done);
 
+  // Sends a fabric chunk (a payload with a ChunkExt) out of DMA port route->ports[0].
+  void send_chunk(tlm::tlm_generic_payload* chunk);
+
   int rank() const { return rank_; }
   const GpuParams& params() const { return params_; }
   const std::vector<RankIteration>& iterations() const { return records_; }

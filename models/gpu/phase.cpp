@@ -35,7 +35,9 @@ std::vector<Phase> data_parallel_schedule(const Workload& w) {
   for (const Layer& l : w.layers)
     dx.push_back(l.bwd_input_time_ps >= 0 ? l.bwd_input_time_ps > 0
                                           : l.bwd_input_flops > 0 || l.bwd_input_bytes > 0 || l.bwd_input_kernels > 0);
-  return data_parallel_schedule(dx, w.micro_batches, w.optimizer != OptimizerKind::None);
+  // The step phase stays even without an optimizer (it then does no work): it is where the
+  // iteration waits for its gradients' synchronization.
+  return data_parallel_schedule(dx, w.micro_batches, true);
 }
 
 }  // namespace trainvp

@@ -29,6 +29,7 @@ double optimizer_flops_per_param(OptimizerKind k) {
 PhaseWork phase_work(const Workload& w, const Phase& ph) {
   PhaseWork r;
   if (ph.kind == PhaseKind::Optimizer) {
+    if (w.optimizer == OptimizerKind::None) return r;  // the step boundary alone: no work
     double p = static_cast<double>(w.total_params());
     r.flops = p * optimizer_flops_per_param(w.optimizer);
     r.bytes = p * optimizer_bytes_per_param(w.optimizer, w.shape.dtype, w.shape.grad_dtype);

@@ -1,4 +1,5 @@
 #include "platform/cli/cli.hpp"
+#include "platform/cli/cli_sweep.hpp"
 
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "platform/results.hpp"
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
+#include "platform/units.hpp"
 
 namespace trainvp {
 
@@ -35,6 +37,10 @@ const char* kMainHelp =
     "  validate FILE   check a scenario without running it\n"
     "  describe        list every parameter, GPU preset and zoo model\n"
     "  describe model NAME   the layer table of a zoo model\n"
+    "  sweep SPEC -o DIR     run a parameter sweep in parallel processes (trainvp sweep --help)\n"
+    "  sweep-export DIR      write a sweep's sweep.db as CSV\n"
+    "  merge OUT DIR...      merge the shards of a sweep into OUT/sweep.db\n"
+    "  plot DIR --x P --y M  plot a sweep's results with gnuplot\n"
     "  version         print the version\n"
     "\n"
     "exit codes: 0 success, 1 run failed (stall, time limit, I/O), 2 bad input or usage\n";
@@ -63,10 +69,13 @@ const char* kValidateHelp =
 const char* kDescribeHelp =
     "usage: trainvp describe [--json]\n"
     "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [--json]\n"
+    "       trainvp describe topology FILE [--set /json/pointer=VALUE]... [--json]\n"
     "\n"
     "Without arguments: every scenario key (type, units, default, range, meaning), the GPU\n"
     "presets and the zoo models. With `model NAME`: the model's layers with parameters,\n"
-    "forward/backward FLOPs per micro-batch, activation and gradient bytes.\n"
+    "forward/backward FLOPs per micro-batch, activation and gradient bytes. With\n"
+    "`topology FILE`: every device (GPU, NIC, NVSwitch, PCIe switch, root complex, switch,\n"
+    "leaf, spine) and link of the scenario's cluster, by the names results and faults use.\n"
     "\n"
     "  --batch B          samples per micro-batch (default 1)\n"
     "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
@@ -116,6 +125,11 @@ int cmd_validate(const std::vector<std::string>& args) {
   Scenario s = load_scenario_file(a.file, a.sets);
   if (a.resolved) {
     std::cout << s.resolved.dump(2) << "\n";
+  } else if (s.collective_bench) {
+    std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
+              << s.cluster.gpus_per_node << "), " << op_name(s.bench.op) << " (" << algo_name(s.bench.algorithm)
+              << ") over " << s.bench.communicator.size() << " ranks, " << s.bench.sizes.size() << " size"
+              << (s.bench.sizes.size() == 1 ? "" : "s") << "\n";
   } else {
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
               << s.cluster.gpus_per_node << "), " << s.workload.model << " (" << s.workload.layers.size() << " layers, "
@@ -140,8 +154,38 @@ int cmd_run(const std::vector<std::string>& args) {
   return kOk;
 }
 
+int cmd_describe_topology(const std::vector<std::string>& args) {
+  bool as_json = false;
+  std::vector<std::string> rest;
+  for (auto& a : args) {
+    if (a == "--json") as_json = true;
+    else rest.push_back(a);
+  }
+  ScenarioArgs a = parse_scenario_args(rest, false);
+  Scenario s = load_scenario_file(a.file, a.sets);
+  Simulation sim(s);  // elaboration only: the fabric's names and links exist once it is built
+  nlohmann::ordered_json t = sim.fabric().describe();
+  if (as_json) {
+    std::cout << t.dump(2) << "\n";
+    return kOk;
+  }
+  std::cout << "devices (" << t["devices"].size() << "):\n";
+  for (auto& d : t["devices"]) std::printf("  %-24s %s\n", d["name"].get<std::string>().c_str(), d["kind"].get<std::string>().c_str());
+  std::cout << "links (" << t["links"].size() << ", full duplex; bandwidth per direction):\n";
+  for (auto& l : t["links"])
+    std::printf("  %-44s %-9s %10s %10s\n", l["name"].get<std::string>().c_str(), l["kind"].get<std::string>().c_str(),
+                format_bandwidth_bps(l["bandwidth_bps"].get<double>()).c_str(),
+                format_time_s(l["latency_s"].get<double>()).c_str());
+  std::cout << "GPU to NIC:\n";
+  for (auto& g : t["gpus"])
+    std::printf("  rank %-5d %-20s %s\n", g["rank"].get<int>(), g["name"].get<std::string>().c_str(),
+                g["nic"].get<std::string>().c_str());
+  return kOk;
+}
+
 int cmd_describe(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << kDescribeHelp, kOk;
+  if (!args.empty() && args[0] == "topology") return cmd_describe_topology({args.begin() + 1, args.end()});
   bool as_json = false;
   std::string model;
   WorkloadShape shape;
@@ -201,6 +245,10 @@ int cli_main(int argc, char* argv[]) {
     if (cmd == "run") return cmd_run(args);
     if (cmd == "validate") return cmd_validate(args);
     if (cmd == "describe") return cmd_describe(args);
+    if (cmd == "sweep") return cli_sweep(args);
+    if (cmd == "sweep-export") return cli_sweep_export(args);
+    if (cmd == "merge") return cli_merge(args);
+    if (cmd == "plot") return cli_plot(args);
     if (cmd == "version" || cmd == "--version") {
       std::cout << "trainvp " << TRAINVP_VERSION << " (scenario format " << kScenarioFormatVersion << ")\n";
       return kOk;

@@ -27,18 +27,27 @@ void AtInitiator::transfer(int index, tlm::tlm_command cmd, std::uint64_t addres
   try_send(index);
 }
 
+void AtInitiator::send(int index, tlm::tlm_generic_payload* prepared, Done done) {
+  prepared->acquire();
+  port(index).queue.push_back({tlm::TLM_WRITE_COMMAND, 0, 0, nullptr, std::move(done), prepared});
+  try_send(index);
+}
+
 void AtInitiator::try_send(int index) {
   Port& pt = port(index);
   if (pt.in_request || pt.queue.empty()) return;
   Pending t = std::move(pt.queue.front());
   pt.queue.pop_front();
-  tlm::tlm_generic_payload* p = pool_.acquire();
-  p->set_command(t.cmd);
-  p->set_address(t.address);
-  p->set_data_length(t.length);
-  p->set_streaming_width(t.length);
-  p->set_data_ptr(t.data);
-  p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  tlm::tlm_generic_payload* p = t.prepared;
+  if (!p) {
+    p = pool_.acquire();
+    p->set_command(t.cmd);
+    p->set_address(t.address);
+    p->set_data_length(t.length);
+    p->set_streaming_width(t.length);
+    p->set_data_ptr(t.data);
+    p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  }
   in_flight_[p] = {index, std::move(t.done)};
   pt.in_request = p;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;

@@ -31,6 +31,10 @@ class AtInitiator {
   void transfer(int index, tlm::tlm_command cmd, std::uint64_t address, std::uint32_t length, unsigned char* data,
                 Done done);
 
+  // Queues a payload the caller prepared (and keeps its own reference to); it is acquired while
+  // in flight here and released when `done` has run.
+  void send(int index, tlm::tlm_generic_payload* prepared, Done done);
+
   // The owner's nb_transport_bw forwards here.
   tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
@@ -45,6 +49,7 @@ class AtInitiator {
     std::uint32_t length;
     unsigned char* data;
     Done done;
+    tlm::tlm_generic_payload* prepared = nullptr;
   };
   struct Port {
     std::deque<Pending> queue;

@@ -1,0 +1,147 @@
+#include "models/collectives/ddp.hpp"
+
+#include <algorithm>
+
+namespace trainvp {
+
+std::int64_t union_length(std::vector<TimeInterval> v) {
+  std::sort(v.begin(), v.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.start < b.start; });
+  std::int64_t total = 0, cur_s = 0, cur_e = -1;
+  for (auto& i : v) {
+    if (i.start > cur_e) {
+      if (cur_e > cur_s) total += cur_e - cur_s;
+      cur_s = i.start, cur_e = i.end;
+    } else {
+      cur_e = std::max(cur_e, i.end);
+    }
+  }
+  if (cur_e > cur_s) total += cur_e - cur_s;
+  return total;
+}
+
+std::vector<Bucket> make_buckets(const Workload& w, std::uint64_t first_cap, std::uint64_t cap) {
+  std::vector<Bucket> out;
+  Bucket cur;
+  for (int l = static_cast<int>(w.layers.size()) - 1; l >= 0; --l) {
+    const Layer& layer = w.layers[static_cast<std::size_t>(l)];
+    if (layer.grad_bytes == 0) continue;
+    cur.layers.push_back(l);
+    cur.bytes += layer.grad_bytes;
+    // PyTorch closes a bucket once it reaches its cap (a single large tensor may exceed it).
+    if (cur.bytes >= (out.empty() ? first_cap : cap)) out.push_back(std::move(cur)), cur = Bucket{};
+  }
+  if (!cur.layers.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workload& w, std::vector<Gpu*> gpus,
+                 CollectiveEngine& engine, std::vector<int> nodes_of, int iterations, RunContext& ctx)
+    : sc_module(name), cfg_(cfg), gpus_(std::move(gpus)), engine_(engine), nodes_of_(std::move(nodes_of)), ctx_(ctx) {
+  const std::uint64_t all = ~0ull;
+  buckets_ = cfg.overlap ? make_buckets(w, cfg.first_bucket, cfg.bucket) : make_buckets(w, all, all);
+  bucket_of_layer_.assign(w.layers.size(), -1);
+  for (std::size_t b = 0; b < buckets_.size(); ++b)
+    for (int l : buckets_[b].layers) bucket_of_layer_[static_cast<std::size_t>(l)] = static_cast<int>(b);
+  const std::size_t n = gpus_.size();
+  for (std::size_t r = 0; r < n; ++r) world_.push_back(static_cast<int>(r));
+  for (auto& b : buckets_)
+    programs_.push_back(std::make_shared<const CompiledProgram>(
+        build_program(CollectiveOp::AllReduce, cfg.algorithm, world_, b.bytes, engine.chunk(), nodes_of_)));
+  pending_layers_.assign(n, std::vector<int>(buckets_.size()));
+  for (auto& p : pending_layers_)
+    for (std::size_t b = 0; b < buckets_.size(); ++b) p[b] = static_cast<int>(buckets_[b].layers.size());
+  done_.assign(n, std::vector<int>(static_cast<std::size_t>(iterations), 0));
+  join_at_.assign(n, std::vector<std::int64_t>(buckets_.size(), -1));
+  busy_.assign(n, std::vector<std::vector<TimeInterval>>(static_cast<std::size_t>(iterations)));
+  waiting_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg.comm_streams)));
+  stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg.comm_streams), false));
+  ids_.assign(static_cast<std::size_t>(iterations), std::vector<int>(buckets_.size(), -1));
+  for (std::size_t r = 0; r < n; ++r) {
+    changed_.push_back(std::make_unique<sc_core::sc_event>());
+    gpus_[r]->on_gradient_ready([this](const GradientReady& g) { on_gradient(g); });
+    gpus_[r]->set_gate(this);
+    std::string full = gpus_[r]->name();  // nodeN.gpuM
+    tracks_.push_back(ctx.trace.enabled() ? ctx.trace.track(full.substr(0, full.find('.')), full.substr(full.find('.') + 1) + " comm") : -1);
+  }
+}
+
+int DdpSync::collective(int iteration, int b) {
+  int& id = ids_[static_cast<std::size_t>(iteration)][static_cast<std::size_t>(b)];
+  if (id < 0) {
+    id = engine_.launch(programs_[static_cast<std::size_t>(b)], CollectiveOp::AllReduce, cfg_.algorithm,
+                        buckets_[static_cast<std::size_t>(b)].bytes,
+                        std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
+                        [this, iteration, b](int rank) { rank_finished(rank, iteration, b); });
+  }
+  return id;
+}
+
+void DdpSync::on_gradient(const GradientReady& g) {
+  int b = bucket_of_layer_[static_cast<std::size_t>(g.layer)];
+  if (b < 0) return;
+  int& left = pending_layers_[static_cast<std::size_t>(g.rank)][static_cast<std::size_t>(b)];
+  if (--left == 0) {
+    left = static_cast<int>(buckets_[static_cast<std::size_t>(b)].layers.size());  // ready for the next iteration
+    bucket_ready(g.rank, g.iteration, b);
+  }
+}
+
+void DdpSync::bucket_ready(int rank, int iteration, int b) {
+  collective(iteration, b);
+  int stream = b % cfg_.comm_streams;
+  waiting_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)].push_back({iteration, b});
+  try_join(rank, stream);
+}
+
+void DdpSync::try_join(int rank, int stream) {
+  auto& q = waiting_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
+  auto busy = stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
+  if (busy || q.empty()) return;
+  auto [iteration, b] = q.front();
+  q.erase(q.begin());
+  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = true;
+  join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(b)] =
+      static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  engine_.join(collective(iteration, b), rank);
+}
+
+void DdpSync::rank_finished(int rank, int iteration, int b) {
+  std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t joined = join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(b)];
+  busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)].push_back({joined, now});
+  if (tracks_[static_cast<std::size_t>(rank)] >= 0)
+    ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)], "all_reduce bucket " + std::to_string(b), "comm", joined, now,
+                     {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});
+  ++done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)];
+  int stream = b % cfg_.comm_streams;
+  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = false;
+  changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
+  try_join(rank, stream);
+}
+
+bool DdpSync::may_start(int rank, int iteration, const Phase& phase) const {
+  // The optimizer waits for this iteration's buckets. The next iteration's first forward waits
+  // too, which only matters without an optimizer step.
+  int it = iteration;
+  if (phase.kind != PhaseKind::Optimizer) {
+    if (phase.kind != PhaseKind::Forward || phase.layer != 0 || phase.micro_batch != 0 || iteration == 0) return true;
+    it = iteration - 1;
+  }
+  return done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(it)] == static_cast<int>(buckets_.size());
+}
+
+std::string DdpSync::waiting_for(int rank, int iteration, const Phase& phase) const {
+  if (phase.kind != PhaseKind::Optimizer) --iteration;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    int id = ids_[static_cast<std::size_t>(iteration)][b];
+    if (id < 0) return "bucket " + std::to_string(b) + " of iteration " + std::to_string(iteration) + " (never launched)";
+    if (!engine_.rank_done(id, rank)) return engine_.describe(id, rank);
+  }
+  return "nothing (all buckets done)";
+}
+
+std::int64_t DdpSync::comm_ps(int rank, int iteration) const {
+  return union_length(busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)]);
+}
+
+}  // namespace trainvp

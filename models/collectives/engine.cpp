@@ -1,0 +1,205 @@
+#include "models/collectives/engine.hpp"
+
+#include <algorithm>
+
+#include "platform/errors.hpp"
+
+namespace trainvp {
+
+static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu*> gpus, RouteProvider& routes,
+                                   std::uint64_t chunk, RunContext& ctx)
+    : sc_module(name), gpus_(std::move(gpus)), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"),
+      intervals_(gpus_.size()) {
+  SC_HAS_PROCESS(CollectiveEngine);
+  SC_METHOD(on_tail);
+  sensitive << tails_.get_event();
+  dont_initialize();
+}
+
+CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
+  const std::size_t n = program.transfers.size(), ranks = program.ranks.size();
+  for (std::size_t i = 0; i < ranks; ++i) pos[program.ranks[i]] = static_cast<int>(i);
+  waiting0.resize(n);
+  by_position.resize(ranks);
+  std::vector<int> count(n + 1, 0);
+  for (std::size_t x = 0; x < n; ++x) {
+    const Transfer& t = program.transfers[x];
+    waiting0[x] = static_cast<int>(t.deps.size()) + 2;
+    for (int d : t.deps) ++count[static_cast<std::size_t>(d) + 1];
+    by_position[static_cast<std::size_t>(pos.at(t.src))].push_back(static_cast<int>(x));
+    by_position[static_cast<std::size_t>(pos.at(t.dst))].push_back(static_cast<int>(x));
+  }
+  dep_begin.assign(n + 1, 0);
+  for (std::size_t x = 0; x < n; ++x) dep_begin[x + 1] = dep_begin[x] + count[x + 1];
+  dependents.resize(static_cast<std::size_t>(dep_begin[n]));
+  std::vector<int> fill(dep_begin.begin(), dep_begin.end() - 1);
+  for (std::size_t x = 0; x < n; ++x)
+    for (int d : program.transfers[x].deps) dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = static_cast<int>(x);
+}
+
+int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, CollectiveOp op, CollectiveAlgo algo,
+                             std::uint64_t bytes, std::string label, RankDone on_rank_done) {
+  const int id = static_cast<int>(records_.size());
+  CollectiveRecord rec;
+  rec.id = id;
+  rec.op = op;
+  rec.algo = algo;
+  rec.label = std::move(label);
+  rec.bytes = bytes;
+  rec.ranks = static_cast<int>(cp->program.ranks.size());
+  rec.transfers = cp->program.transfers.size();
+  records_.push_back(rec);
+
+  Live& c = live_map_[id];
+  ++live_;
+  const std::size_t p = cp->program.ranks.size();
+  c.waiting = cp->waiting0;
+  c.chunks_left.assign(cp->program.transfers.size(), 0);
+  c.left.resize(p);
+  for (std::size_t i = 0; i < p; ++i) c.left[i] = static_cast<int>(cp->by_position[i].size());
+  c.joined_at.assign(p, -1);
+  c.ranks_left = static_cast<int>(p);
+  c.on_rank_done = std::move(on_rank_done);
+  c.cp = std::move(cp);
+  return id;
+}
+
+void CollectiveEngine::join(int id, int rank) {
+  auto it = live_map_.find(id);
+  if (it == live_map_.end()) return;  // already complete everywhere
+  Live& c = it->second;
+  const int position = c.cp->pos.at(rank);
+  if (c.joined_at[static_cast<std::size_t>(position)] >= 0) return;
+  c.joined_at[static_cast<std::size_t>(position)] = now_ps();
+  CollectiveRecord& rec = records_[static_cast<std::size_t>(id)];
+  if (rec.start_ps < 0) rec.start_ps = now_ps();
+  if (c.left[static_cast<std::size_t>(position)] == 0) {  // nothing to do here (a single rank)
+    finish_rank(id, c, position);
+    return;
+  }
+  // Keep the program alive here: a transfer can finish the collective only later, via the fabric.
+  std::shared_ptr<const CompiledProgram> cp = c.cp;
+  for (int x : cp->by_position[static_cast<std::size_t>(position)]) {
+    auto again = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
+    if (again == live_map_.end()) return;
+    if (--again->second.waiting[static_cast<std::size_t>(x)] == 0) ready(id, again->second, x);
+  }
+}
+
+bool CollectiveEngine::rank_done(int id, int rank) const {
+  auto it = live_map_.find(id);
+  if (it == live_map_.end()) return true;
+  const Live& c = it->second;
+  int position = c.cp->pos.at(rank);
+  return c.joined_at[static_cast<std::size_t>(position)] >= 0 && c.left[static_cast<std::size_t>(position)] == 0;
+}
+
+void CollectiveEngine::ready(int id, Live& c, int x) {
+  const Transfer& t = c.cp->program.transfers[static_cast<std::size_t>(x)];
+  if (t.bytes == 0) {
+    arrived(id, c, x);
+    return;
+  }
+  // One flow per (collective, src, dst): its chunks share FIFOs, and ECMP picks its path.
+  std::uint64_t key = (static_cast<std::uint64_t>(id) << 40) ^ (static_cast<std::uint64_t>(t.src) << 20) ^
+                      static_cast<std::uint64_t>(t.dst);
+  key ^= key >> 33, key *= 0xff51afd7ed558ccdull, key ^= key >> 33, key *= 0xc4ceb9fe1a85ec53ull, key ^= key >> 33;
+  const std::uint32_t flow = static_cast<std::uint32_t>(key);
+  const Route* route = &routes_.route(t.src, t.dst, flow);
+  std::uint32_t& chunks_left = c.chunks_left[static_cast<std::size_t>(x)];
+  chunks_left = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
+  records_[static_cast<std::size_t>(id)].chunks += chunks_left;
+  Gpu* src = gpus_[static_cast<std::size_t>(t.src)];
+  for (std::uint64_t off = 0; off < t.bytes; off += chunk_) {
+    tlm::tlm_generic_payload* p = pool_.acquire();
+    ChunkExt* e = chunk_of(*p);
+    if (!e) {
+      e = new ChunkExt;
+      p->set_extension(e);  // stays with the pooled payload (reset() keeps non-auto extensions)
+    }
+    e->route = route;
+    e->hop = 0;
+    e->flow = flow;
+    e->payload_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_, t.bytes - off));
+    e->tag = (static_cast<std::uint64_t>(id) << 32) | static_cast<std::uint32_t>(x);
+    e->tail_ps = now_ps();  // the data is all in the source GPU's memory
+    e->sink = this;
+    p->set_command(tlm::TLM_WRITE_COMMAND);
+    p->set_address(off);
+    p->set_data_length(e->payload_bytes);
+    p->set_streaming_width(e->payload_bytes);
+    src->send_chunk(p);
+  }
+}
+
+void CollectiveEngine::chunk_delivered(tlm::tlm_generic_payload& p) {
+  // The destination took the chunk when its head arrived; it is complete when its tail has.
+  std::int64_t wait = chunk_of(p)->tail_ps - now_ps();
+  tails_.notify(p, sc_core::sc_time(static_cast<double>(std::max<std::int64_t>(0, wait)), sc_core::SC_PS));
+}
+
+void CollectiveEngine::on_tail() {
+  while (tlm::tlm_generic_payload* p = tails_.get_next_transaction()) {
+  ChunkExt* e = chunk_of(*p);
+  int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
+  p->release();  // the engine's reference; the fabric's hops released theirs
+  auto it = live_map_.find(id);
+  if (it == live_map_.end()) throw RunError("collective engine: a chunk arrived for a finished collective");
+  Live& c = it->second;
+  if (--c.chunks_left[static_cast<std::size_t>(x)] == 0) arrived(id, c, x);
+  }
+}
+
+void CollectiveEngine::arrived(int id, Live& c, int x) {
+  (void)c;
+  std::shared_ptr<const CompiledProgram> cp = c.cp;  // `c` may be erased when the last rank finishes
+  const Transfer& t = cp->program.transfers[static_cast<std::size_t>(x)];
+  // Zero-byte transfers arrive synchronously and may finish the collective: look it up each time.
+  for (int k = cp->dep_begin[static_cast<std::size_t>(x)]; k < cp->dep_begin[static_cast<std::size_t>(x) + 1]; ++k) {
+    auto it = live_map_.find(id);
+    if (it == live_map_.end()) return;
+    int d = cp->dependents[static_cast<std::size_t>(k)];
+    if (--it->second.waiting[static_cast<std::size_t>(d)] == 0) ready(id, it->second, d);
+  }
+  for (int r : {t.src, t.dst}) {
+    auto it = live_map_.find(id);
+    if (it == live_map_.end()) return;
+    int position = cp->pos.at(r);
+    if (--it->second.left[static_cast<std::size_t>(position)] == 0) finish_rank(id, it->second, position);
+  }
+}
+
+void CollectiveEngine::finish_rank(int id, Live& c, int position) {
+  const int rank = c.cp->program.ranks[static_cast<std::size_t>(position)];
+  const std::int64_t now = now_ps();
+  intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
+  ++ctx_.events;
+  RankDone cb = c.on_rank_done;
+  if (--c.ranks_left == 0) {
+    records_[static_cast<std::size_t>(id)].end_ps = now;
+    live_map_.erase(id);
+    --live_;
+  }
+  if (cb) cb(rank);
+}
+
+std::string CollectiveEngine::describe(int id, int rank) const {
+  const CollectiveRecord& rec = records_.at(static_cast<std::size_t>(id));
+  std::string s = std::string(op_name(rec.op)) + " \"" + rec.label + "\"";
+  auto it = live_map_.find(id);
+  if (it == live_map_.end()) return s + " (complete)";
+  const Live& c = it->second;
+  std::string missing;
+  int count = 0;
+  for (std::size_t i = 0; i < c.joined_at.size(); ++i)
+    if (c.joined_at[i] < 0) {
+      if (count++ < 8) missing += (missing.empty() ? "" : ", ") + std::string(gpus_[static_cast<std::size_t>(c.cp->program.ranks[i])]->name());
+    }
+  if (count) return s + ", which ranks have not joined: " + missing + (count > 8 ? " ..." : "");
+  int position = c.cp->pos.at(rank);
+  return s + ", " + std::to_string(c.left[static_cast<std::size_t>(position)]) + " transfers of this rank in flight";
+}
+
+}  // namespace trainvp

@@ -1,0 +1,115 @@
+#pragma once
+// Runs collective programs as chunked transfers through the GPUs' DMA ports and the fabric (the
+// role NCCL plays). Several collectives may be in flight; each rank joins a collective when its
+// data is ready (a DDP bucket's gradients, a benchmark iteration's start), and a transfer starts
+// only when its source and destination have joined and its dependencies have arrived.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm_utils/peq_with_get.h>
+
+#include "models/collectives/program.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/link/chunk.hpp"
+#include "platform/run_context.hpp"
+#include "platform/tlm/payload_pool.hpp"
+
+namespace trainvp {
+
+// How the engine finds paths: the fabric's routing, keyed by a flow hash for ECMP.
+class RouteProvider {
+ public:
+  virtual ~RouteProvider() = default;
+  virtual const Route& route(int src_rank, int dst_rank, std::uint32_t flow) = 0;
+};
+
+struct CollectiveRecord {
+  int id = 0;
+  CollectiveOp op = CollectiveOp::AllReduce;
+  CollectiveAlgo algo = CollectiveAlgo::Ring;
+  std::string label;           // e.g. "ddp it3 bucket7"
+  std::uint64_t bytes = 0;
+  int ranks = 0;
+  std::int64_t start_ps = -1;  // first join
+  std::int64_t end_ps = -1;    // last rank done
+  std::uint64_t transfers = 0;
+  std::uint64_t chunks = 0;
+};
+
+// A program with the bookkeeping the engine needs precomputed once (collectives repeat every
+// iteration): dependents of each transfer, each rank's transfers, positions of ranks.
+struct CompiledProgram {
+  explicit CompiledProgram(Program p);
+  Program program;
+  std::vector<int> waiting0;                 // per transfer: dependencies + 2 (both endpoints join)
+  std::vector<int> dep_begin, dependents;    // CSR: dependents of transfer x
+  std::vector<std::vector<int>> by_position; // transfers with the position's rank as an endpoint
+  std::unordered_map<int, int> pos;          // global rank -> position
+};
+
+class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
+ public:
+  using RankDone = std::function<void(int rank)>;
+
+  CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu*> gpus, RouteProvider& routes, std::uint64_t chunk,
+                   RunContext& ctx);
+
+  // Registers a collective; nothing moves until ranks join. `on_rank_done` runs when all of a
+  // rank's transfers (sent and received) have arrived. Returns the collective's id.
+  int launch(std::shared_ptr<const CompiledProgram> program, CollectiveOp op, CollectiveAlgo algo, std::uint64_t bytes,
+             std::string label, RankDone on_rank_done);
+  int launch(Program program, CollectiveOp op, CollectiveAlgo algo, std::uint64_t bytes, std::string label,
+             RankDone on_rank_done) {
+    return launch(std::make_shared<const CompiledProgram>(std::move(program)), op, algo, bytes, std::move(label),
+                  std::move(on_rank_done));
+  }
+  void join(int id, int rank);
+  bool rank_done(int id, int rank) const;
+
+  const std::vector<CollectiveRecord>& records() const { return records_; }
+  // Per rank, the [join, done] intervals of every collective, for communication-time accounting.
+  struct Interval {
+    std::int64_t start, end;
+  };
+  const std::vector<Interval>& intervals(int rank) const { return intervals_[static_cast<std::size_t>(rank)]; }
+  std::uint64_t chunk() const { return chunk_; }
+  std::size_t in_flight() const { return live_; }
+  // For stall reports: what a collective is waiting for on a rank.
+  std::string describe(int id, int rank) const;
+
+  void chunk_delivered(tlm::tlm_generic_payload& p) override;
+
+ private:
+  struct Live {
+    std::shared_ptr<const CompiledProgram> cp;
+    std::vector<int> waiting;                   // per transfer: unmet dependencies + unjoined endpoints
+    std::vector<std::uint32_t> chunks_left;     // per transfer in flight
+    std::vector<int> left;                      // per position: transfers not yet arrived
+    std::vector<std::int64_t> joined_at;        // per position, -1 before joining
+    int ranks_left = 0;
+    RankDone on_rank_done;
+  };
+  void ready(int id, Live& c, int x);
+  void on_tail();  // a delivered chunk's last byte has arrived
+  void arrived(int id, Live& c, int x);
+  void finish_rank(int id, Live& c, int position);
+
+  std::vector<Gpu*> gpus_;
+  RouteProvider& routes_;
+  std::uint64_t chunk_;
+  RunContext& ctx_;
+  PayloadPool pool_;
+  tlm_utils::peq_with_get<tlm::tlm_generic_payload> tails_;
+  std::unordered_map<int, Live> live_map_;
+  std::size_t live_ = 0;
+  std::vector<CollectiveRecord> records_;
+  std::vector<std::vector<Interval>> intervals_;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,249 @@
+#include "models/collectives/program.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace trainvp {
+
+const char* op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::AllReduce: return "all_reduce";
+    case CollectiveOp::ReduceScatter: return "reduce_scatter";
+    case CollectiveOp::AllGather: return "all_gather";
+    case CollectiveOp::Broadcast: return "broadcast";
+    case CollectiveOp::SendRecv: return "sendrecv";
+  }
+  return "?";
+}
+
+const char* algo_name(CollectiveAlgo a) {
+  switch (a) {
+    case CollectiveAlgo::Ring: return "ring";
+    case CollectiveAlgo::Tree: return "tree";
+    case CollectiveAlgo::Hierarchical: return "hierarchical";
+  }
+  return "?";
+}
+
+double busbw_factor(CollectiveOp op, int p) {
+  switch (op) {
+    case CollectiveOp::AllReduce: return 2.0 * (p - 1) / p;
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllGather: return static_cast<double>(p - 1) / p;
+    default: return 1.0;
+  }
+}
+
+namespace {
+
+using Deps = std::vector<std::vector<int>>;  // per communicator position
+
+std::uint64_t part(std::uint64_t n, int parts, int k) {
+  return n / static_cast<std::uint64_t>(parts) + (static_cast<std::uint64_t>(k) < n % static_cast<std::uint64_t>(parts) ? 1 : 0);
+}
+
+int add(Program& pr, int src, int dst, std::uint64_t bytes, std::vector<int> deps) {
+  pr.transfers.push_back({src, dst, bytes, std::move(deps)});
+  return static_cast<int>(pr.transfers.size() - 1);
+}
+
+// A step-synchronous ring of `steps` steps over `group` (global ranks): at step t, position i
+// sends segment seg(t, i) to position i+1, after what it received at step t-1 (or, at step 0,
+// after `entry[i]` and the receiver's `entry[i+1]`). Returns, per position, what it last received.
+template <class SegmentOf>
+Deps ring(Program& pr, const std::vector<int>& group, int steps, std::uint64_t n, const Deps& entry, SegmentOf seg) {
+  const int p = static_cast<int>(group.size());
+  Deps exit = entry;
+  if (p < 2 || steps < 1) return exit;
+  std::vector<int> prev(static_cast<std::size_t>(p), -1), cur(static_cast<std::size_t>(p));
+  for (int t = 0; t < steps; ++t) {
+    for (int i = 0; i < p; ++i) {
+      int to = (i + 1) % p;
+      std::vector<int> deps;
+      if (t == 0) {
+        deps = entry[static_cast<std::size_t>(i)];
+        deps.insert(deps.end(), entry[static_cast<std::size_t>(to)].begin(), entry[static_cast<std::size_t>(to)].end());
+      } else {
+        deps = {prev[static_cast<std::size_t>((i + p - 1) % p)]};
+      }
+      cur[static_cast<std::size_t>(i)] = add(pr, group[static_cast<std::size_t>(i)], group[static_cast<std::size_t>(to)],
+                                             part(n, p, seg(t, i)), std::move(deps));
+    }
+    prev = cur;
+  }
+  for (int i = 0; i < p; ++i) exit[static_cast<std::size_t>(i)] = {prev[static_cast<std::size_t>((i + p - 1) % p)]};
+  return exit;
+}
+
+int mod(int a, int p) { return ((a % p) + p) % p; }
+
+Deps ring_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, const Deps& entry) {
+  const int p = static_cast<int>(g.size());
+  // Reduce-scatter: step t sends segment i - t; all-gather: step p-1+s sends segment i + 1 - s.
+  return ring(pr, g, 2 * (p - 1), n, entry,
+              [p](int t, int i) { return t < p - 1 ? mod(i - t, p) : mod(i + 1 - (t - (p - 1)), p); });
+}
+
+Deps ring_reduce_scatter(Program& pr, const std::vector<int>& g, std::uint64_t n, const Deps& entry) {
+  const int p = static_cast<int>(g.size());
+  return ring(pr, g, p - 1, n, entry, [p](int t, int i) { return mod(i - t, p); });
+}
+
+Deps ring_all_gather(Program& pr, const std::vector<int>& g, std::uint64_t n, const Deps& entry) {
+  const int p = static_cast<int>(g.size());
+  return ring(pr, g, p - 1, n, entry, [p](int t, int i) { return mod(i - t, p); });
+}
+
+// NCCL's binary tree over positions 0..p-1 (in-order by lowest set bit); the second tree of the
+// double binary tree mirrors it, so a leaf of one is interior in the other.
+void btree(int p, int r, int& parent, int& child0, int& child1) {
+  int bit = 1;
+  while (bit < p && !(r & bit)) bit <<= 1;
+  if (r == 0) {  // the root: its child is the top of the in-order tree
+    int top = 1;
+    while (top * 2 < p) top <<= 1;
+    parent = -1;
+    child0 = p > 1 ? top : -1;
+    child1 = -1;
+    return;
+  }
+  int up = (r ^ bit) | (bit << 1);
+  if (up >= p) up = r ^ bit;
+  parent = up;
+  int low = bit >> 1;
+  child0 = low ? r - low : -1;
+  child1 = low ? r + low : -1;
+  while (child1 >= p && low > 0) {  // shrink the right subtree past the last rank
+    low >>= 1;
+    child1 = low ? r + low : -1;
+  }
+  if (child1 >= p) child1 = -1;
+}
+
+void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk) {
+  const int p = static_cast<int>(g.size());
+  if (p < 2) return;
+  for (int tree = 0; tree < 2; ++tree) {
+    std::uint64_t half = part(n, 2, tree);
+    auto pos = [&](int v) { return tree == 0 ? v : p - 1 - v; };  // mirrored second tree
+    std::vector<int> parent(static_cast<std::size_t>(p)), c0(static_cast<std::size_t>(p)), c1(static_cast<std::size_t>(p));
+    for (int v = 0; v < p; ++v) btree(p, v, parent[v], c0[v], c1[v]);
+    for (std::uint64_t off = 0; off < half; off += chunk) {
+      std::uint64_t b = std::min(chunk, half - off);
+      std::vector<int> up(static_cast<std::size_t>(p), -1), down(static_cast<std::size_t>(p), -1);
+      // Reduce towards the root: children before parents (post-order by depth).
+      std::vector<int> order(static_cast<std::size_t>(p));
+      for (int v = 0; v < p; ++v) order[v] = v;
+      std::vector<int> depth(static_cast<std::size_t>(p), 0);
+      for (int v = 0; v < p; ++v)
+        for (int u = v; parent[u] >= 0; u = parent[u]) ++depth[v];
+      std::sort(order.begin(), order.end(), [&](int a, int b2) { return depth[a] > depth[b2] || (depth[a] == depth[b2] && a < b2); });
+      for (int v : order) {
+        if (parent[v] < 0) continue;
+        std::vector<int> deps;
+        for (int c : {c0[v], c1[v]})
+          if (c >= 0) deps.push_back(up[c]);
+        up[v] = add(pr, g[pos(v)], g[pos(parent[v])], b, deps);
+      }
+      // Broadcast from the root, parents before children.
+      std::reverse(order.begin(), order.end());
+      for (int v : order) {
+        for (int c : {c0[v], c1[v]}) {
+          if (c < 0) continue;
+          std::vector<int> deps;
+          if (parent[v] < 0) {
+            for (int cc : {c0[v], c1[v]})
+              if (cc >= 0) deps.push_back(up[cc]);
+          } else {
+            deps.push_back(down[v]);
+          }
+          down[c] = add(pr, g[pos(v)], g[pos(c)], b, deps);
+        }
+      }
+    }
+  }
+}
+
+void pipeline_broadcast(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk, int root_pos) {
+  const int p = static_cast<int>(g.size());
+  for (std::uint64_t off = 0; off < n; off += chunk) {
+    std::uint64_t b = std::min(chunk, n - off);
+    int prev = -1;
+    for (int h = 0; h + 1 < p; ++h) {
+      int from = (root_pos + h) % p, to = (root_pos + h + 1) % p;
+      prev = add(pr, g[from], g[to], b, prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+    }
+  }
+}
+
+void hierarchical_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, const std::vector<int>& nodes_of) {
+  // Node-local groups in communicator order; every node must hold the same number of ranks.
+  std::map<int, std::vector<int>> local;
+  std::vector<int> node_order;
+  for (int r : g) {
+    int node = nodes_of.at(static_cast<std::size_t>(r));
+    if (!local.count(node)) node_order.push_back(node);
+    local[node].push_back(r);
+  }
+  const std::size_t L = local[node_order[0]].size();
+  for (auto& [node, ranks] : local)
+    if (ranks.size() != L)
+      throw std::invalid_argument("hierarchical needs the same number of ranks on every node (node " +
+                                  std::to_string(node) + " has " + std::to_string(ranks.size()) + ", expected " +
+                                  std::to_string(L) + ")");
+  const int N = static_cast<int>(node_order.size());
+  // Entry and exit dependencies per global rank.
+  std::map<int, std::vector<int>> after;
+  // 1. reduce-scatter inside each node: local position j ends with segment j of n.
+  for (int node : node_order) {
+    auto& grp = local[node];
+    Deps out = ring_reduce_scatter(pr, grp, n, Deps(grp.size()));
+    for (std::size_t j = 0; j < L; ++j) after[grp[j]] = out[j];
+  }
+  // 2. all-reduce of segment j among the j-th ranks of every node (a rail).
+  const int Li = static_cast<int>(L);
+  for (int j = 0; j < Li; ++j) {
+    std::vector<int> rail;
+    Deps entry;
+    // After the local reduce-scatter, position j holds segment (j + 1) mod L of the ring.
+    for (int node : node_order) rail.push_back(local[node][static_cast<std::size_t>(j)]), entry.push_back(after[rail.back()]);
+    Deps out = ring_all_reduce(pr, rail, part(n, Li, (j + 1) % Li), entry);
+    for (int k = 0; k < N; ++k) after[rail[static_cast<std::size_t>(k)]] = out[static_cast<std::size_t>(k)];
+  }
+  // 3. all-gather inside each node.
+  for (int node : node_order) {
+    auto& grp = local[node];
+    Deps entry;
+    for (int r : grp) entry.push_back(after[r]);
+    ring_all_gather(pr, grp, n, entry);
+  }
+}
+
+}  // namespace
+
+Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
+                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root) {
+  Program pr;
+  pr.ranks = comm;
+  const int p = static_cast<int>(comm.size());
+  const Deps none(static_cast<std::size_t>(p));
+  if (chunk == 0) chunk = bytes ? bytes : 1;
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      if (algo == CollectiveAlgo::Tree) tree_all_reduce(pr, comm, bytes, chunk);
+      else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
+      else ring_all_reduce(pr, comm, bytes, none);
+      break;
+    case CollectiveOp::ReduceScatter: ring_reduce_scatter(pr, comm, bytes, none); break;
+    case CollectiveOp::AllGather: ring_all_gather(pr, comm, bytes, none); break;
+    case CollectiveOp::Broadcast: pipeline_broadcast(pr, comm, bytes, chunk, root); break;
+    case CollectiveOp::SendRecv:
+      // nccl-tests' sendrecv: every rank sends n bytes to the next and receives from the previous.
+      for (int i = 0; p > 1 && i < p; ++i) add(pr, comm[i], comm[(i + 1) % p], bytes, {});
+      break;
+  }
+  return pr;
+}
+
+}  // namespace trainvp

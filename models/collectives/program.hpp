@@ -1,0 +1,42 @@
+#pragma once
+// Collective algorithms as programs: a DAG of point-to-point transfers (src -> dst, bytes) with
+// dependencies on earlier transfers' arrival. The engine runs a program as real chunked traffic
+// over the fabric; nothing here knows about time.
+//
+// Rings are step-synchronous, as in the textbook analysis (Thakur, Rabenseifner and Gropp 2005):
+// a rank sends its step-t segment once its step-(t-1) segment has fully arrived, so an
+// uncongested ring all-reduce takes 2(p-1) x (alpha + n/(p beta)). Trees and broadcasts are
+// pipelined chunk by chunk, as NCCL runs them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainvp {
+
+enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv };
+enum class CollectiveAlgo { Ring, Tree, Hierarchical };
+
+const char* op_name(CollectiveOp op);
+const char* algo_name(CollectiveAlgo a);
+
+struct Transfer {
+  int src = 0, dst = 0;         // global ranks
+  std::uint64_t bytes = 0;
+  std::vector<int> deps;        // transfers that must have arrived first
+};
+
+struct Program {
+  std::vector<Transfer> transfers;
+  std::vector<int> ranks;       // participants (communicator order)
+};
+
+// nodes_of[r]: the node of global rank r (hierarchical uses it to find node-local groups and rails).
+// `chunk` is the pipelining granularity of trees and broadcasts. Throws std::invalid_argument for
+// a communicator the algorithm cannot use (hierarchical needs equal GPU counts per node).
+Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
+                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root = 0);
+
+// NCCL's bus-bandwidth factor: busbw = algbw x factor.
+double busbw_factor(CollectiveOp op, int ranks);
+
+}  // namespace trainvp

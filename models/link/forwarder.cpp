@@ -1,0 +1,60 @@
+#include "models/link/forwarder.hpp"
+
+#include "models/link/chunk.hpp"
+#include "platform/errors.hpp"
+
+namespace trainvp {
+
+Forwarder::Forwarder(sc_core::sc_module_name name, std::string label)
+    : sc_module(name), in("in"), out("out"), label_(std::move(label)) {
+  in.register_nb_transport_fw(this, &Forwarder::fw);
+  out.register_nb_transport_bw(this, &Forwarder::bw);
+}
+
+tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
+  if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  if (ph != tlm::BEGIN_REQ) throw RunError(label_ + ": unexpected phase on the forward path");
+  ChunkExt* c = chunk_of(p);
+  int port = c->route->ports[static_cast<std::size_t>(++c->hop)];
+  if (static_cast<std::size_t>(port) >= ports_.size()) ports_.resize(static_cast<std::size_t>(port) + 1);
+  Port& pt = ports_[static_cast<std::size_t>(port)];
+  if (!pt.waiting_accept && pt.queue.empty() && offer(port, &p)) return tlm::TLM_COMPLETED;
+  p.acquire();
+  ingress_of_[&p] = in_port;
+  if (pt.waiting_accept != &p) pt.queue.push_back(&p);
+  return tlm::TLM_ACCEPTED;
+}
+
+bool Forwarder::offer(int out_port, tlm::tlm_generic_payload* p) {
+  tlm::tlm_phase ph = tlm::BEGIN_REQ;
+  sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+  tlm::tlm_sync_enum r = out[out_port]->nb_transport_fw(*p, ph, t);
+  if (r == tlm::TLM_COMPLETED) return true;
+  if (r != tlm::TLM_ACCEPTED) throw RunError(label_ + ": egress answered BEGIN_REQ with TLM_UPDATED");
+  ports_[static_cast<std::size_t>(out_port)].waiting_accept = p;
+  return false;
+}
+
+tlm::tlm_sync_enum Forwarder::bw(int out_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
+  Port& pt = ports_[static_cast<std::size_t>(out_port)];
+  if (ph != tlm::BEGIN_RESP || pt.waiting_accept != &p) throw RunError(label_ + ": unexpected phase on the backward path");
+  pt.waiting_accept = nullptr;
+  accepted_later(ingress_of_.at(&p), &p);
+  // Offer what queued behind it, in arrival order, until the egress pushes back again.
+  while (!pt.waiting_accept && !pt.queue.empty()) {
+    tlm::tlm_generic_payload* q = pt.queue.front();
+    pt.queue.pop_front();
+    if (offer(out_port, q)) accepted_later(ingress_of_.at(q), q);
+  }
+  return tlm::TLM_COMPLETED;
+}
+
+void Forwarder::accepted_later(int in_port, tlm::tlm_generic_payload* p) {
+  ingress_of_.erase(p);
+  tlm::tlm_phase ph = tlm::BEGIN_RESP;
+  sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+  in[in_port]->nb_transport_bw(*p, ph, t);  // COMPLETED, or ACCEPTED with END_RESP to follow
+  p->release();
+}
+
+}  // namespace trainvp

@@ -1,0 +1,45 @@
+#pragma once
+// A device that forwards chunks between links by the chunk's source route: an Ethernet
+// switch, a NIC (between its PCIe and network ports), an NVSwitch, a PCIe switch or root
+// complex. It is a pass-through interconnect in the AT sense: BEGIN_REQ goes straight to the
+// egress link chosen by the route, whose queue is this device's output-port buffer, and the
+// acceptance (or the later BEGIN_RESP) travels back to the ingress link. The device's
+// forwarding latency is added by its egress links. Requests waiting for an egress port that
+// has one unaccepted request already queue here (request exclusion rule), in arrival order.
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+namespace trainvp {
+
+class Forwarder : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket_optional<Forwarder> in;
+  tlm_utils::multi_passthrough_initiator_socket_optional<Forwarder> out;
+
+  Forwarder(sc_core::sc_module_name name, std::string label);
+  const std::string& label() const { return label_; }
+
+ private:
+  tlm::tlm_sync_enum fw(int in_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  tlm::tlm_sync_enum bw(int out_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  // Sends to `out_port`; returns true when accepted at once.
+  bool offer(int out_port, tlm::tlm_generic_payload* p);
+  void accepted_later(int in_port, tlm::tlm_generic_payload* p);
+
+  struct Port {
+    tlm::tlm_generic_payload* waiting_accept = nullptr;  // BEGIN_REQ outstanding on this egress
+    std::deque<tlm::tlm_generic_payload*> queue;         // not yet offered
+  };
+  std::string label_;
+  std::vector<Port> ports_;
+  std::unordered_map<tlm::tlm_generic_payload*, int> ingress_of_;  // held payload -> ingress port
+};
+
+}  // namespace trainvp

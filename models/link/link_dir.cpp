@@ -1,0 +1,180 @@
+#include "models/link/link_dir.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/link/chunk.hpp"
+#include "platform/errors.hpp"
+
+namespace trainvp {
+
+using sc_core::sc_time;
+using sc_core::SC_PS;
+
+static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+
+LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirParams& p, std::uint32_t chunk,
+                 RunContext& ctx)
+    : sc_module(name), in("in"), out("out"), label_(std::move(label)), p_(p), ctx_(ctx) {
+  in.register_nb_transport_fw(this, &LinkDir::fw);
+  out.register_nb_transport_bw(this, &LinkDir::bw);
+  // Enough chunks in flight to keep the link busy across its latency, plus slack.
+  double chunk_s = static_cast<double>(wire_bytes(chunk)) * 8.0 / p_.bandwidth_bps;
+  headroom_ = p_.headroom > 0 ? p_.headroom
+                              : static_cast<int>(std::ceil(static_cast<double>(p_.latency_ps) * 1e-12 / chunk_s)) + 2;
+  SC_HAS_PROCESS(LinkDir);
+  SC_METHOD(on_serialized);
+  sensitive << serialized_ev_;
+  dont_initialize();
+  SC_METHOD(on_arrival);
+  sensitive << arrival_ev_;
+  dont_initialize();
+}
+
+std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
+  std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
+  return payload + packets * p_.overhead;
+}
+
+tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
+  if (ph == tlm::BEGIN_REQ) {
+    std::uint32_t size = p.get_data_length();
+    if (!pending_in_ && (queued_bytes_ == 0 || queued_bytes_ + size <= p_.buffer)) {
+      enqueue(&p);
+      return tlm::TLM_COMPLETED;
+    }
+    p.acquire();  // held until it fits; BEGIN_RESP then tells the sender
+    pending_in_ = &p;
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  throw RunError(label_ + ": unexpected phase on the forward path");
+}
+
+void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
+  p->acquire();
+  std::uint32_t flow = chunk_of(*p)->flow;
+  auto it = std::find_if(flows_.begin(), flows_.end(), [flow](const FlowQueue& f) { return f.flow == flow; });
+  if (it == flows_.end()) {
+    flows_.push_back({flow, {}});
+    it = flows_.end() - 1;
+  }
+  it->q.push_back(p);
+  queued_bytes_ += p->get_data_length();
+  if (queued_bytes_ > stats_.peak_queue_bytes) stats_.peak_queue_bytes = queued_bytes_;
+  try_transmit();
+}
+
+void LinkDir::try_transmit() {
+  if (busy_ || flows_.empty()) return;
+  if (unaccepted_ >= headroom_) {  // the far end is not taking chunks: stop, as PFC pauses a sender
+    if (paused_since_ < 0) paused_since_ = now_ps();
+    return;
+  }
+  if (paused_since_ >= 0) stats_.paused_ps += now_ps() - paused_since_, paused_since_ = -1;
+  if (rr_next_ >= flows_.size()) rr_next_ = 0;
+  FlowQueue& fq = flows_[rr_next_];
+  tlm::tlm_generic_payload* p = fq.q.front();
+  fq.q.pop_front();
+  if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
+  else ++rr_next_;
+  const std::uint32_t size = p->get_data_length();
+  queued_bytes_ -= size;
+  busy_ = true;
+  on_wire_ = p;
+  const std::int64_t now = now_ps();
+  wire_start_ = now;
+  // The link is occupied for the chunk's wire time. Cut-through: the chunk's last packet cannot
+  // leave before the tail has arrived here, so on a link faster than its input the chunk's
+  // packets are spread out, and other flows' packets fill the gaps (the link is free again after
+  // the wire time, not after the tail).
+  const double bps = p_.bandwidth_bps;
+  const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
+  auto ser = [bps](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / bps * 1e12)); };
+  wire_end_ = now + ser(static_cast<double>(wire_bytes(size)));
+  const std::int64_t tail_out = std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(last + p_.overhead)));
+  serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
+  if (track_ >= 0) {
+    if (now > busy_to_) flush_trace(), busy_from_ = now;
+    busy_to_ = wire_end_;
+  }
+  // Its tail reaches the far end one latency after it has left here.
+  chunk_of(*p)->tail_ps = tail_out + p_.latency_ps + extra_latency_ps_;
+  // The first packet reaches the far end a packet time plus the latency after it starts.
+  const std::int64_t latency = p_.latency_ps + extra_latency_ps_;
+  const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
+  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(ser(first + p_.overhead) + latency), SC_PS));
+  propagating_.push_back({now + ser(first + p_.overhead) + latency, p});
+  ++unaccepted_;
+  // Space freed: a chunk that did not fit may now enter.
+  if (pending_in_) {
+    std::uint32_t want = pending_in_->get_data_length();
+    if (queued_bytes_ == 0 || queued_bytes_ + want <= p_.buffer) {
+      tlm::tlm_generic_payload* q = pending_in_;
+      pending_in_ = nullptr;
+      enqueue(q);
+      q->release();
+      tlm::tlm_phase ph = tlm::BEGIN_RESP;
+      sc_time t = sc_core::SC_ZERO_TIME;
+      in->nb_transport_bw(*q, ph, t);  // COMPLETED, or ACCEPTED with END_RESP to follow
+    }
+  }
+}
+
+void LinkDir::flush_trace() {
+  if (track_ >= 0 && busy_from_ >= 0 && busy_to_ > busy_from_) ctx_.trace.slice(track_, "tx " + label_, "network", busy_from_, busy_to_, {});
+  busy_from_ = -1;
+}
+
+void LinkDir::on_serialized() {
+  tlm::tlm_generic_payload* p = on_wire_;
+  on_wire_ = nullptr;
+  busy_ = false;
+  std::uint32_t size = p->get_data_length();
+  ++stats_.chunks;
+  stats_.payload_bytes += size;
+  stats_.wire_bytes += wire_bytes(size);
+  stats_.busy_ps += wire_end_ - wire_start_;
+  ++ctx_.events;
+  try_transmit();
+}
+
+void LinkDir::on_arrival() {
+  const std::int64_t now = now_ps();
+  while (!propagating_.empty() && propagating_.front().head_ps <= now) {
+    arrived_.push_back(propagating_.front().p);
+    propagating_.pop_front();
+  }
+  if (!propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(propagating_.front().head_ps - now), SC_PS));
+  try_deliver();
+}
+
+void LinkDir::try_deliver() {
+  while (!delivering_ && !arrived_.empty()) {
+    tlm::tlm_generic_payload* p = arrived_.front();
+    arrived_.pop_front();
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time t = sc_core::SC_ZERO_TIME;
+    switch (out->nb_transport_fw(*p, ph, t)) {
+      case tlm::TLM_COMPLETED: accepted_downstream(p); break;
+      case tlm::TLM_ACCEPTED: delivering_ = p; break;
+      default: throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");
+    }
+  }
+}
+
+tlm::tlm_sync_enum LinkDir::bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
+  if (ph != tlm::BEGIN_RESP || &p != delivering_) throw RunError(label_ + ": unexpected phase on the backward path");
+  delivering_ = nullptr;
+  accepted_downstream(&p);
+  try_deliver();
+  return tlm::TLM_COMPLETED;
+}
+
+void LinkDir::accepted_downstream(tlm::tlm_generic_payload* p) {
+  --unaccepted_;
+  p->release();
+  try_transmit();
+}
+
+}  // namespace trainvp

@@ -1,0 +1,115 @@
+#pragma once
+// One direction of a full-duplex link, together with the output queue of the device it leaves
+// from. Chunks wait in per-flow FIFOs served round-robin (fair sharing), are serialized at the
+// link rate with per-packet framing, propagate for the link latency (plus the sending device's
+// forwarding latency), and are offered to the device at the far end when their first packet
+// arrives there (cut-through; see ChunkExt::tail_ps).
+//
+// Back-pressure, PFC-like: the queue holds at most `buffer` bytes (a chunk is always accepted
+// into an empty queue); a chunk that does not fit is accepted later (BEGIN_RESP after TLM_ACCEPTED).
+// When the far end does not accept what arrives, at most `headroom` chunks are in flight or
+// waiting there before this direction stops transmitting. Nothing is dropped.
+//
+// AT protocol on both sockets: BEGIN_REQ is answered with TLM_COMPLETED when accepted at once,
+// else TLM_ACCEPTED and a later BEGIN_RESP; END_RESP closes it.
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "platform/run_context.hpp"
+
+namespace trainvp {
+
+struct LinkDirParams {
+  double bandwidth_bps = 0;
+  std::int64_t latency_ps = 0;        // propagation + the sending device's forwarding latency
+  std::uint32_t mtu = 4096;           // payload bytes per packet
+  std::uint32_t overhead = 82;        // framing bytes per packet
+  std::uint64_t buffer = 1 << 20;     // output queue capacity, bytes of payload
+  int headroom = 0;                   // 0: derived from the bandwidth-delay product
+};
+
+struct LinkDirStats {
+  std::uint64_t chunks = 0;
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t wire_bytes = 0;
+  std::int64_t busy_ps = 0;
+  std::uint64_t peak_queue_bytes = 0;
+  std::int64_t paused_ps = 0;         // time stopped by back-pressure with work queued
+};
+
+class LinkDir : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<LinkDir> in;
+  tlm_utils::simple_initiator_socket<LinkDir> out;
+
+  LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirParams& p, std::uint32_t chunk,
+          RunContext& ctx);
+
+  const std::string& label() const { return label_; }
+  const LinkDirParams& params() const { return p_; }
+  const LinkDirStats& stats() const { return stats_; }
+  // Wire bytes of a chunk of `payload` bytes on this link: payload + packets x overhead.
+  std::uint64_t wire_bytes(std::uint32_t payload) const;
+  // Bandwidth and latency can change during a run (faults).
+  void set_bandwidth(double bps) { p_.bandwidth_bps = bps; }
+  void set_extra_latency(std::int64_t ps) { extra_latency_ps_ = ps; }
+  std::uint64_t queued_bytes() const { return queued_bytes_; }
+  // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
+  void trace_on(int track) { track_ = track; }
+  void flush_trace();
+
+ private:
+  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  void enqueue(tlm::tlm_generic_payload* p);
+  void try_transmit();
+  void on_serialized();
+  void on_arrival();
+  void try_deliver();
+  void accepted_downstream(tlm::tlm_generic_payload* p);
+
+  std::string label_;
+  LinkDirParams p_;
+  RunContext& ctx_;
+  std::int64_t extra_latency_ps_ = 0;
+  // Output queue: a FIFO per flow, flows served round-robin. Few flows share a link at a time,
+  // so a short vector searched linearly beats a hash map here.
+  struct FlowQueue {
+    std::uint32_t flow;
+    std::deque<tlm::tlm_generic_payload*> q;
+  };
+  std::vector<FlowQueue> flows_;   // active flows in round-robin order
+  std::size_t rr_next_ = 0;
+  std::uint64_t queued_bytes_ = 0;
+  tlm::tlm_generic_payload* pending_in_ = nullptr;  // accepted later, when it fits
+  // Transmission.
+  bool busy_ = false;
+  tlm::tlm_generic_payload* on_wire_ = nullptr;
+  std::int64_t wire_start_ = 0, wire_end_ = 0;
+  sc_core::sc_event serialized_ev_;
+  // In flight to the far end, in arrival order (arrival times only grow on one link).
+  struct InFlight {
+    std::int64_t head_ps;
+    tlm::tlm_generic_payload* p;
+  };
+  std::deque<InFlight> propagating_;
+  sc_core::sc_event arrival_ev_;
+  // Delivery to the far end.
+  std::deque<tlm::tlm_generic_payload*> arrived_;
+  tlm::tlm_generic_payload* delivering_ = nullptr;  // BEGIN_REQ sent, not yet accepted
+  int unaccepted_ = 0;                              // propagating + arrived + delivering
+  int headroom_;
+  std::int64_t paused_since_ = -1;
+  int track_ = -1;
+  std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
+  LinkDirStats stats_;
+};
+
+}  // namespace trainvp

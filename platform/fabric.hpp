@@ -1,0 +1,88 @@
+#pragma once
+// Elaborates the fabric of a scenario: per node an NVSwitch (when the GPUs have NVLink), PCIe
+// switches and a root complex, NICs; between nodes one switch or a leaf-spine. Every device and
+// link has a stable name (node3.gpu2, node3.nic2, leaf1, link:node3.nic2-leaf1). Routes are
+// computed here: shortest paths by time (latency + 1 MiB at the link rate), with ECMP by flow
+// hash among equal-cost next hops; traffic between nodes leaves through the source GPU's NIC and
+// enters through the destination GPU's NIC.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/collectives/engine.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/link/forwarder.hpp"
+#include "models/link/link_dir.hpp"
+#include "platform/scenario.hpp"
+
+namespace trainvp {
+
+enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex };
+const char* device_kind_name(DeviceKind k);
+
+struct FabricDevice {
+  std::string name;
+  DeviceKind kind;
+  int node = -1;                 // -1 for network switches
+  Gpu* gpu = nullptr;            // endpoints
+  std::unique_ptr<Forwarder> fwd;  // everything else
+  std::vector<int> out;          // directions leaving this device, by out-port index
+  std::int64_t egress_latency_ps = 0;
+};
+
+struct FabricDir {
+  int from = 0, to = 0;
+  int link = 0;                  // index of the full-duplex link
+  std::unique_ptr<LinkDir> dir;
+  double cost = 0;               // routing metric, seconds
+};
+
+struct FabricLink {
+  std::string name;              // link:a-b
+  std::string kind;              // ethernet, nvlink, pcie
+  int a = 0, b = 0;              // devices
+  double bandwidth_bps = 0;
+  std::int64_t latency_ps = 0;
+};
+
+class Fabric : public RouteProvider {
+ public:
+  // Throws ScenarioError (path under /cluster) for a fabric that cannot be built.
+  Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, RunContext& ctx);
+
+  const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
+
+  const std::vector<FabricDevice>& devices() const { return devices_; }
+  const std::vector<FabricDir>& dirs() const { return dirs_; }
+  const std::vector<FabricLink>& links() const { return links_; }
+  int device_of_rank(int rank) const { return gpu_device_[static_cast<std::size_t>(rank)]; }
+  int nic_of_rank(int rank) const { return nic_of_gpu_[static_cast<std::size_t>(rank)]; }
+  nlohmann::ordered_json describe() const;
+  // Trace tracks for the NICs' network ports; flush at the end of the run.
+  void trace_nics();
+  void flush_trace();
+
+ private:
+  int add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps);
+  void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
+               std::uint64_t buffer);
+  const std::vector<double>& dist_to(int target);
+  void append_path(Route& r, int from, int to, std::uint32_t flow);
+  bool transit(int device) const;
+
+  const Scenario& s_;
+  RunContext& ctx_;
+  std::vector<FabricDevice> devices_;
+  std::vector<FabricDir> dirs_;
+  std::vector<FabricLink> links_;
+  std::vector<int> gpu_device_, nic_of_gpu_;
+  std::unordered_map<int, std::vector<double>> dist_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,85 @@
+#include "platform/sweep/resolve.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "platform/errors.hpp"
+#include "platform/scenario.hpp"
+
+namespace trainvp::sweep {
+
+using json = nlohmann::json;
+
+PointError::PointError(std::size_t index, const std::string& params, std::string path, const std::string& message)
+    : std::runtime_error("point #" + std::to_string(index) + " (" + params + "): " + (path.empty() ? "/" : path) +
+                         ": " + message),
+      index(index),
+      path(std::move(path)) {}
+
+namespace {
+
+// ScenarioError's text without its leading "pointer: ".
+std::string message_of(const ScenarioError& e) {
+  std::string w = e.what();
+  std::string prefix = (e.path.empty() ? std::string("/") : e.path) + ": ";
+  return w.compare(0, prefix.size(), prefix) == 0 ? w.substr(prefix.size()) : w;
+}
+
+}  // namespace
+
+json base_document(const SweepSpec& spec) {
+  json doc;
+  try {
+    doc = read_json_file(spec.base);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError("/base", message_of(e));
+  }
+  for (auto& [path, value] : spec.set) {
+    try {
+      apply_override(doc, path + "=" + value.dump());
+    } catch (const ScenarioError& e) {
+      throw ScenarioError(ptr_join("/set", path), "cannot set " + (e.path.empty() ? std::string("/") : e.path) +
+                                                      " in the base scenario: " + message_of(e));
+    }
+  }
+  return doc;
+}
+
+std::vector<std::string> point_overrides(const SweepSpec& spec, const Point& point) {
+  std::vector<std::string> out;
+  for (auto& [path, value] : spec.set) out.push_back(path + "=" + value.dump());
+  for (auto& [path, value] : point.params) out.push_back(path + "=" + value.dump());
+  return out;
+}
+
+json point_document(const json& base_with_set, const Point& point) {
+  json doc = base_with_set;
+  for (auto& [path, value] : point.params) apply_override(doc, path + "=" + value.dump());
+  return doc;
+}
+
+std::string base_stem(const SweepSpec& spec) {
+  std::string stem = std::filesystem::path(spec.base).filename().string();
+  if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".json") stem.resize(stem.size() - 5);
+  return stem;
+}
+
+void validate_points(const SweepSpec& spec, const json& base_with_set, const std::vector<Point>& points) {
+  const std::string stem = base_stem(spec);
+  for (auto& p : points) {
+    try {
+      load_scenario(point_document(base_with_set, p), stem);
+    } catch (const ScenarioError& e) {
+      throw PointError(p.index, describe_assignment(p.params), e.path, message_of(e));
+    }
+  }
+}
+
+std::string scenario_hash(const json& point_doc) {
+  std::uint64_t h = fnv1a64(std::string(TRAINVP_VERSION) + "\n" + point_doc.dump());
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace trainvp::sweep

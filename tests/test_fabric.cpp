@@ -1,0 +1,313 @@
+// The fabric against closed forms: a single transfer, ring all-reduce (alpha-beta), fair sharing
+// of a link, hierarchical vs flat rings, DDP overlap, ECMP, and bad fabrics.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "platform/errors.hpp"
+#include "platform/results.hpp"
+#include "platform/scenario.hpp"
+#include "platform/simulation.hpp"
+#include "tests/sim_child.hpp"
+
+namespace trainvp {
+namespace {
+
+using test::in_child;
+
+// Defaults of the fabric, nodes and PCIe as declared (docs/scenario-format.md).
+constexpr double kEthBps = 400e9, kPcieBps = 32e9 * 16 * 128.0 / 130.0;
+constexpr double kEthLat = 1e-6, kSwitchLat = 500e-9, kNicLat = 500e-9, kPcieLat = 300e-9, kPcieSwLat = 150e-9;
+constexpr double kMtu = 4096, kFraming = 82, kPcieMtu = 256, kPcieFraming = 24;
+
+// Effective RoCE bandwidth: payload bytes per second after per-packet framing.
+double eth_beta() { return kEthBps / 8 * kMtu / (kMtu + kFraming); }
+
+// Alpha of one GPU-to-GPU transfer between nodes: GPU -> PCIe switch -> NIC -> switch -> NIC ->
+// PCIe switch -> GPU. Every link's latency plus its sending device's forwarding latency; with
+// cut-through forwarding, each hop but the RoCE bottleneck adds one packet time (the PCIe hops
+// before it the first packet, the ones after it the last; the second RoCE hop one packet).
+double alpha_between_nodes() {
+  double latency = kPcieLat + (kPcieLat + kPcieSwLat) + (kEthLat + kNicLat) + (kEthLat + kSwitchLat) +
+                   (kPcieLat + kNicLat) + (kPcieLat + kPcieSwLat);
+  double pcie_packet = (kPcieMtu + kPcieFraming) * 8 / kPcieBps;
+  double eth_packet = (kMtu + kFraming) * 8 / kEthBps;
+  return latency + 4 * pcie_packet + eth_packet;
+}
+
+json bench_scenario(int nodes, int gpus, const std::string& op, const std::string& algo, const std::string& bytes) {
+  return {{"trainvp", 1},
+          {"name", "fabric-test"},
+          {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
+                       {"fabric", {{"topology", "switch"}, {"switch_ports", 128}}}}},
+          {"workload", {{"kind", "collective"}, {"op", op}, {"algorithm", algo}, {"bytes", bytes},
+                        {"iterations", 1}, {"warmup", 0}}},
+          {"output", {{"trace", false}}}};
+}
+
+double bench_time(const json& doc) {
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    return collect_results(sim).json["collectives"][0]["time_s"].dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  return std::stod(r.value);
+}
+
+TEST(Fabric, SingleTransferTakesLatencyPlusFramedBytesOverBandwidth) {
+  for (double n : {1048576.0, 64.0 * 1048576}) {
+    // sendrecv over two ranks: each sends n bytes to the other, on independent directions.
+    double t = bench_time(bench_scenario(2, 1, "sendrecv", "ring", std::to_string(static_cast<long long>(n)) + "B"));
+    double expected = alpha_between_nodes() + n * (1 + kFraming / kMtu) * 8 / kEthBps;
+    EXPECT_NEAR(t, expected, 0.01 * expected) << n;
+  }
+}
+
+TEST(Fabric, RingAllReduceMatchesAlphaBetaWithinThreePercent) {
+  const double alpha = alpha_between_nodes(), beta = eth_beta();
+  for (int p : {2, 4, 8, 16, 32, 64})
+    for (double n : {1048576.0, 16.0 * 1048576, 256.0 * 1048576, 1024.0 * 1048576}) {
+      double t = bench_time(bench_scenario(p, 1, "all_reduce", "ring", std::to_string(static_cast<long long>(n)) + "B"));
+      double expected = 2 * (p - 1) * alpha + 2.0 * (p - 1) / p * n / beta;
+      EXPECT_NEAR(t, expected, 0.03 * expected) << "p=" << p << " n=" << n;
+    }
+}
+
+TEST(Fabric, HierarchicalBeatsFlatRingWhenNvlinkIsMuchFasterThanTheNic) {
+  double ring = bench_time(bench_scenario(2, 8, "all_reduce", "ring", "256MiB"));
+  double hier = bench_time(bench_scenario(2, 8, "all_reduce", "hierarchical", "256MiB"));
+  EXPECT_LT(hier, ring * 0.8) << "ring " << ring << " s, hierarchical " << hier << " s";
+}
+
+// Launches transfers at t = 0 and records when each receiving rank is done.
+class Injector : public sc_core::sc_module {
+ public:
+  Injector(sc_core::sc_module_name n, CollectiveEngine& e, Program p) : sc_module(n), engine_(e), program_(std::move(p)) {
+    SC_HAS_PROCESS(Injector);
+    SC_THREAD(go);
+  }
+  std::map<int, double> done;
+
+ private:
+  void go() {
+    int id = engine_.launch(program_, CollectiveOp::SendRecv, CollectiveAlgo::Ring, 0, "test",
+                            [this](int r) { done[r] = sc_core::sc_time_stamp().to_seconds(); });
+    for (int r : program_.ranks) engine_.join(id, r);
+  }
+  CollectiveEngine& engine_;
+  Program program_;
+};
+
+json idle_training(int nodes, int gpus) {
+  return {{"trainvp", 1},
+          {"name", "idle"},
+          {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"workload", {{"layers", {{{"name", "x"}, {"fwd_time", "1ns"}, {"bwd_time", "2ns"}}}}}},
+          {"training", {{"iterations", 1}, {"warmup", 0}, {"optimizer", "none"}}},
+          {"output", {{"trace", false}}}};
+}
+
+std::map<int, double> inject(const json& doc, const Program& p) {
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    Injector inj("injector", sim.engine(), p);
+    sim.run();
+    json out = json::object();
+    for (auto& [rank, t] : inj.done) out[std::to_string(rank)] = t;
+    return out.dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  std::map<int, double> m;
+  const json done = json::parse(r.value);  // items() of a temporary would dangle
+  for (auto& [k, v] : done.items()) m[std::stoi(k)] = v.get<double>();
+  return m;
+}
+
+TEST(Fabric, TwoFlowsSharingALinkEachGetHalf) {
+  const double n = 64.0 * 1048576;
+  Program alone{{{0, 2, static_cast<std::uint64_t>(n), {}}}, {0, 1, 2}};
+  Program both{{{0, 2, static_cast<std::uint64_t>(n), {}}, {1, 2, static_cast<std::uint64_t>(n), {}}}, {0, 1, 2}};
+  double t1 = inject(idle_training(3, 1), alone).at(0);
+  auto t2 = inject(idle_training(3, 1), both);
+  // The switch's port towards node2 is shared: both flows finish together, at twice the time.
+  EXPECT_NEAR(t2.at(0), 2 * t1, 0.02 * 2 * t1);
+  EXPECT_NEAR(t2.at(1), 2 * t1, 0.02 * 2 * t1);
+  EXPECT_NEAR(t1, alpha_between_nodes() + n * (1 + kFraming / kMtu) * 8 / kEthBps, 0.01 * t1);
+}
+
+TEST(Fabric, FlowsBetweenDisjointPairsDoNotInterfere) {
+  const std::uint64_t n = 32ull << 20;
+  Program pairs{{{0, 1, n, {}}, {2, 3, n, {}}}, {0, 1, 2, 3}};
+  Program single{{{0, 1, n, {}}}, {0, 1, 2, 3}};
+  double alone = inject(idle_training(4, 1), single).at(0);
+  auto both = inject(idle_training(4, 1), pairs);
+  EXPECT_NEAR(both.at(0), alone, 1e-9);
+  EXPECT_NEAR(both.at(2), alone, 1e-9);
+}
+
+json ddp_training(const std::string& strategy) {
+  return {{"trainvp", 1},
+          {"name", "ddp"},
+          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"workload", {{"model", "gpt2-small"}, {"batch", 4}, {"seq", 1024}}},
+          {"training", {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", strategy}}}}},
+          {"output", {{"trace", false}}}};
+}
+
+json run_training(const json& doc) {
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    return collect_results(sim).json.dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  return json::parse(r.value);
+}
+
+TEST(Fabric, DdpBucketsExposeLessCommunicationThanOneAllReduceAfterBackward) {
+  json ddp = run_training(ddp_training("ddp")), late = run_training(ddp_training("ddp_no_overlap"));
+  EXPECT_GT(ddp["sync"]["buckets"].size(), 2u);
+  EXPECT_EQ(late["sync"]["buckets"].size(), 1u);
+  double e1 = ddp["exposed_comm_s"].get<double>(), e2 = late["exposed_comm_s"].get<double>();
+  // The embedding's gradient (31% of GPT-2 small) is ready last, so even DDP exposes its all-reduce.
+  EXPECT_LT(e1, 0.8 * e2) << "ddp exposed " << e1 << " s, ddp_no_overlap " << e2 << " s";
+  EXPECT_LT(ddp["iteration_time_s"].get<double>(), late["iteration_time_s"].get<double>());
+  // Without overlap every byte of communication is exposed.
+  EXPECT_NEAR(late["exposed_comm_s"].get<double>(), late["comm_time_s"].get<double>(), 1e-6);
+  EXPECT_GT(ddp["overlap_ratio"].get<double>(), late["overlap_ratio"].get<double>());
+}
+
+TEST(Fabric, NoSyncMovesNoBytes) {
+  json r = run_training(ddp_training("none"));
+  EXPECT_EQ(r["links"].size(), 0u);
+  EXPECT_EQ(r["comm_time_s"].get<double>(), 0.0);
+}
+
+TEST(Fabric, LeafSpineSpreadsFlowsOverSpinesByEcmp) {
+  json doc = bench_scenario(16, 1, "all_reduce", "ring", "64MiB");
+  doc["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"leaf_ports", 4}, {"spines", 4}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    return collect_results(sim).json["links"].dump();
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  std::set<std::string> spines_used;
+  for (auto& l : json::parse(r.value)) {
+    std::string name = l["name"];
+    auto pos = name.find("spine");
+    if (pos != std::string::npos) spines_used.insert(name.substr(pos, 6));
+  }
+  EXPECT_GE(spines_used.size(), 2u);
+}
+
+TEST(Fabric, RailOptimizedPutsNicIOfEveryNodeOnLeafI) {
+  json doc = idle_training(4, 4);
+  doc["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"rail_optimized", true}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    return sim.fabric().describe()["links"].dump();
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  int rails = 0;
+  for (auto& l : json::parse(r.value)) {
+    std::string a = l["a"], b = l["b"];
+    if (a.find(".nic") == std::string::npos || b.rfind("leaf", 0) != 0) continue;
+    EXPECT_EQ(a.substr(a.find(".nic") + 4), b.substr(4)) << a << " - " << b;
+    ++rails;
+  }
+  EXPECT_EQ(rails, 16);
+}
+
+struct BadFabric {
+  const char* name;
+  std::function<void(json&)> mutate;
+  const char* path;
+};
+
+TEST(Fabric, BadFabricsAreClearErrors) {
+  std::vector<BadFabric> cases = {
+      {"zero bandwidth", [](json& d) { d["cluster"]["fabric"]["link_bw"] = "0Gbps"; }, "/cluster/fabric/link_bw"},
+      {"repeated rank", [](json& d) { d["workload"]["communicator"] = {0, 1, 1}; }, "/workload/communicator/2"},
+      {"rank out of range", [](json& d) { d["workload"]["communicator"] = {0, 9}; }, "/workload/communicator/1"},
+      {"more NICs than switch ports", [](json& d) { d["cluster"]["fabric"]["switch_ports"] = 3; },
+       "/cluster/fabric/switch_ports"},
+      {"more NICs than GPUs", [](json& d) { d["cluster"]["node"]["nics"] = 2; }, "/cluster/node/nics"},
+      {"tree for all_gather", [](json& d) { d["workload"]["op"] = "all_gather", d["workload"]["algorithm"] = "tree"; },
+       "/workload/algorithm"},
+      {"unknown topology", [](json& d) { d["cluster"]["fabric"]["topology"] = "torus"; }, "/cluster/fabric/topology"},
+      {"too few leaves", [](json& d) { d["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"leaf_ports", 1}, {"leaves", 2}}; },
+       "/cluster/fabric/leaves"},
+      {"zero chunk", [](json& d) { d["cluster"]["fabric"]["chunk"] = "0B"; }, "/cluster/fabric/chunk"},
+      {"min above max", [](json& d) { d["workload"].erase("bytes"), d["workload"]["min_bytes"] = "2MiB", d["workload"]["max_bytes"] = "1MiB"; },
+       "/workload/max_bytes"},
+  };
+  for (auto& c : cases) {
+    json doc = bench_scenario(4, 1, "all_reduce", "ring", "1MiB");
+    c.mutate(doc);
+    try {
+      load_scenario(doc, "t");
+      ADD_FAILURE() << c.name << ": accepted";
+    } catch (const ScenarioError& e) {
+      EXPECT_EQ(e.path, c.path) << c.name << ": " << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainvp
+
+namespace trainvp {
+namespace {
+
+TEST(Fabric, CollectivesSmallerThanTheRankCountComplete) {
+  // 3 bytes over 8 ranks: most ring segments are empty, and empty transfers complete at once.
+  for (const char* algo : {"ring", "tree", "hierarchical"}) {
+    json doc = bench_scenario(2, 4, "all_reduce", algo, "3B");
+    double t = bench_time(doc);
+    EXPECT_GT(t, 0) << algo;
+    EXPECT_LT(t, 1e-3) << algo;
+  }
+}
+
+TEST(Fabric, EveryCollectiveOfTheBenchmarkRunsOverEveryAlgorithmItSupports) {
+  for (const char* op : {"reduce_scatter", "all_gather", "broadcast", "sendrecv"})
+    EXPECT_GT(bench_time(bench_scenario(2, 2, op, "ring", "8MiB")), 0) << op;
+  // A broadcast pipelines chunks down a chain: about n/beta plus a latency per hop, not p x n/beta.
+  double t = bench_time(bench_scenario(4, 1, "broadcast", "ring", "64MiB"));
+  double once = 64.0 * 1048576 * (1 + kFraming / kMtu) * 8 / kEthBps;
+  EXPECT_LT(t, 1.2 * once);
+  EXPECT_GT(t, once);
+}
+
+TEST(Fabric, DescribeTopologyNamesEveryDeviceAndLink) {
+  json doc = idle_training(2, 8);
+  doc["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"rail_optimized", true}, {"spines", 2}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    return sim.fabric().describe().dump();
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  json t = json::parse(r.value);
+  std::set<std::string> names;
+  for (auto& d : t["devices"]) names.insert(d["name"].get<std::string>());
+  for (const char* n : {"node0.gpu0", "node1.gpu7", "node0.nic3", "node1.nvswitch", "node0.pcie3", "node0.cpu", "leaf7",
+                        "spine1"})
+    EXPECT_TRUE(names.count(n)) << n;
+  // Per node: 8 NVLink + 4 PCIe uplinks + 8 GPU PCIe + 8 NIC PCIe links; 16 NIC links; 8 leaves x 2 spines.
+  EXPECT_EQ(t["links"].size(), 2u * (8 + 4 + 8 + 8) + 16 + 8 * 2);
+  bool found = false;
+  for (auto& l : t["links"]) found |= l["name"] == "link:node1.nic2-leaf2";
+  EXPECT_TRUE(found);
+  EXPECT_EQ(t["gpus"][10]["nic"], "node1.nic2");
+}
+
+}  // namespace
+}  // namespace trainvp
