@@ -69,6 +69,10 @@ class Gpu : public sc_core::sc_module {
   // The GPU is an SC_METHOD state machine rather than an SC_THREAD: thousands of GPUs then cost
   // no coroutine stacks and no context switches. step() runs at start, when a phase ends and
   // when the gate changes; it starts the next phase or waits on the gate.
+  void end_of_elaboration() override {
+    dma_engine_.reserve_ports(dma.size());
+    hbm_.reserve_ports(mem.size());
+  }
   void step();
   void start_phase();
   void end_phase();

@@ -16,7 +16,6 @@ tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::
   if (ph != tlm::BEGIN_REQ) throw RunError(label_ + ": unexpected phase on the forward path");
   ChunkExt* c = chunk_of(p);
   int port = c->route->ports[static_cast<std::size_t>(++c->hop)];
-  if (static_cast<std::size_t>(port) >= ports_.size()) ports_.resize(static_cast<std::size_t>(port) + 1);
   Port& pt = ports_[static_cast<std::size_t>(port)];
   if (!pt.waiting_accept && pt.queue.empty() && offer(port, &p)) return tlm::TLM_COMPLETED;
   p.acquire();

@@ -27,6 +27,9 @@ class Forwarder : public sc_core::sc_module {
   const std::string& label() const { return label_; }
 
  private:
+  // Ports are sized once binding is complete: calls re-enter this device (an acceptance travels
+  // back while another chunk arrives), so the port table must never reallocate during a run.
+  void end_of_elaboration() override { ports_.resize(out.size()); }
   tlm::tlm_sync_enum fw(int in_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   tlm::tlm_sync_enum bw(int out_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   // Sends to `out_port`; returns true when accepted at once.

@@ -39,6 +39,11 @@ class AtInitiator {
   tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
 
+  // Sizes the per-index state up front (call at end of elaboration): calls re-enter this object,
+  // so its port table must not reallocate while a reference to an entry is live.
+  void reserve_ports(std::size_t n) {
+    if (ports_.size() < n) ports_.resize(n);
+  }
   std::size_t outstanding() const;
   std::uint64_t completed() const { return completed_; }
 

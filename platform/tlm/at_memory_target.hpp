@@ -27,6 +27,9 @@ class AtMemoryTarget {
   tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
 
+  void reserve_ports(std::size_t n) {  // see AtInitiator::reserve_ports
+    if (ports_.size() < n) ports_.resize(n);
+  }
   std::uint64_t bytes_served() const { return bytes_; }
   std::uint64_t transactions() const { return transactions_; }
 
