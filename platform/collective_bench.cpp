@@ -16,7 +16,8 @@ void CollectiveBench::run() {
   int track = ctx_.trace.track("collectives", std::string(op_name(cfg_.op)) + " " + algo_name(cfg_.algorithm));
   for (std::uint64_t bytes : cfg_.sizes) {
     auto program = std::make_shared<const CompiledProgram>(
-        build_program(cfg_.op, cfg_.algorithm, cfg_.communicator, bytes, engine_.chunk(), nodes_of_, cfg_.root));
+        build_program(cfg_.op, cfg_.algorithm, cfg_.communicator, bytes, engine_.chunk(), nodes_of_, cfg_.root,
+                      &engine_.device_map()));
     std::vector<double> times;
     for (int it = 0; it < cfg_.warmup + cfg_.iterations; ++it) {
       const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());

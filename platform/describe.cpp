@@ -42,7 +42,7 @@ std::string describe_text() {
   std::ostringstream o;
   o << "trainvp " << TRAINVP_VERSION << ": scenario format " << kScenarioFormatVersion << "\n";
   o << "Quantities are strings with units:\n";
-  for (Quantity q : {Quantity::Bandwidth, Quantity::Time, Quantity::Size, Quantity::FlopRate})
+  for (Quantity q : {Quantity::Bandwidth, Quantity::Time, Quantity::Size, Quantity::FlopRate, Quantity::Frequency})
     o << "  " << quantity_name(q) << ": " << units_of(q) << "\n";
   for (const SchemaInfo& s : all_schemas()) {
     o << "\n" << s.name << "  [" << s.where << "]\n  " << s.help << "\n";

@@ -18,6 +18,7 @@ const char* device_kind_name(DeviceKind k) {
     case DeviceKind::NvSwitch: return "nvswitch";
     case DeviceKind::PcieSwitch: return "pcie-switch";
     case DeviceKind::RootComplex: return "root-complex";
+    case DeviceKind::CxlPort: return "cxl-port";
   }
   return "?";
 }
@@ -44,7 +45,7 @@ int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t
   d.kind = kind;
   d.node = node;
   d.egress_latency_ps = egress_latency_ps;
-  if (kind != DeviceKind::Gpu) d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
+  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort) d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
   d.name = std::move(name);
   devices_.push_back(std::move(d));
   return static_cast<int>(devices_.size() - 1);
@@ -73,15 +74,18 @@ void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int
                                       static_cast<std::uint32_t>(s_.cluster.fabric.chunk), ctx_);
     d.cost = static_cast<double>(p.latency_ps) * 1e-12 + static_cast<double>(d.dir->wire_bytes(1 << 20)) * 8.0 / bps;
     if (f.gpu) f.gpu->dma.bind(d.dir->in);
+    else if (f.cxl) f.cxl->dma.bind(d.dir->in);
     else f.fwd->out.bind(d.dir->in);
     if (t.gpu) d.dir->out.bind(t.gpu->mem);
+    else if (t.cxl) d.dir->out.bind(t.cxl->mem);
     else d.dir->out.bind(t.fwd->in);
     f.out.push_back(static_cast<int>(dirs_.size()));
     dirs_.push_back(std::move(d));
   }
 }
 
-Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, RunContext& ctx) : s_(s), ctx_(ctx) {
+Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx)
+    : s_(s), ctx_(ctx) {
   const ClusterConfig& c = s.cluster;
   const FabricConfig& f = c.fabric;
   const int G = c.gpus_per_node, N = c.nodes, nics = c.nics_per_node;
@@ -127,6 +131,19 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, RunContext& ctx
       nic_devices.push_back(nic);
     }
     for (int g = 0; g < G; ++g) nic_of_gpu_[static_cast<std::size_t>(n * G + g)] = nic_devices[static_cast<std::size_t>(n * nics + g * nics / G)];
+    // The CXL device's ports, each on a PCIe switch (round-robin), with flit-framed links.
+    device_map_.ports_of_node.emplace_back();
+    CxlDevice* dev = n < static_cast<int>(cxl.size()) ? cxl[static_cast<std::size_t>(n)] : nullptr;
+    for (std::size_t k = 0; dev && k < dev->ports.size(); ++k) {
+      const CxlParams& cp = dev->params();
+      int port = add_device(node + ".cxl.p" + std::to_string(k), DeviceKind::CxlPort, n, 0);
+      devices_[static_cast<std::size_t>(port)].cxl = dev->ports[k].get();
+      connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(), cp.flit_overhead(),
+              f.switch_buffer);
+      device_map_.ports_of_node.back().push_back(static_cast<int>(gpu_device_.size()));
+      gpu_device_.push_back(port);
+      nic_of_gpu_.push_back(nic_devices[static_cast<std::size_t>(n * nics)]);
+    }
   }
   // The network.
   auto eth = [&](int a, int b, double bw) { connect(a, b, "ethernet", bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer); };
@@ -153,7 +170,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, RunContext& ctx
 
 bool Fabric::transit(int d) const {
   DeviceKind k = devices_[static_cast<std::size_t>(d)].kind;
-  return k != DeviceKind::Gpu && k != DeviceKind::Nic;
+  return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort;
 }
 
 // Shortest time from every device to `target`, moving only through transit devices.
@@ -255,10 +272,12 @@ nlohmann::ordered_json Fabric::describe() const {
                      {"bandwidth_bps", l.bandwidth_bps},
                      {"latency_s", static_cast<double>(l.latency_ps) * 1e-12}});
   oj gpus = oj::array();
-  for (std::size_t r = 0; r < gpu_device_.size(); ++r)
+  for (std::size_t r = 0; r < gpu_device_.size(); ++r) {
+    if (devices_[static_cast<std::size_t>(gpu_device_[r])].kind != DeviceKind::Gpu) continue;
     gpus.push_back({{"rank", r},
                     {"name", devices_[static_cast<std::size_t>(gpu_device_[r])].name},
                     {"nic", devices_[static_cast<std::size_t>(nic_of_gpu_[r])].name}});
+  }
   return {{"devices", devs}, {"links", links}, {"gpus", gpus}};
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/collectives/engine.hpp"
+#include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
@@ -22,7 +23,7 @@
 
 namespace trainvp {
 
-enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex };
+enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort };
 const char* device_kind_name(DeviceKind k);
 
 struct FabricDevice {
@@ -30,6 +31,7 @@ struct FabricDevice {
   DeviceKind kind;
   int node = -1;                 // -1 for network switches
   Gpu* gpu = nullptr;            // endpoints
+  CxlPort* cxl = nullptr;
   std::unique_ptr<Forwarder> fwd;  // everything else
   std::vector<int> out;          // directions leaving this device, by out-port index
   std::int64_t egress_latency_ps = 0;
@@ -53,7 +55,9 @@ struct FabricLink {
 class Fabric : public RouteProvider {
  public:
   // Throws ScenarioError (path under /cluster) for a fabric that cannot be built.
-  Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, RunContext& ctx);
+  // cxl[n]: node n's CXL device, or null. Its ports become endpoints numbered after the GPUs'
+  // ranks, in node order (the collective engine registers them in the same order).
+  Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx);
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
 
@@ -61,6 +65,7 @@ class Fabric : public RouteProvider {
   const std::vector<FabricDir>& dirs() const { return dirs_; }
   const std::vector<FabricLink>& links() const { return links_; }
   int device_of_rank(int rank) const { return gpu_device_[static_cast<std::size_t>(rank)]; }
+  const DeviceMap& device_map() const { return device_map_; }
   int nic_of_rank(int rank) const { return nic_of_gpu_[static_cast<std::size_t>(rank)]; }
   nlohmann::ordered_json describe() const;
   // Trace tracks for the NICs' network ports; flush at the end of the run.
@@ -80,7 +85,8 @@ class Fabric : public RouteProvider {
   std::vector<FabricDevice> devices_;
   std::vector<FabricDir> dirs_;
   std::vector<FabricLink> links_;
-  std::vector<int> gpu_device_, nic_of_gpu_;
+  std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
+  DeviceMap device_map_;
   std::unordered_map<int, std::vector<double>> dist_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
 };

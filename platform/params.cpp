@@ -73,6 +73,7 @@ double quantity(const json& v, const std::string& path, Quantity q, const Range&
       case Quantity::Bandwidth: x = parse_bandwidth_bps(v.get<std::string>()); break;
       case Quantity::Time: x = static_cast<double>(parse_time_ps(v.get<std::string>())); break;
       case Quantity::Size: x = static_cast<double>(parse_size_bytes(v.get<std::string>())); break;
+      case Quantity::Frequency: x = parse_frequency_hz(v.get<std::string>()); break;
       default: x = parse_flop_rate(v.get<std::string>()); break;
     }
   } catch (const UnitError& e) {

@@ -127,6 +127,9 @@ class ParamSet {
   ParamSet& flop_rate(const char* name, double T::*field, json def, const char* help, Range r = Range::positive()) {
     return quantity(name, field, Quantity::FlopRate, std::move(def), help, r);
   }
+  ParamSet& frequency(const char* name, double T::*field, json def, const char* help, Range r = Range::positive()) {
+    return quantity(name, field, Quantity::Frequency, std::move(def), help, r);
+  }
   ParamSet& time(const char* name, std::int64_t T::*field, json def, const char* help, Range r = Range::non_negative()) {
     return add(name, "time", units_of(Quantity::Time), std::move(def), help, r, {},
                [field, r](T& t, const json& v, const std::string& p) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/gpu/roofline.hpp"
+#include "platform/sync_results.hpp"
 #include "platform/units.hpp"
 
 namespace trainvp {
@@ -102,6 +103,23 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
   return list;
 }
 
+nlohmann::ordered_json cxl_stats(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const CxlDevice* d : sim.cxl_devices()) {
+    const CxlStats& st = d->stats();
+    list.push_back({{"name", d->name()},
+                    {"fidelity", d->params().fidelity == CxlFidelity::Rtl ? "rtl" : "calibrated"},
+                    {"engine_lanes", d->params().engine_lanes},
+                    {"jobs", st.jobs},
+                    {"lines", st.lines},
+                    {"bytes_reduced", st.bytes},
+                    {"engine_cycles", st.engine_cycles},
+                    {"busy_s", sec(st.busy_ps)}});
+  }
+  return list;
+}
+
 nlohmann::ordered_json sim_stats(const Simulation& sim) {
   const SimStats& st = sim.stats();
   return {{"wall_s", st.wall_s},
@@ -140,6 +158,7 @@ RunResults bench_results(const Simulation& sim) {
   }
   j["collectives"] = rows;
   j["links"] = link_stats(sim);
+  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   j["sim"] = sim_stats(sim);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
                 format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
@@ -231,8 +250,10 @@ RunResults collect_results(const Simulation& sim) {
     for (const Bucket& b : ddp->buckets()) buckets.push_back({{"bytes", b.bytes}, {"layers", b.layers.size()}});
     j["sync"]["buckets"] = buckets;
   }
+  add_sync_results(j, sim);  // layer-wise and partial strategies
   j["collectives"] = collective_records(sim);
   j["links"] = link_stats(sim);
+  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();
@@ -259,6 +280,7 @@ RunResults collect_results(const Simulation& sim) {
   for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(w.shape.dtype) / g.params.efficiency;
   std::snprintf(buf, sizeof buf, ", %.1f%% of peak FLOP/s (MFU)\n", 100.0 * flops / iter_time / peak);
   sum << buf;
+  sum << sync_summary(j, sim);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
                 st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);

@@ -3,7 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/cxl/rtl_engine.hpp"
 #include "platform/glob.hpp"
+
+#include <algorithm>
 
 namespace trainvp {
 
@@ -49,6 +52,7 @@ const ParamSet<NodeRaw>& node_schema() {
                  Range::non_negative())
         .nested("nvlink", "object", json::object(), "NVLink/NVSwitch parameters (see `nvlink`)")
         .nested("pcie", "object", json::object(), "PCIe parameters (see `pcie`)")
+        .nested("cxl", "object", json::object(), "The node's CXL aggregation device (see `cxl`)")
         .required("gpu");
     return p;
   }();
@@ -182,18 +186,51 @@ const ParamSet<SyncConfig>& sync_schema() {
   static const ParamSet<SyncConfig> s = [] {
     ParamSet<SyncConfig> p("sync", "/training/sync", "Gradient synchronization strategy (docs/scenario-format.md).");
     p.choice("strategy", &SyncConfig::strategy, "none",
-             {{"none", SyncStrategyKind::None}, {"ddp", SyncStrategyKind::Ddp}, {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap}},
+             {{"none", SyncStrategyKind::None}, {"ddp", SyncStrategyKind::Ddp}, {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap},
+              {"layerwise", SyncStrategyKind::Layerwise}, {"blockwise", SyncStrategyKind::Blockwise},
+              {"adaptive", SyncStrategyKind::Adaptive}, {"asc_wfbp", SyncStrategyKind::AscWfbp},
+              {"localsgd", SyncStrategyKind::LocalSgd}, {"plsgd", SyncStrategyKind::Plsgd},
+              {"dreamddp", SyncStrategyKind::DreamDdp}},
              "none: replicas never exchange gradients; ddp: PyTorch DDP buckets all-reduced as they fill, overlapping "
-             "backward; ddp_no_overlap: one all-reduce of all gradients after backward")
+             "backward; ddp_no_overlap: one all-reduce of all gradients after backward; layerwise, blockwise, adaptive: "
+             "each layer's (block's) all-reduce starts when its gradient is ready, on size-class streams; asc_wfbp: "
+             "every layer all-reduced as soon as ready, concurrently; localsgd: parameters averaged every `period` "
+             "iterations; plsgd, dreamddp: one set of layers' parameters averaged per iteration, overlapping backward "
+             "(docs/strategies.md)")
         .size("bucket", &SyncConfig::bucket, "25MiB", "DDP bucket cap (bucket_cap_mb)", Range::positive())
         .size("first_bucket", &SyncConfig::first_bucket, "1MiB", "Cap of the first bucket (the last layers)",
               Range::positive())
         .choice("algorithm", &SyncConfig::algorithm, "ring",
-                {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical}},
+                {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical},
+                 {"cxl_allreduce", CollectiveAlgo::CxlAllReduce}},
                 "All-reduce algorithm: ring (reduce-scatter + all-gather), tree (double binary tree), hierarchical "
-                "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather)")
-        .integer("comm_streams", &SyncConfig::comm_streams, 1, "Communication streams: bucket b runs on stream b mod N",
-                 {1, 64});
+                "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather), cxl_allreduce "
+                "(reduction in the node's CXL device; one node)")
+        .integer("comm_streams", &SyncConfig::comm_streams, 1,
+                 "Communication streams: bucket (unit) b runs on stream b mod N (asc_wfbp: one per layer)", {1, 64})
+        .integer("period", &SyncConfig::period, 5,
+                 "H: localsgd averages every H iterations; plsgd and dreamddp average each layer once per H iterations",
+                 Range::at_least(1))
+        .integer("block", &SyncConfig::block, 2, "blockwise, adaptive: adjacent parameter layers per unit",
+                 Range::at_least(1))
+        .integer("pack", &SyncConfig::pack, 10,
+                 "layerwise, blockwise, adaptive: small units packed into one all-reduce this many at a time (1: none)",
+                 Range::at_least(1))
+        .size("large_bytes", &SyncConfig::large_bytes, "10MB", "Units of more gradient bytes are `large`",
+              Range::positive())
+        .size("small_bytes", &SyncConfig::small_bytes, "1MB", "Units of fewer gradient bytes are `small`; <= large_bytes",
+              Range::positive())
+        .nested("class_streams", "object", nullptr,
+                "Stream of each size class {large, medium, small} (see `class_streams`); default: round-robin")
+        .number("util_high", &SyncConfig::util_high, 0.9,
+                "adaptive: GPU compute utilization above which it synchronizes layer-wise", Range::unit_open_closed())
+        .number("util_low", &SyncConfig::util_low, 0.7,
+                "adaptive: utilization below which it synchronizes block-wise; <= util_high", Range::unit_open_closed())
+        .flag("fill_in", &SyncConfig::fill_in, false,
+              "dreamddp: also average earlier layers whose averages still hide under the backward")
+        .nested("profile", "array", nullptr,
+                "dreamddp: per-layer backward and communication times (see `profile_layer`); default: measured")
+        .nested("compression", "object", json{{"kind", "none"}}, "Per-layer compression (see `compression`)");
     return p;
   }();
   return s;
@@ -218,8 +255,9 @@ const ParamSet<BenchRaw>& bench_schema() {
                  {"sendrecv", CollectiveOp::SendRecv}},
                 "Collective; sendrecv: every rank sends to the next and receives from the previous")
         .choice("algorithm", &BenchRaw::algorithm, "ring",
-                {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical}},
-                "Algorithm (tree and hierarchical apply to all_reduce)")
+                {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical},
+                 {"cxl_allreduce", CollectiveAlgo::CxlAllReduce}},
+                "Algorithm (tree, hierarchical and cxl_allreduce apply to all_reduce)")
         .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)", Range::positive())
         .size("min_bytes", &BenchRaw::min_bytes, nullptr, "Smallest size of a range", Range::positive())
         .size("max_bytes", &BenchRaw::max_bytes, nullptr, "Largest size of a range", Range::positive())
@@ -236,13 +274,19 @@ const ParamSet<BenchRaw>& bench_schema() {
 
 struct OutputRaw {
   std::string dir;
-  bool trace = true;
+  bool trace = true, waves = false;
+  std::int64_t waves_from = 0, waves_to = -1;
 };
 const ParamSet<OutputRaw>& output_schema() {
   static const ParamSet<OutputRaw> s = [] {
     ParamSet<OutputRaw> p("output", "/output", "Where results go; `trainvp run -o DIR` overrides `dir`.");
     p.text("dir", &OutputRaw::dir, nullptr, "Output directory; default out/<name>")
-        .flag("trace", &OutputRaw::trace, true, "Write trace.json (Chrome/Perfetto trace events)");
+        .flag("trace", &OutputRaw::trace, true, "Write trace.json (Chrome/Perfetto trace events)")
+        .flag("waves", &OutputRaw::waves, false,
+              "Write waves.vcd: the CXL engine's signals, cycle by cycle, for jobs that start in the window "
+              "(fidelity rtl)")
+        .time("waves_from", &OutputRaw::waves_from, "0s", "Start of the waveform window (simulated time)")
+        .time("waves_to", &OutputRaw::waves_to, nullptr, "End of the waveform window; default: the end of the run");
     return p;
   }();
   return s;
@@ -358,14 +402,19 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
   b.root = r.root;
   if (b.algorithm != CollectiveAlgo::Ring && b.op != CollectiveOp::AllReduce)
     fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op), json(algo_name(b.algorithm)));
-  if (b.algorithm == CollectiveAlgo::Hierarchical) {
+  if (b.algorithm == CollectiveAlgo::Hierarchical || b.algorithm == CollectiveAlgo::CxlAllReduce) {
     std::vector<int> nodes_of;
     for (auto& g : c.gpus) nodes_of.push_back(g.node);
+    DeviceMap dm;
+    dm.ports_of_node.assign(static_cast<std::size_t>(c.nodes), std::vector<int>(static_cast<std::size_t>(c.cxl_ports), 0));
     try {
-      build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of);
+      build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of, 0, &dm);
     } catch (const std::invalid_argument& e) {
-      throw ScenarioError(cp, e.what());
+      throw ScenarioError(b.algorithm == CollectiveAlgo::CxlAllReduce && c.cxl_ports == 0 ? "/cluster/node/cxl/present" : cp,
+                          e.what());
     }
+    if (b.algorithm == CollectiveAlgo::CxlAllReduce && static_cast<int>(b.communicator.size()) > 8)
+      fail_expected(cp, "at most 8 ranks: the engine's MAX_CONTRIBUTORS", comm.is_null() ? json(world) : comm);
   }
   return resolved;
 }
@@ -433,6 +482,8 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
                                                  ptr_join(node_path, "nvlink"));
   node_resolved["pcie"] = pcie_schema().load(c.pcie, member(node_value, "pcie").is_null() ? json::object() : node_value["pcie"],
                                              ptr_join(node_path, "pcie"));
+  node_resolved["cxl"] = cxl_schema().load(c.cxl, member(node_value, "cxl").is_null() ? json::object() : node_value["cxl"],
+                                           ptr_join(node_path, "cxl"));
   c.nodes = raw.nodes;
   c.gpus_per_node = node.gpus;
   if (static_cast<long long>(c.nodes) * c.gpus_per_node > 1 << 20)
@@ -475,6 +526,27 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
     fres["spines"] = c.spines;
   }
   resolved["fabric"] = fres;
+  if (c.cxl.present) {
+    std::string xp = ptr_join(node_path, "cxl");
+    const auto& lanes = rtl_lanes_available();
+    if (std::find(lanes.begin(), lanes.end(), c.cxl.engine_lanes) == lanes.end()) {
+      std::string list;
+      for (int l : lanes) list += (list.empty() ? "" : ", ") + std::to_string(l);
+      fail_expected(ptr_join(xp, "engine_lanes"),
+                    lanes.empty() ? std::string("a build with the RTL (this one was configured with -DTRAINVP_RTL=OFF)")
+                                  : "a compiled grad_reduce variant: " + list,
+                    json(c.cxl.engine_lanes));
+    }
+    const std::uint64_t ig = c.cxl.interleave_granularity;
+    if (ig < 256 || ig > 16384 || (ig & (ig - 1)) != 0 || ig > c.fabric.chunk)
+      fail_expected(ptr_join(xp, "interleave_granularity"),
+                    "256 B << k up to 16 KiB, and not above the fabric chunk (" + std::to_string(c.fabric.chunk) + " B)",
+                    json(std::to_string(ig) + "B"));
+    const int switches = (c.gpus_per_node + c.pcie.gpus_per_switch - 1) / c.pcie.gpus_per_switch;
+    c.cxl_ports = c.cxl.ports ? c.cxl.ports : switches;
+    node_resolved["cxl"]["ports"] = c.cxl_ports;
+    resolved["node"] = node_resolved;
+  }
   for (int n = 0; n < c.nodes; ++n)
     for (int g = 0; g < c.gpus_per_node; ++g)
       c.gpus.push_back({"node" + std::to_string(n) + ".gpu" + std::to_string(g), n, g, n * c.gpus_per_node + g, gpu});
@@ -617,6 +689,22 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   const json& sync = member(training, "sync");
   SyncConfig sc;
   tres["sync"] = sync_schema().load(sc, sync.is_null() ? json{{"strategy", "none"}} : sync, "/training/sync");
+  tres["sync"] = finish_sync(sc, sync.is_null() ? json::object() : sync, tres["sync"], s.workload, "/training/sync");
+  if (sc.algorithm == CollectiveAlgo::CxlAllReduce && sc.strategy != SyncStrategyKind::None) {
+    if (!s.cluster.cxl.present)
+      fail_expected("/cluster/node/cxl/present", "true: algorithm cxl_allreduce needs the node's CXL device", json(false));
+    if (s.cluster.nodes != 1)
+      fail_expected("/training/sync/algorithm",
+                    "an algorithm that spans nodes (cxl_allreduce reduces inside one node; cxl_hierarchical is not "
+                    "there yet)",
+                    json("cxl_allreduce"));
+    if (s.cluster.gpus_per_node > 8)
+      fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(s.cluster.gpus_per_node));
+  }
+  if (s.cluster.cxl.present && !s.collective_bench && s.workload.shape.grad_dtype != DType::FP32 &&
+      s.workload.shape.grad_dtype != DType::BF16)
+    fail_expected("/workload/grad_dtype", "fp32 or bf16: the formats the CXL engine reduces",
+                  json(dtype_name(s.workload.shape.grad_dtype)));
   s.training = {tr.iterations, tr.warmup, sc, tr.time_limit};
   s.workload.optimizer = tr.optimizer;
   resolved["training"] = tres;
@@ -634,7 +722,9 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   json ores = output_schema().load(out, output.is_null() ? json::object() : output, "/output");
   if (out.dir.empty()) out.dir = "out/" + s.name;
   ores["dir"] = out.dir;
-  s.output = {out.dir, out.trace};
+  if (out.waves && (!s.cluster.cxl.present || s.cluster.cxl.fidelity != CxlFidelity::Rtl))
+    fail_expected("/output/waves", "false unless cluster.node.cxl is present with fidelity \"rtl\"", json(true));
+  s.output = {out.dir, out.trace, out.waves, out.waves_from, out.waves_to};
   resolved["output"] = ores;
 
   // Cross-checks that need several sections.
@@ -660,7 +750,8 @@ std::vector<SchemaInfo> all_schemas() {
   return {top_schema().info(),      cluster_schema().info(),  node_schema().info(),   gpu_schema().info(),
           nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(), override_schema().info(),
           workload_schema().info(), layer_schema().info(),    bench_schema().info(),  training_schema().info(),
-          sync_schema().info(),     output_schema().info()};
+          sync_schema().info(),     compression_schema().info(), class_streams_schema().info(),
+          profile_schema().info(),     cxl_schema().info(),      output_schema().info()};
 }
 
 }  // namespace trainvp

@@ -9,10 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "models/collectives/program.hpp"
+#include "models/cxl/cxl_params.hpp"
 #include "models/gpu/gpu_params.hpp"
 #include "models/workload/workload.hpp"
 #include "platform/fabric_config.hpp"
 #include "platform/params.hpp"
+#include "platform/sync_config.hpp"
 
 namespace trainvp {
 
@@ -34,11 +36,13 @@ struct ClusterConfig {
   FabricConfig fabric;
   NvlinkConfig nvlink;
   PcieConfig pcie;
+  CxlParams cxl;
+  int cxl_ports = 0;              // resolved: ports per node's device (0 without a device)
   int leaves = 0, spines = 0;     // resolved for leaf-spine
   int node_of(int rank) const { return rank / gpus_per_node; }
 };
 
-enum class SyncStrategyKind { None, Ddp, DdpNoOverlap };
+enum class SyncStrategyKind { None, Ddp, DdpNoOverlap, Layerwise, Blockwise, Adaptive, AscWfbp, LocalSgd, Plsgd, DreamDdp };
 
 struct SyncConfig {
   SyncStrategyKind strategy = SyncStrategyKind::None;
@@ -46,6 +50,18 @@ struct SyncConfig {
   std::uint64_t first_bucket = 1ull << 20;
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;
   int comm_streams = 1;
+  // Layer-wise and partial synchronization (docs/strategies.md).
+  int period = 5;                         // H of localsgd, plsgd, dreamddp
+  int block = 2;                          // adjacent layers per unit (blockwise, adaptive)
+  int pack = 10;                          // small units merged per all-reduce
+  std::uint64_t large_bytes = 10000000;   // size classes of the multi-stream scheduler
+  std::uint64_t small_bytes = 1000000;
+  bool has_class_streams = false;
+  ClassStreams class_streams;
+  double util_high = 0.9, util_low = 0.7;  // adaptive
+  bool fill_in = false;                   // dreamddp
+  std::vector<ProfileEntry> profile;      // dreamddp: explicit profile; empty: measured
+  CompressionConfig compression;
 };
 
 struct TrainingConfig {
@@ -68,6 +84,8 @@ struct CollectiveBenchConfig {
 struct OutputConfig {
   std::string dir;
   bool trace = true;
+  bool waves = false;             // VCD of the CXL engine (rtl fidelity) in DIR/waves.vcd
+  std::int64_t waves_from_ps = 0, waves_to_ps = -1;
 };
 
 struct Scenario {

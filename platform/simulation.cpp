@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "platform/errors.hpp"
 #include "platform/units.hpp"
@@ -25,6 +26,8 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
 
 Simulation::Simulation(const Scenario& s, bool progress)
     : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
+  // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
+  if (!s.collective_bench && s.training.sync.strategy == SyncStrategyKind::DreamDdp) dreamddp_ = plan_dreamddp(s);
   for (int n = 0; n < s.cluster.nodes; ++n)
     nodes_.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx_));
   std::vector<Gpu*> all;
@@ -32,20 +35,56 @@ Simulation::Simulation(const Scenario& s, bool progress)
     for (auto& g : n->gpus) all.push_back(g.get());
   std::vector<int> nodes_of;
   for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
-  fabric_ = std::make_unique<Fabric>(s, all, ctx_);
+  // A CXL device per node, when the scenario has one; its waveforms go to a temporary file that
+  // becomes DIR/waves.vcd only if the run succeeds.
+  std::vector<CxlDevice*> cxl;
+  for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
+    std::string waves;
+    if (s.output.waves && n == 0) {
+      std::filesystem::create_directories(s.output.dir);
+      waves_tmp_ = waves = (std::filesystem::path(s.output.dir) / ".waves.vcd.tmp").string();
+    }
+    DType dt = s.collective_bench ? DType::FP32 : s.workload.shape.grad_dtype;
+    cxl_.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
+                                               s.cluster.cxl_ports, dt, ctx_, waves, s.output.waves_from_ps,
+                                               s.output.waves_to_ps));
+    cxl.push_back(cxl_.back().get());
+  }
+  fabric_ = std::make_unique<Fabric>(s, all, cxl, ctx_);
   fabric_->trace_nics();
   engine_ = std::make_unique<CollectiveEngine>("collectives", all, *fabric_, s.cluster.fabric.chunk, ctx_);
+  for (CxlDevice* d : cxl)
+    for (auto& port : d->ports) engine_->add_device_endpoint(port.get(), d);
+  engine_->set_device_map(fabric_->device_map());
   const SyncConfig& sync = s.training.sync;
   if (s.collective_bench) {
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *engine_, nodes_of, ctx_);
   } else if (sync.strategy == SyncStrategyKind::Ddp || sync.strategy == SyncStrategyKind::DdpNoOverlap) {
     DdpConfig d{sync.bucket, sync.first_bucket, sync.algorithm, sync.comm_streams, sync.strategy == SyncStrategyKind::Ddp};
     strategy_ = std::make_unique<DdpSync>("ddp", d, s.workload, all, *engine_, nodes_of, s.training.iterations, ctx_);
+  } else if (is_unit_strategy(sync.strategy)) {
+    strategy_ = std::make_unique<UnitSync>("sync", unit_sync_config(s, dreamddp_.get()), s.workload, all, *engine_,
+                                           nodes_of, s.training.iterations, ctx_);
   }
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+  cxl_.clear();  // closes the waveform file
+  std::error_code ec;
+  if (!waves_tmp_.empty() && !kept_) std::filesystem::remove(waves_tmp_, ec);
+}
+
+std::vector<const CxlDevice*> Simulation::cxl_devices() const {
+  std::vector<const CxlDevice*> out;
+  for (auto& d : cxl_) out.push_back(d.get());
+  return out;
+}
+
+void Simulation::keep_waves() {
+  cxl_.clear();  // flush and close before the file is renamed
+  kept_ = true;
+}
 
 std::vector<const Gpu*> Simulation::gpus() const {
   std::vector<const Gpu*> out;

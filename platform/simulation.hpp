@@ -15,6 +15,7 @@
 #include "platform/node.hpp"
 #include "platform/run_context.hpp"
 #include "platform/scenario.hpp"
+#include "platform/sync_setup.hpp"
 
 namespace trainvp {
 
@@ -41,6 +42,13 @@ class Simulation {
   CollectiveEngine& engine() { return *engine_; }  // tests and tools may launch their own traffic
   const SyncStrategy* strategy() const { return strategy_.get(); }
   const CollectiveBench* bench() const { return bench_.get(); }
+  // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
+  const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
+  std::vector<const CxlDevice*> cxl_devices() const;
+  // The waveform file being written (DIR/.waves.vcd.tmp), or "": renamed to waves.vcd with the outputs.
+  const std::string& waves_tmp() const { return waves_tmp_; }
+  // Closes the waveform file so it can be renamed; results must have been collected before.
+  void keep_waves();
 
  private:
   std::string stall_report() const;
@@ -49,9 +57,13 @@ class Simulation {
   const Scenario& scenario_;
   RunContext ctx_;
   std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<CxlDevice>> cxl_;
+  std::string waves_tmp_;
+  bool kept_ = false;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<CollectiveEngine> engine_;
   std::unique_ptr<SyncStrategy> strategy_;
+  std::unique_ptr<DreamDdpPlan> dreamddp_;
   std::unique_ptr<CollectiveBench> bench_;
   SimStats stats_;
   bool progress_;

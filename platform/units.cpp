@@ -81,6 +81,7 @@ const std::vector<UnitScale> kSize = {
     {"B", 1},      {"KB", 1e3},   {"kB", 1e3},   {"MB", 1e6},   {"GB", 1e9}, {"TB", 1e12},
     {"KiB", kKi}, {"MiB", kMi}, {"GiB", kGi}, {"TiB", kTi},
 };
+const std::vector<UnitScale> kFrequency = {{"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
 const std::vector<UnitScale> kFlops = {
     {"FLOPS", 1},     {"KFLOPS", 1e3},  {"MFLOPS", 1e6},  {"GFLOPS", 1e9},  {"TFLOPS", 1e12},  {"PFLOPS", 1e15},
     {"FLOP/s", 1},    {"KFLOP/s", 1e3}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
@@ -94,6 +95,7 @@ const char* quantity_name(Quantity q) {
     case Quantity::Time: return "time";
     case Quantity::Size: return "size";
     case Quantity::FlopRate: return "compute rate";
+    case Quantity::Frequency: return "frequency";
   }
   return "quantity";
 }
@@ -104,6 +106,7 @@ const char* units_of(Quantity q) {
     case Quantity::Time: return "ps, ns, us, ms, s, min, h";
     case Quantity::Size: return "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
     case Quantity::FlopRate: return "FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS";
+    case Quantity::Frequency: return "Hz, kHz, MHz, GHz";
   }
   return "";
 }
@@ -128,6 +131,8 @@ std::uint64_t parse_size_bytes(const std::string& text) {
 }
 
 double parse_flop_rate(const std::string& text) { return parse_with(text, Quantity::FlopRate, kFlops); }
+
+double parse_frequency_hz(const std::string& text) { return parse_with(text, Quantity::Frequency, kFrequency); }
 
 std::string format_time_s(double s) {
   char buf[64];

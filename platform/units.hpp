@@ -8,7 +8,7 @@
 
 namespace trainvp {
 
-enum class Quantity { Bandwidth, Time, Size, FlopRate };
+enum class Quantity { Bandwidth, Time, Size, FlopRate, Frequency };
 
 struct UnitError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -24,6 +24,9 @@ std::int64_t parse_time_ps(const std::string& text);
 std::uint64_t parse_size_bytes(const std::string& text);
 // Compute rate in FLOP/s: FLOPS KFLOPS MFLOPS GFLOPS TFLOPS PFLOPS (also TFLOP/s ...).
 double parse_flop_rate(const std::string& text);
+
+// Frequency in Hz: Hz kHz KHz MHz GHz.
+double parse_frequency_hz(const std::string& text);
 
 // Canonical names of the accepted units, for messages and `trainvp describe`.
 const char* units_of(Quantity q);

@@ -276,7 +276,8 @@ const std::vector<BadScenario>& bad_scenarios() {
       {"SyncUnknownKeyStratgy", {set("/training/sync", J(R"({"stratgy": "none"})"))}, "/training/sync/stratgy",
        "unknown key \"stratgy\" in sync (did you mean \"strategy\"?)"},
       {"SyncUnknownStrategy", {set("/training/sync/strategy", "gossip")}, "/training/sync/strategy",
-       "expected one of \"none\", \"ddp\", \"ddp_no_overlap\", found string \"gossip\""},
+       "expected one of \"none\", \"ddp\", \"ddp_no_overlap\", \"layerwise\", \"blockwise\", \"adaptive\", "
+       "\"asc_wfbp\", \"localsgd\", \"plsgd\", \"dreamddp\", found string \"gossip\""},
       {"OutputNotAnObject", {set("/output", "out")}, "/output", "expected an object (output)"},
       {"OutputUnknownKeyTraceFile", {set("/output/trace_file", "t.json")}, "/output/trace_file",
        "unknown key \"trace_file\" in output"},

@@ -46,7 +46,8 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   for (std::size_t r = 0; r < n; ++r) world_.push_back(static_cast<int>(r));
   for (auto& b : buckets_)
     programs_.push_back(std::make_shared<const CompiledProgram>(
-        build_program(CollectiveOp::AllReduce, cfg.algorithm, world_, b.bytes, engine.chunk(), nodes_of_)));
+        build_program(CollectiveOp::AllReduce, cfg.algorithm, world_, b.bytes, engine.chunk(), nodes_of_, 0,
+                      &engine.device_map())));
   pending_layers_.assign(n, std::vector<int>(buckets_.size()));
   for (auto& p : pending_layers_)
     for (std::size_t b = 0; b < buckets_.size(); ++b) p[b] = static_cast<int>(buckets_[b].layers.size());

@@ -10,8 +10,9 @@ static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu*> gpus, RouteProvider& routes,
                                    std::uint64_t chunk, RunContext& ctx)
-    : sc_module(name), gpus_(std::move(gpus)), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"),
-      intervals_(gpus_.size()) {
+    : sc_module(name), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"), world_(static_cast<int>(gpus.size())),
+      intervals_(gpus.size()) {
+  for (Gpu* g : gpus) endpoints_.push_back(g), reducers_.push_back(nullptr);
   SC_HAS_PROCESS(CollectiveEngine);
   SC_METHOD(on_tail);
   sensitive << tails_.get_event();
@@ -20,6 +21,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu
 
 CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   const std::size_t n = program.transfers.size(), ranks = program.ranks.size();
+  if (program.gpu_ranks < 0) program.gpu_ranks = static_cast<int>(ranks);
   for (std::size_t i = 0; i < ranks; ++i) pos[program.ranks[i]] = static_cast<int>(i);
   waiting0.resize(n);
   by_position.resize(ranks);
@@ -37,6 +39,12 @@ CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   std::vector<int> fill(dep_begin.begin(), dep_begin.end() - 1);
   for (std::size_t x = 0; x < n; ++x)
     for (int d : program.transfers[x].deps) dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = static_cast<int>(x);
+}
+
+int CollectiveEngine::add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reducer) {
+  endpoints_.push_back(ep);
+  reducers_.push_back(reducer);
+  return static_cast<int>(endpoints_.size() - 1);
 }
 
 int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, CollectiveOp op, CollectiveAlgo algo,
@@ -63,6 +71,9 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   c.ranks_left = static_cast<int>(p);
   c.on_rank_done = std::move(on_rank_done);
   c.cp = std::move(cp);
+  // Devices take part from the start: they act when the GPUs' data reaches them.
+  const auto& ranks = c.cp->program.ranks;
+  for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i) join(id, ranks[i]);
   return id;
 }
 
@@ -74,7 +85,7 @@ void CollectiveEngine::join(int id, int rank) {
   if (c.joined_at[static_cast<std::size_t>(position)] >= 0) return;
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
   CollectiveRecord& rec = records_[static_cast<std::size_t>(id)];
-  if (rec.start_ps < 0) rec.start_ps = now_ps();
+  if (rec.start_ps < 0 && position < c.cp->program.gpu_ranks) rec.start_ps = now_ps();
   if (c.left[static_cast<std::size_t>(position)] == 0) {  // nothing to do here (a single rank)
     finish_rank(id, c, position);
     return;
@@ -98,6 +109,13 @@ bool CollectiveEngine::rank_done(int id, int rank) const {
 
 void CollectiveEngine::ready(int id, Live& c, int x) {
   const Transfer& t = c.cp->program.transfers[static_cast<std::size_t>(x)];
+  if (t.reduce_contributors > 0) {
+    reducers_.at(static_cast<std::size_t>(t.src))->reduce(t.bytes, t.reduce_contributors, [this, id, x] {
+      auto it = live_map_.find(id);
+      if (it != live_map_.end()) arrived(id, it->second, x);
+    });
+    return;
+  }
   if (t.bytes == 0) {
     arrived(id, c, x);
     return;
@@ -111,7 +129,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   std::uint32_t& chunks_left = c.chunks_left[static_cast<std::size_t>(x)];
   chunks_left = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
   records_[static_cast<std::size_t>(id)].chunks += chunks_left;
-  Gpu* src = gpus_[static_cast<std::size_t>(t.src)];
+  ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];
   for (std::uint64_t off = 0; off < t.bytes; off += chunk_) {
     tlm::tlm_generic_payload* p = pool_.acquire();
     ChunkExt* e = chunk_of(*p);
@@ -174,9 +192,10 @@ void CollectiveEngine::arrived(int id, Live& c, int x) {
 void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   const int rank = c.cp->program.ranks[static_cast<std::size_t>(position)];
   const std::int64_t now = now_ps();
-  intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
+  const bool gpu = position < c.cp->program.gpu_ranks;
+  if (gpu) intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
   ++ctx_.events;
-  RankDone cb = c.on_rank_done;
+  RankDone cb = gpu ? c.on_rank_done : RankDone{};
   if (--c.ranks_left == 0) {
     records_[static_cast<std::size_t>(id)].end_ps = now;
     live_map_.erase(id);
@@ -195,7 +214,7 @@ std::string CollectiveEngine::describe(int id, int rank) const {
   int count = 0;
   for (std::size_t i = 0; i < c.joined_at.size(); ++i)
     if (c.joined_at[i] < 0) {
-      if (count++ < 8) missing += (missing.empty() ? "" : ", ") + std::string(gpus_[static_cast<std::size_t>(c.cp->program.ranks[i])]->name());
+      if (count++ < 8) missing += (missing.empty() ? "" : ", ") + std::string(endpoints_[static_cast<std::size_t>(c.cp->program.ranks[i])]->endpoint_name());
     }
   if (count) return s + ", which ranks have not joined: " + missing + (count > 8 ? " ..." : "");
   int position = c.cp->pos.at(rank);

@@ -72,6 +72,14 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void join(int id, int rank);
   bool rank_done(int id, int rank) const;
 
+  // Registers a device port as a fabric endpoint (returns its endpoint id, after the GPUs'
+  // ranks); `reducer` runs the reduce steps addressed to it.
+  int add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reducer);
+  int world() const { return world_; }
+  // Where reduction devices sit, for programs that use them (cxl_allreduce).
+  void set_device_map(DeviceMap m) { device_map_ = std::move(m); }
+  const DeviceMap& device_map() const { return device_map_; }
+
   const std::vector<CollectiveRecord>& records() const { return records_; }
   // Per rank, the [join, done] intervals of every collective, for communication-time accounting.
   struct Interval {
@@ -100,7 +108,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void arrived(int id, Live& c, int x);
   void finish_rank(int id, Live& c, int position);
 
-  std::vector<Gpu*> gpus_;
+  std::vector<ChunkEndpoint*> endpoints_;    // GPUs by rank, then device ports
+  std::vector<ReduceDevice*> reducers_;      // per endpoint; null for GPUs
+  int world_ = 0;
+  DeviceMap device_map_;
   RouteProvider& routes_;
   std::uint64_t chunk_;
   RunContext& ctx_;

@@ -22,6 +22,7 @@ const char* algo_name(CollectiveAlgo a) {
     case CollectiveAlgo::Ring: return "ring";
     case CollectiveAlgo::Tree: return "tree";
     case CollectiveAlgo::Hierarchical: return "hierarchical";
+    case CollectiveAlgo::CxlAllReduce: return "cxl_allreduce";
   }
   return "?";
 }
@@ -220,12 +221,40 @@ void hierarchical_all_reduce(Program& pr, const std::vector<int>& g, std::uint64
   }
 }
 
+// All-reduce through the nodes' CXL devices: every GPU writes each segment (a chunk) into its
+// node's device (the port chosen by HDM interleaving), the device reduces it once all the node's
+// contributions are in, and every GPU reads the result back. Inside one node only.
+void cxl_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk,
+                    const std::vector<int>& nodes_of, const DeviceMap& dev) {
+  std::map<int, std::vector<int>> local;
+  for (int r : g) local[nodes_of.at(static_cast<std::size_t>(r))].push_back(r);
+  if (local.size() != 1)
+    throw std::invalid_argument("cxl_allreduce reduces inside one node; this communicator spans " +
+                                std::to_string(local.size()) + " nodes");
+  const int node = local.begin()->first;
+  const std::vector<int>& ports = node < static_cast<int>(dev.ports_of_node.size()) ? dev.ports_of_node[static_cast<std::size_t>(node)]
+                                                                                     : std::vector<int>{};
+  if (ports.empty()) throw std::invalid_argument("node " + std::to_string(node) + " has no CXL device (cluster.node.cxl)");
+  for (int port : ports) pr.ranks.push_back(port);
+  std::size_t s = 0;
+  for (std::uint64_t off = 0; off < n; off += chunk, ++s) {
+    const std::uint64_t b = std::min(chunk, n - off);
+    const int port = ports[s % ports.size()];
+    std::vector<int> in;
+    for (int r : g) in.push_back(add(pr, r, port, b, {}));
+    int red = add(pr, port, port, b, in);
+    pr.transfers[static_cast<std::size_t>(red)].reduce_contributors = static_cast<int>(g.size());
+    for (int r : g) add(pr, port, r, b, {red});
+  }
+}
+
 }  // namespace
 
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
-                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root) {
+                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root, const DeviceMap* devices) {
   Program pr;
   pr.ranks = comm;
+  pr.gpu_ranks = static_cast<int>(comm.size());
   const int p = static_cast<int>(comm.size());
   const Deps none(static_cast<std::size_t>(p));
   if (chunk == 0) chunk = bytes ? bytes : 1;
@@ -233,6 +262,7 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
     case CollectiveOp::AllReduce:
       if (algo == CollectiveAlgo::Tree) tree_all_reduce(pr, comm, bytes, chunk);
       else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
+      else if (algo == CollectiveAlgo::CxlAllReduce) cxl_all_reduce(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
       else ring_all_reduce(pr, comm, bytes, none);
       break;
     case CollectiveOp::ReduceScatter: ring_reduce_scatter(pr, comm, bytes, none); break;

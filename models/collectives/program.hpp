@@ -14,27 +14,38 @@
 namespace trainvp {
 
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv };
-enum class CollectiveAlgo { Ring, Tree, Hierarchical };
+enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce };
 
 const char* op_name(CollectiveOp op);
 const char* algo_name(CollectiveAlgo a);
 
 struct Transfer {
-  int src = 0, dst = 0;         // global ranks
+  int src = 0, dst = 0;         // global ranks (GPUs), or endpoint ids of devices (>= GPUs)
   std::uint64_t bytes = 0;
   std::vector<int> deps;        // transfers that must have arrived first
+  int reduce_contributors = 0;  // > 0: not a transfer but a reduction of `bytes` from that many
+                                // contributions, run on device endpoint `src` (== dst)
+};
+
+// Where reduction devices sit: per node, the endpoint ids of its CXL device's ports (empty when the
+// node has none). HDM interleaving spreads a collective's segments over the ports round-robin.
+struct DeviceMap {
+  std::vector<std::vector<int>> ports_of_node;
 };
 
 struct Program {
   std::vector<Transfer> transfers;
-  std::vector<int> ranks;       // participants (communicator order)
+  std::vector<int> ranks;       // participants (communicator order), then device endpoints used
+  int gpu_ranks = -1;           // ranks[0 .. gpu_ranks) are GPUs, the rest devices (always "joined");
+                                // -1: every rank is a GPU
 };
 
 // nodes_of[r]: the node of global rank r (hierarchical uses it to find node-local groups and rails).
 // `chunk` is the pipelining granularity of trees and broadcasts. Throws std::invalid_argument for
 // a communicator the algorithm cannot use (hierarchical needs equal GPU counts per node).
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
-                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root = 0);
+                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root = 0,
+                      const DeviceMap* devices = nullptr);
 
 // NCCL's bus-bandwidth factor: busbw = algbw x factor.
 double busbw_factor(CollectiveOp op, int ranks);

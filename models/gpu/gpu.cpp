@@ -76,7 +76,16 @@ void Gpu::step() {
 void Gpu::start_phase() {
   phase_start_ = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   in_phase_ = true;
-  next_trigger(sc_time(static_cast<double>(phase_duration_ps(next_)), SC_PS));
+  phase_extra_ps_ = 0;
+  if (extra_work_) {
+    const Phase& ph = schedule_[next_];
+    PhaseWork extra = extra_work_(current_iteration_, ph);
+    if (extra.flops > 0 || extra.bytes > 0 || extra.kernels > 0 || extra.measured_ps > 0) {
+      DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
+      phase_extra_ps_ = phase_time_ps(params_, dt, extra, speed_, launch_scale_);
+    }
+  }
+  next_trigger(sc_time(static_cast<double>(phase_duration_ps(next_) + phase_extra_ps_), SC_PS));
 }
 
 void Gpu::end_phase() {
@@ -85,9 +94,17 @@ void Gpu::end_phase() {
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   ++ctx_.events;
   rec_.compute_ps += now - phase_start_;
-  if (track_ >= 0)
-    ctx_.trace.slice(track_, slice_names_[next_], "compute", phase_start_, now, current_iteration_,
+  rec_.extra_ps += phase_extra_ps_;
+  if (track_ >= 0) {
+    const std::int64_t own_end = now - phase_extra_ps_;
+    ctx_.trace.slice(track_, slice_names_[next_], "compute", phase_start_, own_end, current_iteration_,
                      workload_.micro_batches > 1 ? ph.micro_batch : -1);
+    if (phase_extra_ps_ > 0)
+      ctx_.trace.slice(track_, ctx_.trace.name(std::string("extra ") + phase_label(ph.kind) +
+                                               (ph.layer >= 0 ? " " + workload_.layers[static_cast<std::size_t>(ph.layer)].name : "")),
+                       "compute", own_end, now, current_iteration_);
+  }
+  for (auto& cb : phase_listeners_) cb(rank_, current_iteration_, ph);
   if (ph.kind == PhaseKind::BackwardWeight && ph.micro_batch == workload_.micro_batches - 1) {
     GradientReady g{rank_, current_iteration_, ph.layer};
     for (auto& cb : grad_listeners_) cb(g);

@@ -16,6 +16,8 @@
 #include "models/gpu/gpu_params.hpp"
 #include "models/gpu/phase.hpp"
 #include "models/gpu/phase_gate.hpp"
+#include "models/gpu/roofline.hpp"
+#include "models/link/endpoint.hpp"
 #include "models/workload/workload.hpp"
 #include "platform/run_context.hpp"
 #include "platform/tlm/at_initiator.hpp"
@@ -30,9 +32,10 @@ struct RankIteration {
   std::int64_t end_ps = 0;
   std::int64_t compute_ps = 0;  // time executing phases
   std::int64_t blocked_ps = 0;  // time waiting at the gate (exposed communication)
+  std::int64_t extra_ps = 0;    // part of compute_ps spent on work a strategy added (compression)
 };
 
-class Gpu : public sc_core::sc_module {
+class Gpu : public sc_core::sc_module, public ChunkEndpoint {
  public:
   tlm_utils::multi_passthrough_initiator_socket_optional<Gpu> dma;
   tlm_utils::multi_passthrough_target_socket_optional<Gpu> mem;
@@ -44,6 +47,14 @@ class Gpu : public sc_core::sc_module {
   void set_gate(const PhaseGate* gate) { gate_ = gate; }
   void on_gradient_ready(std::function<void(const GradientReady&)> cb) { grad_listeners_.push_back(std::move(cb)); }
   const sc_core::sc_event& gradient_ready_event() const { return grad_event_; }
+  // Called when any phase ends (Local SGD starts its parameter average after the optimizer step).
+  using PhaseEnd = std::function<void(int rank, int iteration, const Phase& phase)>;
+  void on_phase_end(PhaseEnd cb) { phase_listeners_.push_back(std::move(cb)); }
+  // Work a synchronization strategy adds to a phase of an iteration (gradient compression
+  // kernels). It is timed by roofline on this GPU, runs right after the phase's own work, and is
+  // reported as RankIteration::extra_ps (and as an `extra` slice in the trace).
+  using ExtraWork = std::function<PhaseWork(int iteration, const Phase& phase)>;
+  void set_extra_work(ExtraWork f) { extra_work_ = std::move(f); }
 
   // Speed factor and launch-overhead multiplier can change during a run (faults).
   void set_speed(double s) { speed_ = s; }
@@ -55,7 +66,8 @@ class Gpu : public sc_core::sc_module {
                     std::function<void()> done);
 
   // Sends a fabric chunk (a payload with a ChunkExt) out of DMA port route->ports[0].
-  void send_chunk(tlm::tlm_generic_payload* chunk);
+  void send_chunk(tlm::tlm_generic_payload* chunk) override;
+  const char* endpoint_name() const override { return name(); }
 
   int rank() const { return rank_; }
   const GpuParams& params() const { return params_; }
@@ -91,6 +103,9 @@ class Gpu : public sc_core::sc_module {
   std::vector<int> slice_names_;  // trace name ids
   const PhaseGate* gate_ = nullptr;
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
+  std::vector<PhaseEnd> phase_listeners_;
+  ExtraWork extra_work_;
+  std::int64_t phase_extra_ps_ = 0;  // of the phase running now
   sc_core::sc_event grad_event_;
   double speed_;
   double launch_scale_ = 1.0;

@@ -28,6 +28,14 @@ struct Layer {
   std::uint64_t activation_bytes = 0;
   std::uint64_t grad_bytes = 0;   // params * dtype_bytes(grad dtype)
 
+  // The weight matrices among the parameters (rows x cols: a Linear's in x out, a convolution's
+  // (c_in k k) x c_out, an embedding's table rows x width). Zoo layers list them;
+  // the rest of `params` are vectors (biases, norms). Gradient compression (PowerSGD) uses them.
+  struct Matrix {
+    std::uint64_t rows = 0, cols = 0;
+  };
+  std::vector<Matrix> matrices;
+
   // Kernel launches per phase (each pays the GPU's launch overhead).
   int fwd_kernels = 1;
   int bwd_input_kernels = 1;

@@ -21,6 +21,8 @@ Op gemm(double k, double n, double rows, bool bias, bool shares_input) {
   op.saved_elems = shares_input ? 0 : op.in_elems;
   op.bwd_read_elems = op.in_elems;
   op.grad_elems = static_cast<double>(op.params);
+  op.mat_rows = k;
+  op.mat_cols = n;
   return op;
 }
 
@@ -99,6 +101,8 @@ Op lookup(double table_rows, double d, double gathered) {
   op.out_elems = gathered * d;
   op.grad_elems = table_rows * d;  // dense gradient: zero-filled table plus index_add of rows
   op.input_grad = false;           // token ids are integers
+  op.mat_rows = table_rows;
+  op.mat_cols = d;
   return op;
 }
 
@@ -165,6 +169,9 @@ Layer make_layer(std::string name, const std::vector<Op>& ops, const WorkloadSha
     add_input_grad(l, op, act);
     add_weight_grad(l, op, act, grad);
     saved += op.saved_elems;
+    // A tied weight (the LM head's) is counted, and compressed, where it is owned.
+    if (op.params > 0 && op.mat_rows > 0 && op.mat_cols > 0)
+      l.matrices.push_back({static_cast<std::uint64_t>(op.mat_rows), static_cast<std::uint64_t>(op.mat_cols)});
   }
   l.activation_bytes = static_cast<std::uint64_t>(std::llround(saved * act));
   l.grad_bytes = l.params * dtype_bytes(shape.grad_dtype);

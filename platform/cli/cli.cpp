@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -150,6 +151,10 @@ int cmd_run(const std::vector<std::string>& args) {
   sim.run();
   RunResults r = collect_results(sim);
   write_run_outputs(s.output.dir, r, sim.context().trace);
+  if (!sim.waves_tmp().empty()) {
+    sim.keep_waves();
+    std::filesystem::rename(sim.waves_tmp(), std::filesystem::path(s.output.dir) / "waves.vcd");
+  }
   if (!a.quiet) std::cout << r.summary << "  results in " << s.output.dir << "/\n";
   return kOk;
 }

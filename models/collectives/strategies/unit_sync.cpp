@@ -1,0 +1,243 @@
+#include "models/collectives/strategies/unit_sync.hpp"
+
+#include <algorithm>
+
+namespace trainvp {
+
+namespace {
+
+std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+
+bool first_forward(const Phase& ph) { return ph.kind == PhaseKind::Forward && ph.layer == 0 && ph.micro_batch == 0; }
+
+}  // namespace
+
+UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workload& w, std::vector<Gpu*> gpus,
+                   CollectiveEngine& engine, std::vector<int> nodes_of, int iterations, RunContext& ctx)
+    : sc_module(name),
+      cfg_(std::move(cfg)),
+      workload_(w),
+      gpus_(std::move(gpus)),
+      engine_(engine),
+      nodes_of_(std::move(nodes_of)),
+      iterations_(iterations),
+      ctx_(ctx) {
+  const std::size_t n = gpus_.size(), units = cfg_.units.size(), its = static_cast<std::size_t>(iterations);
+  std::vector<int> world;
+  for (std::size_t r = 0; r < n; ++r) world.push_back(static_cast<int>(r));
+  for (const SyncUnit& u : cfg_.units) {
+    programs_.emplace_back();
+    for (const SyncStep& s : u.steps) {
+      CollectiveAlgo algo = s.op == CollectiveOp::AllReduce ? cfg_.algorithm : CollectiveAlgo::Ring;
+      programs_.back().push_back(std::make_shared<const CompiledProgram>(
+          build_program(s.op, algo, world, s.bytes, engine.chunk(), nodes_of_, 0, &engine.device_map())));
+    }
+  }
+  for (const SyncPlan& p : cfg_.plans) {
+    unit_of_layer_.emplace_back(w.layers.size(), -1);
+    for (int u : p.units)
+      for (int l : cfg_.units[static_cast<std::size_t>(u)].layers) unit_of_layer_.back()[static_cast<std::size_t>(l)] = u;
+  }
+  plan_of_.assign(its, -1);
+  util_.assign(its, -1.0);
+  layers_left_.assign(n, std::vector<int>(units));
+  for (auto& left : layers_left_)
+    for (std::size_t u = 0; u < units; ++u) left[u] = static_cast<int>(cfg_.units[u].layers.size());
+  done_.assign(n, std::vector<int>(its, 0));
+  join_at_.assign(n, std::vector<std::int64_t>(units, -1));
+  busy_.assign(n, std::vector<std::vector<TimeInterval>>(its));
+  queue_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg_.streams)));
+  stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg_.streams), false));
+  for (std::size_t r = 0; r < n; ++r) {
+    changed_.push_back(std::make_unique<sc_core::sc_event>());
+    Gpu* g = gpus_[r];
+    if (cfg_.trigger == SyncTrigger::GradientReady)
+      g->on_gradient_ready([this](const GradientReady& e) { on_gradient(e); });
+    else
+      g->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
+    bool any_work = false;
+    for (const PhaseWork& pw : cfg_.layer_work) any_work = any_work || pw.flops > 0 || pw.bytes > 0 || pw.kernels > 0;
+    if (any_work) g->set_extra_work([this](int it, const Phase& ph) { return extra_work(it, ph); });
+    g->set_gate(this);
+    std::string full = g->name();  // nodeN.gpuM
+    tracks_.push_back(ctx.trace.enabled()
+                          ? ctx.trace.track(full.substr(0, full.find('.')), full.substr(full.find('.') + 1) + " comm")
+                          : -1);
+  }
+  if (ctx.trace.enabled()) plan_track_ = ctx.trace.track("sync", cfg_.name + " plan");
+}
+
+std::string UnitSync::unit_label(int unit) const {
+  const SyncUnit& u = cfg_.units[static_cast<std::size_t>(unit)];
+  if (u.layers.empty()) return "(no layers)";
+  const std::string& first = workload_.layers[static_cast<std::size_t>(u.layers.front())].name;
+  if (u.layers.size() == 1) return first;
+  return first + ".." + workload_.layers[static_cast<std::size_t>(u.layers.back())].name + " (" +
+         std::to_string(u.layers.size()) + " layers)";
+}
+
+std::uint64_t UnitSync::plan_bytes(int plan) const {
+  std::uint64_t b = 0;
+  for (int u : cfg_.plans[static_cast<std::size_t>(plan)].units) b += steps_bytes(cfg_.units[static_cast<std::size_t>(u)].steps);
+  return b;
+}
+
+int UnitSync::plan_for(int iteration) const {
+  int& p = plan_of_[static_cast<std::size_t>(iteration)];
+  if (p >= 0) return p;
+  const AdaptivePolicy& a = cfg_.adaptive;
+  if (!a.enabled) {
+    p = cfg_.cycle[static_cast<std::size_t>(iteration) % cfg_.cycle.size()];
+  } else if (iteration < 2) {
+    p = a.fine_plan;
+  } else {
+    // Iteration r's plan is needed once some rank is in r's backward; it has passed r-1's
+    // optimizer, which waited for every rank's r-1 gradients, so every rank has finished r-2:
+    // its utilization is known everywhere, and the choice is the same whoever asks first.
+    const std::size_t seen = static_cast<std::size_t>(iteration - 2);
+    double busy = 0, span = 0;
+    bool complete = true;
+    for (const Gpu* g : gpus_) {
+      if (g->iterations().size() <= seen) {
+        complete = false;
+        break;
+      }
+      const RankIteration& ri = g->iterations()[seen];
+      busy += static_cast<double>(ri.compute_ps);
+      span += static_cast<double>(ri.end_ps - ri.start_ps);
+    }
+    const int previous = plan_for(iteration - 1);
+    if (!complete || span <= 0) {
+      p = previous;
+    } else {
+      const double u = busy / span;
+      util_[static_cast<std::size_t>(iteration)] = u;
+      p = u > a.high ? a.fine_plan : u < a.low ? a.coarse_plan : previous;
+    }
+  }
+  if (plan_track_ >= 0) {
+    const SyncPlan& plan = cfg_.plans[static_cast<std::size_t>(p)];
+    std::size_t layers = 0;
+    for (int u : plan.units) layers += cfg_.units[static_cast<std::size_t>(u)].layers.size();
+    ctx_.trace.instant(plan_track_, "iteration " + std::to_string(iteration) + ": " + plan.label, "sync", now_ps(),
+                       {{"iteration", iteration}, {"units", plan.units.size()}, {"layers", layers}});
+  }
+  return p;
+}
+
+PhaseWork UnitSync::extra_work(int iteration, const Phase& ph) const {
+  PhaseWork w;
+  auto add = [&w](const PhaseWork& x) {
+    w.flops += x.flops;
+    w.bytes += x.bytes;
+    w.kernels += x.kernels;
+  };
+  if (cfg_.trigger == SyncTrigger::GradientReady) {
+    if (ph.kind != PhaseKind::BackwardWeight || ph.micro_batch != workload_.micro_batches - 1) return w;
+    if (unit_of_layer_[static_cast<std::size_t>(plan_for(iteration))][static_cast<std::size_t>(ph.layer)] >= 0)
+      add(cfg_.layer_work[static_cast<std::size_t>(ph.layer)]);
+  } else if (ph.kind == PhaseKind::Optimizer) {
+    for (int u : cfg_.plans[static_cast<std::size_t>(plan_for(iteration))].units)
+      for (int l : cfg_.units[static_cast<std::size_t>(u)].layers) add(cfg_.layer_work[static_cast<std::size_t>(l)]);
+  }
+  return w;
+}
+
+void UnitSync::on_gradient(const GradientReady& g) {
+  const int u = unit_of_layer_[static_cast<std::size_t>(plan_for(g.iteration))][static_cast<std::size_t>(g.layer)];
+  if (u < 0) return;
+  int& left = layers_left_[static_cast<std::size_t>(g.rank)][static_cast<std::size_t>(u)];
+  if (--left == 0) {
+    left = static_cast<int>(cfg_.units[static_cast<std::size_t>(u)].layers.size());  // for its next iteration
+    unit_ready(g.rank, g.iteration, u);
+  }
+}
+
+void UnitSync::on_phase_end(int rank, int iteration, const Phase& ph) {
+  if (ph.kind != PhaseKind::Optimizer) return;
+  for (int u : cfg_.plans[static_cast<std::size_t>(plan_for(iteration))].units) unit_ready(rank, iteration, u);
+}
+
+int UnitSync::collective(int iteration, int unit, int step) {
+  auto key = std::make_tuple(iteration, unit, step);
+  auto it = ids_.find(key);
+  if (it != ids_.end()) return it->second;
+  const SyncStep& s = cfg_.units[static_cast<std::size_t>(unit)].steps[static_cast<std::size_t>(step)];
+  std::string label = cfg_.name + " it" + std::to_string(iteration) + " unit" + std::to_string(unit);
+  if (cfg_.units[static_cast<std::size_t>(unit)].steps.size() > 1) label += " step" + std::to_string(step);
+  CollectiveAlgo algo = s.op == CollectiveOp::AllReduce ? cfg_.algorithm : CollectiveAlgo::Ring;
+  int id = engine_.launch(programs_[static_cast<std::size_t>(unit)][static_cast<std::size_t>(step)], s.op, algo, s.bytes,
+                          label, [this, iteration, unit, step](int rank) { step_done(rank, iteration, unit, step); });
+  ids_.emplace(key, id);
+  return id;
+}
+
+void UnitSync::unit_ready(int rank, int iteration, int unit) {
+  collective(iteration, unit, 0);
+  const int stream = cfg_.units[static_cast<std::size_t>(unit)].stream;
+  queue_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)].push_back({iteration, unit});
+  try_join(rank, stream);
+}
+
+void UnitSync::try_join(int rank, int stream) {
+  auto& q = queue_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
+  auto busy = stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
+  if (busy || q.empty()) return;
+  auto [iteration, unit] = q.front();
+  q.erase(q.begin());
+  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = true;
+  join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(unit)] = now_ps();
+  engine_.join(collective(iteration, unit, 0), rank);
+}
+
+void UnitSync::step_done(int rank, int iteration, int unit, int step) {
+  const SyncUnit& u = cfg_.units[static_cast<std::size_t>(unit)];
+  if (step + 1 < static_cast<int>(u.steps.size())) {
+    engine_.join(collective(iteration, unit, step + 1), rank);
+    return;
+  }
+  const std::int64_t now = now_ps();
+  const std::int64_t joined = join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(unit)];
+  busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)].push_back({joined, now});
+  if (tracks_[static_cast<std::size_t>(rank)] >= 0)
+    ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)],
+                     std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit), "comm", joined, now,
+                     {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
+  ++done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)];
+  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(u.stream)] = false;
+  changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
+  try_join(rank, u.stream);
+}
+
+bool UnitSync::may_start(int rank, int iteration, const Phase& phase) const {
+  int it = iteration;
+  if (cfg_.trigger == SyncTrigger::GradientReady) {
+    if (phase.kind != PhaseKind::Optimizer) return true;
+  } else {
+    if (!first_forward(phase) || iteration == 0) return true;
+    it = iteration - 1;
+  }
+  const std::size_t need = cfg_.plans[static_cast<std::size_t>(plan_for(it))].units.size();
+  return done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(it)] == static_cast<int>(need);
+}
+
+std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) const {
+  if (cfg_.trigger == SyncTrigger::AfterStep) --iteration;
+  if (iteration < 0) return "nothing";
+  for (int u : cfg_.plans[static_cast<std::size_t>(plan_for(iteration))].units) {
+    for (std::size_t s = 0; s < cfg_.units[static_cast<std::size_t>(u)].steps.size(); ++s) {
+      auto it = ids_.find(std::make_tuple(iteration, u, static_cast<int>(s)));
+      if (it == ids_.end())
+        return "unit " + std::to_string(u) + " (" + unit_label(u) + ") of iteration " + std::to_string(iteration) +
+               (s == 0 ? " (not ready on any rank)" : " (an earlier step is not done)");
+      if (!engine_.rank_done(it->second, rank)) return engine_.describe(it->second, rank);
+    }
+  }
+  return "nothing (all units done)";
+}
+
+std::int64_t UnitSync::comm_ps(int rank, int iteration) const {
+  return union_length(busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)]);
+}
+
+}  // namespace trainvp

@@ -1,0 +1,106 @@
+#pragma once
+// The synchronization strategy every layer-wise and partial scheme runs on: units of layers
+// (units.hpp), a plan per iteration saying which units are synchronized, and one of two triggers:
+//
+// - GradientReady (layerwise, blockwise, adaptive, asc_wfbp, plsgd, dreamddp): a unit is ready on
+//   a rank when the last micro-batch's dW of each of its layers has ended there; the optimizer
+//   step of the iteration waits until every unit of the iteration's plan is done on the rank.
+// - AfterStep (localsgd): the plan's units are ready when the iteration's optimizer step ends;
+//   the first forward of the next iteration waits for them.
+//
+// A ready unit queues on its stream; a stream synchronizes one unit at a time per rank, in the
+// order they became ready. A unit's collectives (compression may make two or three) run one after
+// another on its stream. Every collective is real chunked traffic over the fabric.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <systemc>
+
+#include "models/collectives/engine.hpp"
+#include "models/collectives/strategies/units.hpp"
+#include "models/collectives/sync_strategy.hpp"
+#include "models/workload/workload.hpp"
+
+namespace trainvp {
+
+enum class SyncTrigger { GradientReady, AfterStep };
+
+// Switches between a fine and a coarse plan from the GPUs' observed compute utilization.
+struct AdaptivePolicy {
+  bool enabled = false;
+  int fine_plan = 0, coarse_plan = 1;   // layer-wise and block-wise
+  double high = 0.9, low = 0.7;         // > high: fine; < low: coarse; in between: keep
+};
+
+struct UnitSyncConfig {
+  std::string name;                     // the strategy's name in results ("layerwise", ...)
+  std::vector<SyncUnit> units;
+  std::vector<SyncPlan> plans;
+  std::vector<int> cycle{0};            // plan of iteration r: cycle[r mod size] (unless adaptive)
+  AdaptivePolicy adaptive;
+  SyncTrigger trigger = SyncTrigger::GradientReady;
+  CollectiveAlgo algorithm = CollectiveAlgo::Ring;  // of all-reduces (all-gathers use ring)
+  int streams = 1;
+  bool parameters = false;              // averages parameters (trace: "average") instead of gradients
+  std::vector<PhaseWork> layer_work;    // per layer: the GPU work of compressing its synchronization
+};
+
+class UnitSync : public sc_core::sc_module, public SyncStrategy {
+ public:
+  UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workload& w, std::vector<Gpu*> gpus,
+           CollectiveEngine& engine, std::vector<int> nodes_of, int iterations, RunContext& ctx);
+
+  const char* name() const override { return cfg_.name.c_str(); }
+  bool may_start(int rank, int iteration, const Phase& phase) const override;
+  const sc_core::sc_event& changed(int rank) const override { return *changed_[static_cast<std::size_t>(rank)]; }
+  std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
+  std::int64_t comm_ps(int rank, int iteration) const override;
+
+  const UnitSyncConfig& config() const { return cfg_; }
+  // The plan an iteration used (-1 if no rank reached it), and for adaptive the utilization that
+  // chose it (-1 when it was not a decision from utilization).
+  int plan_of(int iteration) const { return plan_of_[static_cast<std::size_t>(iteration)]; }
+  double utilization_of(int iteration) const { return util_[static_cast<std::size_t>(iteration)]; }
+  // Bytes of the collectives of a plan (all steps of all its units).
+  std::uint64_t plan_bytes(int plan) const;
+  // The label of a unit for traces and messages: "h3.mlp", "h3.mlp..h2.attn (4 layers)".
+  std::string unit_label(int unit) const;
+
+ private:
+  int plan_for(int iteration) const;  // decides (and remembers) the plan of an iteration
+  void on_gradient(const GradientReady& g);
+  void on_phase_end(int rank, int iteration, const Phase& phase);
+  PhaseWork extra_work(int iteration, const Phase& phase) const;
+  void unit_ready(int rank, int iteration, int unit);
+  void try_join(int rank, int stream);
+  void step_done(int rank, int iteration, int unit, int step);
+  int collective(int iteration, int unit, int step);
+
+  UnitSyncConfig cfg_;
+  const Workload& workload_;
+  std::vector<Gpu*> gpus_;
+  CollectiveEngine& engine_;
+  std::vector<int> nodes_of_;
+  int iterations_;
+  RunContext& ctx_;
+  std::vector<std::vector<std::shared_ptr<const CompiledProgram>>> programs_;  // [unit][step]
+  std::vector<std::vector<int>> unit_of_layer_;  // [plan][layer] -> unit, -1 when not synchronized
+  mutable std::vector<int> plan_of_;             // per iteration
+  mutable std::vector<double> util_;
+  std::vector<std::vector<int>> layers_left_;    // [rank][unit]
+  std::vector<std::vector<int>> done_;           // [rank][iteration] units done
+  std::vector<std::vector<std::int64_t>> join_at_;  // [rank][unit]
+  std::vector<std::vector<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
+  std::vector<std::vector<std::vector<std::pair<int, int>>>> queue_;  // [rank][stream] -> (iteration, unit)
+  std::vector<std::vector<bool>> stream_busy_;   // [rank][stream]
+  std::map<std::tuple<int, int, int>, int> ids_;  // (iteration, unit, step) -> collective id
+  std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
+  std::vector<int> tracks_;                      // per rank: its communication track
+  int plan_track_ = -1;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,117 @@
+#include "models/cxl/cxl_device.hpp"
+
+#include <cmath>
+
+#include "models/link/chunk.hpp"
+#include "platform/errors.hpp"
+
+namespace trainvp {
+
+using sc_core::sc_time;
+using sc_core::SC_PS;
+
+CxlPort::CxlPort(sc_core::sc_module_name name)
+    : sc_module(name), dma("dma"), mem("mem"),
+      dma_engine_("dma_peq", pool_, [this](int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+        return dma[i]->nb_transport_fw(p, ph, t);
+      }) {
+  dma.register_nb_transport_bw(this, &CxlPort::nb_transport_bw);
+  mem.register_nb_transport_fw(this, &CxlPort::nb_transport_fw);
+}
+
+void CxlPort::send_chunk(tlm::tlm_generic_payload* chunk) {
+  dma_engine_.send(chunk_of(*chunk)->route->ports[0], chunk, nullptr);
+}
+
+tlm::tlm_sync_enum CxlPort::nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+  return dma_engine_.nb_transport_bw(i, p, ph, t);
+}
+
+tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
+  ChunkExt* c = chunk_of(p);
+  if (!c) throw RunError(std::string(name()) + ": only reduction-window writes (fabric chunks) are modelled");
+  if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  // Writes into the reduction window stream into the engine's input buffer at link rate.
+  bytes_in_ += p.get_data_length();
+  c->sink->chunk_delivered(p);
+  return tlm::TLM_COMPLETED;
+}
+
+CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nports, DType dtype, RunContext& ctx,
+                     const std::string& waves_path, std::int64_t waves_from_ps, std::int64_t waves_to_ps)
+    : sc_module(name), p_(p), bf16_(dtype == DType::BF16), ctx_(ctx), waves_from_ps_(waves_from_ps), waves_to_ps_(waves_to_ps) {
+  engine_ = make_rtl_engine(p.engine_lanes);
+  if (!waves_path.empty()) engine_->trace_to(waves_path, 1e12 / p.rtl_clock_hz);
+  for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str()));
+  std::string full = this->name();  // nodeN.cxl
+  track_ = ctx.trace.enabled() ? ctx.trace.track(full.substr(0, full.find('.')), "cxl engine") : -1;
+  SC_HAS_PROCESS(CxlDevice);
+  SC_THREAD(run);
+}
+
+std::uint64_t CxlDevice::calibrated_cycles(int contributors, std::uint64_t lines) {
+  auto it = fit_.find(contributors);
+  if (it == fit_.end()) {
+    // Two runs of the real RTL; the engine's cycles are affine in the line count.
+    const std::uint64_t l1 = 16, l2 = 80;
+    RtlJob a{contributors, l1, bf16_, p_.ftz}, b{contributors, l2, bf16_, p_.ftz};
+    double c1 = static_cast<double>(engine_->run(a).cycles), c2 = static_cast<double>(engine_->run(b).cycles);
+    double slope = (c2 - c1) / static_cast<double>(l2 - l1);
+    it = fit_.emplace(contributors, std::make_pair(slope, c1 - slope * static_cast<double>(l1))).first;
+  }
+  return static_cast<std::uint64_t>(std::llround(it->second.first * static_cast<double>(lines) + it->second.second));
+}
+
+std::uint64_t CxlDevice::engine_cycles(int contributors, std::uint64_t lines) {
+  if (p_.fidelity == CxlFidelity::Calibrated) return calibrated_cycles(contributors, lines);
+  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const bool dump = waves_to_ps_ < 0 ? now >= waves_from_ps_ : (now >= waves_from_ps_ && now <= waves_to_ps_);
+  engine_->trace_window(dump, static_cast<std::uint64_t>(now + p_.mmio_latency_ps));
+  RtlJob job{contributors, lines, bf16_, p_.ftz};
+  std::uint64_t cycles = engine_->run(job).cycles;
+  engine_->trace_window(false, 0);
+  return cycles;
+}
+
+void CxlDevice::reduce(std::uint64_t bytes, int contributors, std::function<void()> done) {
+  if (contributors > engine_->max_contributors())
+    throw RunError(std::string(name()) + ": " + std::to_string(contributors) + " contributors, the engine takes at most " +
+                   std::to_string(engine_->max_contributors()));
+  queue_.push_back({bytes, contributors, std::move(done)});
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CxlDevice::run() {
+  for (;;) {
+    while (queue_.empty()) wait(wake_);
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+    const std::uint64_t lines = (job.bytes + line_bytes() - 1) / line_bytes();
+    const std::uint64_t cycles = engine_cycles(job.contributors, lines);
+    const double engine_ps = static_cast<double>(cycles) * 1e12 / p_.rtl_clock_hz;
+    // Reduced lines stream into device memory as they leave the engine; the slower of the two sets the pace.
+    const double mem_ps = static_cast<double>(job.bytes) * 8.0 / p_.mem_bw * 1e12;
+    double total = static_cast<double>(p_.mmio_latency_ps) + std::max(engine_ps, mem_ps) + static_cast<double>(p_.mem_latency_ps);
+    // Completion: an interrupt arrives after its latency; a poll sees it at the next polling tick.
+    if (p_.completion == CxlCompletion::Interrupt) {
+      total += static_cast<double>(p_.completion_latency_ps);
+    } else {
+      const double period = static_cast<double>(p_.completion_latency_ps);
+      total = std::ceil(total / period) * period;
+    }
+    wait(sc_time(std::round(total), SC_PS));
+    ++stats_.jobs;
+    stats_.lines += lines;
+    stats_.bytes += job.bytes * static_cast<std::uint64_t>(job.contributors);
+    stats_.engine_cycles += cycles;
+    const std::int64_t t1 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+    stats_.busy_ps += t1 - t0;
+    ++ctx_.events;
+    if (track_ >= 0)
+      ctx_.trace.slice(track_, "reduce", "cxl", t0, t1, {{"bytes", job.bytes}, {"contributors", job.contributors}, {"cycles", cycles}});
+    job.done();
+  }
+}
+
+}  // namespace trainvp

@@ -1,0 +1,93 @@
+#pragma once
+// A CXL Type-2 device hosting the Verilated gradient-aggregation engine. Its ports are fabric
+// endpoints (AT sockets like a GPU's: `dma` sends reduced chunks back, `mem` takes GPUs' writes
+// into the reduction window); reduce jobs run one at a time on the engine, each costing the CSR
+// programming over CXL.io (MMIO), the engine's cycles at rtl_clock (simulated line by line in
+// "rtl" fidelity, from a start-up calibration of the same RTL in "calibrated" fidelity), the
+// result's write to device memory, and the completion (interrupt or poll).
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "models/cxl/cxl_params.hpp"
+#include "models/cxl/rtl_engine.hpp"
+#include "models/link/endpoint.hpp"
+#include "models/workload/dtype.hpp"
+#include "platform/run_context.hpp"
+#include "platform/tlm/at_initiator.hpp"
+#include "platform/tlm/payload_pool.hpp"
+
+namespace trainvp {
+
+class CxlPort : public sc_core::sc_module, public ChunkEndpoint {
+ public:
+  tlm_utils::multi_passthrough_initiator_socket_optional<CxlPort> dma;
+  tlm_utils::multi_passthrough_target_socket_optional<CxlPort> mem;
+
+  explicit CxlPort(sc_core::sc_module_name name);
+  void send_chunk(tlm::tlm_generic_payload* chunk) override;
+  const char* endpoint_name() const override { return name(); }
+  void end_of_elaboration() override { dma_engine_.reserve_ports(dma.size()); }
+  std::uint64_t bytes_in() const { return bytes_in_; }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  tlm::tlm_sync_enum nb_transport_fw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  PayloadPool pool_;
+  AtInitiator dma_engine_;
+  std::uint64_t bytes_in_ = 0;
+};
+
+struct CxlStats {
+  std::uint64_t jobs = 0, lines = 0, bytes = 0, engine_cycles = 0;
+  std::int64_t busy_ps = 0;
+};
+
+class CxlDevice : public sc_core::sc_module, public ReduceDevice {
+ public:
+  // `dtype` is the gradients' (fp32 or bf16); waves: a VCD path ("" for none) and its window.
+  CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int ports, DType dtype, RunContext& ctx,
+            const std::string& waves_path = "", std::int64_t waves_from_ps = 0, std::int64_t waves_to_ps = -1);
+
+  std::vector<std::unique_ptr<CxlPort>> ports;
+
+  void reduce(std::uint64_t bytes, int contributors, std::function<void()> done) override;
+  const CxlStats& stats() const { return stats_; }
+  const CxlParams& params() const { return p_; }
+  // Engine cycles of a job of `lines` lines from `contributors` contributors: measured on the RTL
+  // (rtl fidelity: the job itself; calibrated: a fit of two start-up runs, exact for this engine,
+  // whose cycles are affine in the line count).
+  std::uint64_t calibrated_cycles(int contributors, std::uint64_t lines);
+  std::uint64_t line_bytes() const { return static_cast<std::uint64_t>(engine_->lanes()) * (bf16_ ? 2 : 4); }
+
+ private:
+  struct Job {
+    std::uint64_t bytes;
+    int contributors;
+    std::function<void()> done;
+  };
+  void run();
+  std::uint64_t engine_cycles(int contributors, std::uint64_t lines);
+
+  CxlParams p_;
+  bool bf16_;
+  RunContext& ctx_;
+  std::unique_ptr<RtlEngine> engine_;
+  std::deque<Job> queue_;
+  sc_core::sc_event wake_;
+  std::map<int, std::pair<double, double>> fit_;  // contributors -> (cycles per line, fixed cycles)
+  CxlStats stats_;
+  int track_ = -1;
+  std::int64_t waves_from_ps_, waves_to_ps_;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,46 @@
+#include "models/cxl/cxl_params.hpp"
+
+namespace trainvp {
+
+const ParamSet<CxlParams>& cxl_schema() {
+  static const ParamSet<CxlParams> s = [] {
+    ParamSet<CxlParams> p("cxl", "/cluster/node/cxl",
+                          "A CXL Type-2 device in each node hosting the Verilated grad_reduce engine: GPUs write "
+                          "gradient chunks into its reduction window over CXL/PCIe, it reduces them, they read the "
+                          "result back (algorithm cxl_allreduce). See docs/cxl.md.");
+    p.flag("present", &CxlParams::present, false, "Whether each node has the device")
+        .choice("generation", &CxlParams::generation, "2.0",
+                {{"2.0", CxlGeneration::Cxl2}, {"3.0", CxlGeneration::Cxl3}},
+                "2.0: PCIe 5.0 (32 GT/s), 68-byte flits; 3.0: PCIe 6.0 (64 GT/s), 256-byte flits")
+        .integer("link_lanes", &CxlParams::link_lanes, 16, "Lanes per CXL link", {1, 16})
+        .time("link_latency", &CxlParams::link_latency_ps, "100ns", "CXL port-to-port link latency (our default)")
+        .integer("ports", &CxlParams::ports, 0,
+                 "Device ports, one link each to a PCIe switch; 0: one per PCIe switch. The HDM decoder "
+                 "interleaves the reduction window across them",
+                 Range::non_negative())
+        .size("interleave_granularity", &CxlParams::interleave_granularity, "256B",
+              "HDM interleave granularity (256 B << k, up to 16 KiB); segments are spread over the ports "
+              "round-robin at the chunk granularity, which the granularity must not exceed")
+        .integer("engine_lanes", &CxlParams::engine_lanes, 16, "grad_reduce LANES variant (compiled: 8, 16, 32)", {1, 1024})
+        .frequency("rtl_clock", &CxlParams::rtl_clock_hz, "1GHz", "Clock of the engine's domain")
+        .choice("fidelity", &CxlParams::fidelity, "calibrated",
+                {{"rtl", CxlFidelity::Rtl}, {"calibrated", CxlFidelity::Calibrated}},
+                "rtl: every line goes through the Verilated engine; calibrated: the engine's cycles per "
+                "line and latency are measured on the RTL at start-up and applied per job")
+        .time("mem_latency", &CxlParams::mem_latency_ps, "250ns",
+              "Device memory latency (real CXL memory: 140-410 ns, Melody ASPLOS 2025)")
+        .bandwidth("mem_bw", &CxlParams::mem_bw, "64GB/s", "Device memory bandwidth")
+        .time("mmio_latency", &CxlParams::mmio_latency_ps, "1us",
+              "CXL.io MMIO time to program a job's CSRs and ring the doorbell")
+        .choice("completion", &CxlParams::completion, "interrupt",
+                {{"interrupt", CxlCompletion::Interrupt}, {"poll", CxlCompletion::Poll}},
+                "How the host learns a job is done")
+        .time("completion_latency", &CxlParams::completion_latency_ps, "1us",
+              "Interrupt delivery latency, or the polling interval (completion is seen at the next poll)")
+        .flag("ftz", &CxlParams::ftz, false, "Flush subnormals to zero in the engine");
+    return p;
+  }();
+  return s;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,41 @@
+#pragma once
+// A node's CXL device hosting the gradient-aggregation engine (cluster.node.cxl).
+#include <cstdint>
+#include <string>
+
+#include "platform/params.hpp"
+
+namespace trainvp {
+
+enum class CxlGeneration { Cxl2, Cxl3 };
+enum class CxlFidelity { Rtl, Calibrated };
+enum class CxlCompletion { Interrupt, Poll };
+
+struct CxlParams {
+  bool present = false;
+  CxlGeneration generation = CxlGeneration::Cxl2;
+  int link_lanes = 16;
+  std::int64_t link_latency_ps = 100000;
+  int ports = 0;                       // 0: one per PCIe switch
+  std::uint64_t interleave_granularity = 256;
+  int engine_lanes = 16;               // the compiled grad_reduce variant
+  double rtl_clock_hz = 1e9;
+  CxlFidelity fidelity = CxlFidelity::Calibrated;
+  std::int64_t mem_latency_ps = 250000;
+  double mem_bw = 64e9 * 8;            // bits/s
+  std::int64_t mmio_latency_ps = 1000000;
+  CxlCompletion completion = CxlCompletion::Interrupt;
+  std::int64_t completion_latency_ps = 1000000;  // interrupt delivery, or the poll interval
+  bool ftz = false;
+
+  // Flit framing: 68-byte flits (64 B of data) in CXL 1.1/2.0 over PCIe 5.0, 256-byte flits
+  // (240 B of data) in CXL 3.x over PCIe 6.0.
+  int flit_payload() const { return generation == CxlGeneration::Cxl2 ? 64 : 240; }
+  int flit_overhead() const { return generation == CxlGeneration::Cxl2 ? 4 : 16; }
+  // Raw link rate per direction: 32 or 64 GT/s per lane; flits carry the framing.
+  double link_bps() const { return (generation == CxlGeneration::Cxl2 ? 32e9 : 64e9) * link_lanes; }
+};
+
+const ParamSet<CxlParams>& cxl_schema();
+
+}  // namespace trainvp

@@ -1,0 +1,157 @@
+// Compiled only with the Verilated variants (rtl/CMakeLists.txt adds it to trainvp_core).
+#include "models/cxl/rtl_engine.hpp"
+
+#include <systemc.h>  // before verilated.h: Verilator's headers expect SystemC's names
+
+#include <stdexcept>
+
+#include <verilated.h>
+#include <verilated_vcd_c.h>
+
+#include "Vgrad_reduce_l16.h"
+#include "Vgrad_reduce_l32.h"
+#include "Vgrad_reduce_l8.h"
+
+namespace trainvp {
+
+namespace {
+
+// CSR offsets (docs/rtl.md).
+constexpr std::uint32_t kParams = 0x004, kCtrl = 0x010, kConfig = 0x014, kStatus = 0x018;
+constexpr std::uint32_t slot_len(std::uint32_t s) { return 0x100 + 16 * s; }
+constexpr std::uint32_t kStart = 1, kDoneClr = 4, kDone = 2;
+
+template <class Model, int kLanes>
+class Engine final : public RtlEngine {
+ public:
+  Engine() : ctx_(new VerilatedContext) {
+    ctx_->traceEverOn(true);
+    m_ = std::make_unique<Model>(ctx_.get(), "grad_reduce");
+    m_->clk = 0;
+    m_->rst_n = 0;
+    m_->psel = m_->penable = m_->pwrite = 0;
+    m_->in_valid = 0;
+    m_->out_ready = 1;
+    m_->eval();
+    for (int i = 0; i < 4; ++i) tick();
+    m_->rst_n = 1;
+    tick();
+    max_contrib_ = static_cast<int>((read(kParams) >> 8) & 0xFF);
+  }
+  ~Engine() override {
+    if (vcd_) vcd_->close();
+    m_->final();
+  }
+  int lanes() const override { return kLanes; }
+  int max_contributors() const override { return max_contrib_; }
+  std::uint64_t total_cycles() const override { return cycle_; }
+
+  void trace_to(const std::string& path, double period_ps) override {
+    vcd_ = std::make_unique<VerilatedVcdC>();
+    m_->trace(vcd_.get(), 99);
+    vcd_->open(path.c_str());
+    period_ps_ = period_ps;
+  }
+  void trace_window(bool on, std::uint64_t t0_ps) override {
+    tracing_ = on && vcd_;
+    t0_ps_ = t0_ps;
+    job_cycle0_ = cycle_;
+  }
+
+  RtlJobStats run(const RtlJob& job) override {
+    const std::uint64_t c0 = cycle_;
+    write(kCtrl, kDoneClr);
+    write(kConfig, static_cast<std::uint32_t>(job.contributors) | (job.bf16 ? 1u << 8 : 0u) | (job.ftz ? 1u << 9 : 0u));
+    write(slot_len(0), static_cast<std::uint32_t>(job.lines));
+    write(kCtrl, kStart);
+    RtlJobStats st;
+    if (job.result) job.result->assign(job.lines * kLanes, 0);
+    std::uint64_t line = 0;
+    int cid = 0;
+    bool offered = false;
+    while (st.lines_out < job.lines) {
+      if (!offered && line < job.lines) {
+        m_->in_slot = 0;
+        m_->in_idx = static_cast<std::uint32_t>(line);
+        m_->in_cid = static_cast<std::uint32_t>(cid);
+        for (int w = 0; w < kLanes; ++w)
+          m_->in_data[w] = job.data ? (*job.data)[(static_cast<std::size_t>(cid) * job.lines + line) * kLanes + w] : 0u;
+        offered = true;
+      }
+      m_->in_valid = offered;
+      const bool in_fire = offered && m_->in_ready;
+      if (m_->out_valid) {
+        if (job.result)
+          for (int w = 0; w < kLanes; ++w) (*job.result)[static_cast<std::size_t>(m_->out_idx) * kLanes + w] = m_->out_data[w];
+        ++st.lines_out;
+      }
+      tick();
+      if (in_fire) {
+        offered = false;
+        if (++cid == job.contributors) cid = 0, ++line;
+      }
+    }
+    m_->in_valid = 0;
+    // DONE rises once the last line is out; poll the status as a driver would.
+    for (int guard = 0; guard < 64 && !(read(kStatus) & kDone); ++guard) {
+    }
+    st.cycles = cycle_ - c0;
+    return st;
+  }
+
+ private:
+  void tick() {
+    m_->clk = 1;
+    m_->eval();
+    if (tracing_) vcd_->dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ - job_cycle0_) * period_ps_ + period_ps_ / 2));
+    m_->clk = 0;
+    m_->eval();
+    if (tracing_) vcd_->dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ + 1 - job_cycle0_) * period_ps_));
+    ++cycle_;
+  }
+  void write(std::uint32_t addr, std::uint32_t data) {
+    m_->psel = 1, m_->penable = 0, m_->pwrite = 1, m_->paddr = addr, m_->pwdata = data;
+    tick();
+    m_->penable = 1;
+    tick();
+    m_->psel = m_->penable = m_->pwrite = 0;
+  }
+  std::uint32_t read(std::uint32_t addr) {
+    m_->psel = 1, m_->penable = 0, m_->pwrite = 0, m_->paddr = addr;
+    tick();
+    m_->penable = 1;
+    m_->eval();
+    std::uint32_t v = m_->prdata;
+    tick();
+    m_->psel = m_->penable = 0;
+    return v;
+  }
+
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Model> m_;
+  std::unique_ptr<VerilatedVcdC> vcd_;
+  bool tracing_ = false;
+  double period_ps_ = 1000;
+  std::uint64_t t0_ps_ = 0, job_cycle0_ = 0, cycle_ = 0;
+  int max_contrib_ = 0;
+};
+
+}  // namespace
+
+const std::vector<int>& rtl_lanes_available() {
+  static const std::vector<int> lanes = {8, 16, 32};
+  return lanes;
+}
+
+bool rtl_available() { return true; }
+
+std::unique_ptr<RtlEngine> make_rtl_engine(int lanes) {
+  switch (lanes) {
+    case 8: return std::make_unique<Engine<Vgrad_reduce_l8, 8>>();
+    case 16: return std::make_unique<Engine<Vgrad_reduce_l16, 16>>();
+    case 32: return std::make_unique<Engine<Vgrad_reduce_l32, 32>>();
+    default: throw std::invalid_argument("no grad_reduce variant with LANES " + std::to_string(lanes));
+  }
+}
+
+}  // namespace trainvp

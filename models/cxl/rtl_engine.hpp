@@ -1,0 +1,48 @@
+#pragma once
+// The Verilated grad_reduce engine (rtl/grad_reduce.sv), driven cycle by cycle in C++: its CSRs
+// over the APB port, contributions on the input stream, reduced lines taken from the output.
+// One class per compiled LANES variant behind one interface; the scenario picks the variant.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trainvp {
+
+struct RtlJob {
+  int contributors = 2;
+  std::uint64_t lines = 1;
+  bool bf16 = false;
+  bool ftz = false;
+  // Optional data: contributors x lines x lanes 32-bit words (contributor-major); empty = zeros.
+  const std::vector<std::uint32_t>* data = nullptr;
+  std::vector<std::uint32_t>* result = nullptr;  // lines x lanes words, when data is given
+};
+
+struct RtlJobStats {
+  std::uint64_t cycles = 0;        // from the first APB write of the job to DONE
+  std::uint64_t lines_out = 0;
+};
+
+class RtlEngine {
+ public:
+  virtual ~RtlEngine() = default;
+  virtual int lanes() const = 0;
+  virtual int max_contributors() const = 0;
+  // Runs one job to completion (contributions fed line by line, all contributors of a line in
+  // id order, so at most one line is open: the engine's window rule), returns its cycles.
+  virtual RtlJobStats run(const RtlJob& job) = 0;
+  // Waveforms: while enabled, every cycle is dumped to `path` (VCD), stamped with `t0_ps` plus the
+  // cycle count times the period.
+  virtual void trace_to(const std::string& path, double period_ps) = 0;
+  virtual void trace_window(bool on, std::uint64_t t0_ps) = 0;
+  virtual std::uint64_t total_cycles() const = 0;
+};
+
+// The compiled variants, e.g. {8, 16, 32}.
+const std::vector<int>& rtl_lanes_available();
+bool rtl_available();
+// Throws std::invalid_argument for a LANES value that was not compiled.
+std::unique_ptr<RtlEngine> make_rtl_engine(int lanes);
+
+}  // namespace trainvp

@@ -1,0 +1,141 @@
+// The CXL device with the Verilated grad_reduce: both fidelities agree, the RTL variant changes
+// results, cxl_allreduce runs in benchmarks and under DDP, and bad CXL scenarios are errors.
+#include <gtest/gtest.h>
+
+#include "models/cxl/rtl_engine.hpp"
+#include "platform/errors.hpp"
+#include "platform/results.hpp"
+#include "platform/scenario.hpp"
+#include "platform/simulation.hpp"
+#include "tests/sim_child.hpp"
+
+namespace trainvp {
+namespace {
+
+using test::in_child;
+
+json cxl_bench(const std::string& fidelity, int lanes, const std::string& bytes) {
+  return {{"trainvp", 1},
+          {"name", "cxl"},
+          {"cluster",
+           {{"nodes", 1},
+            {"node",
+             {{"gpus", 4},
+              {"gpu", "RTX-A6000"},
+              {"cxl", {{"present", true}, {"fidelity", fidelity}, {"engine_lanes", lanes}}}}}}},
+          {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "cxl_allreduce"}, {"bytes", bytes},
+                        {"iterations", 1}, {"warmup", 0}}},
+          {"output", {{"trace", false}}}};
+}
+
+json run(const json& doc) {
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    return collect_results(sim).json.dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  return json::parse(r.value);
+}
+
+#define REQUIRE_RTL() \
+  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
+
+TEST(Cxl, RtlAndCalibratedFidelityAgreeOnTimingWithinFivePercent) {
+  REQUIRE_RTL();
+  for (const char* bytes : {"64KiB", "3MiB"}) {
+    json rtl = run(cxl_bench("rtl", 16, bytes)), cal = run(cxl_bench("calibrated", 16, bytes));
+    double tr = rtl["collectives"][0]["time_s"].get<double>(), tc = cal["collectives"][0]["time_s"].get<double>();
+    EXPECT_NEAR(tc, tr, 0.05 * tr) << bytes;
+    EXPECT_EQ(rtl["cxl"][0]["engine_cycles"], cal["cxl"][0]["engine_cycles"]) << bytes;
+  }
+}
+
+TEST(Cxl, EngineCyclesFollowTheRtlThroughputOfOneContributionPerCycle) {
+  REQUIRE_RTL();
+  // N contributors of L lines: the engine takes one contribution per cycle (docs/rtl.md), so its
+  // cycles grow by N per line.
+  auto e = make_rtl_engine(16);
+  for (int n : {2, 4, 8}) {
+    RtlJob a{n, 100, false, false}, b{n, 300, false, false};
+    std::uint64_t ca = e->run(a).cycles, cb = e->run(b).cycles;
+    EXPECT_EQ(cb - ca, static_cast<std::uint64_t>(200 * n)) << n;
+  }
+}
+
+TEST(Cxl, AWiderEngineVariantReducesFaster) {
+  REQUIRE_RTL();
+  double t8 = run(cxl_bench("calibrated", 8, "64MiB"))["collectives"][0]["time_s"].get<double>();
+  double t32 = run(cxl_bench("calibrated", 32, "64MiB"))["collectives"][0]["time_s"].get<double>();
+  EXPECT_LT(t32, 0.6 * t8) << "LANES 8: " << t8 << " s, LANES 32: " << t32 << " s";
+}
+
+TEST(Cxl, DdpCanAllReduceThroughTheDevice) {
+  REQUIRE_RTL();
+  json doc = {{"trainvp", 1},
+              {"name", "ddp-cxl"},
+              {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
+              {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 512}}},
+              {"training", {{"iterations", 2}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}, {"algorithm", "cxl_allreduce"}}}}},
+              {"output", {{"trace", false}}}};
+  json r = run(doc);
+  EXPECT_GT(r["comm_time_s"].get<double>(), 0);
+  EXPECT_EQ(r["collectives"][0]["algorithm"], "cxl_allreduce");
+  // Every bucket of both iterations was reduced in the device, from 4 contributors.
+  std::uint64_t grad = r["workload"]["gradient_bytes"].get<std::uint64_t>();
+  EXPECT_EQ(r["cxl"][0]["bytes_reduced"].get<std::uint64_t>(), 2 * 4 * grad);
+}
+
+TEST(Cxl, ABuildWithoutTheRtlRejectsTheDevice) {
+  if (rtl_available()) GTEST_SKIP() << "this build has the RTL";
+  try {
+    load_scenario(cxl_bench("calibrated", 16, "1MiB"), "t");
+    ADD_FAILURE() << "accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/cluster/node/cxl/engine_lanes") << e.what();
+  }
+}
+
+TEST(Cxl, BadCxlScenariosAreClearErrors) {
+  REQUIRE_RTL();
+  struct Case {
+    const char* name;
+    std::function<void(json&)> mutate;
+    const char* path;
+  };
+  std::vector<Case> cases = {
+      {"no device", [](json& d) { d["cluster"]["node"]["cxl"]["present"] = false; }, "/cluster/node/cxl/present"},
+      {"variant not compiled", [](json& d) { d["cluster"]["node"]["cxl"]["engine_lanes"] = 12; },
+       "/cluster/node/cxl/engine_lanes"},
+      {"odd interleave", [](json& d) { d["cluster"]["node"]["cxl"]["interleave_granularity"] = "300B"; },
+       "/cluster/node/cxl/interleave_granularity"},
+      {"waves without rtl", [](json& d) { d["output"]["waves"] = true; }, "/output/waves"},
+      {"bad clock", [](json& d) { d["cluster"]["node"]["cxl"]["rtl_clock"] = "1GHzz"; }, "/cluster/node/cxl/rtl_clock"},
+      {"cxl for all_gather", [](json& d) { d["workload"]["op"] = "all_gather"; }, "/workload/algorithm"},
+  };
+  for (auto& c : cases) {
+    json doc = cxl_bench("calibrated", 16, "1MiB");
+    c.mutate(doc);
+    try {
+      load_scenario(doc, "t");
+      ADD_FAILURE() << c.name << ": accepted";
+    } catch (const ScenarioError& e) {
+      EXPECT_EQ(e.path, c.path) << c.name << ": " << e.what();
+    }
+  }
+  json multi = {{"trainvp", 1},
+                {"name", "x"},
+                {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
+                {"workload", {{"model", "gpt2-small"}}},
+                {"training", {{"sync", {{"strategy", "ddp"}, {"algorithm", "cxl_allreduce"}}}}}};
+  try {
+    load_scenario(multi, "t");
+    ADD_FAILURE() << "multi-node cxl_allreduce accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/training/sync/algorithm") << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trainvp
