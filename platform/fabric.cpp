@@ -142,7 +142,14 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
               f.switch_buffer);
       device_map_.ports_of_node.back().push_back(static_cast<int>(gpu_device_.size()));
       gpu_device_.push_back(port);
-      nic_of_gpu_.push_back(nic_devices[static_cast<std::size_t>(n * nics)]);
+      // Between nodes a port uses a NIC on its own PCIe switch (else the node's first NIC).
+      int nic = n * nics;
+      for (int i = 0; i < nics; ++i)
+        if (((i * G + nics - 1) / nics) / per == static_cast<int>(k % psw.size())) {
+          nic = n * nics + i;
+          break;
+        }
+      nic_of_gpu_.push_back(nic_devices[static_cast<std::size_t>(nic)]);
     }
   }
   // The network.

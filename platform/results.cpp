@@ -115,6 +115,7 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
                     {"lines", st.lines},
                     {"bytes_reduced", st.bytes},
                     {"engine_cycles", st.engine_cycles},
+                    {"functional_lines_checked", d->lines_checked()},
                     {"busy_s", sec(st.busy_ps)}});
   }
   return list;

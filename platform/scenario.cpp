@@ -202,10 +202,11 @@ const ParamSet<SyncConfig>& sync_schema() {
               Range::positive())
         .choice("algorithm", &SyncConfig::algorithm, "ring",
                 {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical},
-                 {"cxl_allreduce", CollectiveAlgo::CxlAllReduce}},
+                 {"cxl_allreduce", CollectiveAlgo::CxlAllReduce}, {"cxl_hierarchical", CollectiveAlgo::CxlHierarchical}},
                 "All-reduce algorithm: ring (reduce-scatter + all-gather), tree (double binary tree), hierarchical "
                 "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather), cxl_allreduce "
-                "(reduction in the node's CXL device; one node)")
+                "(reduction in the node's CXL device; one node), cxl_hierarchical (reduction in each node's device, "
+                "a ring between the devices through the NICs)")
         .integer("comm_streams", &SyncConfig::comm_streams, 1,
                  "Communication streams: bucket (unit) b runs on stream b mod N (asc_wfbp: one per layer)", {1, 64})
         .integer("period", &SyncConfig::period, 5,
@@ -237,6 +238,8 @@ const ParamSet<SyncConfig>& sync_schema() {
 }
 
 struct BenchRaw {
+  bool functional = false;
+  std::uint64_t functional_max_bytes = 64ull << 20;
   CollectiveOp op = CollectiveOp::AllReduce;
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;
   std::uint64_t bytes = 0, min_bytes = 0, max_bytes = 0;
@@ -256,8 +259,8 @@ const ParamSet<BenchRaw>& bench_schema() {
                 "Collective; sendrecv: every rank sends to the next and receives from the previous")
         .choice("algorithm", &BenchRaw::algorithm, "ring",
                 {{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree}, {"hierarchical", CollectiveAlgo::Hierarchical},
-                 {"cxl_allreduce", CollectiveAlgo::CxlAllReduce}},
-                "Algorithm (tree, hierarchical and cxl_allreduce apply to all_reduce)")
+                 {"cxl_allreduce", CollectiveAlgo::CxlAllReduce}, {"cxl_hierarchical", CollectiveAlgo::CxlHierarchical}},
+                "Algorithm (all but ring apply to all_reduce only)")
         .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)", Range::positive())
         .size("min_bytes", &BenchRaw::min_bytes, nullptr, "Smallest size of a range", Range::positive())
         .size("max_bytes", &BenchRaw::max_bytes, nullptr, "Largest size of a range", Range::positive())
@@ -266,7 +269,12 @@ const ParamSet<BenchRaw>& bench_schema() {
         .integer("warmup", &BenchRaw::warmup, 5, "Unmeasured collectives before them", Range::non_negative())
         .nested("communicator", "array", nullptr, "Global ranks taking part, in ring order; default: every GPU")
         .integer("root", &BenchRaw::root, 0, "Broadcast root: a position in the communicator (0 = its first rank)",
-                 Range::non_negative());
+                 Range::non_negative())
+        .flag("functional", &BenchRaw::functional, false,
+              "Reduce real synthetic values in the CXL engine and check every output against the reference model "
+              "(cxl algorithms)")
+        .size("functional_max_bytes", &BenchRaw::functional_max_bytes, "64MiB",
+              "Largest collective size allowed in functional mode (its data is held in memory)", Range::positive());
     return p;
   }();
   return s;
@@ -354,6 +362,8 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
   return l;
 }
 
+bool cxl_algo_of(CollectiveAlgo a) { return a == CollectiveAlgo::CxlAllReduce || a == CollectiveAlgo::CxlHierarchical; }
+
 json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& value, const std::string& path) {
   BenchRaw r;
   json resolved = bench_schema().load(r, value, path);
@@ -400,9 +410,19 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
     fail_expected(ptr_join(path, "root"), "a position in the communicator (< " + std::to_string(b.communicator.size()) + ")",
                   json(r.root));
   b.root = r.root;
+  b.functional = r.functional;
+  if (b.functional) {
+    if (!cxl_algo_of(b.algorithm))
+      fail_expected(ptr_join(path, "functional"), "false unless the algorithm is cxl_allreduce or cxl_hierarchical", json(true));
+    if (b.sizes.back() > r.functional_max_bytes)
+      fail_expected(ptr_join(path, "functional_max_bytes"),
+                    "at least the largest size in functional mode (" + std::to_string(b.sizes.back()) + " B)",
+                    value.contains("functional_max_bytes") ? value["functional_max_bytes"] : json("64MiB"));
+  }
   if (b.algorithm != CollectiveAlgo::Ring && b.op != CollectiveOp::AllReduce)
     fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op), json(algo_name(b.algorithm)));
-  if (b.algorithm == CollectiveAlgo::Hierarchical || b.algorithm == CollectiveAlgo::CxlAllReduce) {
+  const bool cxl_algo = b.algorithm == CollectiveAlgo::CxlAllReduce || b.algorithm == CollectiveAlgo::CxlHierarchical;
+  if (b.algorithm == CollectiveAlgo::Hierarchical || cxl_algo) {
     std::vector<int> nodes_of;
     for (auto& g : c.gpus) nodes_of.push_back(g.node);
     DeviceMap dm;
@@ -410,11 +430,10 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
     try {
       build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of, 0, &dm);
     } catch (const std::invalid_argument& e) {
-      throw ScenarioError(b.algorithm == CollectiveAlgo::CxlAllReduce && c.cxl_ports == 0 ? "/cluster/node/cxl/present" : cp,
-                          e.what());
+      throw ScenarioError(cxl_algo && c.cxl_ports == 0 ? "/cluster/node/cxl/present" : cp, e.what());
     }
-    if (b.algorithm == CollectiveAlgo::CxlAllReduce && static_cast<int>(b.communicator.size()) > 8)
-      fail_expected(cp, "at most 8 ranks: the engine's MAX_CONTRIBUTORS", comm.is_null() ? json(world) : comm);
+    if (cxl_algo && c.gpus_per_node > 8)
+      fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(c.gpus_per_node));
   }
   return resolved;
 }
@@ -690,13 +709,13 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   SyncConfig sc;
   tres["sync"] = sync_schema().load(sc, sync.is_null() ? json{{"strategy", "none"}} : sync, "/training/sync");
   tres["sync"] = finish_sync(sc, sync.is_null() ? json::object() : sync, tres["sync"], s.workload, "/training/sync");
-  if (sc.algorithm == CollectiveAlgo::CxlAllReduce && sc.strategy != SyncStrategyKind::None) {
+  const bool cxl_sync = sc.algorithm == CollectiveAlgo::CxlAllReduce || sc.algorithm == CollectiveAlgo::CxlHierarchical;
+  if (cxl_sync && sc.strategy != SyncStrategyKind::None) {
     if (!s.cluster.cxl.present)
-      fail_expected("/cluster/node/cxl/present", "true: algorithm cxl_allreduce needs the node's CXL device", json(false));
-    if (s.cluster.nodes != 1)
+      fail_expected("/cluster/node/cxl/present", "true: the cxl algorithms need the node's CXL device", json(false));
+    if (s.cluster.nodes != 1 && sc.algorithm == CollectiveAlgo::CxlAllReduce)
       fail_expected("/training/sync/algorithm",
-                    "an algorithm that spans nodes (cxl_allreduce reduces inside one node; cxl_hierarchical is not "
-                    "there yet)",
+                    "an algorithm that spans nodes (cxl_allreduce reduces inside one node: use cxl_hierarchical)",
                     json("cxl_allreduce"));
     if (s.cluster.gpus_per_node > 8)
       fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(s.cluster.gpus_per_node));

@@ -78,7 +78,8 @@ struct CollectiveBenchConfig {
   std::vector<std::uint64_t> sizes;  // bytes per rank's buffer, in order
   int iterations = 20, warmup = 5;
   std::vector<int> communicator;     // global ranks, in ring order
-  int root = 0;                      // broadcast root (a rank of the communicator)
+  int root = 0;                      // broadcast root (a position in the communicator)
+  bool functional = false;           // CXL engine jobs on synthetic data, checked against the reference
 };
 
 struct OutputConfig {

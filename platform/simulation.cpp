@@ -48,6 +48,7 @@ Simulation::Simulation(const Scenario& s, bool progress)
     cxl_.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
                                                s.cluster.cxl_ports, dt, ctx_, waves, s.output.waves_from_ps,
                                                s.output.waves_to_ps));
+    cxl_.back()->set_functional(s.collective_bench && s.bench.functional, s.seed);
     cxl.push_back(cxl_.back().get());
   }
   fabric_ = std::make_unique<Fabric>(s, all, cxl, ctx_);
@@ -117,6 +118,8 @@ void Simulation::run() {
   stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   // Work left with events still scheduled means the time limit cut the run; without, a stall.
   hit_limit_ = sc_core::sc_pending_activity();
+  for (auto& d : cxl_)
+    if (!d->failure().empty()) throw RunError(d->failure());
   bool done = !bench_ || bench_->finished();
   for (const Gpu* g : gpus()) done = done && g->finished();
   if (!done) throw RunError(stall_report());

@@ -139,3 +139,56 @@ TEST(Cxl, BadCxlScenariosAreClearErrors) {
 
 }  // namespace
 }  // namespace trainvp
+
+namespace trainvp {
+namespace {
+
+TEST(Cxl, FunctionalModeChecksEveryEngineLineAgainstTheReference) {
+  REQUIRE_RTL();
+  json doc = cxl_bench("rtl", 16, "256KiB");
+  doc["workload"]["functional"] = true;
+  json r = run(doc);
+  // 4 contributors, one 256 KiB segment (the chunk is 1 MiB): one job of 256 KiB / 64 B lines.
+  EXPECT_EQ(r["cxl"][0]["jobs"], 1);
+  EXPECT_EQ(r["cxl"][0]["functional_lines_checked"].get<std::uint64_t>(), 256u * 1024 / 64);
+}
+
+TEST(Cxl, FunctionalModeNeedsACxlAlgorithmAndRespectsItsCap) {
+  json doc = cxl_bench("calibrated", 16, "1MiB");
+  doc["workload"]["functional"] = true;
+  doc["workload"]["algorithm"] = "ring";
+  try {
+    load_scenario(doc, "t");
+    ADD_FAILURE() << "functional ring accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/workload/functional");
+  }
+  doc["workload"]["algorithm"] = "cxl_allreduce";
+  doc["workload"]["functional_max_bytes"] = "512KiB";
+  try {
+    load_scenario(doc, "t");
+    ADD_FAILURE() << "size above the cap accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/workload/functional_max_bytes");
+  }
+}
+
+TEST(Cxl, HierarchicalReducesInEveryNodesDeviceAndRingsBetweenThem) {
+  REQUIRE_RTL();
+  json doc = cxl_bench("calibrated", 32, "8MiB");
+  doc["cluster"]["nodes"] = 3;
+  doc["workload"]["algorithm"] = "cxl_hierarchical";
+  json r = run(doc);
+  ASSERT_EQ(r["cxl"].size(), 3u);
+  // Per 1 MiB segment: each device reduces its 4 GPUs' copies (4 MiB of contributions), then in
+  // the ring's 2 reduce-scatter steps adds a received third of the segment to its own (2 x 2/3 MiB).
+  const double seg = 1 << 20;
+  for (auto& d : r["cxl"]) {
+    EXPECT_EQ(d["jobs"].get<int>(), 8 * (1 + 2));
+    EXPECT_NEAR(d["bytes_reduced"].get<double>(), 8 * (4 * seg + 2 * 2 * seg / 3), 8 * 4);
+  }
+  EXPECT_GT(r["collectives"][0]["busbw_GBps"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace trainvp

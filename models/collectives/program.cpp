@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace trainvp {
@@ -23,6 +24,7 @@ const char* algo_name(CollectiveAlgo a) {
     case CollectiveAlgo::Tree: return "tree";
     case CollectiveAlgo::Hierarchical: return "hierarchical";
     case CollectiveAlgo::CxlAllReduce: return "cxl_allreduce";
+    case CollectiveAlgo::CxlHierarchical: return "cxl_hierarchical";
   }
   return "?";
 }
@@ -248,6 +250,69 @@ void cxl_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std
   }
 }
 
+// Hierarchical all-reduce through the nodes' CXL devices: per segment, the GPUs of each node
+// write it into their device, which reduces the node's contributions; the devices then all-reduce
+// the segment among themselves in a step-synchronous ring through the NICs (each reduce-scatter
+// step's received part is added to the device's own by its engine, a 2-contributor job); finally
+// every device sends the segment back to its node's GPUs.
+void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk,
+                      const std::vector<int>& nodes_of, const DeviceMap& dev) {
+  std::map<int, std::vector<int>> local;
+  std::vector<int> order;
+  for (int r : g) {
+    int node = nodes_of.at(static_cast<std::size_t>(r));
+    if (!local.count(node)) order.push_back(node);
+    local[node].push_back(r);
+  }
+  for (int node : order)
+    if (node >= static_cast<int>(dev.ports_of_node.size()) || dev.ports_of_node[static_cast<std::size_t>(node)].empty())
+      throw std::invalid_argument("node " + std::to_string(node) + " has no CXL device (cluster.node.cxl)");
+  const int N = static_cast<int>(order.size());
+  std::set<int> used_ports;
+  auto reduce = [&](int port, std::uint64_t bytes, std::vector<int> deps, int contributors) {
+    int x = add(pr, port, port, bytes, std::move(deps));
+    pr.transfers[static_cast<std::size_t>(x)].reduce_contributors = contributors;
+    return x;
+  };
+  std::size_t s = 0;
+  for (std::uint64_t off = 0; off < n; off += chunk, ++s) {
+    const std::uint64_t b = std::min(chunk, n - off);
+    std::vector<int> port(static_cast<std::size_t>(N)), local_sum(static_cast<std::size_t>(N));
+    for (int i = 0; i < N; ++i) {
+      const auto& ports = dev.ports_of_node[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+      port[static_cast<std::size_t>(i)] = ports[s % ports.size()];
+      std::vector<int> in;
+      for (int r : local[order[static_cast<std::size_t>(i)]]) in.push_back(add(pr, r, port[static_cast<std::size_t>(i)], b, {}));
+      local_sum[static_cast<std::size_t>(i)] = reduce(port[static_cast<std::size_t>(i)], b, in, static_cast<int>(in.size()));
+    }
+    // Ring among the devices: reduce-scatter (N-1 steps, each received part reduced on arrival),
+    // then all-gather (N-1 steps); `last[i]` is what device i did last.
+    std::vector<int> last = local_sum;
+    std::vector<std::vector<int>> received(static_cast<std::size_t>(N));
+    for (int t = 0; N > 1 && t < 2 * (N - 1); ++t) {
+      std::vector<int> next = last;
+      for (int i = 0; i < N; ++i) {
+        const int to = (i + 1) % N;
+        const int part = t < N - 1 ? mod(i - t, N) : mod(i + 1 - (t - (N - 1)), N);
+        const std::uint64_t pb = b / static_cast<std::uint64_t>(N) + (static_cast<std::uint64_t>(part) < b % static_cast<std::uint64_t>(N) ? 1 : 0);
+        std::vector<int> deps = {last[static_cast<std::size_t>(i)]};
+        if (t == 0) deps.push_back(local_sum[static_cast<std::size_t>(to)]);
+        int x = add(pr, port[static_cast<std::size_t>(i)], port[static_cast<std::size_t>(to)], pb, deps);
+        next[static_cast<std::size_t>(to)] = t < N - 1 ? reduce(port[static_cast<std::size_t>(to)], pb, {x}, 2) : x;
+        received[static_cast<std::size_t>(to)].push_back(next[static_cast<std::size_t>(to)]);
+      }
+      last = next;
+    }
+    for (int i = 0; i < N; ++i) {
+      std::vector<int> ready = received[static_cast<std::size_t>(i)];
+      ready.push_back(local_sum[static_cast<std::size_t>(i)]);
+      for (int r : local[order[static_cast<std::size_t>(i)]]) add(pr, port[static_cast<std::size_t>(i)], r, b, ready);
+    }
+    for (int p : port)
+      if (used_ports.insert(p).second) pr.ranks.push_back(p);
+  }
+}
+
 }  // namespace
 
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
@@ -263,6 +328,7 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
       if (algo == CollectiveAlgo::Tree) tree_all_reduce(pr, comm, bytes, chunk);
       else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
       else if (algo == CollectiveAlgo::CxlAllReduce) cxl_all_reduce(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
+      else if (algo == CollectiveAlgo::CxlHierarchical) cxl_hierarchical(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
       else ring_all_reduce(pr, comm, bytes, none);
       break;
     case CollectiveOp::ReduceScatter: ring_reduce_scatter(pr, comm, bytes, none); break;

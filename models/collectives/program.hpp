@@ -14,7 +14,7 @@
 namespace trainvp {
 
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv };
-enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce };
+enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical };
 
 const char* op_name(CollectiveOp op);
 const char* algo_name(CollectiveAlgo a);

@@ -1,7 +1,9 @@
 #include "models/cxl/cxl_device.hpp"
 
 #include <cmath>
+#include <cstdio>
 
+#include "models/cxl/reduce_ref.hpp"
 #include "models/link/chunk.hpp"
 #include "platform/errors.hpp"
 
@@ -62,7 +64,64 @@ std::uint64_t CxlDevice::calibrated_cycles(int contributors, std::uint64_t lines
   return static_cast<std::uint64_t>(std::llround(it->second.first * static_cast<double>(lines) + it->second.second));
 }
 
+// Synthetic gradient values: deterministic in (seed, job, contributor, element), spread over a few
+// binades around 1e-3 with both signs, as gradients are; bf16 takes the upper half of the fp32.
+static std::uint32_t synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i, bool bf16) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (job << 40) ^ (contributor << 32) ^ i;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  std::uint32_t sign = static_cast<std::uint32_t>(z >> 63) << 31;
+  std::uint32_t exponent = 117 + static_cast<std::uint32_t>((z >> 40) % 8);  // 2^-10 .. 2^-3
+  std::uint32_t bits = sign | (exponent << 23) | static_cast<std::uint32_t>(z & 0x7FFFFF);
+  return bf16 ? bits >> 16 : bits;
+}
+
+void CxlDevice::check_functional(int contributors, std::uint64_t lines, const std::vector<std::uint32_t>& data,
+                                 const std::vector<std::uint32_t>& result) {
+  const std::size_t lanes = static_cast<std::size_t>(engine_->lanes());
+  std::vector<std::uint32_t> expected(lanes);
+  for (std::uint64_t l = 0; l < lines && failure_.empty(); ++l) {
+    std::vector<const std::uint32_t*> in;
+    for (int c = 0; c < contributors; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
+    reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, expected.data(), p_.ftz);
+    for (std::size_t w = 0; w < lanes; ++w)
+      if (result[l * lanes + w] != expected[w]) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%s: functional check failed in job %llu, line %llu, lane %zu: engine 0x%08x, reference 0x%08x",
+                      name(), static_cast<unsigned long long>(stats_.jobs), static_cast<unsigned long long>(l), w,
+                      result[l * lanes + w], expected[w]);
+        failure_ = buf;
+        return;
+      }
+    ++lines_checked_;
+  }
+}
+
 std::uint64_t CxlDevice::engine_cycles(int contributors, std::uint64_t lines) {
+  if (functional_) {
+    // Inputs of this job, contributor-major, one 32-bit word per lane.
+    const std::size_t lanes = static_cast<std::size_t>(engine_->lanes());
+    std::vector<std::uint32_t> data(static_cast<std::size_t>(contributors) * lines * lanes), result;
+    for (int c = 0; c < contributors; ++c)
+      for (std::size_t i = 0; i < lines * lanes; ++i)
+        data[static_cast<std::size_t>(c) * lines * lanes + i] = synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
+    std::uint64_t cycles;
+    if (p_.fidelity == CxlFidelity::Rtl) {
+      RtlJob job{contributors, lines, bf16_, p_.ftz, &data, &result};
+      cycles = engine_->run(job).cycles;
+    } else {  // calibrated: the reference model computes the sums
+      cycles = calibrated_cycles(contributors, lines);
+      result.resize(lines * lanes);
+      for (std::uint64_t l = 0; l < lines; ++l) {
+        std::vector<const std::uint32_t*> in;
+        for (int c = 0; c < contributors; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
+        reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, &result[l * lanes], p_.ftz);
+      }
+    }
+    check_functional(contributors, lines, data, result);
+    return cycles;
+  }
   if (p_.fidelity == CxlFidelity::Calibrated) return calibrated_cycles(contributors, lines);
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const bool dump = waves_to_ps_ < 0 ? now >= waves_from_ps_ : (now >= waves_from_ps_ && now <= waves_to_ps_);
@@ -99,6 +158,10 @@ void CxlDevice::run() {
     } else {
       const double period = static_cast<double>(p_.completion_latency_ps);
       total = std::ceil(total / period) * period;
+    }
+    if (!failure_.empty()) {  // the run cannot be trusted past a wrong sum: stop it
+      sc_core::sc_stop();
+      return;
     }
     wait(sc_time(std::round(total), SC_PS));
     ++stats_.jobs;

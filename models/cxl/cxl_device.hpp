@@ -62,6 +62,12 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
 
   void reduce(std::uint64_t bytes, int contributors, std::function<void()> done) override;
   const CxlStats& stats() const { return stats_; }
+  // Functional mode: every job reduces deterministic synthetic gradient values, and the engine's
+  // output (the RTL's in rtl fidelity) is compared bit for bit with the reference model's sum of
+  // the same inputs; the first mismatch stops the run (see failure()).
+  void set_functional(bool on, std::uint64_t seed) { functional_ = on, seed_ = seed; }
+  const std::string& failure() const { return failure_; }
+  std::uint64_t lines_checked() const { return lines_checked_; }
   const CxlParams& params() const { return p_; }
   // Engine cycles of a job of `lines` lines from `contributors` contributors: measured on the RTL
   // (rtl fidelity: the job itself; calibrated: a fit of two start-up runs, exact for this engine,
@@ -77,6 +83,8 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   };
   void run();
   std::uint64_t engine_cycles(int contributors, std::uint64_t lines);
+  void check_functional(int contributors, std::uint64_t lines, const std::vector<std::uint32_t>& data,
+                        const std::vector<std::uint32_t>& result);
 
   CxlParams p_;
   bool bf16_;
@@ -88,6 +96,9 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   CxlStats stats_;
   int track_ = -1;
   std::int64_t waves_from_ps_, waves_to_ps_;
+  bool functional_ = false;
+  std::uint64_t seed_ = 1, lines_checked_ = 0;
+  std::string failure_;
 };
 
 }  // namespace trainvp
