@@ -1,9 +1,5 @@
 #include "platform/sync_profile.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -11,6 +7,7 @@
 #include "models/collectives/strategies/units.hpp"
 #include "models/gpu/phase.hpp"
 #include "models/gpu/roofline.hpp"
+#include "platform/child_process.hpp"
 #include "platform/errors.hpp"
 #include "platform/simulation.hpp"
 
@@ -59,44 +56,11 @@ class ProfileRunner : public sc_core::sc_module {
   int left_ = 0;
 };
 
-// Runs `fn` in a forked child; returns what it returned, or throws RunError with its message.
+// Runs `fn` in a forked child (a second simulation); throws RunError with its message on failure.
 std::string in_child(const std::function<std::string()>& fn) {
-  int fds[2];
-  if (pipe(fds) != 0) throw RunError("profiling pass: pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) throw RunError("profiling pass: fork failed");
-  if (pid == 0) {
-    close(fds[0]);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, 1);  // no second SystemC banner on stdout
-    std::string out;
-    try {
-      out = "1" + fn();
-    } catch (const std::exception& e) {
-      out = "0" + std::string(e.what());
-    } catch (...) {
-      out = "0unknown exception";
-    }
-    const char* p = out.data();
-    std::size_t left = out.size();
-    while (left > 0) {
-      ssize_t n = write(fds[1], p, left);
-      if (n <= 0) break;
-      p += n, left -= static_cast<std::size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string got;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (got.empty()) throw RunError("profiling pass: the profiling process died (status " + std::to_string(status) + ")");
-  if (got[0] != '1') throw RunError("profiling pass: " + got.substr(1));
-  return got.substr(1);
+  ChildResult r = run_in_child(fn, true);
+  if (!r.ok) throw RunError("profiling pass: " + r.value);
+  return r.value;
 }
 
 std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std::vector<SyncStep>>& jobs) {

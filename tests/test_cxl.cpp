@@ -154,6 +154,7 @@ TEST(Cxl, FunctionalModeChecksEveryEngineLineAgainstTheReference) {
 }
 
 TEST(Cxl, FunctionalModeNeedsACxlAlgorithmAndRespectsItsCap) {
+  REQUIRE_RTL();
   json doc = cxl_bench("calibrated", 16, "1MiB");
   doc["workload"]["functional"] = true;
   doc["workload"]["algorithm"] = "ring";

@@ -10,7 +10,7 @@ static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu*> gpus, RouteProvider& routes,
                                    std::uint64_t chunk, RunContext& ctx)
-    : sc_module(name), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"), world_(static_cast<int>(gpus.size())),
+    : sc_module(name), world_(static_cast<int>(gpus.size())), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"),
       intervals_(gpus.size()) {
   for (Gpu* g : gpus) endpoints_.push_back(g), reducers_.push_back(nullptr);
   SC_HAS_PROCESS(CollectiveEngine);

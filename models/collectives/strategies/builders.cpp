@@ -71,8 +71,10 @@ UnitSyncConfig local_sgd_config(const Workload& w, const StrategyCommon& c, int 
   cfg.parameters = true;
   cfg.trigger = SyncTrigger::AfterStep;
   auto traffic = layer_traffics(w, w.shape.dtype, c.compression, c.world);
-  cfg.units = {make_unit(synced_layers(w), traffic, c.world)};
-  cfg.plans = {SyncPlan{"average", {0}}, SyncPlan{"local", {}}};
+  const std::vector<int> layers = synced_layers(w);
+  if (!layers.empty()) cfg.units = {make_unit(layers, traffic, c.world)};
+  cfg.plans = {SyncPlan{"average", {}}, SyncPlan{"local", {}}};
+  if (!layers.empty()) cfg.plans[0].units = {0};  // nothing to average without parameters
   cfg.cycle.assign(static_cast<std::size_t>(H), 1);
   cfg.cycle.back() = 0;
   cfg.algorithm = c.algorithm;
