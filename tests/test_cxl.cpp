@@ -8,6 +8,7 @@
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
 #include "tests/sim_child.hpp"
+#include "tests/simulate.hpp"
 
 namespace trainvp {
 namespace {
@@ -28,16 +29,7 @@ json cxl_bench(const std::string& fidelity, int lanes, const std::string& bytes)
           {"output", {{"trace", false}}}};
 }
 
-json run(const json& doc) {
-  auto r = in_child([&] {
-    Scenario s = load_scenario(doc, "t");
-    Simulation sim(s);
-    sim.run();
-    return collect_results(sim).json.dump();
-  });
-  if (!r.ok) throw std::runtime_error(r.value);
-  return json::parse(r.value);
-}
+json run(const json& doc) { return test::simulate(doc); }
 
 #define REQUIRE_RTL() \
   if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"

@@ -9,6 +9,7 @@
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
 #include "tests/sim_child.hpp"
+#include "tests/simulate.hpp"
 
 namespace trainvp {
 namespace {
@@ -157,16 +158,7 @@ json ddp_training(const std::string& strategy) {
           {"output", {{"trace", false}}}};
 }
 
-json run_training(const json& doc) {
-  auto r = in_child([&] {
-    Scenario s = load_scenario(doc, "t");
-    Simulation sim(s);
-    sim.run();
-    return collect_results(sim).json.dump();
-  });
-  if (!r.ok) throw std::runtime_error(r.value);
-  return json::parse(r.value);
-}
+json run_training(const json& doc) { return test::simulate(doc); }
 
 TEST(Fabric, DdpBucketsExposeLessCommunicationThanOneAllReduceAfterBackward) {
   json ddp = run_training(ddp_training("ddp")), late = run_training(ddp_training("ddp_no_overlap"));

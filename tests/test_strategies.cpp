@@ -20,6 +20,7 @@
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
 #include "tests/sim_child.hpp"
+#include "tests/simulate.hpp"
 
 namespace trainvp {
 namespace {
@@ -227,16 +228,7 @@ TEST(Compression, PowerSgdAndTopkTrafficOfAZooLayer) {
 
 // ---------------------------------------------------------------- simulations
 
-json run_training(const json& doc) {
-  auto r = in_child([&] {
-    Scenario s = load_scenario(doc, "t");
-    Simulation sim(s);
-    sim.run();
-    return collect_results(sim).json.dump();
-  });
-  if (!r.ok) throw std::runtime_error(r.value);
-  return json::parse(r.value);
-}
+json run_training(const json& doc) { return test::simulate(doc); }
 
 json gpt2(const std::string& strategy, int nodes = 2, int gpus = 2, int iterations = 11) {
   return {{"trainvp", 1},
