@@ -159,6 +159,7 @@ RunResults bench_results(const Simulation& sim) {
   }
   j["collectives"] = rows;
   j["links"] = link_stats(sim);
+  if (sim.faults()) j["faults"] = sim.faults()->results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   j["sim"] = sim_stats(sim);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
@@ -254,6 +255,7 @@ RunResults collect_results(const Simulation& sim) {
   add_sync_results(j, sim);  // layer-wise and partial strategies
   j["collectives"] = collective_records(sim);
   j["links"] = link_stats(sim);
+  if (sim.faults()) j["faults"] = sim.faults()->results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);

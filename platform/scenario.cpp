@@ -29,7 +29,8 @@ const ParamSet<TopRaw>& top_schema() {
         .nested("cluster", "object", nullptr, "The GPUs and how they are connected (see `cluster`)")
         .nested("workload", "object", nullptr, "What each data-parallel replica trains (see `workload`)")
         .nested("training", "object", json::object(), "Iterations, optimizer and synchronization (see `training`)")
-        .nested("faults", "array", json::array(), "Injected faults; none are defined in this version, so only [] is valid")
+        .nested("faults", "array", json::array(),
+                "Injected faults: objects {kind, target, start, duration, ...} (see `fault_*`, docs/faults.md)")
         .nested("output", "object", json::object(), "What is written and where (see `output`)")
         .required("trainvp")
         .required("cluster")
@@ -597,7 +598,109 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   return resolved;
 }
 
+
+// ---- faults: one schema per kind; the common keys are declared in each ----
+
+const std::vector<std::pair<std::string, FaultKind>> kFaultKinds = {{"link_degrade", FaultKind::LinkDegrade},
+                                                                    {"gpu_slowdown", FaultKind::GpuSlowdown},
+                                                                    {"cpu_contention", FaultKind::CpuContention},
+                                                                    {"link_down", FaultKind::LinkDown}};
+
+ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help) {
+  ParamSet<FaultConfig> p(name, where, help);
+  p.choice("kind", &FaultConfig::kind, nullptr, kFaultKinds, "Fault kind (docs/faults.md)")
+      .text("target", &FaultConfig::target, nullptr, target_help)
+      .time("start", &FaultConfig::start_ps, "0s", "When the fault begins (simulated time)")
+      .time("duration", &FaultConfig::duration_ps, nullptr, "How long it lasts; omitted: to the end of the run",
+            Range::positive())
+      .required("kind")
+      .required("target");
+  return p;
+}
+constexpr const char* kLinkTarget =
+    "Link name or glob (`trainvp describe topology`): \"link:node0.nic3-switch\", \"link:node0.*\"; a device name "
+    "or glob selects every link of the matched devices";
+constexpr const char* kGpuTarget = "GPU name or glob: \"node1.gpu3\", \"node3.*\"";
+
+const ParamSet<FaultConfig>& fault_schema(FaultKind k) {
+  static const ParamSet<FaultConfig> degrade = [] {
+    auto p = fault_common("fault_link_degrade", "/faults/* (kind link_degrade)",
+                          "Lower bandwidth and/or added latency on links, both directions.", kLinkTarget);
+    p.number("bandwidth_factor", &FaultConfig::bandwidth_factor, 1.0, "Link rate multiplied by this factor",
+             Range::unit_open_closed())
+        .time("added_latency", &FaultConfig::added_latency_ps, "0s", "Latency added to every chunk on the link");
+    return p;
+  }();
+  static const ParamSet<FaultConfig> slow = [] {
+    auto p = fault_common("fault_gpu_slowdown", "/faults/* (kind gpu_slowdown)",
+                          "Compute fail-slow (thermal throttling): phase times divided by `factor`.", kGpuTarget);
+    p.number("factor", &FaultConfig::factor, nullptr, "Compute rate factor (0.8 = 20% slower)", Range::unit_open_closed())
+        .time("ramp", &FaultConfig::ramp_ps, "0s",
+              "Time over which the rate goes linearly from 1 to `factor`, in 10 equal steps; 0: at once")
+        .required("factor");
+    return p;
+  }();
+  static const ParamSet<FaultConfig> cpu = [] {
+    auto p = fault_common("fault_cpu_contention", "/faults/* (kind cpu_contention)",
+                          "CPU contention on the GPUs' host: kernel-launch overhead multiplied.", kGpuTarget);
+    p.number("launch_factor", &FaultConfig::launch_factor, nullptr, "Kernel-launch overhead multiplied by this",
+             Range::at_least(1))
+        .required("launch_factor");
+    return p;
+  }();
+  static const ParamSet<FaultConfig> down = fault_common(
+      "fault_link_down", "/faults/* (kind link_down)",
+      "Links carry nothing for the duration (no new transmissions; chunks on the wire finish); no rerouting.",
+      kLinkTarget);
+  switch (k) {
+    case FaultKind::LinkDegrade: return degrade;
+    case FaultKind::GpuSlowdown: return slow;
+    case FaultKind::CpuContention: return cpu;
+    case FaultKind::LinkDown: break;
+  }
+  return down;
+}
+
+std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
+  std::vector<FaultConfig> out;
+  resolved = json::array();
+  if (faults.is_null()) return out;
+  if (!faults.is_array()) fail_expected("/faults", "an array of fault objects", faults);
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    std::string p = ptr_join("/faults", i);
+    const json& f = faults[i];
+    if (!f.is_object()) fail_expected(p, "a fault object {kind, target, ...}", f);
+    const json& kind = member(f, "kind");
+    if (kind.is_null()) throw ScenarioError(ptr_join(p, "kind"), "missing required key \"kind\" (the fault kind)");
+    auto it = std::find_if(kFaultKinds.begin(), kFaultKinds.end(),
+                           [&](const auto& kv) { return kind.is_string() && kv.first == kind.get<std::string>(); });
+    if (it == kFaultKinds.end())
+      fail_expected(ptr_join(p, "kind"),
+                    "a fault kind: one of \"link_degrade\", \"gpu_slowdown\", \"cpu_contention\", \"link_down\"", kind);
+    FaultConfig c;
+    c.index = static_cast<int>(i);
+    c.kind = it->second;
+    json r = fault_schema(c.kind).load(c, f, p);
+    if (c.kind == FaultKind::LinkDegrade && !f.contains("bandwidth_factor") && !f.contains("added_latency"))
+      throw ScenarioError(p, "a link_degrade fault needs `bandwidth_factor` and/or `added_latency`");
+    if (c.kind == FaultKind::GpuSlowdown && c.duration_ps > 0 && c.ramp_ps > c.duration_ps)
+      fail_expected(ptr_join(p, "ramp"), "a ramp no longer than the duration", f["ramp"]);
+    c.params = r;
+    out.push_back(c);
+    resolved.push_back(r);
+  }
+  return out;
+}
+
+const std::vector<std::pair<std::string, FaultKind>>& fault_kinds() { return kFaultKinds; }
+
 }  // namespace
+
+const char* fault_kind_name(FaultKind k) {
+  for (auto& kv : fault_kinds())
+    if (kv.second == k) return kv.first.c_str();
+  return "?";
+}
 
 json read_json_file(const std::string& path) {
   std::ifstream in(path);
@@ -728,13 +831,9 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   s.workload.optimizer = tr.optimizer;
   resolved["training"] = tres;
 
-  const json& faults = member(doc, "faults");
-  if (!faults.is_null()) {
-    if (!faults.is_array()) fail_expected("/faults", "an array of fault objects", faults);
-    if (!faults.empty())
-      fail_expected("/faults/0", "no faults: this version defines no fault kinds yet, so `faults` must be []", faults[0]);
-  }
-  resolved["faults"] = json::array();
+  json fres;
+  s.faults = load_faults(member(doc, "faults"), fres);
+  resolved["faults"] = fres;
 
   const json& output = member(doc, "output");
   OutputRaw out;
@@ -770,7 +869,9 @@ std::vector<SchemaInfo> all_schemas() {
           nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(), override_schema().info(),
           workload_schema().info(), layer_schema().info(),    bench_schema().info(),  training_schema().info(),
           sync_schema().info(),     compression_schema().info(), class_streams_schema().info(),
-          profile_schema().info(),     cxl_schema().info(),      output_schema().info()};
+          profile_schema().info(),     cxl_schema().info(),      fault_schema(FaultKind::LinkDegrade).info(),
+          fault_schema(FaultKind::GpuSlowdown).info(), fault_schema(FaultKind::CpuContention).info(),
+          fault_schema(FaultKind::LinkDown).info(), output_schema().info()};
 }
 
 }  // namespace trainvp

@@ -89,6 +89,25 @@ struct OutputConfig {
   std::int64_t waves_from_ps = 0, waves_to_ps = -1;
 };
 
+// One injected fault (docs/faults.md). Targets are matched against the fabric's names when the
+// simulation is elaborated (Simulation throws ScenarioError at /faults/<index>/target).
+enum class FaultKind { LinkDegrade, GpuSlowdown, CpuContention, LinkDown };
+const char* fault_kind_name(FaultKind k);
+
+struct FaultConfig {
+  int index = 0;                     // position in /faults
+  FaultKind kind = FaultKind::LinkDegrade;
+  std::string target;                // name or glob
+  std::int64_t start_ps = 0;
+  std::int64_t duration_ps = -1;     // -1: to the end of the run
+  double bandwidth_factor = 1.0;     // link_degrade
+  std::int64_t added_latency_ps = 0; // link_degrade
+  double factor = 1.0;               // gpu_slowdown
+  std::int64_t ramp_ps = 0;          // gpu_slowdown
+  double launch_factor = 1.0;        // cpu_contention
+  nlohmann::json params;             // the resolved object, for results.json
+};
+
 struct Scenario {
   std::string name;
   std::uint64_t seed = 1;
@@ -97,6 +116,7 @@ struct Scenario {
   bool collective_bench = false;     // workload.kind == "collective"
   CollectiveBenchConfig bench;
   TrainingConfig training;
+  std::vector<FaultConfig> faults;
   OutputConfig output;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
 };

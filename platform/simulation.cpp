@@ -67,6 +67,8 @@ Simulation::Simulation(const Scenario& s, bool progress)
     strategy_ = std::make_unique<UnitSync>("sync", unit_sync_config(s, dreamddp_.get()), s.workload, all, *engine_,
                                            nodes_of, s.training.iterations, ctx_);
   }
+  // Fault targets are checked against the fabric's names here, before anything runs.
+  if (!s.faults.empty()) faults_ = std::make_unique<FaultInjector>(s.faults, *fabric_, all, ctx_);
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
 }
 
@@ -108,8 +110,32 @@ void Simulation::report_progress(int) {
 
 void Simulation::run() {
   wall_start_ = wall_now();
-  sc_core::sc_time limit(static_cast<double>(scenario_.training.time_limit_ps), sc_core::SC_PS);
-  sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+  const std::int64_t limit_ps = scenario_.training.time_limit_ps;
+  auto now_ps = [] { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); };
+  auto ps = [](std::int64_t v) { return sc_core::sc_time(static_cast<double>(v), sc_core::SC_PS); };
+  // Faults: run to each change time, apply it, go on. A run that starves before a change with
+  // its work done has ended; one that starves with work pending (e.g. behind a link that is down)
+  // is advanced to the change, which may let it go on.
+  bool started = false;
+  auto run_until = [&](std::int64_t t) {  // to t, or until nothing is left to do
+    if (t <= now_ps() || (started && !sc_core::sc_pending_activity())) return;
+    // With activity pending beyond t, time passes t anyway: run to t (SC_EXIT_ON_STARVATION would
+    // warn (W571) that the call saw no activity).
+    const bool beyond = started && sc_core::sc_time_to_pending_activity() > ps(t - now_ps());
+    sc_core::sc_start(ps(t - now_ps()), beyond ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
+    started = true;
+  };
+  while (faults_ && faults_->next_change_ps() <= limit_ps) {
+    const std::int64_t t = faults_->next_change_ps();
+    run_until(t);
+    if (now_ps() < t) {
+      if (work_done()) break;
+      sc_core::sc_start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
+    }
+    faults_->apply_due(now_ps());
+  }
+  run_until(limit_ps);
+  if (faults_) faults_->finish(now_ps());
   if (printed_progress_) std::fprintf(stderr, "\n");
   fabric_->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;
@@ -120,9 +146,13 @@ void Simulation::run() {
   hit_limit_ = sc_core::sc_pending_activity();
   for (auto& d : cxl_)
     if (!d->failure().empty()) throw RunError(d->failure());
+  if (!work_done()) throw RunError(stall_report());
+}
+
+bool Simulation::work_done() const {
   bool done = !bench_ || bench_->finished();
   for (const Gpu* g : gpus()) done = done && g->finished();
-  if (!done) throw RunError(stall_report());
+  return done;
 }
 
 std::string Simulation::stall_report() const {

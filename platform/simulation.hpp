@@ -12,6 +12,7 @@
 #include "models/collectives/engine.hpp"
 #include "platform/collective_bench.hpp"
 #include "platform/fabric.hpp"
+#include "platform/faults.hpp"
 #include "platform/node.hpp"
 #include "platform/run_context.hpp"
 #include "platform/scenario.hpp"
@@ -42,6 +43,8 @@ class Simulation {
   CollectiveEngine& engine() { return *engine_; }  // tests and tools may launch their own traffic
   const SyncStrategy* strategy() const { return strategy_.get(); }
   const CollectiveBench* bench() const { return bench_.get(); }
+  // The scenario's faults (null without any).
+  const FaultInjector* faults() const { return faults_.get(); }
   // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
   const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
@@ -65,6 +68,8 @@ class Simulation {
   std::unique_ptr<SyncStrategy> strategy_;
   std::unique_ptr<DreamDdpPlan> dreamddp_;
   std::unique_ptr<CollectiveBench> bench_;
+  std::unique_ptr<FaultInjector> faults_;
+  bool work_done() const;
   SimStats stats_;
   bool progress_;
   double wall_start_ = 0, last_progress_ = 0;

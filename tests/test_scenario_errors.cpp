@@ -108,8 +108,8 @@ const std::vector<BadScenario>& bad_scenarios() {
       {"RunNameDotDot", {set("/name", "..")}, "/name", "a run name of letters"},
       {"RunNameEmpty", {set("/name", "")}, "/name", "a run name of letters"},
       {"RunNameNotString", {set("/name", 7)}, "/name", "expected a string, found number 7"},
-      {"FaultsNonEmpty", {set("/faults", J(R"([{"kind": "link_down"}])"))}, "/faults/0",
-       "no faults: this version defines no fault kinds yet"},
+      {"FaultWithoutTarget", {set("/faults", J(R"([{"kind": "link_down"}])"))}, "/faults/0/target",
+       "missing required key \"target\""},
       {"FaultsNotAnArray", {set("/faults", json::object())}, "/faults", "expected an array of fault objects"},
 
       // ---- cluster and node ----

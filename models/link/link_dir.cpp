@@ -29,7 +29,18 @@ LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirP
   SC_METHOD(on_arrival);
   sensitive << arrival_ev_;
   dont_initialize();
+  SC_METHOD(on_resume);
+  sensitive << resume_ev_;
+  dont_initialize();
 }
+
+void LinkDir::set_down(bool down) {
+  if (down == down_) return;
+  down_ = down;
+  if (!down_) resume_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void LinkDir::on_resume() { try_transmit(); }
 
 std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
   std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
@@ -66,7 +77,7 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
 }
 
 void LinkDir::try_transmit() {
-  if (busy_ || flows_.empty()) return;
+  if (busy_ || down_ || flows_.empty()) return;
   if (unaccepted_ >= headroom_) {  // the far end is not taking chunks: stop, as PFC pauses a sender
     if (paused_since_ < 0) paused_since_ = now_ps();
     return;

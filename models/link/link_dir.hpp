@@ -60,6 +60,11 @@ class LinkDir : public sc_core::sc_module {
   // Bandwidth and latency can change during a run (faults).
   void set_bandwidth(double bps) { p_.bandwidth_bps = bps; }
   void set_extra_latency(std::int64_t ps) { extra_latency_ps_ = ps; }
+  // A link that is down starts no new transmission; the chunk on the wire and those propagating
+  // finish. Bringing it up resumes transmission (in the next delta cycle). Safe to call between
+  // sc_start() calls.
+  void set_down(bool down);
+  bool down() const { return down_; }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) { track_ = track; }
@@ -74,11 +79,14 @@ class LinkDir : public sc_core::sc_module {
   void on_arrival();
   void try_deliver();
   void accepted_downstream(tlm::tlm_generic_payload* p);
+  void on_resume();
 
   std::string label_;
   LinkDirParams p_;
   RunContext& ctx_;
   std::int64_t extra_latency_ps_ = 0;
+  bool down_ = false;
+  sc_core::sc_event resume_ev_;
   // Output queue: a FIFO per flow, flows served round-robin. Few flows share a link at a time,
   // so a short vector searched linearly beats a hash map here.
   struct FlowQueue {

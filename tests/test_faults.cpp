@@ -1,0 +1,280 @@
+// Fault injection (docs/faults.md) against closed forms: a degraded link slows a bandwidth-bound
+// transfer by 1/f, a link that is down delays it by the window, one slow GPU sets the pace of
+// every rank under synchronous DDP, CPU contention scales the launch overhead; and bad faults
+// are errors naming /faults/<i>/...
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "platform/errors.hpp"
+#include "platform/results.hpp"
+#include "platform/scenario.hpp"
+#include "platform/simulation.hpp"
+#include "tests/sim_child.hpp"
+
+namespace trainvp {
+namespace {
+
+using test::in_child;
+
+// Defaults of the fabric (docs/scenario-format.md): 400 Gbit/s RoCE, 4096-byte MTU, 82 bytes framing.
+constexpr double kEthBps = 400e9, kMtu = 4096, kFraming = 82;
+constexpr double kBytes = 64.0 * 1048576;
+
+json sendrecv_scenario(const json& faults) {
+  return {{"trainvp", 1},
+          {"name", "faults-test"},
+          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+          {"workload", {{"kind", "collective"}, {"op", "sendrecv"}, {"algorithm", "ring"}, {"bytes", "64MiB"},
+                        {"iterations", 1}, {"warmup", 0}}},
+          {"faults", faults},
+          {"output", {{"trace", true}}}};
+}
+
+// Runs a scenario in a child process and returns its results.json (plus the trace's fault slices).
+json run_results(const json& doc) {
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    json j = json::parse(collect_results(sim).json.dump());
+    std::ostringstream trace;
+    sim.context().trace.write(trace);
+    json events = json::array();
+    const json all = json::parse(trace.str());
+    for (auto& e : all["traceEvents"])
+      if (e.contains("cat") && e["cat"] == "fault") events.push_back(e);
+    j["fault_slices"] = events;
+    return j.dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  return json::parse(r.value);
+}
+
+double serialization_s(double bps) { return kBytes * (1 + kFraming / kMtu) * 8 / bps; }
+
+TEST(Faults, DegradedLinkSlowsABandwidthBoundTransferByOneOverTheFactor) {
+  const double base = run_results(sendrecv_scenario(json::array()))["collectives"][0]["time_s"];
+  const double alpha = base - serialization_s(kEthBps);  // latency part, unchanged by the fault
+  for (double f : {0.5, 0.25}) {
+    json faults = {{{"kind", "link_degrade"}, {"target", "link:node0.nic0-switch"}, {"bandwidth_factor", f}}};
+    json r = run_results(sendrecv_scenario(faults));
+    const double t = r["collectives"][0]["time_s"];
+    EXPECT_NEAR(t, alpha + serialization_s(f * kEthBps), 0.02 * t) << f;
+    EXPECT_NEAR(t / base, 1 / f, 0.02 / f) << f;
+    // results.json lists it with what it matched and when it was in effect.
+    const json& e = r["faults"][0];
+    EXPECT_EQ(e["index"], 0);
+    EXPECT_EQ(e["kind"], "link_degrade");
+    EXPECT_EQ(e["matched"], json({"link:node0.nic0-switch"}));
+    EXPECT_EQ(e["applied"], true);
+    EXPECT_DOUBLE_EQ(e["start_s"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(e["end_s"].get<double>(), r["sim"]["simulated_s"].get<double>());
+    EXPECT_EQ(e["params"]["bandwidth_factor"], f);
+    ASSERT_EQ(r["fault_slices"].size(), 1u);
+    EXPECT_EQ(r["fault_slices"][0]["name"], "link_degrade link:node0.nic0-switch");
+  }
+}
+
+TEST(Faults, AddedLatencyAddsToTheTransferOnce) {
+  const double base = run_results(sendrecv_scenario(json::array()))["collectives"][0]["time_s"];
+  json faults = {{{"kind", "link_degrade"}, {"target", "link:node1.nic0-switch"}, {"added_latency", "50us"}}};
+  json r = run_results(sendrecv_scenario(faults));
+  EXPECT_NEAR(r["collectives"][0]["time_s"].get<double>(), base + 50e-6, 1e-3 * base);
+}
+
+TEST(Faults, LinkDownForAWindowDelaysTheTransferByTheWindow) {
+  const double base = run_results(sendrecv_scenario(json::array()))["collectives"][0]["time_s"];
+  json faults = {{{"kind", "link_down"}, {"target", "link:node0.nic0-switch"}, {"start", "300us"}, {"duration", "1ms"}}};
+  json r = run_results(sendrecv_scenario(faults));
+  const double t = r["collectives"][0]["time_s"];
+  EXPECT_NEAR(t, base + 1e-3, 0.02 * (base + 1e-3));
+  EXPECT_GT(t, base + 1e-3 - 1e-6);  // nothing moves while it is down
+  const json& e = r["faults"][0];
+  EXPECT_NEAR(e["start_s"].get<double>(), 300e-6, 1e-15);
+  EXPECT_NEAR(e["end_s"].get<double>(), 1.3e-3, 1e-15);
+  ASSERT_EQ(r["fault_slices"].size(), 1u);
+  EXPECT_NEAR(r["fault_slices"][0]["dur"].get<double>(), 1000.0, 1e-6);  // microseconds
+}
+
+TEST(Faults, LinkDownForTheRestOfTheRunStallsIt) {
+  json faults = {{{"kind", "link_down"}, {"target", "node1.nic0"}, {"start", "100us"}}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(sendrecv_scenario(faults), "t");
+    Simulation sim(s);
+    try {
+      sim.run();
+    } catch (const RunError& e) {
+      return std::string("RunError: ") + e.what();
+    }
+    return std::string("finished");
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  EXPECT_NE(r.value.find("RunError: simulation stalled"), std::string::npos) << r.value;
+}
+
+TEST(Faults, FaultAfterTheEndOfTheRunIsListedButNotApplied) {
+  json faults = {{{"kind", "link_down"}, {"target", "switch"}, {"start", "1s"}, {"duration", "1s"}}};
+  json r = run_results(sendrecv_scenario(faults));
+  EXPECT_LT(r["sim"]["simulated_s"].get<double>(), 0.01);  // the pending fault does not extend the run
+  EXPECT_EQ(r["faults"][0]["applied"], false);
+  EXPECT_TRUE(r["faults"][0]["start_s"].is_null());
+  EXPECT_EQ(r["faults"][0]["matched"].size(), 2u);  // both NIC links of the switch
+  EXPECT_TRUE(r["fault_slices"].empty());
+}
+
+// Explicit layers with measured times: compute per iteration is known exactly.
+constexpr int kLayers = 4;
+constexpr double kFwd = 1e-3, kBwdIn = 1.5e-3, kBwdW = 1.5e-3;
+
+json layers_json(bool measured, int kernels) {
+  json layers = json::array();
+  for (int i = 0; i < kLayers; ++i) {
+    json l = {{"name", "l" + std::to_string(i)}, {"params", 1000000}};
+    if (measured) {
+      l["fwd_time"] = "1ms", l["bwd_input_time"] = "1.5ms", l["bwd_weight_time"] = "1.5ms";
+    } else {
+      l["fwd_flops"] = 1e11, l["bwd_flops"] = 2e11, l["kernels"] = kernels;
+    }
+    layers.push_back(l);
+  }
+  return layers;
+}
+
+json ddp_scenario(const json& faults) {
+  return {{"trainvp", 1},
+          {"name", "faults-ddp"},
+          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+          {"workload", {{"layers", layers_json(true, 1)}}},
+          {"training", {{"iterations", 4}, {"warmup", 1}, {"optimizer", "sgd"}, {"sync", {{"strategy", "ddp"}}}}},
+          {"faults", faults},
+          {"output", {{"trace", false}}}};
+}
+
+TEST(Faults, OneSlowGpuSetsThePaceOfEveryRankUnderDdp) {
+  const double f = 0.8;
+  json base = run_results(ddp_scenario(json::array()));
+  json slow = run_results(ddp_scenario({{{"kind", "gpu_slowdown"}, {"target", "node1.gpu1"}, {"factor", f}}}));
+  const double compute = base["ranks"][0]["compute_s"];
+  // Closed form: the layers' measured times plus the optimizer step (roofline, same on every GPU).
+  EXPECT_GT(compute, kLayers * (kFwd + kBwdIn + kBwdW));
+  const double increase = compute / f - compute;
+  EXPECT_NEAR(slow["ranks"][3]["compute_s"].get<double>(), compute / f, 1e-9);
+  for (int r = 0; r < 4; ++r) {
+    const double grow = slow["ranks"][r]["iteration_time_s"].get<double>() - base["ranks"][r]["iteration_time_s"].get<double>();
+    EXPECT_NEAR(grow, increase, 0.03 * increase) << "rank " << r;
+    if (r != 3) {
+      EXPECT_NEAR(slow["ranks"][r]["compute_s"].get<double>(), compute, 1e-9) << r;  // it waits, not computes
+    }
+  }
+  EXPECT_NEAR(slow["iteration_time_s"].get<double>() - base["iteration_time_s"].get<double>(), increase, 0.03 * increase);
+}
+
+TEST(Faults, GpuSlowdownRampsInTenStepsAndEndsWithItsWindow) {
+  // One GPU, no sync: iteration i's compute shows the factor in effect while it ran.
+  json doc = ddp_scenario(json::array());
+  doc["cluster"]["nodes"] = 1, doc["cluster"]["node"]["gpus"] = 1;
+  doc["training"] = {{"iterations", 6}, {"warmup", 1}, {"optimizer", "none"}};
+  const double it = kLayers * (kFwd + kBwdIn + kBwdW);  // 20 ms
+  doc["faults"] = {{{"kind", "gpu_slowdown"}, {"target", "node0.*"}, {"factor", 0.5}, {"start", "20ms"}, {"ramp", "10ms"},
+                    {"duration", "60ms"}}};
+  json r = run_results(doc);
+  auto dur = [&](int i) { return r["iterations"][i]["duration_s"].get<double>(); };
+  EXPECT_NEAR(dur(0), it, 1e-9);
+  // Iteration 1 starts with the ramp: its phases run at 1, 0.95, ... as the steps pass.
+  EXPECT_GT(dur(1), it * 1.2);
+  EXPECT_LT(dur(1), it / 0.5);
+  EXPECT_NEAR(dur(2), it / 0.5, 1e-3 * it);  // fully throttled
+  EXPECT_NEAR(r["faults"][0]["end_s"].get<double>(), 0.08, 1e-12);
+  // After 80 ms the GPU is back at full rate.
+  EXPECT_NEAR(dur(5), it, 1e-9);
+}
+
+TEST(Faults, CpuContentionMultipliesTheLaunchOverhead) {
+  const int kernels = 5;
+  const double lf = 3.0, launch = 4e-6, rate = 989e12 * 0.5;  // H100 bf16 peak x default efficiency
+  json doc = {{"trainvp", 1},
+              {"name", "faults-cpu"},
+              {"cluster", {{"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}}},
+              {"workload", {{"layers", layers_json(false, kernels)}}},
+              {"training", {{"iterations", 3}, {"warmup", 1}, {"optimizer", "none"}}},
+              {"output", {{"trace", false}}}};
+  json base = run_results(doc);
+  doc["faults"] = {{{"kind", "cpu_contention"}, {"target", "node0.gpu0"}, {"launch_factor", lf}}};
+  json cont = run_results(doc);
+  // Per iteration: every layer runs fwd, dX and dW, each `kernels` launches.
+  const double launches = 3.0 * kLayers * kernels;
+  const double flops_s = kLayers * 3e11 / rate;
+  EXPECT_NEAR(base["compute_time_s"].get<double>(), flops_s + launches * launch, 1e-9);
+  EXPECT_NEAR(cont["compute_time_s"].get<double>(), flops_s + launches * launch * lf, 1e-9);
+  EXPECT_EQ(cont["faults"][0]["params"]["launch_factor"], lf);
+}
+
+// ---- validation ----
+
+std::string load_error(const json& faults, std::string* path = nullptr) {
+  try {
+    load_scenario(sendrecv_scenario(faults), "t");
+  } catch (const ScenarioError& e) {
+    if (path) *path = e.path;
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(FaultsValidation, BadFaultsNameTheirIndex) {
+  const json ok = {{"kind", "link_down"}, {"target", "switch"}, {"duration", "1ms"}};
+  struct Case {
+    json fault;
+    std::string path, text;
+  } cases[] = {
+      {{{"kind", "meteor"}, {"target", "switch"}}, "/faults/1/kind", "a fault kind"},
+      {{{"target", "switch"}}, "/faults/1/kind", "missing required key \"kind\""},
+      {{{"kind", "link_down"}, {"target", "switch"}, {"duration", "-1ms"}}, "/faults/1/duration", "expected"},
+      {{{"kind", "link_down"}, {"target", "switch"}, {"duration", "0s"}}, "/faults/1/duration", "greater than zero"},
+      {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}, {"factor", 0}}, "/faults/1/factor", "(0, 1]"},
+      {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}, {"factor", 1.5}}, "/faults/1/factor", "(0, 1]"},
+      {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}}, "/faults/1/factor", "missing required key"},
+      {{{"kind", "link_degrade"}, {"target", "switch"}, {"bandwidth_factor", 1.5}}, "/faults/1/bandwidth_factor", "(0, 1]"},
+      {{{"kind", "link_degrade"}, {"target", "switch"}}, "/faults/1", "bandwidth_factor"},
+      {{{"kind", "cpu_contention"}, {"target", "node0.gpu0"}, {"launch_factor", 0.5}}, "/faults/1/launch_factor", ">= 1"},
+      {{{"kind", "link_down"}, {"target", "switch"}, {"factor", 0.5}}, "/faults/1/factor", "unknown key"},
+      {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}, {"factor", 0.5}, {"ramp", "2ms"}, {"duration", "1ms"}},
+       "/faults/1/ramp", "no longer than the duration"},
+  };
+  for (const Case& c : cases) {
+    std::string path;
+    std::string msg = load_error(json::array({ok, c.fault}), &path);
+    EXPECT_EQ(path, c.path) << msg;
+    EXPECT_NE(msg.find(c.text), std::string::npos) << msg;
+  }
+  EXPECT_EQ(load_error(json::array({ok})), "no error");
+}
+
+TEST(FaultsValidation, TargetMatchingNothingIsAScenarioErrorBeforeTheRun) {
+  struct Case {
+    json fault;
+    std::string text;
+  } cases[] = {
+      {{{"kind", "link_degrade"}, {"target", "link:node7.*"}, {"bandwidth_factor", 0.5}}, "applies to links"},
+      {{{"kind", "gpu_slowdown"}, {"target", "node0.nic0"}, {"factor", 0.5}}, "applies to GPUs"},
+      {{{"kind", "cpu_contention"}, {"target", "node3.*"}, {"launch_factor", 2}}, "node1.gpu0"},
+  };
+  for (const Case& c : cases) {
+    auto r = in_child([&] {
+      Scenario s = load_scenario(sendrecv_scenario(json::array({json{{"kind", "link_down"}, {"target", "switch"}}, c.fault})), "t");
+      try {
+        Simulation sim(s);
+      } catch (const ScenarioError& e) {
+        return e.path + "|" + e.what();
+      }
+      return std::string("no error");
+    });
+    ASSERT_TRUE(r.ok) << r.value;
+    EXPECT_EQ(r.value.substr(0, r.value.find('|')), "/faults/1/target") << r.value;
+    EXPECT_NE(r.value.find(c.text), std::string::npos) << r.value;
+  }
+}
+
+}  // namespace
+}  // namespace trainvp
