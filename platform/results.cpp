@@ -1,7 +1,9 @@
 #include "platform/results.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "models/gpu/roofline.hpp"
@@ -119,6 +121,92 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
                     {"busy_s", sec(st.busy_ps)}});
   }
   return list;
+}
+
+// Ranks a fault touches: the GPUs it names, and for a link the GPUs at its ends or behind a NIC at
+// its ends.
+std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::ordered_json& faults) {
+  std::set<std::string> names;
+  auto gpus = sim.gpus();
+  for (auto& f : faults) {
+    if (!f.value("applied", false)) continue;
+    for (auto& m : f["matched"]) {
+      const std::string n = m.get<std::string>();
+      if (n.rfind("link:", 0) != 0) {
+        for (const Gpu* g : gpus)
+          if (n == g->name()) names.insert(n);
+        continue;
+      }
+      const auto dash = n.find('-', 5);
+      const std::string a = n.substr(5, dash - 5), b = n.substr(dash + 1);
+      for (const Gpu* g : gpus) {
+        const std::string gn = g->name();
+        const std::string& nic = sim.fabric().devices()[static_cast<std::size_t>(sim.fabric().nic_of_rank(g->rank()))].name;
+        if (gn == a || gn == b || nic == a || nic == b) names.insert(gn);
+      }
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+// Iterations per minute over time against a healthy baseline: percentiles, time below the SLO,
+// ranks affected, and GPU-hours lost (every GPU waits for the slowest in synchronous training,
+// so a slow iteration costs all of them; the healthy ones are "stranded").
+nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vector<ClusterIteration>& iters,
+                                          const nlohmann::ordered_json& faults) {
+  using ojson = nlohmann::ordered_json;
+  const Scenario& s = sim.scenario();
+  const int warm = s.training.warmup, n = static_cast<int>(iters.size());
+  std::int64_t first_fault = INT64_MAX;
+  for (auto& f : faults)
+    if (f.value("applied", false)) first_fault = std::min(first_fault, static_cast<std::int64_t>(std::llround(f["start_s"].get<double>() * 1e12)));
+  double baseline = -1;
+  std::string source = "none";
+  if (s.slo.baseline_ps > 0) {
+    baseline = sec(s.slo.baseline_ps), source = "declared";
+  } else {
+    std::vector<double> prefix;  // measured iterations that ended before any fault began
+    for (int i = warm; i < n; ++i)
+      if (iters[static_cast<std::size_t>(i)].end <= first_fault) prefix.push_back(sec(iters[static_cast<std::size_t>(i)].duration));
+    if (!prefix.empty()) {
+      std::sort(prefix.begin(), prefix.end());
+      baseline = prefix[prefix.size() / 2], source = "fault-free prefix";
+    }
+  }
+  ojson timeline = ojson::array();
+  std::vector<double> rates;
+  double below = 0, lost_s = 0;
+  int below_n = 0;
+  for (int i = warm; i < n; ++i) {
+    const double d = sec(iters[static_cast<std::size_t>(i)].duration), rate = 60.0 / d;
+    timeline.push_back({{"end_s", sec(iters[static_cast<std::size_t>(i)].end)}, {"iterations_per_min", rate}});
+    rates.push_back(rate);
+    if (baseline > 0 && rate < s.slo.fraction * 60.0 / baseline) below += d, ++below_n;
+    if (baseline > 0) lost_s += std::max(0.0, d - baseline);
+  }
+  std::sort(rates.begin(), rates.end());
+  auto pct = [&](double p) {  // nearest rank
+    if (rates.empty()) return 0.0;
+    std::size_t k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(rates.size())));
+    return rates[std::min(rates.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  const auto affected = ranks_affected(sim, faults);
+  const double gpus = static_cast<double>(sim.gpus().size());
+  ojson r;
+  r["baseline_iteration_s"] = baseline > 0 ? ojson(baseline) : ojson(nullptr);
+  r["baseline_source"] = source;
+  r["baseline_iterations_per_min"] = baseline > 0 ? ojson(60.0 / baseline) : ojson(nullptr);
+  r["p50_iterations_per_min"] = pct(0.5);
+  r["p5_iterations_per_min"] = pct(0.05);
+  r["slo_fraction"] = s.slo.fraction;
+  r["time_below_slo_s"] = baseline > 0 ? ojson(below) : ojson(nullptr);
+  r["iterations_below_slo"] = below_n;
+  r["ranks_affected"] = affected;
+  r["gpu_hours_lost"] = baseline > 0 ? ojson(lost_s * gpus / 3600.0) : ojson(nullptr);
+  r["healthy_gpu_hours_stranded"] =
+      baseline > 0 ? ojson(lost_s * (gpus - static_cast<double>(affected.size())) / 3600.0) : ojson(nullptr);
+  r["timeline"] = timeline;
+  return r;
 }
 
 nlohmann::ordered_json sim_stats(const Simulation& sim) {
@@ -256,6 +344,8 @@ RunResults collect_results(const Simulation& sim) {
   j["collectives"] = collective_records(sim);
   j["links"] = link_stats(sim);
   if (sim.faults()) j["faults"] = sim.faults()->results();
+  if (sim.faults() || s.slo.given)
+    j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);

@@ -31,6 +31,7 @@ const ParamSet<TopRaw>& top_schema() {
         .nested("training", "object", json::object(), "Iterations, optimizer and synchronization (see `training`)")
         .nested("faults", "array", json::array(),
                 "Injected faults: objects {kind, target, start, duration, ...} (see `fault_*`, docs/faults.md)")
+        .nested("slo", "object", nullptr, "Service level of the degraded-throughput report (see `slo`)")
         .nested("output", "object", json::object(), "What is written and where (see `output`)")
         .required("trainvp")
         .required("cluster")
@@ -276,6 +277,21 @@ const ParamSet<BenchRaw>& bench_schema() {
               "(cxl algorithms)")
         .size("functional_max_bytes", &BenchRaw::functional_max_bytes, "64MiB",
               "Largest collective size allowed in functional mode (its data is held in memory)", Range::positive());
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<SloConfig>& slo_schema() {
+  static const ParamSet<SloConfig> s = [] {
+    ParamSet<SloConfig> p("slo", "/slo",
+                          "The degraded-throughput report (results.json `degradation`, written when there are faults "
+                          "or an `slo`): throughput below fraction x baseline counts as degraded.");
+    p.number("fraction", &SloConfig::fraction, 0.9, "Fraction of the baseline throughput below which time is degraded",
+             Range::unit_open_closed())
+        .time("baseline", &SloConfig::baseline_ps, nullptr,
+              "Healthy iteration time; default: the median iteration before the first fault starts",
+              Range::positive());
     return p;
   }();
   return s;
@@ -834,6 +850,10 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   json fres;
   s.faults = load_faults(member(doc, "faults"), fres);
   resolved["faults"] = fres;
+  if (const json& slo = member(doc, "slo"); !slo.is_null()) {
+    resolved["slo"] = slo_schema().load(s.slo, slo, "/slo");
+    s.slo.given = true;
+  }
 
   const json& output = member(doc, "output");
   OutputRaw out;
@@ -868,7 +888,7 @@ std::vector<SchemaInfo> all_schemas() {
   return {top_schema().info(),      cluster_schema().info(),  node_schema().info(),   gpu_schema().info(),
           nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(), override_schema().info(),
           workload_schema().info(), layer_schema().info(),    bench_schema().info(),  training_schema().info(),
-          sync_schema().info(),     compression_schema().info(), class_streams_schema().info(),
+          sync_schema().info(),     slo_schema().info(),     compression_schema().info(), class_streams_schema().info(),
           profile_schema().info(),     cxl_schema().info(),      fault_schema(FaultKind::LinkDegrade).info(),
           fault_schema(FaultKind::GpuSlowdown).info(), fault_schema(FaultKind::CpuContention).info(),
           fault_schema(FaultKind::LinkDown).info(), output_schema().info()};

@@ -108,6 +108,13 @@ struct FaultConfig {
   nlohmann::json params;             // the resolved object, for results.json
 };
 
+// The service level the degraded-throughput report measures against (/slo).
+struct SloConfig {
+  bool given = false;               // the scenario has an `slo` object
+  double fraction = 0.9;            // "degraded" = below fraction x baseline throughput
+  std::int64_t baseline_ps = -1;    // declared healthy iteration time; -1: from a fault-free prefix
+};
+
 struct Scenario {
   std::string name;
   std::uint64_t seed = 1;
@@ -117,6 +124,7 @@ struct Scenario {
   CollectiveBenchConfig bench;
   TrainingConfig training;
   std::vector<FaultConfig> faults;
+  SloConfig slo;
   OutputConfig output;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
 };

@@ -4,6 +4,7 @@
 // are errors naming /faults/<i>/...
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "platform/errors.hpp"
@@ -11,6 +12,7 @@
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
 #include "tests/sim_child.hpp"
+#include "tests/simulate.hpp"
 
 namespace trainvp {
 namespace {
@@ -273,6 +275,64 @@ TEST(FaultsValidation, TargetMatchingNothingIsAScenarioErrorBeforeTheRun) {
     ASSERT_TRUE(r.ok) << r.value;
     EXPECT_EQ(r.value.substr(0, r.value.find('|')), "/faults/1/target") << r.value;
     EXPECT_NE(r.value.find(c.text), std::string::npos) << r.value;
+  }
+}
+
+}  // namespace
+}  // namespace trainvp
+
+namespace trainvp {
+namespace {
+
+TEST(FaultReport, DegradationReportMeasuresAgainstTheFaultFreePrefix) {
+  // The shipped scenario: a GPU at 80% for 100 ms from 85 ms, in 12 iterations of about 20.8 ms.
+  json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/slow-gpu-ddp.json");
+  doc["output"]["trace"] = false;
+  json r = test::simulate(doc);
+  const json& d = r["degradation"];
+  ASSERT_EQ(d["baseline_source"], "fault-free prefix");
+  // Recompute every figure from the iteration list.
+  std::vector<double> prefix, measured;
+  double base_end = 0.085;
+  for (auto& it : r["iterations"]) {
+    if (it["warmup"].get<bool>()) continue;
+    measured.push_back(it["duration_s"].get<double>());
+    if (it["end_s"].get<double>() <= base_end) prefix.push_back(it["duration_s"].get<double>());
+  }
+  ASSERT_FALSE(prefix.empty());
+  std::sort(prefix.begin(), prefix.end());
+  const double base = prefix[prefix.size() / 2];
+  EXPECT_DOUBLE_EQ(d["baseline_iteration_s"].get<double>(), base);
+  double lost = 0, below = 0;
+  int below_n = 0;
+  for (double m : measured) {
+    lost += std::max(0.0, m - base);
+    if (60 / m < 0.9 * 60 / base) below += m, ++below_n;
+  }
+  EXPECT_NEAR(d["gpu_hours_lost"].get<double>(), lost * 16 / 3600, 1e-15);
+  EXPECT_NEAR(d["healthy_gpu_hours_stranded"].get<double>(), lost * 15 / 3600, 1e-15);
+  EXPECT_NEAR(d["time_below_slo_s"].get<double>(), below, 1e-12);
+  EXPECT_EQ(d["iterations_below_slo"].get<int>(), below_n);
+  EXPECT_GT(below_n, 0);
+  EXPECT_EQ(d["ranks_affected"], json::array({"node1.gpu3"}));
+  EXPECT_LT(d["p5_iterations_per_min"].get<double>(), d["p50_iterations_per_min"].get<double>());
+  EXPECT_EQ(d["timeline"].size(), measured.size());
+}
+
+TEST(FaultReport, DeclaredBaselineAndFractionAreUsed) {
+  json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/slow-gpu-ddp.json");
+  doc["output"]["trace"] = false;
+  doc["slo"] = {{"fraction", 0.5}, {"baseline", "10ms"}};
+  json d = test::simulate(doc)["degradation"];
+  EXPECT_EQ(d["baseline_source"], "declared");
+  EXPECT_DOUBLE_EQ(d["baseline_iteration_s"].get<double>(), 0.010);
+  EXPECT_EQ(d["iterations_below_slo"].get<int>(), 11);  // every measured iteration is over 20 ms
+  try {
+    doc["slo"] = {{"fraction", 1.5}};
+    load_scenario(doc, "t");
+    ADD_FAILURE() << "fraction 1.5 accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/slo/fraction");
   }
 }
 
