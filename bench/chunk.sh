@@ -2,15 +2,8 @@
 # How the fabric's chunk size trades simulation speed for fidelity: the same scenarios at 64 KiB,
 # 1 MiB and 16 MiB chunks. Prints a Markdown table (docs/fabric.md keeps the measured one).
 # usage: bench/chunk.sh [BUILD_DIR]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
-[ -x "$build/trainvp" ] || { cmake -S . -B "$build" >/dev/null && cmake --build "$build" -j"$(nproc)" --target trainvp >/dev/null; }
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/common.sh"
 
-field() { grep -m1 "\"$1\":" "$2" | sed -E 's/.*: ([0-9.eE+-]+),?$/\1/'; }
 
 row() {  # label, metric pointer name (time_s or iteration_time_s), then trainvp run arguments
   local label=$1 metric=$2; shift 2

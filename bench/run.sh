@@ -2,16 +2,9 @@
 # Simulator speed: wall time and model events per second for fixed scenarios.
 # usage: bench/run.sh [BUILD_DIR]   (default: build; builds trainvp if missing)
 # Figures go in docs/performance.md together with the machine they were measured on.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
-[ -x "$build/trainvp" ] || { cmake -S . -B "$build" >/dev/null && cmake --build "$build" -j"$(nproc)" --target trainvp >/dev/null; }
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/common.sh"
 repeats=${REPEATS:-5}
 
-field() { grep -m1 "\"$1\":" "$2" | sed -E 's/.*: ([0-9.eE+-]+),?$/\1/'; }
 
 bench() {  # name, then trainvp run arguments; BENCH_REPEATS overrides the repeat count for one call
   local name=$1; shift

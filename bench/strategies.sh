@@ -3,13 +3,7 @@
 # (a) GPT-2 small on 32 GPUs at 1, 5 and 10 Gbit/s, H = 5: ddp, asc_wfbp, localsgd, plsgd, dreamddp;
 # (b) the seed article's testbed (8 x 8 A100, 200 Gbit/s): ddp, localsgd K = 4, layerwise, blockwise.
 # usage: bench/strategies.sh [BUILD_DIR]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
-[ -x "$build/trainvp" ] || { cmake -S . -B "$build" >/dev/null && cmake --build "$build" -j"$(nproc)" --target trainvp >/dev/null; }
-export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/common.sh"
 
 run() {  # directory name, scenario, extra trainvp arguments
   local name=$1 file=$2; shift 2

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/cxl/rtl_engine.hpp"
+#include "tests/command.hpp"
 #include "models/workload/layer.hpp"
 
 namespace {
@@ -20,22 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-struct Cmd {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Cmd trainvp(const std::string& args) {
-  std::string cmd = std::string("cd ") + TRAINVP_SOURCE_DIR + " && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + TRAINVP_BINARY +
-                    " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using trainvp::test::Cmd;
+using trainvp::test::trainvp;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);

@@ -20,6 +20,7 @@
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
 #include "tests/sim_child.hpp"
+#include "tests/command.hpp"
 #include "tests/simulate.hpp"
 
 namespace trainvp {
@@ -508,16 +509,9 @@ TEST(Strategies, BadStrategyParametersAreClearErrors) {
     }
   }
   // The command line reports it with the pointer and exit status 2.
-  std::string cmd = std::string("cd ") + TRAINVP_SOURCE_DIR + " && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + TRAINVP_BINARY +
-                    " validate scenarios/strategies/gpt2-32gpu-dreamddp.json --set /training/sync/period=0 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << out;
-  EXPECT_NE(out.find("/training/sync/period"), std::string::npos) << out;
+  test::Cmd r = test::trainvp("validate scenarios/strategies/gpt2-32gpu-dreamddp.json --set /training/sync/period=0");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/training/sync/period"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "models/cxl/rtl_engine.hpp"
+#include "tests/command.hpp"
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -40,21 +41,8 @@ using namespace trainvp::sweep;
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-struct Cmd {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Cmd sh(const std::string& command) {
-  std::string cmd = "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + command + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using trainvp::test::Cmd;
+Cmd sh(const std::string& command) { return trainvp::test::run_command(command); }
 
 std::string bin() { return TRAINVP_BINARY; }
 
