@@ -152,22 +152,45 @@ std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::o
 // Iterations per minute over time against a healthy baseline: percentiles, time below the SLO,
 // ranks affected, and GPU-hours lost (every GPU waits for the slowest in synchronous training,
 // so a slow iteration costs all of them; the healthy ones are "stranded").
+//
+// Strategies that synchronize every H iterations (localsgd, plsgd, dreamddp) have iterations of
+// different lengths by design; their throughput is measured over windows of one period (aligned
+// on iteration 0), so a healthy synchronizing iteration does not count as degraded.
+int report_window(const Simulation& sim) {
+  if (const DreamDdpPlan* d = sim.dreamddp()) return std::max<int>(1, static_cast<int>(d->schedule.sets.size()));
+  const SyncConfig& sc = sim.scenario().training.sync;
+  if (sc.strategy == SyncStrategyKind::LocalSgd || sc.strategy == SyncStrategyKind::Plsgd) return std::max(1, sc.period);
+  return 1;
+}
+
 nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vector<ClusterIteration>& iters,
                                           const nlohmann::ordered_json& faults) {
   using ojson = nlohmann::ordered_json;
   const Scenario& s = sim.scenario();
-  const int warm = s.training.warmup, n = static_cast<int>(iters.size());
+  const int n = static_cast<int>(iters.size()), W = report_window(sim);
   std::int64_t first_fault = INT64_MAX;
   for (auto& f : faults)
     if (f.value("applied", false)) first_fault = std::min(first_fault, static_cast<std::int64_t>(std::llround(f["start_s"].get<double>() * 1e12)));
-  double baseline = -1;
+  // Whole windows of W measured iterations: [first, first + W) with first a multiple of W.
+  struct Window {
+    double duration;  // seconds, all W iterations
+    std::int64_t end;
+  };
+  std::vector<Window> windows;
+  const int first = (s.training.warmup + W - 1) / W * W;
+  for (int i = first; i + W <= n; i += W) {
+    Window w{0, iters[static_cast<std::size_t>(i + W - 1)].end};
+    for (int k = i; k < i + W; ++k) w.duration += sec(iters[static_cast<std::size_t>(k)].duration);
+    windows.push_back(w);
+  }
+  double baseline = -1;  // seconds per iteration
   std::string source = "none";
   if (s.slo.baseline_ps > 0) {
     baseline = sec(s.slo.baseline_ps), source = "declared";
   } else {
-    std::vector<double> prefix;  // measured iterations that ended before any fault began
-    for (int i = warm; i < n; ++i)
-      if (iters[static_cast<std::size_t>(i)].end <= first_fault) prefix.push_back(sec(iters[static_cast<std::size_t>(i)].duration));
+    std::vector<double> prefix;  // windows that ended before any fault began
+    for (const Window& w : windows)
+      if (w.end <= first_fault) prefix.push_back(w.duration / W);
     if (!prefix.empty()) {
       std::sort(prefix.begin(), prefix.end());
       baseline = prefix[prefix.size() / 2], source = "fault-free prefix";
@@ -177,12 +200,12 @@ nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vect
   std::vector<double> rates;
   double below = 0, lost_s = 0;
   int below_n = 0;
-  for (int i = warm; i < n; ++i) {
-    const double d = sec(iters[static_cast<std::size_t>(i)].duration), rate = 60.0 / d;
-    timeline.push_back({{"end_s", sec(iters[static_cast<std::size_t>(i)].end)}, {"iterations_per_min", rate}});
+  for (const Window& w : windows) {
+    const double rate = 60.0 * W / w.duration;
+    timeline.push_back({{"end_s", sec(w.end)}, {"iterations_per_min", rate}});
     rates.push_back(rate);
-    if (baseline > 0 && rate < s.slo.fraction * 60.0 / baseline) below += d, ++below_n;
-    if (baseline > 0) lost_s += std::max(0.0, d - baseline);
+    if (baseline > 0 && rate < s.slo.fraction * 60.0 / baseline) below += w.duration, below_n += W;
+    if (baseline > 0) lost_s += std::max(0.0, w.duration - W * baseline);
   }
   std::sort(rates.begin(), rates.end());
   auto pct = [&](double p) {  // nearest rank
@@ -193,6 +216,7 @@ nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vect
   const auto affected = ranks_affected(sim, faults);
   const double gpus = static_cast<double>(sim.gpus().size());
   ojson r;
+  r["window_iterations"] = W;
   r["baseline_iteration_s"] = baseline > 0 ? ojson(baseline) : ojson(nullptr);
   r["baseline_source"] = source;
   r["baseline_iterations_per_min"] = baseline > 0 ? ojson(60.0 / baseline) : ojson(nullptr);

@@ -172,6 +172,60 @@ TEST(Faults, OneSlowGpuSetsThePaceOfEveryRankUnderDdp) {
   EXPECT_NEAR(slow["iteration_time_s"].get<double>() - base["iteration_time_s"].get<double>(), increase, 0.03 * increase);
 }
 
+// Per rank, per iteration: [compute_s, blocked_s, duration_s] from the GPUs' records.
+json rank_iterations(const json& doc) {
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    json out = json::array();
+    for (const Gpu* g : sim.gpus()) {
+      json its = json::array();
+      for (const RankIteration& it : g->iterations())
+        its.push_back({static_cast<double>(it.compute_ps) * 1e-12, static_cast<double>(it.blocked_ps) * 1e-12,
+                       static_cast<double>(it.end_ps - it.start_ps) * 1e-12});
+      out.push_back(its);
+    }
+    return out.dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  return json::parse(r.value);
+}
+
+TEST(Faults, UnderLocalSgdTheOthersWaitForASlowGpuOnlyAtSynchronizationPoints) {
+  const int H = 4, iterations = 8;
+  const double f = 0.5;
+  json doc = ddp_scenario(json::array());
+  doc["training"] = {{"iterations", iterations}, {"warmup", 0}, {"optimizer", "sgd"},
+                     {"sync", {{"strategy", "localsgd"}, {"period", H}}}};
+  json base = rank_iterations(doc);
+  doc["faults"] = {{{"kind", "gpu_slowdown"}, {"target", "node1.gpu1"}, {"factor", f}}};
+  json slow = rank_iterations(doc);
+  const int slow_rank = 3;
+  for (int i = 0; i < iterations; ++i) {
+    // Parameters are averaged after the step of every H-th iteration; a rank waits for the
+    // average at the start of the next iteration (the last average ends the run).
+    const bool waits = i > 0 && i % H == 0;
+    // The slow GPU's compute is divided by f in every iteration.
+    EXPECT_NEAR(slow[slow_rank][i][0].get<double>(), base[slow_rank][i][0].get<double>() / f, 1e-9) << i;
+    for (int r = 0; r < 3; ++r) {
+      const json& b = base[r][i];
+      const json& s = slow[r][i];
+      EXPECT_NEAR(s[0].get<double>(), b[0].get<double>(), 1e-9) << "rank " << r << " it " << i;  // unaffected compute
+      if (!waits) {
+        // Between synchronizations a healthy rank runs at its own pace: no wait, same iteration time.
+        EXPECT_EQ(s[1].get<double>(), 0.0) << "rank " << r << " it " << i;
+        EXPECT_NEAR(s[2].get<double>(), b[2].get<double>(), 1e-9) << "rank " << r << " it " << i;
+      } else {
+        // At the synchronization it waits for the slow GPU's accumulated lag over the period.
+        double lag = 0;
+        for (int k = i - H; k < i; ++k) lag += slow[slow_rank][k][0].get<double>() - base[slow_rank][k][0].get<double>();
+        EXPECT_NEAR(s[1].get<double>() - b[1].get<double>(), lag, 0.02 * lag) << "rank " << r << " it " << i;
+      }
+    }
+  }
+}
+
 TEST(Faults, GpuSlowdownRampsInTenStepsAndEndsWithItsWindow) {
   // One GPU, no sync: iteration i's compute shows the factor in effect while it ran.
   json doc = ddp_scenario(json::array());
@@ -334,6 +388,33 @@ TEST(FaultReport, DeclaredBaselineAndFractionAreUsed) {
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.path, "/slo/fraction");
   }
+}
+
+
+TEST(FaultReport, PeriodicStrategiesAreMeasuredOverWholePeriods) {
+  // localsgd's averaging iterations are longer by design: over windows of one period a healthy run
+  // never falls below its SLO, and each window's rate is W iterations over their summed time.
+  const int H = 4;
+  json doc = ddp_scenario(json::array());
+  doc["training"] = {{"iterations", 13}, {"warmup", 1}, {"optimizer", "sgd"},
+                     {"sync", {{"strategy", "localsgd"}, {"period", H}}}};
+  doc["slo"] = {{"fraction", 0.99}};
+  json r = test::simulate(doc);
+  const json& d = r["degradation"];
+  EXPECT_EQ(d["window_iterations"].get<int>(), H);
+  const json& it = r["iterations"];
+  // Windows start at the first multiple of H at or after the warm-up: iterations 4..7 and 8..11.
+  ASSERT_EQ(d["timeline"].size(), 2u);
+  for (int w = 0; w < 2; ++w) {
+    double sum = 0;
+    for (int k = 4 + w * H; k < 8 + w * H; ++k) sum += it[k]["duration_s"].get<double>();
+    EXPECT_NEAR(d["timeline"][w]["iterations_per_min"].get<double>(), 60.0 * H / sum, 1e-9);
+    EXPECT_NEAR(d["timeline"][w]["end_s"].get<double>(), it[7 + w * H]["end_s"].get<double>(), 1e-12);
+  }
+  // The averaging iteration is longer than the others, yet no window is below 99% of the baseline.
+  EXPECT_GT(it[4]["duration_s"].get<double>(), 1.01 * it[5]["duration_s"].get<double>());
+  EXPECT_EQ(d["iterations_below_slo"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(d["time_below_slo_s"].get<double>(), 0.0);
 }
 
 }  // namespace
