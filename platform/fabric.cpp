@@ -180,6 +180,22 @@ bool Fabric::transit(int d) const {
   return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort;
 }
 
+// A down network direction costs this much more than its time: more than any path of the fabric
+// takes, so a path avoids it whenever it can, and small enough that the ECMP tie test (relative
+// 1e-12) still tells the up paths apart.
+constexpr double kDownPenalty_s = 1.0;
+
+double Fabric::cost(const FabricDir& d) const {
+  const bool avoid = d.dir->down() && links_[static_cast<std::size_t>(d.link)].kind == "ethernet";
+  return d.cost + (avoid ? kDownPenalty_s : 0.0);
+}
+
+void Fabric::down_changed() {
+  dist_.clear();
+  for (auto& kv : routes_) retired_.push_back(std::move(kv.second));
+  routes_.clear();
+}
+
 // Shortest time from every device to `target`, moving only through transit devices.
 const std::vector<double>& Fabric::dist_to(int target) {
   auto it = dist_.find(target);
@@ -198,7 +214,7 @@ const std::vector<double>& Fabric::dist_to(int target) {
     if (v != target && !transit(v)) continue;  // may end a path, never continue one
     for (int e : in[static_cast<std::size_t>(v)]) {
       int u = dirs_[static_cast<std::size_t>(e)].from;
-      double nd = dv + dirs_[static_cast<std::size_t>(e)].cost;
+      double nd = dv + cost(dirs_[static_cast<std::size_t>(e)]);
       if (nd < dist[static_cast<std::size_t>(u)]) dist[static_cast<std::size_t>(u)] = nd, pq.push({nd, u});
     }
   }
@@ -217,7 +233,7 @@ void Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
     for (std::size_t k = 0; k < d.out.size(); ++k) {
       const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
       if (e.to != to && !transit(e.to)) continue;
-      double via = e.cost + dist[static_cast<std::size_t>(e.to)];
+      double via = cost(e) + dist[static_cast<std::size_t>(e.to)];
       const double here = dist[static_cast<std::size_t>(cur)];
       if (std::isfinite(via) && std::fabs(via - here) <= 1e-12 * std::max(1.0, here)) best.push_back(static_cast<int>(k));
     }

@@ -5,6 +5,12 @@
 // computed here: shortest paths by time (latency + 1 MiB at the link rate), with ECMP by flow
 // hash among equal-cost next hops; traffic between nodes leaves through the source GPU's NIC and
 // enters through the destination GPU's NIC.
+//
+// Routing around down links: a network (Ethernet) link direction that is down costs a penalty far
+// above any path's time, so new routes take an equal or longer alternative where one exists (other
+// spines of a leaf-spine) and go through the down link, to wait there, only where none does (a
+// NIC's only uplink, the single switch). Down NVLink, PCIe and CXL links are not avoided: a node's
+// transport is fixed when the job starts. Routes already handed out keep their path.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -60,6 +66,9 @@ class Fabric : public RouteProvider {
   Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx);
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
+  // A link direction went down or came up (faults): routes handed out from now on are computed
+  // afresh. Those handed out before stay valid (in-flight chunks point at them) and keep their path.
+  void down_changed();
 
   const std::vector<FabricDevice>& devices() const { return devices_; }
   const std::vector<FabricDir>& dirs() const { return dirs_; }
@@ -77,6 +86,7 @@ class Fabric : public RouteProvider {
   void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer);
   const std::vector<double>& dist_to(int target);
+  double cost(const FabricDir& d) const;
   void append_path(Route& r, int from, int to, std::uint32_t flow);
   bool transit(int device) const;
 
@@ -89,6 +99,7 @@ class Fabric : public RouteProvider {
   DeviceMap device_map_;
   std::unordered_map<int, std::vector<double>> dist_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
+  std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
 };
 
 }  // namespace trainvp

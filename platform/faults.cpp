@@ -13,7 +13,7 @@ double sec(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 bool on_gpus(FaultKind k) { return k == FaultKind::GpuSlowdown || k == FaultKind::CpuContention; }
 }  // namespace
 
-FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, const Fabric& fabric,
+FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric,
                              const std::vector<Gpu*>& gpus, RunContext& ctx)
     : fabric_(fabric), gpus_(gpus), ctx_(ctx) {
   for (Gpu* g : gpus_) base_speed_.push_back(g->speed());
@@ -92,10 +92,13 @@ void FaultInjector::apply_due(std::int64_t now_ps) {
 }
 
 // Every model hook is recomputed from the base values and all active faults, so overlapping
-// faults compose: factors multiply, added latencies add, a link is down while any link_down is on.
+// faults compose: factors multiply, added latencies add, a link is down while any link_down is on,
+// a packet gets through only if it survives every packet_loss (rates r_i: 1 - prod(1 - r_i)), with
+// the longest of their timeouts.
 void FaultInjector::recompute() {
   std::vector<double> speed(gpus_.size(), 1.0), launch(gpus_.size(), 1.0), bw(base_bw_.size(), 1.0);
-  std::vector<std::int64_t> lat(base_bw_.size(), 0);
+  std::vector<std::int64_t> lat(base_bw_.size(), 0), timeout(base_bw_.size(), 0);
+  std::vector<double> loss(base_bw_.size(), 0.0);
   std::vector<bool> down(base_bw_.size(), false), touched_gpu(gpus_.size(), false), touched_dir(base_bw_.size(), false);
   for (const Active& a : faults_) {
     for (int g : a.gpus) touched_gpu[static_cast<std::size_t>(g)] = true;
@@ -112,6 +115,11 @@ void FaultInjector::recompute() {
         lat[static_cast<std::size_t>(d)] += f.added_latency_ps;
       }
       if (f.kind == FaultKind::LinkDown) down[static_cast<std::size_t>(d)] = true;
+      if (f.kind == FaultKind::PacketLoss) {
+        double& r = loss[static_cast<std::size_t>(d)];
+        r = r + f.loss_rate - r * f.loss_rate;  // 1 - (1 - r)(1 - rate), exact for a single fault
+        timeout[static_cast<std::size_t>(d)] = std::max(timeout[static_cast<std::size_t>(d)], f.loss_timeout_ps);
+      }
     }
   }
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
@@ -119,13 +127,17 @@ void FaultInjector::recompute() {
     gpus_[g]->set_speed(base_speed_[g] * speed[g]);
     gpus_[g]->set_launch_scale(launch[g]);
   }
+  bool down_changed = false;
   for (std::size_t d = 0; d < base_bw_.size(); ++d) {
     if (!touched_dir[d]) continue;
     LinkDir& dir = *fabric_.dirs()[d].dir;
     dir.set_bandwidth(base_bw_[d] * bw[d]);
     dir.set_extra_latency(lat[d]);
+    down_changed |= dir.down() != down[d];
     dir.set_down(down[d]);
+    dir.set_loss(loss[d], timeout[d]);
   }
+  if (down_changed) fabric_.down_changed();
 }
 
 void FaultInjector::finish(std::int64_t end_ps) {

@@ -1,6 +1,7 @@
 #pragma once
 // Fault injection (docs/faults.md): the scenario's `faults` become a timeline of changes to the
-// models' hooks (LinkDir bandwidth, extra latency and down state; Gpu speed and launch scale).
+// models' hooks (LinkDir bandwidth, extra latency, down state and packet loss; Gpu speed and launch
+// scale). When a link's down state changes the fabric is told, so new routes avoid it.
 //
 // The injector owns no SystemC process: a pending timed event would keep a run that has
 // finished its work from ending (runs end on starvation), so Simulation::run advances the
@@ -23,7 +24,7 @@ class FaultInjector {
  public:
   // Matches every fault's target against the fabric's names; throws ScenarioError at
   // /faults/<i>/target when a target matches nothing of the kind the fault applies to.
-  FaultInjector(const std::vector<FaultConfig>& faults, const Fabric& fabric, const std::vector<Gpu*>& gpus,
+  FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric, const std::vector<Gpu*>& gpus,
                 RunContext& ctx);
 
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
@@ -55,7 +56,7 @@ class FaultInjector {
   };
   void recompute();
 
-  const Fabric& fabric_;
+  Fabric& fabric_;
   std::vector<Gpu*> gpus_;
   RunContext& ctx_;
   std::vector<Active> faults_;

@@ -79,7 +79,9 @@ nlohmann::ordered_json link_stats(const Simulation& sim) {
                      {"busy_s", sec(st.busy_ps)},
                      {"utilization", simulated > 0 ? sec(st.busy_ps) / simulated : 0.0},
                      {"peak_queue_bytes", st.peak_queue_bytes},
-                     {"paused_s", sec(st.paused_ps)}});
+                     {"paused_s", sec(st.paused_ps)},
+                     {"lost_packets", st.lost_packets},
+                     {"retransmitted_bytes", st.retransmitted_bytes}});
   }
   return links;
 }

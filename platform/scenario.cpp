@@ -620,7 +620,8 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
 const std::vector<std::pair<std::string, FaultKind>> kFaultKinds = {{"link_degrade", FaultKind::LinkDegrade},
                                                                     {"gpu_slowdown", FaultKind::GpuSlowdown},
                                                                     {"cpu_contention", FaultKind::CpuContention},
-                                                                    {"link_down", FaultKind::LinkDown}};
+                                                                    {"link_down", FaultKind::LinkDown},
+                                                                    {"packet_loss", FaultKind::PacketLoss}};
 
 ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help) {
   ParamSet<FaultConfig> p(name, where, help);
@@ -666,12 +667,26 @@ const ParamSet<FaultConfig>& fault_schema(FaultKind k) {
   }();
   static const ParamSet<FaultConfig> down = fault_common(
       "fault_link_down", "/faults/* (kind link_down)",
-      "Links carry nothing for the duration (no new transmissions; chunks on the wire finish); no rerouting.",
+      "Links carry nothing for the duration (no new transmissions; chunks on the wire finish); new routes avoid "
+      "down network links where the fabric has an alternative.",
       kLinkTarget);
+  static const ParamSet<FaultConfig> loss = [] {
+    auto p = fault_common("fault_packet_loss", "/faults/* (kind packet_loss)",
+                          "Random packet loss on links, recovered by go-back-N (costs time, never data).", kLinkTarget);
+    p.number("rate", &FaultConfig::loss_rate, nullptr, "Probability that a transmitted packet is lost",
+             Range{0, 1, true, true})
+        .time("timeout", &FaultConfig::loss_timeout_ps, "131.072us",
+              "Retransmission timeout, paid when the lost packet has nothing of its flow behind it to reveal the gap "
+              "(default 4.096us x 2^5, the shortest RDMA local-ACK timeout)",
+              Range::positive())
+        .required("rate");
+    return p;
+  }();
   switch (k) {
     case FaultKind::LinkDegrade: return degrade;
     case FaultKind::GpuSlowdown: return slow;
     case FaultKind::CpuContention: return cpu;
+    case FaultKind::PacketLoss: return loss;
     case FaultKind::LinkDown: break;
   }
   return down;
@@ -692,7 +707,9 @@ std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
                            [&](const auto& kv) { return kind.is_string() && kv.first == kind.get<std::string>(); });
     if (it == kFaultKinds.end())
       fail_expected(ptr_join(p, "kind"),
-                    "a fault kind: one of \"link_degrade\", \"gpu_slowdown\", \"cpu_contention\", \"link_down\"", kind);
+                    "a fault kind: one of \"link_degrade\", \"gpu_slowdown\", \"cpu_contention\", \"link_down\", "
+                    "\"packet_loss\"",
+                    kind);
     FaultConfig c;
     c.index = static_cast<int>(i);
     c.kind = it->second;
@@ -891,7 +908,7 @@ std::vector<SchemaInfo> all_schemas() {
           sync_schema().info(),     slo_schema().info(),     compression_schema().info(), class_streams_schema().info(),
           profile_schema().info(),     cxl_schema().info(),      fault_schema(FaultKind::LinkDegrade).info(),
           fault_schema(FaultKind::GpuSlowdown).info(), fault_schema(FaultKind::CpuContention).info(),
-          fault_schema(FaultKind::LinkDown).info(), output_schema().info()};
+          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info(), output_schema().info()};
 }
 
 }  // namespace trainvp

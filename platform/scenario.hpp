@@ -91,7 +91,7 @@ struct OutputConfig {
 
 // One injected fault (docs/faults.md). Targets are matched against the fabric's names when the
 // simulation is elaborated (Simulation throws ScenarioError at /faults/<index>/target).
-enum class FaultKind { LinkDegrade, GpuSlowdown, CpuContention, LinkDown };
+enum class FaultKind { LinkDegrade, GpuSlowdown, CpuContention, LinkDown, PacketLoss };
 const char* fault_kind_name(FaultKind k);
 
 struct FaultConfig {
@@ -105,6 +105,8 @@ struct FaultConfig {
   double factor = 1.0;               // gpu_slowdown
   std::int64_t ramp_ps = 0;          // gpu_slowdown
   double launch_factor = 1.0;        // cpu_contention
+  double loss_rate = 0;              // packet_loss: probability that a transmitted packet is lost
+  std::int64_t loss_timeout_ps = 0;  // packet_loss: retransmission timeout for a lost last packet
   nlohmann::json params;             // the resolved object, for results.json
 };
 

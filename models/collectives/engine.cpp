@@ -141,6 +141,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
     e->hop = 0;
     e->flow = flow;
     e->payload_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_, t.bytes - off));
+    e->more = off + e->payload_bytes < t.bytes;
     e->tag = (static_cast<std::uint64_t>(id) << 32) | static_cast<std::uint32_t>(x);
     e->tail_ps = now_ps();  // the data is all in the source GPU's memory
     e->sink = this;

@@ -34,6 +34,7 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   // it before its tail has arrived, so multi-hop paths pipeline at packet granularity.
   std::int64_t tail_ps = 0;
   std::uint64_t tag = 0;       // owner's identifier (the collective engine's transfer id)
+  bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
   ChunkSink* sink = nullptr;
 
   tlm::tlm_extension_base* clone() const override { return new ChunkExt(*this); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "models/link/chunk.hpp"
 #include "platform/errors.hpp"
@@ -41,6 +42,63 @@ void LinkDir::set_down(bool down) {
 }
 
 void LinkDir::on_resume() { try_transmit(); }
+
+void LinkDir::set_loss(double rate, std::int64_t timeout_ps) {
+  loss_timeout_ps_ = timeout_ps;
+  if (rate == loss_rate_) return;
+  loss_rate_ = rate;
+  loss_gap_ = -1;  // redrawn at the new rate (the gap is memoryless, so this is exact)
+  if (rate > 0 && !loss_rng_) loss_rng_ = std::make_unique<std::mt19937_64>(ctx_.rng_for("loss:" + label_));
+}
+
+// Packets that get through before the next loss: geometric with parameter rate, by inversion,
+// so a 1 GiB transfer costs a few draws rather than one per packet.
+std::int64_t LinkDir::next_gap() {
+  const double u = (static_cast<double>((*loss_rng_)() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+  const double g = std::floor(std::log(u) / std::log1p(-loss_rate_));
+  return g >= 9e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(g);
+}
+
+// Go-back-N within one chunk. Packets 0..n-1 are sent in order; when packet k is lost, the
+// receiver sees the gap when packet k+1 arrives and NACKs; the NACK is back one latency later. By
+// then the sender has been sending k+1, k+2, ... for nothing: the link time from the start of k to
+// the NACK's return, W = 2 x (packet time + latency), is lost, and sending restarts at k. Every
+// loss therefore adds W however far into the chunk it falls (the packets from k on are all sent
+// again after it). A lost last packet with nothing of its flow behind it (the end of a transfer,
+// nothing else of the flow queued) has no successor to reveal the gap: the sender resends it when
+// its retransmission timer, started when the packet has gone out, expires. Losses among the packets sent in vain during W are not drawn:
+// they are resent anyway (a loss of k+1 would delay the NACK by a packet time; neglected).
+LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
+  LossCost c;
+  if (loss_rate_ <= 0) return c;
+  const std::int64_t n = size == 0 ? 1 : (static_cast<std::int64_t>(size) + p_.mtu - 1) / p_.mtu;
+  const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
+  auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
+  const std::int64_t packet = ser(p_.mtu + p_.overhead), last_packet = ser(last + p_.overhead);
+  const std::int64_t window = 2 * (packet + p_.latency_ps + extra_latency_ps_);
+  std::int64_t pos = 0;  // next packet in sequence
+  for (;;) {
+    if (loss_gap_ < 0) loss_gap_ = next_gap();
+    if (loss_gap_ >= n - pos) {
+      loss_gap_ -= n - pos;
+      return c;
+    }
+    const std::int64_t k = pos + loss_gap_;
+    loss_gap_ = -1;
+    ++stats_.lost_packets;
+    const bool timer = k == n - 1 && !follows;
+    const std::int64_t cost = timer ? last_packet + loss_timeout_ps_ : window;
+    // Resent: the packets from k that had gone out before the restart.
+    const std::int64_t resent = timer ? 1 : std::min<std::int64_t>(n - k, (window + packet - 1) / packet);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(resent - 1) * p_.mtu + (k + resent == n ? last : p_.mtu);
+    stats_.retransmitted_bytes += bytes;
+    stats_.wire_bytes += bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
+    c.total_ps += cost;
+    if (k == 0) c.head_ps += cost;
+    if (k == n - 1) c.tail_ps += cost;
+    pos = k;
+  }
+}
 
 std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
   std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
@@ -87,6 +145,8 @@ void LinkDir::try_transmit() {
   FlowQueue& fq = flows_[rr_next_];
   tlm::tlm_generic_payload* p = fq.q.front();
   fq.q.pop_front();
+  // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
+  const bool follows = !fq.q.empty() || chunk_of(*p)->more;
   if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
   else ++rr_next_;
   const std::uint32_t size = p->get_data_length();
@@ -102,8 +162,12 @@ void LinkDir::try_transmit() {
   const double bps = p_.bandwidth_bps;
   const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
   auto ser = [bps](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / bps * 1e12)); };
-  wire_end_ = now + ser(static_cast<double>(wire_bytes(size)));
-  const std::int64_t tail_out = std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(last + p_.overhead)));
+  // Packet loss stretches the chunk's time on the wire by its recoveries; a recovery of the first
+  // (last) packet also delays the head (tail).
+  const LossCost loss = draw_losses(size, follows);
+  wire_end_ = now + ser(static_cast<double>(wire_bytes(size))) + loss.total_ps;
+  const std::int64_t tail_out =
+      std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(last + p_.overhead)) + loss.tail_ps);
   serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
   if (track_ >= 0) {
     if (now > busy_to_) flush_trace(), busy_from_ = now;
@@ -114,8 +178,9 @@ void LinkDir::try_transmit() {
   // The first packet reaches the far end a packet time plus the latency after it starts.
   const std::int64_t latency = p_.latency_ps + extra_latency_ps_;
   const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
-  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(ser(first + p_.overhead) + latency), SC_PS));
-  propagating_.push_back({now + ser(first + p_.overhead) + latency, p});
+  const std::int64_t head = ser(first + p_.overhead) + latency + loss.head_ps;
+  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head), SC_PS));
+  propagating_.push_back({now + head, p});
   ++unaccepted_;
   // Space freed: a chunk that did not fit may now enter.
   if (pending_in_) {

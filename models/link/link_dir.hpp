@@ -8,12 +8,17 @@
 // Back-pressure, PFC-like: the queue holds at most `buffer` bytes (a chunk is always accepted
 // into an empty queue); a chunk that does not fit is accepted later (BEGIN_RESP after TLM_ACCEPTED).
 // When the far end does not accept what arrives, at most `headroom` chunks are in flight or
-// waiting there before this direction stops transmitting. Nothing is dropped.
+// waiting there before this direction stops transmitting. Nothing is dropped by congestion.
+//
+// Packet loss (a fault, set_loss): each transmitted packet is lost with a probability; the NIC
+// recovers with go-back-N, so loss costs link time and never data (docs/faults.md#packet-loss).
 //
 // AT protocol on both sockets: BEGIN_REQ is answered with TLM_COMPLETED when accepted at once,
 // else TLM_ACCEPTED and a later BEGIN_RESP; END_RESP closes it.
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -42,6 +47,8 @@ struct LinkDirStats {
   std::int64_t busy_ps = 0;
   std::uint64_t peak_queue_bytes = 0;
   std::int64_t paused_ps = 0;         // time stopped by back-pressure with work queued
+  std::uint64_t lost_packets = 0;     // packets lost (packet_loss fault), each recovered by go-back-N
+  std::uint64_t retransmitted_bytes = 0;  // payload bytes sent again by go-back-N
 };
 
 class LinkDir : public sc_core::sc_module {
@@ -65,6 +72,13 @@ class LinkDir : public sc_core::sc_module {
   // sc_start() calls.
   void set_down(bool down);
   bool down() const { return down_; }
+  // Packet loss: every packet transmitted from the next chunk on (retransmissions included) is
+  // lost with probability `rate` (0: none). A loss costs the round trip until the receiver's NACK
+  // returns (twice this direction's latency plus two packet times), after which the packets from
+  // the lost one on are sent again; a lost packet with nothing of its flow behind it waits for
+  // `timeout_ps` instead. Draws come from ctx.rng_for("loss:" + label), so runs are reproducible.
+  void set_loss(double rate, std::int64_t timeout_ps);
+  double loss_rate() const { return loss_rate_; }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) { track_ = track; }
@@ -80,6 +94,15 @@ class LinkDir : public sc_core::sc_module {
   void try_deliver();
   void accepted_downstream(tlm::tlm_generic_payload* p);
   void on_resume();
+  struct LossCost {
+    std::int64_t total_ps = 0;  // added to the chunk's time on the wire
+    std::int64_t head_ps = 0;   // of which before its first packet got through
+    std::int64_t tail_ps = 0;   // of which after its last packet was first sent
+  };
+  // Draws the losses of one chunk of `size` bytes; `follows`: more of its flow is queued here or
+  // still to come from its transfer.
+  LossCost draw_losses(std::uint32_t size, bool follows);
+  std::int64_t next_gap();
 
   std::string label_;
   LinkDirParams p_;
@@ -87,6 +110,10 @@ class LinkDir : public sc_core::sc_module {
   std::int64_t extra_latency_ps_ = 0;
   bool down_ = false;
   sc_core::sc_event resume_ev_;
+  double loss_rate_ = 0;
+  std::int64_t loss_timeout_ps_ = 0;
+  std::unique_ptr<std::mt19937_64> loss_rng_;  // created when loss is first set
+  std::int64_t loss_gap_ = -1;                 // packets still to get through before the next loss; -1: draw
   // Output queue: a FIFO per flow, flows served round-robin. Few flows share a link at a time,
   // so a short vector searched linearly beats a hash map here.
   struct FlowQueue {
