@@ -24,10 +24,11 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
   }
 }
 
-Simulation::Simulation(const Scenario& s, bool progress)
+Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
   // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
-  if (!s.collective_bench && s.training.sync.strategy == SyncStrategyKind::DreamDdp) dreamddp_ = plan_dreamddp(s);
+  const bool dream = !s.collective_bench && s.training.sync.strategy == SyncStrategyKind::DreamDdp;
+  if (dream && !elaborate_only) dreamddp_ = plan_dreamddp(s);
   for (int n = 0; n < s.cluster.nodes; ++n)
     nodes_.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx_));
   std::vector<Gpu*> all;
@@ -40,7 +41,7 @@ Simulation::Simulation(const Scenario& s, bool progress)
   std::vector<CxlDevice*> cxl;
   for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
     std::string waves;
-    if (s.output.waves && n == 0) {
+    if (s.output.waves && n == 0 && !elaborate_only) {  // validate writes nothing
       std::filesystem::create_directories(s.output.dir);
       waves_tmp_ = waves = (std::filesystem::path(s.output.dir) / ".waves.vcd.tmp").string();
     }
@@ -63,7 +64,7 @@ Simulation::Simulation(const Scenario& s, bool progress)
   } else if (sync.strategy == SyncStrategyKind::Ddp || sync.strategy == SyncStrategyKind::DdpNoOverlap) {
     DdpConfig d{sync.bucket, sync.first_bucket, sync.algorithm, sync.comm_streams, sync.strategy == SyncStrategyKind::Ddp};
     strategy_ = std::make_unique<DdpSync>("ddp", d, s.workload, all, *engine_, nodes_of, s.training.iterations, ctx_);
-  } else if (is_unit_strategy(sync.strategy)) {
+  } else if (is_unit_strategy(sync.strategy) && !(dream && elaborate_only)) {
     strategy_ = std::make_unique<UnitSync>("sync", unit_sync_config(s, dreamddp_.get()), s.workload, all, *engine_,
                                            nodes_of, s.training.iterations, ctx_);
   }

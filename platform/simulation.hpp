@@ -29,7 +29,9 @@ struct SimStats {
 
 class Simulation {
  public:
-  explicit Simulation(const Scenario& s, bool progress = false);
+  // elaborate_only: build every module (so the fabric's names exist and fault targets are
+  // checked) but skip what only a run needs: dreamddp's profiling pre-simulation and its strategy.
+  explicit Simulation(const Scenario& s, bool progress = false, bool elaborate_only = false);
   ~Simulation();
   // Runs to completion. Throws RunError when it stalls or reaches the time limit.
   void run();

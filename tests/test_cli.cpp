@@ -91,6 +91,18 @@ TEST_F(Cli, BadScenarioExitsTwoNamesThePathAndWritesNothing) {
   EXPECT_EQ(trainvp("validate /nonexistent/file.json").code, 2);
 }
 
+TEST_F(Cli, ValidateChecksFaultTargetsAgainstTheElaboratedFabric) {
+  const std::string fault = " --set '/faults=[{\"kind\":\"gpu_slowdown\",\"target\":\"node9.gpu0\",\"factor\":0.5}]'";
+  Cmd r = trainvp("validate " + kQuick + fault);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/faults/0/target"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node9.gpu0"), std::string::npos) << r.out;
+  const std::string good = " --set '/faults=[{\"kind\":\"gpu_slowdown\",\"target\":\"node1.gpu*\",\"factor\":0.5}]'";
+  r = trainvp("validate " + kQuick + good);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
 TEST_F(Cli, RunFailureExitsOneAndWritesNothing) {
   Cmd r = trainvp("run " + kQuick + " --set /training/time_limit=10ms -o " + dir_.string());
   EXPECT_EQ(r.code, 1);

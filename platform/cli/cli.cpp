@@ -62,7 +62,8 @@ const char* kValidateHelp =
     "usage: trainvp validate FILE [--set /json/pointer=VALUE]... [--resolved]\n"
     "\n"
     "Checks FILE (after the overrides) and prints one line, or the first error with its\n"
-    "JSON pointer. Nothing is simulated or written.\n"
+    "JSON pointer. The cluster is elaborated (not run), so a fabric that cannot be built and\n"
+    "a fault target that matches nothing are caught too. Nothing is simulated or written.\n"
     "\n"
     "  --set P=VALUE      as for run\n"
     "  --resolved         print the resolved scenario (defaults filled in) as JSON\n";
@@ -124,6 +125,8 @@ int cmd_validate(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << kValidateHelp, kOk;
   ScenarioArgs a = parse_scenario_args(args, false);
   Scenario s = load_scenario_file(a.file, a.sets);
+  // Elaborate without running: the fabric must build and every fault target must match a name.
+  Simulation elaborated(s, false, true);
   if (a.resolved) {
     std::cout << s.resolved.dump(2) << "\n";
   } else if (s.collective_bench) {
@@ -168,7 +171,7 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
   }
   ScenarioArgs a = parse_scenario_args(rest, false);
   Scenario s = load_scenario_file(a.file, a.sets);
-  Simulation sim(s);  // elaboration only: the fabric's names and links exist once it is built
+  Simulation sim(s, false, true);  // elaboration only: the fabric's names and links exist once it is built
   nlohmann::ordered_json t = sim.fabric().describe();
   if (as_json) {
     std::cout << t.dump(2) << "\n";
