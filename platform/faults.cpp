@@ -13,6 +13,12 @@ double sec(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 bool on_gpus(FaultKind k) { return k == FaultKind::GpuSlowdown || k == FaultKind::CpuContention; }
 }  // namespace
 
+bool link_matches(const Fabric& fabric, const FabricLink& link, const std::string& pattern) {
+  const auto& devs = fabric.devices();
+  return glob_match(pattern, link.name) || glob_match(pattern, devs[static_cast<std::size_t>(link.a)].name) ||
+         glob_match(pattern, devs[static_cast<std::size_t>(link.b)].name);
+}
+
 FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric,
                              const std::vector<Gpu*>& gpus, RunContext& ctx)
     : fabric_(fabric), gpus_(gpus), ctx_(ctx) {
@@ -31,13 +37,9 @@ FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fab
                                  " applies to GPUs)",
                       json(f.target));
     } else {
-      // A link matches by its name, or through a matched device at either end.
-      const auto& devs = fabric_.devices();
       const auto& links = fabric_.links();
       std::vector<bool> take(links.size(), false);
-      for (std::size_t l = 0; l < links.size(); ++l)
-        take[l] = glob_match(f.target, links[l].name) || glob_match(f.target, devs[static_cast<std::size_t>(links[l].a)].name) ||
-                  glob_match(f.target, devs[static_cast<std::size_t>(links[l].b)].name);
+      for (std::size_t l = 0; l < links.size(); ++l) take[l] = link_matches(fabric_, links[l], f.target);
       for (std::size_t l = 0; l < links.size(); ++l)
         if (take[l]) a.matched.push_back(links[l].name);
       for (std::size_t d = 0; d < fabric_.dirs().size(); ++d)
@@ -158,10 +160,12 @@ nlohmann::ordered_json FaultInjector::results() const {
     const FaultConfig& f = *a.cfg;
     ojson params = ojson::object();
     for (auto it = f.params.begin(); it != f.params.end(); ++it)
-      if (it.key() != "kind" && it.key() != "target" && it.key() != "start" && it.key() != "duration")
+      if (it.key() != "kind" && it.key() != "target" && it.key() != "start" && it.key() != "duration" &&
+          it.key() != "source" && it.key() != "severity")
         params[it.key()] = it.value();
     const bool applied = a.start_ps >= 0;
     list.push_back({{"index", f.index},
+                    {"source", f.generated ? "generator" : "scenario"},
                     {"kind", fault_kind_name(f.kind)},
                     {"target", f.target},
                     {"matched", a.matched},
@@ -169,6 +173,7 @@ nlohmann::ordered_json FaultInjector::results() const {
                     {"start_s", applied ? ojson(sec(a.start_ps)) : ojson(nullptr)},
                     {"end_s", applied ? ojson(sec(a.end_ps)) : ojson(nullptr)},
                     {"params", params}});
+    if (!f.severity.empty()) list.back()["severity"] = f.severity;
   }
   return list;
 }

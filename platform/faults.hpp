@@ -20,6 +20,9 @@
 
 namespace trainvp {
 
+// A link is targeted by a pattern matching its name or the name of a device at either end.
+bool link_matches(const Fabric& fabric, const FabricLink& link, const std::string& pattern);
+
 class FaultInjector {
  public:
   // Matches every fault's target against the fabric's names; throws ScenarioError at

@@ -20,6 +20,7 @@ void write_run_outputs(const std::string& dir, const RunResults& results, const 
       {"iterations.csv", [&](std::ostream& o) { o << results.csv; }},
   };
   if (trace.enabled()) files.push_back({"trace.json", [&](std::ostream& o) { trace.write(o); }});
+  if (!results.faults.empty()) files.push_back({"faults.json", [&](std::ostream& o) { o << results.faults; }});
 
   std::vector<fs::path> temps;
   auto cleanup = [&] {
@@ -37,8 +38,9 @@ void write_run_outputs(const std::string& dir, const RunResults& results, const 
     }
   }
   for (std::size_t i = 0; i < files.size(); ++i) fs::rename(temps[i], fs::path(dir) / files[i].first);
-  // A stale trace from an earlier run with tracing on would now be misleading.
+  // A stale trace (or fault list) from an earlier run would now be misleading.
   if (!trace.enabled()) fs::remove(fs::path(dir) / "trace.json", ec);
+  if (results.faults.empty()) fs::remove(fs::path(dir) / "faults.json", ec);
 }
 
 }  // namespace trainvp

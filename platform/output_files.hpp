@@ -8,7 +8,7 @@
 
 namespace trainvp {
 
-// Writes results.json, iterations.csv and (when enabled) trace.json. Throws std::runtime_error.
+// Writes results.json, iterations.csv, trace.json (when enabled) and faults.json (with faults). Throws std::runtime_error.
 void write_run_outputs(const std::string& dir, const RunResults& results, const TraceRecorder& trace);
 
 }  // namespace trainvp

@@ -235,6 +235,33 @@ nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vect
   return r;
 }
 
+// The resolved scenario as it ran: with a fault generator, its events are in `faults` (the list
+// DIR/faults.json holds) and the generator's settings move to the top-level marker, so that the
+// results of a campaign and of its replay (--faults DIR/faults.json) differ only in the markers.
+nlohmann::json scenario_as_run(const Simulation& sim) {
+  nlohmann::json r = sim.scenario().resolved;
+  if (sim.scenario().fault_generator.enabled) {
+    r["faults"] = sim.fault_list();
+    r.erase("fault_generator");
+  }
+  return r;
+}
+
+// results.json `faults`, the marker saying where they came from, and DIR/faults.json.
+void add_faults(RunResults& r, const Simulation& sim) {
+  const Scenario& s = sim.scenario();
+  if (!sim.faults() && !s.fault_generator.enabled) return;
+  if (sim.faults()) r.json["faults"] = sim.faults()->results();
+  if (s.fault_generator.enabled) {
+    nlohmann::ordered_json g = s.fault_generator.resolved;
+    g["events"] = sim.generated_faults();
+    g["file"] = "faults.json";
+    r.json["fault_generator"] = g;
+  }
+  if (!s.faults_file.empty()) r.json["faults_file"] = s.faults_file;
+  r.faults = sim.fault_list().dump(2) + "\n";
+}
+
 nlohmann::ordered_json sim_stats(const Simulation& sim) {
   const SimStats& st = sim.stats();
   return {{"wall_s", st.wall_s},
@@ -249,7 +276,7 @@ RunResults bench_results(const Simulation& sim) {
   RunResults r;
   ojson& j = r.json;
   j["trainvp_version"] = TRAINVP_VERSION;
-  j["scenario"] = s.resolved;
+  j["scenario"] = scenario_as_run(sim);
   ojson rows = ojson::array();
   std::ostringstream csv, sum;
   csv << "bytes,time_s,algbw_GBps,busbw_GBps\n";
@@ -273,7 +300,7 @@ RunResults bench_results(const Simulation& sim) {
   }
   j["collectives"] = rows;
   j["links"] = link_stats(sim);
-  if (sim.faults()) j["faults"] = sim.faults()->results();
+  add_faults(r, sim);
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   j["sim"] = sim_stats(sim);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
@@ -309,7 +336,7 @@ RunResults collect_results(const Simulation& sim) {
   RunResults r;
   ojson& j = r.json;
   j["trainvp_version"] = TRAINVP_VERSION;
-  j["scenario"] = s.resolved;
+  j["scenario"] = scenario_as_run(sim);
   j["iteration_time_s"] = iter_time;
 
   ojson list = ojson::array();
@@ -369,7 +396,7 @@ RunResults collect_results(const Simulation& sim) {
   add_sync_results(j, sim);  // layer-wise and partial strategies
   j["collectives"] = collective_records(sim);
   j["links"] = link_stats(sim);
-  if (sim.faults()) j["faults"] = sim.faults()->results();
+  add_faults(r, sim);
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);

@@ -12,6 +12,7 @@ struct RunResults {
   nlohmann::ordered_json json;  // results.json
   std::string csv;              // iterations.csv
   std::string summary;          // the human summary printed on stdout
+  std::string faults;           // faults.json: every fault injected, as a plain `faults` list ("": none)
 };
 
 RunResults collect_results(const Simulation& sim);

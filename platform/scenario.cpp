@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "models/cxl/rtl_engine.hpp"
+#include "platform/fault_generator.hpp"
 #include "platform/glob.hpp"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 
 struct TopRaw {
   int version = 0;
-  std::string name;
+  std::string name, description;
   std::uint64_t seed = 1;
 };
 const ParamSet<TopRaw>& top_schema() {
@@ -25,12 +26,15 @@ const ParamSet<TopRaw>& top_schema() {
     p.integer("trainvp", &TopRaw::version, nullptr, "Scenario format version; this build reads 1")
         .text("name", &TopRaw::name, nullptr,
               "Run name: letters, digits, '.', '_' and '-'; default: the file's name without .json")
+        .text("description", &TopRaw::description, nullptr, "Free text: what the scenario is for (not simulated)")
         .integer64("seed", &TopRaw::seed, 1, "Seed of every random draw; same scenario + seed = same results")
         .nested("cluster", "object", nullptr, "The GPUs and how they are connected (see `cluster`)")
         .nested("workload", "object", nullptr, "What each data-parallel replica trains (see `workload`)")
         .nested("training", "object", json::object(), "Iterations, optimizer and synchronization (see `training`)")
         .nested("faults", "array", json::array(),
                 "Injected faults: objects {kind, target, start, duration, ...} (see `fault_*`, docs/faults.md)")
+        .nested("fault_generator", "object", nullptr,
+                "A seeded random fault campaign appended to `faults` (see `fault_generator`, docs/faults.md)")
         .nested("slo", "object", nullptr, "Service level of the degraded-throughput report (see `slo`)")
         .nested("output", "object", json::object(), "What is written and where (see `output`)")
         .required("trainvp")
@@ -630,6 +634,12 @@ ParamSet<FaultConfig> fault_common(const char* name, const char* where, const ch
       .time("start", &FaultConfig::start_ps, "0s", "When the fault begins (simulated time)")
       .time("duration", &FaultConfig::duration_ps, nullptr, "How long it lasts; omitted: to the end of the run",
             Range::positive())
+      .choice("source", &FaultConfig::generated, nullptr, {{"scenario", false}, {"generator", true}},
+              "Where the event comes from; \"generator\" marks events drawn by `fault_generator` (DIR/faults.json "
+              "keeps it, so a replay reports them alike); omitted: \"scenario\"")
+      .choice("severity", &FaultConfig::severity, nullptr,
+              {{"weak", "weak"}, {"medium", "medium"}, {"severe", "severe"}},
+              "The generator's severity class of the event (informational)")
       .required("kind")
       .required("target");
   return p;
@@ -728,6 +738,10 @@ std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
 const std::vector<std::pair<std::string, FaultKind>>& fault_kinds() { return kFaultKinds; }
 
 }  // namespace
+
+const ParamSet<FaultConfig>& fault_kind_schema(FaultKind k) { return fault_schema(k); }
+std::vector<FaultConfig> load_fault_list(const json& faults, json& resolved) { return load_faults(faults, resolved); }
+const std::vector<std::pair<std::string, FaultKind>>& fault_kind_names() { return fault_kinds(); }
 
 const char* fault_kind_name(FaultKind k) {
   for (auto& kv : fault_kinds())
@@ -867,6 +881,10 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   json fres;
   s.faults = load_faults(member(doc, "faults"), fres);
   resolved["faults"] = fres;
+  if (const json& gen = member(doc, "fault_generator"); !gen.is_null()) {
+    s.fault_generator = load_fault_generator(gen, s);
+    resolved["fault_generator"] = s.fault_generator.resolved;
+  }
   if (const json& slo = member(doc, "slo"); !slo.is_null()) {
     resolved["slo"] = slo_schema().load(s.slo, slo, "/slo");
     s.slo.given = true;
@@ -893,22 +911,37 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   return s;
 }
 
-Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
+                            const std::string& faults_file) {
   json doc = read_json_file(path);
+  if (!faults_file.empty()) {
+    json f = read_json_file(faults_file);
+    if (f.is_object() && f.contains("faults")) f = f["faults"];
+    if (!f.is_array())
+      throw ScenarioError("", "--faults \"" + faults_file +
+                                  "\": expected a JSON list of faults (as DIR/faults.json holds it) or an object with "
+                                  "a `faults` list, found " + describe_found(f));
+    if (doc.is_object()) doc["faults"] = f, doc.erase("fault_generator");
+  }
   for (auto& o : overrides) apply_override(doc, o);
   std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".json") stem.resize(stem.size() - 5);
-  return load_scenario(doc, stem);
+  Scenario s = load_scenario(doc, stem);
+  s.faults_file = faults_file;
+  return s;
 }
 
 std::vector<SchemaInfo> all_schemas() {
-  return {top_schema().info(),      cluster_schema().info(),  node_schema().info(),   gpu_schema().info(),
+  std::vector<SchemaInfo> out = {top_schema().info(),      cluster_schema().info(),  node_schema().info(),   gpu_schema().info(),
           nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(), override_schema().info(),
           workload_schema().info(), layer_schema().info(),    bench_schema().info(),  training_schema().info(),
           sync_schema().info(),     slo_schema().info(),     compression_schema().info(), class_streams_schema().info(),
           profile_schema().info(),     cxl_schema().info(),      fault_schema(FaultKind::LinkDegrade).info(),
           fault_schema(FaultKind::GpuSlowdown).info(), fault_schema(FaultKind::CpuContention).info(),
-          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info(), output_schema().info()};
+          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info()};
+  for (SchemaInfo& g : fault_generator_schemas()) out.push_back(std::move(g));
+  out.push_back(output_schema().info());
+  return out;
 }
 
 }  // namespace trainvp

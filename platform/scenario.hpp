@@ -107,7 +107,35 @@ struct FaultConfig {
   double launch_factor = 1.0;        // cpu_contention
   double loss_rate = 0;              // packet_loss: probability that a transmitted packet is lost
   std::int64_t loss_timeout_ps = 0;  // packet_loss: retransmission timeout for a lost last packet
+  bool generated = false;            // "source": "generator": drawn by the fault generator
+  std::string severity;              // the generator's severity class ("" for explicit faults)
   nlohmann::json params;             // the resolved object, for results.json
+};
+
+// The seeded random fault campaign (/fault_generator, docs/faults.md#random-campaigns). Events are
+// drawn against the fabric's names when the simulation is elaborated (platform/fault_generator.hpp).
+enum class DurationDist { Exponential, Lognormal, Fixed };
+constexpr int kSeverities = 3;  // weak, medium, severe
+
+struct FaultGeneratorKind {
+  std::string name;                   // its key under /fault_generator, e.g. "gpu_slowdown"
+  FaultKind kind = FaultKind::GpuSlowdown;
+  double rate_per_h = 0;              // events per hour over the whole job; 0: off
+  DurationDist distribution = DurationDist::Exponential;
+  std::int64_t mean_ps = 0;           // mean duration
+  double sigma = 1.0;                 // lognormal: standard deviation of ln(duration)
+  double mix[kSeverities] = {};       // probabilities of weak, medium, severe
+  nlohmann::json levels[kSeverities]; // the fault keys each severity sets, e.g. {"factor": 0.8}
+  std::int64_t min_duration_ps[kSeverities] = {};  // a level's ramp: events last at least that long
+  std::string scope;                  // glob over the fabric's names; "": the kind's default targets
+};
+
+struct FaultGeneratorConfig {
+  bool enabled = false;               // the scenario has a `fault_generator`
+  std::int64_t start_ps = 0, horizon_ps = 0;  // events arrive in [start, horizon)
+  std::uint64_t seed = 1;
+  std::vector<FaultGeneratorKind> kinds;      // in the generator's table order
+  nlohmann::json resolved;
 };
 
 // The service level the degraded-throughput report measures against (/slo).
@@ -126,6 +154,8 @@ struct Scenario {
   CollectiveBenchConfig bench;
   TrainingConfig training;
   std::vector<FaultConfig> faults;
+  FaultGeneratorConfig fault_generator;
+  std::string faults_file;           // `trainvp run --faults F`: the faults were replaced by F's list
   SloConfig slo;
   OutputConfig output;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
@@ -141,8 +171,17 @@ void apply_override(nlohmann::json& doc, const std::string& assignment);
 // (the file's stem). Throws ScenarioError naming the JSON pointer of the first problem.
 Scenario load_scenario(const nlohmann::json& doc, const std::string& default_name);
 
-// Convenience: read + overrides + load.
-Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides);
+// Convenience: read + overrides + load. A `faults_file` (a list as DIR/faults.json holds it, or an
+// object with a `faults` list) replaces the scenario's faults and drops its fault_generator before
+// the overrides apply: the replay of a campaign.
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
+                            const std::string& faults_file = "");
+
+// The fault schemas and the `faults` loader, shared with the fault generator (whose events pass
+// the same validation). `resolved` receives the resolved list.
+const ParamSet<FaultConfig>& fault_kind_schema(FaultKind k);
+std::vector<FaultConfig> load_fault_list(const nlohmann::json& faults, nlohmann::json& resolved);
+const std::vector<std::pair<std::string, FaultKind>>& fault_kind_names();
 
 // Every schema, in the order `trainvp describe` prints them.
 std::vector<SchemaInfo> all_schemas();

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "platform/errors.hpp"
+#include "platform/fault_generator.hpp"
 #include "platform/units.hpp"
 
 namespace trainvp {
@@ -68,8 +69,19 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     strategy_ = std::make_unique<UnitSync>("sync", unit_sync_config(s, dreamddp_.get()), s.workload, all, *engine_,
                                            nodes_of, s.training.iterations, ctx_);
   }
-  // Fault targets are checked against the fabric's names here, before anything runs.
-  if (!s.faults.empty()) faults_ = std::make_unique<FaultInjector>(s.faults, *fabric_, all, ctx_);
+  // The fault campaign is drawn against the fabric's names and validated like explicit faults;
+  // fault targets are checked against the names here, before anything runs.
+  fault_list_ = s.faults;
+  fault_list_json_ = s.resolved.value("faults", nlohmann::json::array());
+  if (s.fault_generator.enabled) {
+    nlohmann::json drawn = generate_faults(s.fault_generator, fault_generator_targets(s.fault_generator, s, *fabric_));
+    generated_ = drawn.size();
+    for (auto& f : drawn) fault_list_json_.push_back(std::move(f));
+    nlohmann::json resolved;
+    fault_list_ = load_fault_list(fault_list_json_, resolved);
+    fault_list_json_ = std::move(resolved);
+  }
+  if (!fault_list_.empty()) faults_ = std::make_unique<FaultInjector>(fault_list_, *fabric_, all, ctx_);
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
 }
 

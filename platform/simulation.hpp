@@ -47,6 +47,10 @@ class Simulation {
   const CollectiveBench* bench() const { return bench_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
+  // Every fault injected, resolved: the scenario's, then the fault generator's in order of start
+  // (a plain `faults` list, as DIR/faults.json holds it), and how many of them were generated.
+  const nlohmann::json& fault_list() const { return fault_list_json_; }
+  std::size_t generated_faults() const { return generated_; }
   // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
   const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
@@ -70,6 +74,9 @@ class Simulation {
   std::unique_ptr<SyncStrategy> strategy_;
   std::unique_ptr<DreamDdpPlan> dreamddp_;
   std::unique_ptr<CollectiveBench> bench_;
+  std::vector<FaultConfig> fault_list_;  // the injector points into it
+  nlohmann::json fault_list_json_ = nlohmann::json::array();
+  std::size_t generated_ = 0;
   std::unique_ptr<FaultInjector> faults_;
   bool work_done() const;
   SimStats stats_;

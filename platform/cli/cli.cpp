@@ -47,25 +47,28 @@ const char* kMainHelp =
     "exit codes: 0 success, 1 run failed (stall, time limit, I/O), 2 bad input or usage\n";
 
 const char* kRunHelp =
-    "usage: trainvp run FILE [-o DIR] [--set /json/pointer=VALUE]... [-q]\n"
+    "usage: trainvp run FILE [-o DIR] [--faults F] [--set /json/pointer=VALUE]... [-q]\n"
     "\n"
-    "Simulates the scenario FILE and writes DIR/results.json, DIR/iterations.csv and\n"
-    "DIR/trace.json (open it in ui.perfetto.dev). DIR defaults to /output/dir, else out/<name>.\n"
+    "Simulates the scenario FILE and writes DIR/results.json, DIR/iterations.csv,\n"
+    "DIR/trace.json (open it in ui.perfetto.dev) and, with faults, DIR/faults.json (every\n"
+    "fault injected, generated ones included). DIR defaults to /output/dir, else out/<name>.\n"
     "\n"
     "  -o, --output DIR   output directory\n"
+    "  --faults F         replace the scenario's faults (and fault_generator) by the list in F,\n"
+    "                     e.g. an earlier run's DIR/faults.json: replays its campaign exactly\n"
     "  --set P=VALUE      set the value at JSON pointer P before validation; VALUE is parsed\n"
     "                     as JSON, else taken as a string (--set /cluster/nodes=4,\n"
     "                     --set /workload/model=gpt2-small); repeatable\n"
     "  -q, --quiet        no summary on stdout\n";
 
 const char* kValidateHelp =
-    "usage: trainvp validate FILE [--set /json/pointer=VALUE]... [--resolved]\n"
+    "usage: trainvp validate FILE [--faults F] [--set /json/pointer=VALUE]... [--resolved]\n"
     "\n"
     "Checks FILE (after the overrides) and prints one line, or the first error with its\n"
     "JSON pointer. The cluster is elaborated (not run), so a fabric that cannot be built and\n"
     "a fault target that matches nothing are caught too. Nothing is simulated or written.\n"
     "\n"
-    "  --set P=VALUE      as for run\n"
+    "  --faults F, --set P=VALUE   as for run\n"
     "  --resolved         print the resolved scenario (defaults filled in) as JSON\n";
 
 const char* kDescribeHelp =
@@ -96,6 +99,7 @@ struct ScenarioArgs {
   std::string file;
   std::vector<std::string> sets;
   std::string output;
+  std::string faults;
   bool quiet = false;
   bool resolved = false;
 };
@@ -110,6 +114,7 @@ ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_r
     };
     if (s == "--set") a.sets.push_back(value("--set"));
     else if (s.rfind("--set=", 0) == 0) a.sets.push_back(s.substr(6));
+    else if (s == "--faults") a.faults = value("--faults");
     else if (is_run && (s == "-o" || s == "--output")) a.output = value("-o");
     else if (is_run && (s == "-q" || s == "--quiet")) a.quiet = true;
     else if (!is_run && s == "--resolved") a.resolved = true;
@@ -124,7 +129,7 @@ ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_r
 int cmd_validate(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << kValidateHelp, kOk;
   ScenarioArgs a = parse_scenario_args(args, false);
-  Scenario s = load_scenario_file(a.file, a.sets);
+  Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   // Elaborate without running: the fabric must build and every fault target must match a name.
   Simulation elaborated(s, false, true);
   if (a.resolved) {
@@ -145,7 +150,7 @@ int cmd_validate(const std::vector<std::string>& args) {
 int cmd_run(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << kRunHelp, kOk;
   ScenarioArgs a = parse_scenario_args(args, true);
-  Scenario s = load_scenario_file(a.file, a.sets);
+  Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   if (!a.output.empty()) {
     s.output.dir = a.output;
     s.resolved["output"]["dir"] = a.output;
@@ -170,7 +175,7 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
     else rest.push_back(a);
   }
   ScenarioArgs a = parse_scenario_args(rest, false);
-  Scenario s = load_scenario_file(a.file, a.sets);
+  Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   Simulation sim(s, false, true);  // elaboration only: the fabric's names and links exist once it is built
   nlohmann::ordered_json t = sim.fabric().describe();
   if (as_json) {
