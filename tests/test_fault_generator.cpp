@@ -307,6 +307,10 @@ TEST_F(FaultGeneratorCli, BadGeneratorSettingsAreErrorsAtTheirPointerExitTwoNoth
     EXPECT_NE(r.out.find(c.pointer + ":"), std::string::npos) << c.pointer << ": " << r.out;
     EXPECT_FALSE(fs::exists(out)) << c.pointer;
   }
+  // validate elaborates the fabric, so it finds a scope that matches nothing too.
+  test::Cmd v = test::trainvp("validate " + write("scope.json", job({{"gpu_slowdown", {{"rate", 1}, {"scope", "x*"}}}})));
+  EXPECT_EQ(v.code, 2) << v.out;
+  EXPECT_NE(v.out.find("/fault_generator/gpu_slowdown/scope:"), std::string::npos) << v.out;
   // --faults needs a list.
   test::Cmd r = test::trainvp("run " + write("ok.json", job(json::object())) + " --faults " + write("f.json", json(3)));
   EXPECT_EQ(r.code, 2) << r.out;
