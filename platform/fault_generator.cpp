@@ -63,6 +63,7 @@ const std::vector<KindSpec>& kind_table() {
 const char* const kSeverityNames[kSeverities] = {"weak", "medium", "severe"};
 constexpr double kDefaultMix[kSeverities] = {0.3, 0.5, 0.2};  // GREYHOUND's injected compute events: 3, 5, 2
 constexpr double kMaxExpectedEvents = 1e6;
+constexpr double kPi = 3.14159265358979323846;
 
 // ---- schemas ----
 
@@ -269,7 +270,7 @@ double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) *
 double exponential(std::mt19937_64& rng, double mean) { return -mean * std::log1p(-uniform(rng)); }
 double standard_normal(std::mt19937_64& rng) {  // Box-Muller
   const double u1 = 1.0 - uniform(rng), u2 = uniform(rng);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
 }
 
 }  // namespace
