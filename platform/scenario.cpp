@@ -621,7 +621,8 @@ const std::vector<std::pair<std::string, FaultKind>> kFaultKinds = {{"link_degra
                                                                     {"gpu_slowdown", FaultKind::GpuSlowdown},
                                                                     {"cpu_contention", FaultKind::CpuContention},
                                                                     {"link_down", FaultKind::LinkDown},
-                                                                    {"packet_loss", FaultKind::PacketLoss}};
+                                                                    {"packet_loss", FaultKind::PacketLoss},
+                                                                    {"congestion", FaultKind::Congestion}};
 
 ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help) {
   ParamSet<FaultConfig> p(name, where, help);
@@ -682,7 +683,24 @@ const ParamSet<FaultConfig>& fault_schema(FaultKind k) {
         .required("rate");
     return p;
   }();
+  static const ParamSet<FaultConfig> congestion = [] {
+    auto p = fault_common("fault_congestion", "/faults/* (kind congestion)",
+                          "Background cross-traffic from source NICs (`target`) to `destination` NICs, paced at `rate`, "
+                          "competing in the link queues with the training traffic.",
+                          "Source NIC name or glob: \"node0.nic0\", \"node[0-1].nic*\"");
+    p.text("destination", &FaultConfig::destination, nullptr, "Destination NIC name or glob; every source sends to every other matched NIC")
+        .bandwidth("rate", &FaultConfig::congestion_bps, nullptr, "Payload rate of each source-destination pair while on")
+        .integer("flows", &FaultConfig::flows, 1, "Parallel flows per pair (each rate / flows, its own ECMP path)", {1, 64})
+        .time("on", &FaultConfig::on_ps, nullptr, "On time of the on/off pattern (required with `off`)", Range::positive())
+        .time("off", &FaultConfig::off_ps, "0s", "Off time of the on/off pattern; 0: always on")
+        .size("chunk", &FaultConfig::congestion_chunk, nullptr, "Message (chunk) size; default: /cluster/fabric/chunk",
+              Range::at_least(64))
+        .required("destination")
+        .required("rate");
+    return p;
+  }();
   switch (k) {
+    case FaultKind::Congestion: return congestion;
     case FaultKind::LinkDegrade: return degrade;
     case FaultKind::GpuSlowdown: return slow;
     case FaultKind::CpuContention: return cpu;
@@ -708,7 +726,7 @@ std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
     if (it == kFaultKinds.end())
       fail_expected(ptr_join(p, "kind"),
                     "a fault kind: one of \"link_degrade\", \"gpu_slowdown\", \"cpu_contention\", \"link_down\", "
-                    "\"packet_loss\"",
+                    "\"packet_loss\", \"congestion\"",
                     kind);
     FaultConfig c;
     c.index = static_cast<int>(i);
@@ -718,6 +736,8 @@ std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
       throw ScenarioError(p, "a link_degrade fault needs `bandwidth_factor` and/or `added_latency`");
     if (c.kind == FaultKind::GpuSlowdown && c.duration_ps > 0 && c.ramp_ps > c.duration_ps)
       fail_expected(ptr_join(p, "ramp"), "a ramp no longer than the duration", f["ramp"]);
+    if (c.kind == FaultKind::Congestion && c.off_ps > 0 && !f.contains("on"))
+      throw ScenarioError(ptr_join(p, "on"), "missing key \"on\": an `off` time needs the on time of the pattern");
     c.params = r;
     out.push_back(c);
     resolved.push_back(r);
@@ -908,7 +928,8 @@ std::vector<SchemaInfo> all_schemas() {
           sync_schema().info(),     slo_schema().info(),     compression_schema().info(), class_streams_schema().info(),
           profile_schema().info(),     cxl_schema().info(),      fault_schema(FaultKind::LinkDegrade).info(),
           fault_schema(FaultKind::GpuSlowdown).info(), fault_schema(FaultKind::CpuContention).info(),
-          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info(), output_schema().info()};
+          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info(), fault_schema(FaultKind::Congestion).info(),
+          output_schema().info()};
 }
 
 }  // namespace trainvp

@@ -14,6 +14,7 @@
 #include "platform/fabric.hpp"
 #include "platform/faults.hpp"
 #include "platform/node.hpp"
+#include "platform/run_end.hpp"
 #include "platform/run_context.hpp"
 #include "platform/scenario.hpp"
 #include "platform/sync_setup.hpp"
@@ -71,6 +72,7 @@ class Simulation {
   std::unique_ptr<DreamDdpPlan> dreamddp_;
   std::unique_ptr<CollectiveBench> bench_;
   std::unique_ptr<FaultInjector> faults_;
+  std::unique_ptr<RunEnd> run_end_;  // with background traffic only
   bool work_done() const;
   SimStats stats_;
   bool progress_;
