@@ -140,6 +140,11 @@ TEST(Congestion, OpenEndedBackgroundTrafficEndsWithTheWork) {
   const json r = simulate(t);
   EXPECT_DOUBLE_EQ(r["sim"]["simulated_s"].get<double>(), r["iterations"].back()["end_s"].get<double>());
   EXPECT_GT(r["faults"][0]["sent_bytes"].get<double>(), 0);
+  // DreamDDP's profiling pass (a run of its own) leaves congestion out and measures its transfers.
+  t["training"]["iterations"] = 4, t["training"]["sync"] = {{"strategy", "dreamddp"}, {"period", 2}};
+  const json d = simulate(t);
+  EXPECT_DOUBLE_EQ(d["sim"]["simulated_s"].get<double>(), d["iterations"].back()["end_s"].get<double>());
+  EXPECT_GT(d["sync"]["schedule"]["profile"]["layers"][0]["comm_s"].get<double>(), 0);
 }
 
 TEST(Congestion, SameSeedGivesIdenticalResults) {
