@@ -6,7 +6,9 @@
 // keys are errors at /faults/<i>/.... Also the round-robin order of LinkDir for a new flow.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -145,6 +147,29 @@ TEST(Congestion, OpenEndedBackgroundTrafficEndsWithTheWork) {
   const json d = simulate(t);
   EXPECT_DOUBLE_EQ(d["sim"]["simulated_s"].get<double>(), d["iterations"].back()["end_s"].get<double>());
   EXPECT_GT(d["sync"]["schedule"]["profile"]["layers"][0]["comm_s"].get<double>(), 0);
+}
+
+TEST(Congestion, TraceShowsTheFaultAndItsOnPeriodsOnItsOwnTrack) {
+  const std::string out = testing::TempDir() + "congestion-trace";
+  test::Cmd cmd = test::trainvp("run scenarios/faults/congestion-4node-ring.json --set /workload/max_bytes=64MiB "
+                                "--set /faults/0/on=100us --set /faults/0/off=400us -q -o " + out);
+  ASSERT_EQ(cmd.code, 0) << cmd.out;
+  std::ifstream in(out + "/trace.json");
+  const json trace = json::parse(in);
+  std::vector<json> slices;
+  for (const json& e : trace["traceEvents"])
+    if (e.value("cat", "") == "fault") slices.push_back(e);
+  ASSERT_GE(slices.size(), 2u);
+  EXPECT_EQ(slices[0]["name"], "congestion node2.nic3");
+  const double run_us = slices[0]["dur"];
+  // One `on` slice per 500 us period that started within the run, each 100 us (the last may be cut).
+  EXPECT_EQ(static_cast<double>(slices.size() - 1), std::ceil(run_us / 500));
+  for (std::size_t i = 1; i < slices.size(); ++i) {
+    EXPECT_EQ(slices[i]["tid"], slices[0]["tid"]);
+    EXPECT_EQ(slices[i]["name"], "on");
+    EXPECT_NEAR(slices[i]["ts"].get<double>(), 500.0 * static_cast<double>(i - 1), 1e-6);
+    EXPECT_LE(slices[i]["dur"].get<double>(), 100 + 1e-6);
+  }
 }
 
 TEST(Congestion, SameSeedGivesIdenticalResults) {
