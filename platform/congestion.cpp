@@ -38,7 +38,7 @@ std::vector<std::string> BackgroundTraffic::add(const FaultConfig& f, const std:
   for (int s : sources)
     for (int d : destinations)
       if (s != d) pairs.push_back({s, d});
-  if (pairs.empty()) fail_expected(where, "a NIC other than the source (`target`)", json(f.destination));
+  if (pairs.empty()) fail_expected(where, "a NIC other than the source", json(f.destination));
   if (pairs.size() * static_cast<std::size_t>(f.flows) > static_cast<std::size_t>(kMaxFlows))
     fail_expected(where,
                   "at most " + std::to_string(kMaxFlows) + " flows per congestion fault (source-destination pairs x flows; " +

@@ -41,7 +41,8 @@ FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fab
   for (const FaultConfig& f : faults) {
     Active a;
     a.cfg = &f;
-    const std::string where = ptr_join(ptr_join("/faults", static_cast<std::size_t>(f.index)), "target");
+    const std::string where = ptr_join(ptr_join("/faults", static_cast<std::size_t>(f.index)),
+                                       f.kind == FaultKind::Congestion ? "source" : "target");
     if (f.kind == FaultKind::Congestion) {
       const std::string at = ptr_join("/faults", static_cast<std::size_t>(f.index));
       std::vector<int> src = match_nics(f.target, where, a.sources);
@@ -190,7 +191,7 @@ nlohmann::ordered_json FaultInjector::results() const {
     const FaultConfig& f = *a.cfg;
     ojson params = ojson::object();
     for (auto it = f.params.begin(); it != f.params.end(); ++it)
-      if (it.key() != "kind" && it.key() != "target" && it.key() != "start" && it.key() != "duration")
+      if (it.key() != "kind" && it.key() != "target" && it.key() != "source" && it.key() != "start" && it.key() != "duration")
         params[it.key()] = it.value();
     const bool applied = a.start_ps >= 0;
     list.push_back({{"index", f.index},

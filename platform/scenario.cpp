@@ -624,15 +624,17 @@ const std::vector<std::pair<std::string, FaultKind>> kFaultKinds = {{"link_degra
                                                                     {"packet_loss", FaultKind::PacketLoss},
                                                                     {"congestion", FaultKind::Congestion}};
 
-ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help) {
+// `target_key`: what the kind calls its target (congestion: "source").
+ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help,
+                                   const char* target_key = "target") {
   ParamSet<FaultConfig> p(name, where, help);
   p.choice("kind", &FaultConfig::kind, nullptr, kFaultKinds, "Fault kind (docs/faults.md)")
-      .text("target", &FaultConfig::target, nullptr, target_help)
+      .text(target_key, &FaultConfig::target, nullptr, target_help)
       .time("start", &FaultConfig::start_ps, "0s", "When the fault begins (simulated time)")
       .time("duration", &FaultConfig::duration_ps, nullptr, "How long it lasts; omitted: to the end of the run",
             Range::positive())
       .required("kind")
-      .required("target");
+      .required(target_key);
   return p;
 }
 constexpr const char* kLinkTarget =
@@ -685,9 +687,9 @@ const ParamSet<FaultConfig>& fault_schema(FaultKind k) {
   }();
   static const ParamSet<FaultConfig> congestion = [] {
     auto p = fault_common("fault_congestion", "/faults/* (kind congestion)",
-                          "Background cross-traffic from source NICs (`target`) to `destination` NICs, paced at `rate`, "
+                          "Background cross-traffic from `source` NICs to `destination` NICs, paced at `rate`, "
                           "competing in the link queues with the training traffic.",
-                          "Source NIC name or glob: \"node0.nic0\", \"node[0-1].nic*\"");
+                          "Source NIC name or glob: \"node0.nic0\", \"node[0-1].nic*\"", "source");
     p.text("destination", &FaultConfig::destination, nullptr, "Destination NIC name or glob; every source sends to every other matched NIC")
         .bandwidth("rate", &FaultConfig::congestion_bps, nullptr, "Payload rate of each source-destination pair while on")
         .integer("flows", &FaultConfig::flows, 1, "Parallel flows per pair (each rate / flows, its own ECMP path)", {1, 64})

@@ -43,7 +43,7 @@ json sendrecv(const json& faults, int nodes = 2) {
 }
 
 json congestion(const std::string& src, const std::string& dst, const std::string& rate) {
-  return {{"kind", "congestion"}, {"target", src}, {"destination", dst}, {"rate", rate}};
+  return {{"kind", "congestion"}, {"source", src}, {"destination", dst}, {"rate", rate}};
 }
 
 const json& link(const json& r, const std::string& name) {
@@ -226,7 +226,7 @@ TEST(CongestionValidation, NicsMatchingNothingAreErrorsBeforeTheRunAndExitTwo) {
     json fault;
     std::string path, text;
   } cases[] = {
-      {congestion("node0.gpu0", "node1.nic0", "1Gbps"), "/faults/0/target", "NIC name or glob"},
+      {congestion("node0.gpu0", "node1.nic0", "1Gbps"), "/faults/0/source", "NIC name or glob"},
       {congestion("node0.nic0", "node7.nic0", "1Gbps"), "/faults/0/destination", "node0.nic0 .. node1.nic0"},
       {congestion("node0.nic0", "node0.nic0", "1Gbps"), "/faults/0/destination", "other than the source"},
   };
