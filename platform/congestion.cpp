@@ -8,11 +8,6 @@
 namespace trainvp {
 
 namespace {
-std::string module_safe(std::string s) {
-  for (char& c : s)
-    if (c == '.' || c == ':' || c == '-' || c == '>') c = '_';
-  return s;
-}
 std::uint32_t flow_hash(std::uint64_t k) {  // splitmix64 finalizer: distinct flows, distinct ECMP buckets
   k += 0x9e3779b97f4a7c15ull;
   k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -24,8 +19,7 @@ std::uint32_t flow_hash(std::uint64_t k) {  // splitmix64 finalizer: distinct fl
 int BackgroundTraffic::sink_port(int nic) {
   auto it = sink_port_.find(nic);
   if (it != sink_port_.end()) return it->second;
-  const std::string& name = fabric_.devices()[static_cast<std::size_t>(nic)].name;
-  sinks_.push_back(std::make_unique<TrafficSink>(("bg_sink_" + module_safe(name)).c_str()));
+  sinks_.push_back(std::make_unique<TrafficSink>(("bg_sink_device" + std::to_string(nic)).c_str()));
   const int port = fabric_.attach_sink(nic, sinks_.back()->in);
   sink_port_.emplace(nic, port);
   return port;
@@ -56,9 +50,7 @@ std::vector<std::string> BackgroundTraffic::add(const FaultConfig& f, const std:
     for (int k = 0; k < f.flows; ++k) {
       const std::uint32_t flow = flow_hash((static_cast<std::uint64_t>(f.index) << 48) ^ (static_cast<std::uint64_t>(s) << 32) ^
                                            (static_cast<std::uint64_t>(d) << 12) ^ static_cast<std::uint64_t>(k));
-      const std::string name = "congestion" + std::to_string(f.index) + "_" +
-                               module_safe(fabric_.devices()[static_cast<std::size_t>(s)].name) + "_to_" +
-                               module_safe(fabric_.devices()[static_cast<std::size_t>(d)].name) + "_" + std::to_string(k);
+      const std::string name = "congestion" + std::to_string(f.index) + "_flow" + std::to_string(flows_.size());
       Fabric* fab = &fabric_;
       auto src = std::make_unique<TrafficSource>(name.c_str(), pat, interval_ps, static_cast<std::uint32_t>(chunk), flow,
                                                  static_cast<std::uint64_t>(f.index),
