@@ -17,11 +17,10 @@ declare -A fault=(
   [loss]='[{"kind":"packet_loss","target":"link:node5.nic7-switch","rate":1e-4}]'
   [flap]='[{"kind":"link_down","target":"link:node5.nic7-switch","start":"20ms","duration":"20ms"}]'
 )
-kinds=(none slow-gpu cpu degrade loss flap)
-if "$build/trainvp" describe | grep -q '^fault_congestion'; then
-  fault[congestion]='[{"kind":"congestion","source":"node6.nic0","destination":"node5.nic7","rate":"200Gbps"}]'
-  kinds+=(congestion)
-fi
+# Cross-traffic from a NIC the rings do not use into node6.nic0, the downlink of node5's uplink
+# (links are full duplex: traffic from node6.nic0 to node5.nic7 would share nothing with the ring).
+fault[congestion]='[{"kind":"congestion","source":"node2.nic3","destination":"node6.nic0","rate":"200Gbps"}]'
+kinds=(none slow-gpu cpu degrade loss flap congestion)
 strategies=(ddp layerwise localsgd dreamddp)
 
 for st in "${strategies[@]}"; do

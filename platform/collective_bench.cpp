@@ -44,6 +44,7 @@ void CollectiveBench::run() {
   }
   current_ = -1;
   finished_ = true;
+  finished_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 
 std::string CollectiveBench::state() const {

@@ -25,6 +25,7 @@ class CollectiveBench : public sc_core::sc_module {
   CollectiveBench(sc_core::sc_module_name name, const CollectiveBenchConfig& cfg, CollectiveEngine& engine,
                   std::vector<int> nodes_of, RunContext& ctx);
   bool finished() const { return finished_; }
+  const sc_core::sc_event& finished_event() const { return finished_ev_; }  // notified when finished
   const std::vector<BenchRow>& rows() const { return rows_; }
   std::string state() const;
 
@@ -36,7 +37,7 @@ class CollectiveBench : public sc_core::sc_module {
   std::vector<int> nodes_of_;
   RunContext& ctx_;
   std::vector<BenchRow> rows_;
-  sc_core::sc_event done_ev_;
+  sc_core::sc_event done_ev_, finished_ev_;
   int left_ = 0;
   int current_ = -1;
   bool finished_ = false;

@@ -266,6 +266,32 @@ const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
   return *routes_.emplace(key, std::move(r)).first->second;
 }
 
+void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) {
+  source.bind(devices_[static_cast<std::size_t>(nic_device)].fwd->in);
+}
+
+int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>& sink) {
+  Forwarder& f = *devices_[static_cast<std::size_t>(nic_device)].fwd;
+  const int port = static_cast<int>(f.out.size());
+  f.out.bind(sink);
+  return port;
+}
+
+const Route& Fabric::nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow) {
+  constexpr std::uint32_t kEcmpBuckets = 64;
+  const std::uint32_t bucket = flow % kEcmpBuckets;
+  // Bit 63 keeps these apart from the ranks' routes (ranks and devices are below 2^20).
+  const std::uint64_t key = (1ull << 63) | (static_cast<std::uint64_t>(src_nic) << 42) |
+                            (static_cast<std::uint64_t>(dst_nic) << 22) | (static_cast<std::uint64_t>(sink_port) << 6) | bucket;
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return *it->second;
+  auto r = std::make_unique<Route>();
+  r->ports.push_back(0);
+  append_path(*r, src_nic, dst_nic, bucket);
+  r->ports.push_back(sink_port);
+  return *routes_.emplace(key, std::move(r)).first->second;
+}
+
 void Fabric::trace_nics() {
   if (!ctx_.trace.enabled()) return;
   for (auto& d : dirs_) {

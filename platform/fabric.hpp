@@ -70,6 +70,14 @@ class Fabric : public RouteProvider {
   // afresh. Those handed out before stay valid (in-flight chunks point at them) and keep their path.
   void down_changed();
 
+  // Background traffic (congestion faults): binds a source's socket into a NIC's forwarder, or
+  // the NIC's forwarder to a sink (returning the sink's out-port index there). Elaboration only,
+  // after the fabric is built (routing ignores these ports).
+  void attach_source(int nic_device, tlm::tlm_initiator_socket<>& source);
+  int attach_sink(int nic_device, tlm::tlm_target_socket<>& sink);
+  // The route of background traffic entering at `src_nic` and leaving to out-port `sink_port` of
+  // `dst_nic`: ports[0] is unused (the source has one socket), then the hops as for any transfer.
+  const Route& nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow);
   const std::vector<FabricDevice>& devices() const { return devices_; }
   const std::vector<FabricDir>& dirs() const { return dirs_; }
   const std::vector<FabricLink>& links() const { return links_; }

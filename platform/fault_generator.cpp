@@ -193,7 +193,7 @@ std::string time_text(std::int64_t ps) {
 // validation explicit faults get; errors are reported at the level's pointer.
 std::int64_t check_level(const KindSpec& k, const json& level, const std::string& path) {
   if (!level.is_object()) fail_expected(path, "an object of " + std::string(k.name) + " fault keys", level);
-  for (const char* drawn : {"kind", "target", "start", "duration", "source", "severity"})
+  for (const char* drawn : {"kind", "target", "start", "duration", "origin", "severity"})
     if (level.contains(drawn))
       throw ScenarioError(ptr_join(path, drawn),
                           std::string("\"") + drawn + "\" is drawn by the generator, not set per severity");
@@ -392,7 +392,7 @@ json generate_faults(const FaultGeneratorConfig& cfg, const std::vector<std::vec
       f["target"] = cand[pick];
       f["start"] = time_text(start_ps);
       f["duration"] = time_text(dur_us * 1000000);
-      f["source"] = "generator";
+      f["origin"] = "generator";
       f["severity"] = kSeverityNames[sev];
       events.push_back({start_ps, i, seq, std::move(f)});
     }

@@ -2,7 +2,7 @@
 // The seeded random fault campaign (`fault_generator`, docs/faults.md#random-campaigns): per fault
 // kind Poisson arrivals at a rate, a duration distribution, a severity mix with the fault keys of
 // each severity, and a scope from which each event draws its target. The events become plain
-// `faults` entries ("source": "generator"), validated and injected like explicit ones and written to
+// `faults` entries ("origin": "generator"), validated and injected like explicit ones and written to
 // DIR/faults.json, so that `trainvp run --faults DIR/faults.json` replays the campaign exactly.
 //
 // Table-driven: a fault kind takes part by one entry in the table of fault_generator.cpp (its

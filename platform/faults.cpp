@@ -19,16 +19,43 @@ bool link_matches(const Fabric& fabric, const FabricLink& link, const std::strin
          glob_match(pattern, devs[static_cast<std::size_t>(link.b)].name);
 }
 
+// NIC devices whose name matches `pattern`, or an error at `where` naming the NICs there are.
+std::vector<int> FaultInjector::match_nics(const std::string& pattern, const std::string& where,
+                                           std::vector<std::string>& names) const {
+  std::vector<int> out;
+  std::string first, last;
+  const auto& devs = fabric_.devices();
+  for (std::size_t d = 0; d < devs.size(); ++d) {
+    if (devs[d].kind != DeviceKind::Nic) continue;
+    if (first.empty()) first = devs[d].name;
+    last = devs[d].name;
+    if (glob_match(pattern, devs[d].name)) out.push_back(static_cast<int>(d)), names.push_back(devs[d].name);
+  }
+  if (out.empty())
+    fail_expected(where, "a NIC name or glob matching at least one of " + first + " .. " + last + " (congestion runs between NICs)",
+                  json(pattern));
+  return out;
+}
+
+FaultInjector::~FaultInjector() = default;
+
 FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric,
-                             const std::vector<Gpu*>& gpus, RunContext& ctx)
+                             const std::vector<Gpu*>& gpus, RunContext& ctx, std::uint64_t chunk)
     : fabric_(fabric), gpus_(gpus), ctx_(ctx) {
   for (Gpu* g : gpus_) base_speed_.push_back(g->speed());
   for (const FabricDir& d : fabric_.dirs()) base_bw_.push_back(d.dir->params().bandwidth_bps);
   for (const FaultConfig& f : faults) {
     Active a;
     a.cfg = &f;
-    const std::string where = ptr_join(ptr_join("/faults", static_cast<std::size_t>(f.index)), "target");
-    if (on_gpus(f.kind)) {
+    const std::string where = ptr_join(ptr_join("/faults", static_cast<std::size_t>(f.index)),
+                                       f.kind == FaultKind::Congestion ? "source" : "target");
+    if (f.kind == FaultKind::Congestion) {
+      const std::string at = ptr_join("/faults", static_cast<std::size_t>(f.index));
+      std::vector<int> src = match_nics(f.target, where, a.sources);
+      std::vector<int> dst = match_nics(f.destination, ptr_join(at, "destination"), a.destinations);
+      if (!traffic_) traffic_ = std::make_unique<BackgroundTraffic>(fabric_, chunk);
+      a.matched = traffic_->add(f, src, dst);  // the links its routes load
+    } else if (on_gpus(f.kind)) {
       for (std::size_t g = 0; g < gpus_.size(); ++g)
         if (glob_match(f.target, gpus_[g]->name())) a.gpus.push_back(static_cast<int>(g)), a.matched.push_back(gpus_[g]->name());
       if (a.gpus.empty())
@@ -150,6 +177,12 @@ void FaultInjector::finish(std::int64_t end_ps) {
     nlohmann::ordered_json args = {{"index", a.cfg->index}, {"target", a.cfg->target}, {"matched", a.matched.size()}};
     ctx_.trace.slice(a.track, std::string(fault_kind_name(a.cfg->kind)) + " " + a.cfg->target, "fault", a.start_ps,
                      a.end_ps, args);
+    // An on/off pattern also shows its on periods (the first kMaxOnSlices of them).
+    const FaultConfig& f = *a.cfg;
+    constexpr int kMaxOnSlices = 1000;
+    if (f.kind == FaultKind::Congestion && f.off_ps > 0 && ctx_.trace.enabled())
+      for (std::int64_t t = a.start_ps, n = 0; t < a.end_ps && n < kMaxOnSlices; t += f.on_ps + f.off_ps, ++n)
+        ctx_.trace.slice(a.track, "on", "fault", t, std::min(t + f.on_ps, a.end_ps), {});
   }
 }
 
@@ -160,12 +193,12 @@ nlohmann::ordered_json FaultInjector::results() const {
     const FaultConfig& f = *a.cfg;
     ojson params = ojson::object();
     for (auto it = f.params.begin(); it != f.params.end(); ++it)
-      if (it.key() != "kind" && it.key() != "target" && it.key() != "start" && it.key() != "duration" &&
-          it.key() != "source" && it.key() != "severity")
+      if (it.key() != "kind" && it.key() != "target" && it.key() != "source" && it.key() != "start" &&
+          it.key() != "duration" && it.key() != "origin" && it.key() != "severity")
         params[it.key()] = it.value();
     const bool applied = a.start_ps >= 0;
     list.push_back({{"index", f.index},
-                    {"source", f.generated ? "generator" : "scenario"},
+                    {"origin", f.generated ? "generator" : "scenario"},
                     {"kind", fault_kind_name(f.kind)},
                     {"target", f.target},
                     {"matched", a.matched},
@@ -174,6 +207,17 @@ nlohmann::ordered_json FaultInjector::results() const {
                     {"end_s", applied ? ojson(sec(a.end_ps)) : ojson(nullptr)},
                     {"params", params}});
     if (!f.severity.empty()) list.back()["severity"] = f.severity;
+    if (f.kind == FaultKind::Congestion) {
+      const BackgroundTraffic::Totals t = traffic_->totals(f.index);
+      ojson& e = list.back();
+      e["sources"] = a.sources;
+      e["destinations"] = a.destinations;
+      e["pairs"] = t.pairs;
+      e["sent_bytes"] = t.sent_bytes;
+      e["delivered_bytes"] = t.delivered_bytes;
+      e["in_flight_bytes"] = t.sent_bytes - t.delivered_bytes;
+      e["sent_chunks"] = t.sent_chunks;
+    }
   }
   return list;
 }

@@ -63,7 +63,7 @@ double flops_per_iteration(const Workload& w) {
   return f * w.micro_batches;
 }
 
-// Per link direction that carried traffic: bytes, utilization, peak queue, time paused.
+// Per link direction that carried traffic: bytes, utilization, peak and mean queue, time paused.
 nlohmann::ordered_json link_stats(const Simulation& sim) {
   using ojson = nlohmann::ordered_json;
   const double simulated = sec(sim.stats().simulated_ps);
@@ -79,9 +79,11 @@ nlohmann::ordered_json link_stats(const Simulation& sim) {
                      {"busy_s", sec(st.busy_ps)},
                      {"utilization", simulated > 0 ? sec(st.busy_ps) / simulated : 0.0},
                      {"peak_queue_bytes", st.peak_queue_bytes},
+                     {"mean_queue_bytes", d.dir->mean_queue_bytes(sim.stats().simulated_ps)},
                      {"paused_s", sec(st.paused_ps)},
                      {"lost_packets", st.lost_packets},
-                     {"retransmitted_bytes", st.retransmitted_bytes}});
+                     {"retransmitted_bytes", st.retransmitted_bytes},
+                     {"background_bytes", st.background_bytes}});
   }
   return links;
 }

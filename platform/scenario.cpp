@@ -625,23 +625,26 @@ const std::vector<std::pair<std::string, FaultKind>> kFaultKinds = {{"link_degra
                                                                     {"gpu_slowdown", FaultKind::GpuSlowdown},
                                                                     {"cpu_contention", FaultKind::CpuContention},
                                                                     {"link_down", FaultKind::LinkDown},
-                                                                    {"packet_loss", FaultKind::PacketLoss}};
+                                                                    {"packet_loss", FaultKind::PacketLoss},
+                                                                    {"congestion", FaultKind::Congestion}};
 
-ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help) {
+// `target_key`: what the kind calls its target (congestion: "source").
+ParamSet<FaultConfig> fault_common(const char* name, const char* where, const char* help, const char* target_help,
+                                   const char* target_key = "target") {
   ParamSet<FaultConfig> p(name, where, help);
   p.choice("kind", &FaultConfig::kind, nullptr, kFaultKinds, "Fault kind (docs/faults.md)")
-      .text("target", &FaultConfig::target, nullptr, target_help)
+      .text(target_key, &FaultConfig::target, nullptr, target_help)
       .time("start", &FaultConfig::start_ps, "0s", "When the fault begins (simulated time)")
       .time("duration", &FaultConfig::duration_ps, nullptr, "How long it lasts; omitted: to the end of the run",
             Range::positive())
-      .choice("source", &FaultConfig::generated, nullptr, {{"scenario", false}, {"generator", true}},
+      .choice("origin", &FaultConfig::generated, nullptr, {{"scenario", false}, {"generator", true}},
               "Where the event comes from; \"generator\" marks events drawn by `fault_generator` (DIR/faults.json "
               "keeps it, so a replay reports them alike); omitted: \"scenario\"")
       .choice("severity", &FaultConfig::severity, nullptr,
               {{"weak", "weak"}, {"medium", "medium"}, {"severe", "severe"}},
               "The generator's severity class of the event (informational)")
       .required("kind")
-      .required("target");
+      .required(target_key);
   return p;
 }
 constexpr const char* kLinkTarget =
@@ -692,7 +695,24 @@ const ParamSet<FaultConfig>& fault_schema(FaultKind k) {
         .required("rate");
     return p;
   }();
+  static const ParamSet<FaultConfig> congestion = [] {
+    auto p = fault_common("fault_congestion", "/faults/* (kind congestion)",
+                          "Background cross-traffic from `source` NICs to `destination` NICs, paced at `rate`, "
+                          "competing in the link queues with the training traffic.",
+                          "Source NIC name or glob: \"node0.nic0\", \"node[0-1].nic*\"", "source");
+    p.text("destination", &FaultConfig::destination, nullptr, "Destination NIC name or glob; every source sends to every other matched NIC")
+        .bandwidth("rate", &FaultConfig::congestion_bps, nullptr, "Payload rate of each source-destination pair while on")
+        .integer("flows", &FaultConfig::flows, 1, "Parallel flows per pair (each rate / flows, its own ECMP path)", {1, 64})
+        .time("on", &FaultConfig::on_ps, nullptr, "On time of the on/off pattern (required with `off`)", Range::positive())
+        .time("off", &FaultConfig::off_ps, "0s", "Off time of the on/off pattern; 0: always on")
+        .size("chunk", &FaultConfig::congestion_chunk, nullptr, "Message (chunk) size; default: /cluster/fabric/chunk",
+              Range::at_least(64))
+        .required("destination")
+        .required("rate");
+    return p;
+  }();
   switch (k) {
+    case FaultKind::Congestion: return congestion;
     case FaultKind::LinkDegrade: return degrade;
     case FaultKind::GpuSlowdown: return slow;
     case FaultKind::CpuContention: return cpu;
@@ -718,7 +738,7 @@ std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
     if (it == kFaultKinds.end())
       fail_expected(ptr_join(p, "kind"),
                     "a fault kind: one of \"link_degrade\", \"gpu_slowdown\", \"cpu_contention\", \"link_down\", "
-                    "\"packet_loss\"",
+                    "\"packet_loss\", \"congestion\"",
                     kind);
     FaultConfig c;
     c.index = static_cast<int>(i);
@@ -728,6 +748,8 @@ std::vector<FaultConfig> load_faults(const json& faults, json& resolved) {
       throw ScenarioError(p, "a link_degrade fault needs `bandwidth_factor` and/or `added_latency`");
     if (c.kind == FaultKind::GpuSlowdown && c.duration_ps > 0 && c.ramp_ps > c.duration_ps)
       fail_expected(ptr_join(p, "ramp"), "a ramp no longer than the duration", f["ramp"]);
+    if (c.kind == FaultKind::Congestion && c.off_ps > 0 && !f.contains("on"))
+      throw ScenarioError(ptr_join(p, "on"), "missing key \"on\": an `off` time needs the on time of the pattern");
     c.params = r;
     out.push_back(c);
     resolved.push_back(r);
@@ -938,7 +960,8 @@ std::vector<SchemaInfo> all_schemas() {
           sync_schema().info(),     slo_schema().info(),     compression_schema().info(), class_streams_schema().info(),
           profile_schema().info(),     cxl_schema().info(),      fault_schema(FaultKind::LinkDegrade).info(),
           fault_schema(FaultKind::GpuSlowdown).info(), fault_schema(FaultKind::CpuContention).info(),
-          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info()};
+          fault_schema(FaultKind::LinkDown).info(), fault_schema(FaultKind::PacketLoss).info(),
+          fault_schema(FaultKind::Congestion).info()};
   for (SchemaInfo& g : fault_generator_schemas()) out.push_back(std::move(g));
   out.push_back(output_schema().info());
   return out;

@@ -91,7 +91,7 @@ struct OutputConfig {
 
 // One injected fault (docs/faults.md). Targets are matched against the fabric's names when the
 // simulation is elaborated (Simulation throws ScenarioError at /faults/<index>/target).
-enum class FaultKind { LinkDegrade, GpuSlowdown, CpuContention, LinkDown, PacketLoss };
+enum class FaultKind { LinkDegrade, GpuSlowdown, CpuContention, LinkDown, PacketLoss, Congestion };
 const char* fault_kind_name(FaultKind k);
 
 struct FaultConfig {
@@ -107,8 +107,13 @@ struct FaultConfig {
   double launch_factor = 1.0;        // cpu_contention
   double loss_rate = 0;              // packet_loss: probability that a transmitted packet is lost
   std::int64_t loss_timeout_ps = 0;  // packet_loss: retransmission timeout for a lost last packet
-  bool generated = false;            // "source": "generator": drawn by the fault generator
+  bool generated = false;            // "origin": "generator": drawn by the fault generator
   std::string severity;              // the generator's severity class ("" for explicit faults)
+  std::string destination;           // congestion: destination NIC name or glob (`target`: the sources)
+  double congestion_bps = 0;         // congestion: payload rate of each source-destination pair
+  int flows = 1;                     // congestion: parallel flows per pair, rate / flows each
+  std::int64_t on_ps = 0, off_ps = 0;  // congestion: on/off pattern; off 0: always on
+  std::uint64_t congestion_chunk = 0;  // congestion: message (chunk) size; 0: the fabric's chunk
   nlohmann::json params;             // the resolved object, for results.json
 };
 

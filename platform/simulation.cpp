@@ -81,8 +81,20 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     fault_list_ = load_fault_list(fault_list_json_, resolved);
     fault_list_json_ = std::move(resolved);
   }
-  if (!fault_list_.empty()) faults_ = std::make_unique<FaultInjector>(fault_list_, *fabric_, all, ctx_);
+  if (!fault_list_.empty())
+    faults_ = std::make_unique<FaultInjector>(fault_list_, *fabric_, all, ctx_, s.cluster.fabric.chunk);
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
+  // Background traffic never lets the kernel starve: end the run when the work is done.
+  if (faults_ && faults_->has_background()) {
+    std::vector<const sc_core::sc_event*> also;
+    if (bench_) also.push_back(&bench_->finished_event());
+    run_end_ = std::make_unique<RunEnd>("run_end", [this] { return work_done(); }, also);
+    const int last = s.training.iterations - 1;
+    ctx_.on_iteration_end = [this, last](int it) {
+      if (progress_) report_progress(it);
+      if (it >= last) run_end_->poke();
+    };
+  }
 }
 
 Simulation::~Simulation() {
@@ -131,7 +143,7 @@ void Simulation::run() {
   // is advanced to the change, which may let it go on.
   bool started = false;
   auto run_until = [&](std::int64_t t) {  // to t, or until nothing is left to do
-    if (t <= now_ps() || (started && !sc_core::sc_pending_activity())) return;
+    if (t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended())) return;
     // With activity pending beyond t, time passes t anyway: run to t (SC_EXIT_ON_STARVATION would
     // warn (W571) that the call saw no activity).
     const bool beyond = started && sc_core::sc_time_to_pending_activity() > ps(t - now_ps());
@@ -143,6 +155,7 @@ void Simulation::run() {
     run_until(t);
     if (now_ps() < t) {
       if (work_done()) break;
+      if (run_end_ && run_end_->ended()) break;
       sc_core::sc_start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
     }
     faults_->apply_due(now_ps());

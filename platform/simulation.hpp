@@ -14,6 +14,7 @@
 #include "platform/fabric.hpp"
 #include "platform/faults.hpp"
 #include "platform/node.hpp"
+#include "platform/run_end.hpp"
 #include "platform/run_context.hpp"
 #include "platform/scenario.hpp"
 #include "platform/sync_setup.hpp"
@@ -78,6 +79,7 @@ class Simulation {
   nlohmann::json fault_list_json_ = nlohmann::json::array();
   std::size_t generated_ = 0;
   std::unique_ptr<FaultInjector> faults_;
+  std::unique_ptr<RunEnd> run_end_;  // with background traffic only
   bool work_done() const;
   SimStats stats_;
   bool progress_;

@@ -73,6 +73,11 @@ std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std:
     ps.training.sync.strategy = SyncStrategyKind::None;
     ps.output.trace = false;
     ps.output.waves = false;
+    // Congestion is left out: its traffic never ends, and this run's work (the runner's jobs) is
+    // not what Simulation waits for, so the run would be ended at once.
+    ps.faults.erase(std::remove_if(ps.faults.begin(), ps.faults.end(),
+                                   [](const FaultConfig& f) { return f.kind == FaultKind::Congestion; }),
+                    ps.faults.end());
     std::vector<int> nodes_of;
     for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
     Simulation sim(ps);

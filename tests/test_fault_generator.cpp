@@ -121,7 +121,7 @@ TEST(FaultGenerator, SeveritiesFollowTheMixAndSetTheirLevels) {
   for (const json& e : two) {
     EXPECT_NE(e["severity"], "severe");
     const json weak = {{"kind", "link_degrade"}, {"target", e["target"]},     {"start", e["start"]},
-                       {"duration", e["duration"]}, {"source", "generator"}, {"severity", "weak"},
+                       {"duration", e["duration"]}, {"origin", "generator"}, {"severity", "weak"},
                        {"added_latency", "5us"}};
     if (e["severity"] == "weak") {
       EXPECT_EQ(e, weak);
@@ -201,7 +201,7 @@ TEST(FaultGenerator, EveryTargetMatchesTheScopeAndEachMatchIsDrawn) {
     const json& f = e["faults"][i];
     const std::string kind = f["kind"], target = f["target"];
     hits[kind][target]++;
-    EXPECT_EQ(f["source"], "generator");
+    EXPECT_EQ(f["origin"], "generator");
     bool in_scope = true;
     if (kind == "gpu_slowdown") in_scope = glob_match("node1.gpu[1-3]", target);
     if (kind == "cpu_contention") in_scope = target == "node0.gpu*" || target == "node1.gpu*";
@@ -255,11 +255,11 @@ TEST_F(FaultGeneratorCli, ReplayOfFaultsJsonGivesIdenticalResults) {
   ASSERT_TRUE(list.is_array());
   EXPECT_GT(first["fault_generator"]["events"].get<int>(), 10);
   EXPECT_EQ(list.size(), first["faults"].size());
-  EXPECT_EQ(first["faults"][0]["source"], "scenario");
-  EXPECT_EQ(first["faults"][1]["source"], "generator");
+  EXPECT_EQ(first["faults"][0]["origin"], "scenario");
+  EXPECT_EQ(first["faults"][1]["origin"], "generator");
   EXPECT_EQ(first["scenario"]["faults"], list);  // the scenario as it ran
   bool applied_generated = false;
-  for (const json& f : first["faults"]) applied_generated |= f["source"] == "generator" && f["applied"] == true;
+  for (const json& f : first["faults"]) applied_generated |= f["origin"] == "generator" && f["applied"] == true;
   EXPECT_TRUE(applied_generated);
   EXPECT_GT(first["degradation"]["time_below_slo_s"].get<double>(), 0);
 

@@ -35,6 +35,7 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   std::int64_t tail_ps = 0;
   std::uint64_t tag = 0;       // owner's identifier (the collective engine's transfer id)
   bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
+  bool background = false;     // cross-traffic of a congestion fault (counted apart in link statistics)
   ChunkSink* sink = nullptr;
 
   tlm::tlm_extension_base* clone() const override { return new ChunkExt(*this); }

@@ -100,6 +100,19 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
   }
 }
 
+void LinkDir::set_queued(std::uint64_t bytes) {
+  const std::int64_t now = now_ps();
+  queue_byte_ps_ += static_cast<double>(queued_bytes_) * static_cast<double>(now - queue_since_);
+  queue_since_ = now;
+  queued_bytes_ = bytes;
+}
+
+double LinkDir::mean_queue_bytes(std::int64_t end_ps) const {
+  if (end_ps <= 0) return 0;
+  const double area = queue_byte_ps_ + static_cast<double>(queued_bytes_) * static_cast<double>(end_ps - queue_since_);
+  return area / static_cast<double>(end_ps);
+}
+
 std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
   std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
   return payload + packets * p_.overhead;
@@ -125,11 +138,14 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   std::uint32_t flow = chunk_of(*p)->flow;
   auto it = std::find_if(flows_.begin(), flows_.end(), [flow](const FlowQueue& f) { return f.flow == flow; });
   if (it == flows_.end()) {
-    flows_.push_back({flow, {}});
-    it = flows_.end() - 1;
+    // A newly active flow joins at the end of the current round: just before the flow served
+    // next, so every flow already waiting is served once before it (not ahead of them).
+    if (rr_next_ >= flows_.size()) rr_next_ = 0;
+    it = flows_.insert(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_), FlowQueue{flow, {}});
+    ++rr_next_;
   }
   it->q.push_back(p);
-  queued_bytes_ += p->get_data_length();
+  set_queued(queued_bytes_ + p->get_data_length());
   if (queued_bytes_ > stats_.peak_queue_bytes) stats_.peak_queue_bytes = queued_bytes_;
   try_transmit();
 }
@@ -150,7 +166,7 @@ void LinkDir::try_transmit() {
   if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
   else ++rr_next_;
   const std::uint32_t size = p->get_data_length();
-  queued_bytes_ -= size;
+  set_queued(queued_bytes_ - size);
   busy_ = true;
   on_wire_ = p;
   const std::int64_t now = now_ps();
@@ -209,6 +225,7 @@ void LinkDir::on_serialized() {
   std::uint32_t size = p->get_data_length();
   ++stats_.chunks;
   stats_.payload_bytes += size;
+  if (chunk_of(*p)->background) stats_.background_bytes += size;
   stats_.wire_bytes += wire_bytes(size);
   stats_.busy_ps += wire_end_ - wire_start_;
   ++ctx_.events;

@@ -49,6 +49,7 @@ struct LinkDirStats {
   std::int64_t paused_ps = 0;         // time stopped by back-pressure with work queued
   std::uint64_t lost_packets = 0;     // packets lost (packet_loss fault), each recovered by go-back-N
   std::uint64_t retransmitted_bytes = 0;  // payload bytes sent again by go-back-N
+  std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
 };
 
 class LinkDir : public sc_core::sc_module {
@@ -80,6 +81,8 @@ class LinkDir : public sc_core::sc_module {
   void set_loss(double rate, std::int64_t timeout_ps);
   double loss_rate() const { return loss_rate_; }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
+  // Time average of queued_bytes() from 0 to `end_ps` (end_ps >= the last change).
+  double mean_queue_bytes(std::int64_t end_ps) const;
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) { track_ = track; }
   void flush_trace();
@@ -94,6 +97,7 @@ class LinkDir : public sc_core::sc_module {
   void try_deliver();
   void accepted_downstream(tlm::tlm_generic_payload* p);
   void on_resume();
+  void set_queued(std::uint64_t bytes);  // changes queued_bytes_, integrating it over time
   struct LossCost {
     std::int64_t total_ps = 0;  // added to the chunk's time on the wire
     std::int64_t head_ps = 0;   // of which before its first packet got through
@@ -123,6 +127,8 @@ class LinkDir : public sc_core::sc_module {
   std::vector<FlowQueue> flows_;   // active flows in round-robin order
   std::size_t rr_next_ = 0;
   std::uint64_t queued_bytes_ = 0;
+  double queue_byte_ps_ = 0;        // integral of queued_bytes_ over time, up to queue_since_
+  std::int64_t queue_since_ = 0;
   tlm::tlm_generic_payload* pending_in_ = nullptr;  // accepted later, when it fits
   // Transmission.
   bool busy_ = false;
