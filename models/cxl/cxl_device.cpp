@@ -142,8 +142,7 @@ std::uint64_t CxlDevice::reduce_window(const Job& job, std::uint64_t lines) {
   }
   std::uint64_t cycles;
   if (p_.fidelity == CxlFidelity::Rtl) {
-    RtlJob rj{n, lines, bf16_, p_.ftz, &data, &result};
-    cycles = engine_->run(rj).cycles;
+    cycles = run_rtl(RtlJob{n, lines, bf16_, p_.ftz, &data, &result});
     check_functional(n, lines, data, result);
   } else {
     cycles = calibrated_cycles(n, lines);
@@ -190,10 +189,15 @@ std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
     return cycles;
   }
   if (p_.fidelity == CxlFidelity::Calibrated) return calibrated_cycles(contributors, lines);
+  RtlJob job{contributors, lines, bf16_, p_.ftz};
+  return run_rtl(job);
+}
+
+std::uint64_t CxlDevice::run_rtl(const RtlJob& job) {
+  // Waveforms cover the jobs that start in the window.
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const bool dump = waves_to_ps_ < 0 ? now >= waves_from_ps_ : (now >= waves_from_ps_ && now <= waves_to_ps_);
   engine_->trace_window(dump, static_cast<std::uint64_t>(now + p_.mmio_latency_ps));
-  RtlJob job{contributors, lines, bf16_, p_.ftz};
   std::uint64_t cycles = engine_->run(job).cycles;
   engine_->trace_window(false, 0);
   return cycles;
