@@ -82,6 +82,16 @@ TEST(CxlFunctional, CxlHierarchicalCarriesPartialSumsThroughTheDevicesRingInBoth
   }
 }
 
+TEST(CxlFunctional, CarryingTheValuesChangesNoTiming) {
+  REQUIRE_RTL();
+  json on = functional_training("cxl_hierarchical", "calibrated", 2, 2), off = on;
+  off["workload"]["functional"] = false;
+  json a = test::simulate(on), b = test::simulate(off);
+  EXPECT_EQ(a["iterations"], b["iterations"]);
+  EXPECT_EQ(a["collectives"], b["collectives"]);
+  EXPECT_FALSE(b.contains("functional"));
+}
+
 TEST(CxlFunctional, TheReferenceFollowsTheEngineOrder) {
   // cxl_allreduce: one job, contributors in communicator order from -0; a different order gives
   // different bits for some element (so the order is really what is checked).
