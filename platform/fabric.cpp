@@ -136,6 +136,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
     CxlDevice* dev = n < static_cast<int>(cxl.size()) ? cxl[static_cast<std::size_t>(n)] : nullptr;
     for (std::size_t k = 0; dev && k < dev->ports.size(); ++k) {
       const CxlParams& cp = dev->params();
+      device_map_.interleave = cp.interleave_granularity;
       int port = add_device(node + ".cxl.p" + std::to_string(k), DeviceKind::CxlPort, n, 0);
       devices_[static_cast<std::size_t>(port)].cxl = dev->ports[k].get();
       connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(), cp.flit_overhead(),

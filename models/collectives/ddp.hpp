@@ -54,6 +54,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   DdpConfig cfg_;
   std::vector<Bucket> buckets_;
   std::vector<int> bucket_of_layer_;
+  std::vector<std::uint64_t> layer_bytes_;  // gradient bytes per layer, for functional layouts
   std::vector<Gpu*> gpus_;
   CollectiveEngine& engine_;
   std::vector<int> nodes_of_;

@@ -48,7 +48,8 @@ int CollectiveEngine::add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reduc
 }
 
 int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, CollectiveOp op, CollectiveAlgo algo,
-                             std::uint64_t bytes, std::string label, RankDone on_rank_done) {
+                             std::uint64_t bytes, std::string label, RankDone on_rank_done,
+                             std::shared_ptr<const BufferLayout> layout) {
   const int id = static_cast<int>(records_.size());
   CollectiveRecord rec;
   rec.id = id;
@@ -70,6 +71,7 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   c.joined_at.assign(p, -1);
   c.ranks_left = static_cast<int>(p);
   c.on_rank_done = std::move(on_rank_done);
+  if (functional_) c.layout = std::move(layout);
   c.cp = std::move(cp);
   // Devices take part from the start: they act when the GPUs' data reaches them.
   const auto& ranks = c.cp->program.ranks;
@@ -110,10 +112,12 @@ bool CollectiveEngine::rank_done(int id, int rank) const {
 void CollectiveEngine::ready(int id, Live& c, int x) {
   const Transfer& t = c.cp->program.transfers[static_cast<std::size_t>(x)];
   if (t.reduce_contributors > 0) {
+    ReduceData data;
+    if (c.layout) data = {id, t.data.offset, t.reduce_slots};
     reducers_.at(static_cast<std::size_t>(t.src))->reduce(t.bytes, t.reduce_contributors, [this, id, x] {
       auto it = live_map_.find(id);
       if (it != live_map_.end()) arrived(id, it->second, x);
-    });
+    }, std::move(data));
     return;
   }
   if (t.bytes == 0) {
@@ -147,6 +151,15 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
     e->sink = this;
     p->set_command(tlm::TLM_WRITE_COMMAND);
     p->set_address(off);
+    // Functional mode: the chunk carries its values; a GPU's come from its gradients, a device
+    // port reads its own from the device's window when it sends.
+    e->data = c.layout ? &t.data : nullptr;
+    e->collective = c.layout ? id : -1;
+    if (c.layout) {
+      e->bytes.resize(e->payload_bytes);
+      p->set_data_ptr(e->bytes.data());
+      if (t.src < world_) functional_->fill(*c.layout, t.src, t.data, off, e->payload_bytes, e->bytes.data());
+    }
     p->set_data_length(e->payload_bytes);
     p->set_streaming_width(e->payload_bytes);
     src->send_chunk(p);
@@ -163,10 +176,15 @@ void CollectiveEngine::on_tail() {
   while (tlm::tlm_generic_payload* p = tails_.get_next_transaction()) {
   ChunkExt* e = chunk_of(*p);
   int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
-  p->release();  // the engine's reference; the fabric's hops released theirs
   auto it = live_map_.find(id);
   if (it == live_map_.end()) throw RunError("collective engine: a chunk arrived for a finished collective");
   Live& c = it->second;
+  const int dst = c.cp->program.transfers[static_cast<std::size_t>(x)].dst;
+  if (e->data && dst < world_ && functional_->failure().empty() &&
+      !functional_->check(*c.layout, endpoints_[static_cast<std::size_t>(dst)]->endpoint_name(), *e->data, p->get_address(),
+                          e->payload_bytes, p->get_data_ptr()))
+    sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
+  p->release();  // the engine's reference; the fabric's hops released theirs
   if (--c.chunks_left[static_cast<std::size_t>(x)] == 0) arrived(id, c, x);
   }
 }
@@ -198,6 +216,9 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   ++ctx_.events;
   RankDone cb = gpu ? c.on_rank_done : RankDone{};
   if (--c.ranks_left == 0) {
+    if (c.layout)  // the devices' window data of this collective may go
+      for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < c.cp->program.ranks.size(); ++i)
+        reducers_[static_cast<std::size_t>(c.cp->program.ranks[i])]->release(id);
     records_[static_cast<std::size_t>(id)].end_ps = now;
     live_map_.erase(id);
     --live_;

@@ -14,6 +14,7 @@
 #include <systemc>
 #include <tlm_utils/peq_with_get.h>
 
+#include "models/collectives/functional.hpp"
 #include "models/collectives/program.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/link/chunk.hpp"
@@ -62,13 +63,18 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
 
   // Registers a collective; nothing moves until ranks join. `on_rank_done` runs when all of a
   // rank's transfers (sent and received) have arrived. Returns the collective's id.
+  // In functional mode, `layout` says what the buffer holds: its values then travel in the chunks
+  // and are checked where they arrive at GPUs (null: timing only).
   int launch(std::shared_ptr<const CompiledProgram> program, CollectiveOp op, CollectiveAlgo algo, std::uint64_t bytes,
-             std::string label, RankDone on_rank_done);
+             std::string label, RankDone on_rank_done, std::shared_ptr<const BufferLayout> layout = nullptr);
   int launch(Program program, CollectiveOp op, CollectiveAlgo algo, std::uint64_t bytes, std::string label,
              RankDone on_rank_done) {
     return launch(std::make_shared<const CompiledProgram>(std::move(program)), op, algo, bytes, std::move(label),
                   std::move(on_rank_done));
   }
+  // Functional mode: the generator and checker of the values (null: off).
+  void set_functional(FunctionalData* f) { functional_ = f; }
+  const FunctionalData* functional() const { return functional_; }
   void join(int id, int rank);
   bool rank_done(int id, int rank) const;
 
@@ -102,6 +108,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::vector<std::int64_t> joined_at;        // per position, -1 before joining
     int ranks_left = 0;
     RankDone on_rank_done;
+    std::shared_ptr<const BufferLayout> layout;  // functional mode only
   };
   void ready(int id, Live& c, int x);
   void on_tail();  // a delivered chunk's last byte has arrived
@@ -121,6 +128,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::size_t live_ = 0;
   std::vector<CollectiveRecord> records_;
   std::vector<std::vector<Interval>> intervals_;
+  FunctionalData* functional_ = nullptr;
 };
 
 }  // namespace trainvp

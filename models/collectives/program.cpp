@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <stdexcept>
 
 namespace trainvp {
@@ -47,7 +46,9 @@ std::uint64_t part(std::uint64_t n, int parts, int k) {
 }
 
 int add(Program& pr, int src, int dst, std::uint64_t bytes, std::vector<int> deps) {
-  pr.transfers.push_back({src, dst, bytes, std::move(deps)});
+  Transfer t;
+  t.src = src, t.dst = dst, t.bytes = bytes, t.deps = std::move(deps);
+  pr.transfers.push_back(std::move(t));
   return static_cast<int>(pr.transfers.size() - 1);
 }
 
@@ -223,9 +224,44 @@ void hierarchical_all_reduce(Program& pr, const std::vector<int>& g, std::uint64
   }
 }
 
+// One GPU's write of segment [off, off + b) into its node's device, or its read of the result:
+// the HDM decoder splits the segment over the device's ports in address stripes, so there is one
+// transfer per port that holds some of it. Appends the transfers to `out`.
+void hdm_transfers(Program& pr, int gpu, const std::vector<int>& ports, std::uint64_t granule, std::uint64_t off,
+                   std::uint64_t b, bool write, int slot, const std::vector<int>& deps, std::vector<int>& out) {
+  const int ways = static_cast<int>(ports.size());
+  for (int k = 0; k < ways; ++k) {
+    const std::uint64_t bytes = hdm_bytes(off, b, granule, ways, k);
+    if (bytes == 0) continue;
+    const int port = ports[static_cast<std::size_t>(k)];
+    const int x = write ? add(pr, gpu, port, bytes, deps) : add(pr, port, gpu, bytes, deps);
+    DataRange& d = pr.transfers[static_cast<std::size_t>(x)].data;
+    d.offset = off, d.span = b, d.stripe = ways > 1 ? granule : 0, d.ways = ways, d.way = k;
+    (write ? d.dst_slot : d.src_slot) = slot;
+    out.push_back(x);
+  }
+}
+
+// A reduction on device endpoint `port` of [off, off + bytes) from window slots `slots` into kSlotAcc.
+int add_reduce(Program& pr, int port, std::uint64_t off, std::uint64_t bytes, std::vector<int> deps, std::vector<int> slots) {
+  const int x = add(pr, port, port, bytes, std::move(deps));
+  Transfer& t = pr.transfers[static_cast<std::size_t>(x)];
+  t.reduce_contributors = static_cast<int>(slots.size());
+  t.data.offset = off, t.data.span = bytes;
+  t.reduce_slots = std::move(slots);
+  return x;
+}
+
+std::vector<int> contributor_slots(std::size_t n) {
+  std::vector<int> s(n);
+  for (std::size_t c = 0; c < n; ++c) s[c] = static_cast<int>(c);
+  return s;
+}
+
 // All-reduce through the nodes' CXL devices: every GPU writes each segment (a chunk) into its
-// node's device (the port chosen by HDM interleaving), the device reduces it once all the node's
-// contributions are in, and every GPU reads the result back. Inside one node only.
+// node's device (its stripes to the ports the HDM decoder maps them to) as contribution c (its
+// position), the device reduces it once all the node's contributions are in, and every GPU reads
+// the result back (again from every port). Inside one node only.
 void cxl_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk,
                     const std::vector<int>& nodes_of, const DeviceMap& dev) {
   std::map<int, std::vector<int>> local;
@@ -241,20 +277,20 @@ void cxl_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std
   std::size_t s = 0;
   for (std::uint64_t off = 0; off < n; off += chunk, ++s) {
     const std::uint64_t b = std::min(chunk, n - off);
-    const int port = ports[s % ports.size()];
-    std::vector<int> in;
-    for (int r : g) in.push_back(add(pr, r, port, b, {}));
-    int red = add(pr, port, port, b, in);
-    pr.transfers[static_cast<std::size_t>(red)].reduce_contributors = static_cast<int>(g.size());
-    for (int r : g) add(pr, port, r, b, {red});
+    std::vector<int> in, out;
+    for (std::size_t c = 0; c < g.size(); ++c) hdm_transfers(pr, g[c], ports, dev.interleave, off, b, true, static_cast<int>(c), {}, in);
+    const int red = add_reduce(pr, ports[s % ports.size()], off, b, in, contributor_slots(g.size()));
+    for (int r : g) hdm_transfers(pr, r, ports, dev.interleave, off, b, false, kSlotAcc, {red}, out);
   }
 }
 
 // Hierarchical all-reduce through the nodes' CXL devices: per segment, the GPUs of each node
-// write it into their device, which reduces the node's contributions; the devices then all-reduce
-// the segment among themselves in a step-synchronous ring through the NICs (each reduce-scatter
-// step's received part is added to the device's own by its engine, a 2-contributor job); finally
-// every device sends the segment back to its node's GPUs.
+// write it into their device (striped over its ports), which reduces the node's contributions;
+// the devices then all-reduce the segment among themselves in a step-synchronous ring through the
+// NICs, from the segment's home port (segment s: port s mod ports). Each reduce-scatter step's
+// received part is added to the device's own by its engine as a 2-contributor job (the received
+// partial is contributor 0, the device's own contributor 1), so part k is summed in ring order
+// from device k. Finally every GPU reads the segment back from its device's ports.
 void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk,
                       const std::vector<int>& nodes_of, const DeviceMap& dev) {
   std::map<int, std::vector<int>> local;
@@ -268,22 +304,20 @@ void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, s
     if (node >= static_cast<int>(dev.ports_of_node.size()) || dev.ports_of_node[static_cast<std::size_t>(node)].empty())
       throw std::invalid_argument("node " + std::to_string(node) + " has no CXL device (cluster.node.cxl)");
   const int N = static_cast<int>(order.size());
-  std::set<int> used_ports;
-  auto reduce = [&](int port, std::uint64_t bytes, std::vector<int> deps, int contributors) {
-    int x = add(pr, port, port, bytes, std::move(deps));
-    pr.transfers[static_cast<std::size_t>(x)].reduce_contributors = contributors;
-    return x;
-  };
+  auto ports_of = [&](int i) -> const std::vector<int>& { return dev.ports_of_node[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]; };
+  for (int i = 0; i < N; ++i)
+    for (int p : ports_of(i)) pr.ranks.push_back(p);
   std::size_t s = 0;
   for (std::uint64_t off = 0; off < n; off += chunk, ++s) {
     const std::uint64_t b = std::min(chunk, n - off);
-    std::vector<int> port(static_cast<std::size_t>(N)), local_sum(static_cast<std::size_t>(N));
+    std::vector<int> home(static_cast<std::size_t>(N)), local_sum(static_cast<std::size_t>(N));
     for (int i = 0; i < N; ++i) {
-      const auto& ports = dev.ports_of_node[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
-      port[static_cast<std::size_t>(i)] = ports[s % ports.size()];
+      const auto& ports = ports_of(i);
+      const auto& ranks = local[order[static_cast<std::size_t>(i)]];
+      home[static_cast<std::size_t>(i)] = ports[s % ports.size()];
       std::vector<int> in;
-      for (int r : local[order[static_cast<std::size_t>(i)]]) in.push_back(add(pr, r, port[static_cast<std::size_t>(i)], b, {}));
-      local_sum[static_cast<std::size_t>(i)] = reduce(port[static_cast<std::size_t>(i)], b, in, static_cast<int>(in.size()));
+      for (std::size_t c = 0; c < ranks.size(); ++c) hdm_transfers(pr, ranks[c], ports, dev.interleave, off, b, true, static_cast<int>(c), {}, in);
+      local_sum[static_cast<std::size_t>(i)] = add_reduce(pr, home[static_cast<std::size_t>(i)], off, b, in, contributor_slots(ranks.size()));
     }
     // Ring among the devices: reduce-scatter (N-1 steps, each received part reduced on arrival),
     // then all-gather (N-1 steps); `last[i]` is what device i did last.
@@ -293,27 +327,47 @@ void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, s
       std::vector<int> next = last;
       for (int i = 0; i < N; ++i) {
         const int to = (i + 1) % N;
-        const int part = t < N - 1 ? mod(i - t, N) : mod(i + 1 - (t - (N - 1)), N);
-        const std::uint64_t pb = b / static_cast<std::uint64_t>(N) + (static_cast<std::uint64_t>(part) < b % static_cast<std::uint64_t>(N) ? 1 : 0);
+        const bool scatter = t < N - 1;
+        const auto [po, pb] = element_part(b, N, scatter ? mod(i - t, N) : mod(i + 1 - (t - (N - 1)), N));
         std::vector<int> deps = {last[static_cast<std::size_t>(i)]};
         if (t == 0) deps.push_back(local_sum[static_cast<std::size_t>(to)]);
-        int x = add(pr, port[static_cast<std::size_t>(i)], port[static_cast<std::size_t>(to)], pb, deps);
-        next[static_cast<std::size_t>(to)] = t < N - 1 ? reduce(port[static_cast<std::size_t>(to)], pb, {x}, 2) : x;
+        const int x = add(pr, home[static_cast<std::size_t>(i)], home[static_cast<std::size_t>(to)], pb, deps);
+        DataRange& d = pr.transfers[static_cast<std::size_t>(x)].data;
+        d.offset = off + po, d.span = pb, d.src_slot = kSlotAcc, d.dst_slot = scatter ? kSlotRecv : kSlotAcc;
+        next[static_cast<std::size_t>(to)] =
+            scatter ? add_reduce(pr, home[static_cast<std::size_t>(to)], off + po, pb, {x}, {kSlotRecv, kSlotAcc}) : x;
         received[static_cast<std::size_t>(to)].push_back(next[static_cast<std::size_t>(to)]);
       }
       last = next;
     }
     for (int i = 0; i < N; ++i) {
-      std::vector<int> ready = received[static_cast<std::size_t>(i)];
+      std::vector<int> ready = received[static_cast<std::size_t>(i)], out;
       ready.push_back(local_sum[static_cast<std::size_t>(i)]);
-      for (int r : local[order[static_cast<std::size_t>(i)]]) add(pr, port[static_cast<std::size_t>(i)], r, b, ready);
+      for (int r : local[order[static_cast<std::size_t>(i)]]) hdm_transfers(pr, r, ports_of(i), dev.interleave, off, b, false, kSlotAcc, ready, out);
     }
-    for (int p : port)
-      if (used_ports.insert(p).second) pr.ranks.push_back(p);
   }
 }
 
 }  // namespace
+
+std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t granule, int ways, int way) {
+  if (ways <= 1) return bytes;
+  // Bytes of [0, x) in `way`: whole rounds of `ways` stripes, then what the last round reaches.
+  const std::uint64_t round = granule * static_cast<std::uint64_t>(ways), first = granule * static_cast<std::uint64_t>(way);
+  auto below = [&](std::uint64_t x) {
+    const std::uint64_t r = x % round;
+    return x / round * granule + (r > first ? std::min(r - first, granule) : 0);
+  };
+  return below(offset + bytes) - below(offset);
+}
+
+std::pair<std::uint64_t, std::uint64_t> element_part(std::uint64_t n, int parts, int k) {
+  const std::uint64_t units = n / 4, p = static_cast<std::uint64_t>(parts), kk = static_cast<std::uint64_t>(k);
+  const std::uint64_t off = 4 * (kk * (units / p) + std::min(kk, units % p));
+  std::uint64_t bytes = 4 * (units / p + (kk < units % p ? 1 : 0));
+  if (kk + 1 == p) bytes += n % 4;
+  return {off, bytes};
+}
 
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
                       std::uint64_t chunk, const std::vector<int>& nodes_of, int root, const DeviceMap* devices) {

@@ -9,7 +9,10 @@
 // pipelined chunk by chunk, as NCCL runs them.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "models/link/chunk.hpp"
 
 namespace trainvp {
 
@@ -25,13 +28,24 @@ struct Transfer {
   std::vector<int> deps;        // transfers that must have arrived first
   int reduce_contributors = 0;  // > 0: not a transfer but a reduction of `bytes` from that many
                                 // contributions, run on device endpoint `src` (== dst)
+  DataRange data{};             // functional mode: the bytes it carries (a reduction: [offset, +bytes))
+  std::vector<int> reduce_slots{};  // a reduction's input slots in contributor order (into kSlotAcc)
 };
 
 // Where reduction devices sit: per node, the endpoint ids of its CXL device's ports (empty when the
-// node has none). HDM interleaving spreads a collective's segments over the ports round-robin.
+// node has none). The HDM decoder interleaves the reduction window over a device's ports (ways =
+// ports) at `interleave` bytes: a segment's bytes at window address a go to port (a / interleave)
+// mod ways.
 struct DeviceMap {
   std::vector<std::vector<int>> ports_of_node;
+  std::uint64_t interleave = 256;
 };
+
+// Bytes of [offset, offset + bytes) that an interleave of `ways` at `granule` maps to `way`.
+std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t granule, int ways, int way);
+// Part k of n bytes split into `parts` at 4-byte boundaries (whole fp32/bf16 elements), sizes
+// differing by at most 4 bytes; the last part also takes n mod 4. Returns {offset, bytes}.
+std::pair<std::uint64_t, std::uint64_t> element_part(std::uint64_t n, int parts, int k);
 
 struct Program {
   std::vector<Transfer> transfers;

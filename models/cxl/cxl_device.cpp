@@ -1,7 +1,9 @@
 #include "models/cxl/cxl_device.hpp"
 
 #include <cmath>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 
 #include "models/cxl/reduce_ref.hpp"
 #include "models/link/chunk.hpp"
@@ -12,8 +14,8 @@ namespace trainvp {
 using sc_core::sc_time;
 using sc_core::SC_PS;
 
-CxlPort::CxlPort(sc_core::sc_module_name name)
-    : sc_module(name), dma("dma"), mem("mem"),
+CxlPort::CxlPort(sc_core::sc_module_name name, CxlDevice& device)
+    : sc_module(name), dma("dma"), mem("mem"), device_(device),
       dma_engine_("dma_peq", pool_, [this](int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
         return dma[i]->nb_transport_fw(p, ph, t);
       }) {
@@ -22,6 +24,8 @@ CxlPort::CxlPort(sc_core::sc_module_name name)
 }
 
 void CxlPort::send_chunk(tlm::tlm_generic_payload* chunk) {
+  const ChunkExt* c = chunk_of(*chunk);
+  if (c->data) device_.window_read(*c, chunk->get_address(), chunk->get_data_ptr());
   dma_engine_.send(chunk_of(*chunk)->route->ports[0], chunk, nullptr);
 }
 
@@ -35,6 +39,7 @@ tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tl
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   // Writes into the reduction window stream into the engine's input buffer at link rate.
   bytes_in_ += p.get_data_length();
+  if (c->data) device_.window_write(*c, p.get_address(), p.get_data_ptr());
   c->sink->chunk_delivered(p);
   return tlm::TLM_COMPLETED;
 }
@@ -44,7 +49,7 @@ CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nport
     : sc_module(name), p_(p), bf16_(dtype == DType::BF16), ctx_(ctx), waves_from_ps_(waves_from_ps), waves_to_ps_(waves_to_ps) {
   engine_ = make_rtl_engine(p.engine_lanes);
   if (!waves_path.empty()) engine_->trace_to(waves_path, 1e12 / p.rtl_clock_hz);
-  for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str()));
+  for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str(), *this));
   std::string full = this->name();  // nodeN.cxl
   track_ = ctx.trace.enabled() ? ctx.trace.track(full.substr(0, full.find('.')), "cxl engine") : -1;
   SC_HAS_PROCESS(CxlDevice);
@@ -98,7 +103,68 @@ void CxlDevice::check_functional(int contributors, std::uint64_t lines, const st
   }
 }
 
-std::uint64_t CxlDevice::engine_cycles(int contributors, std::uint64_t lines) {
+std::vector<unsigned char>& CxlDevice::slot(int collective, int slot, std::uint64_t end) {
+  std::vector<unsigned char>& v = window_[{collective, slot}];
+  if (v.size() < end) v.resize(end);
+  return v;
+}
+
+void CxlDevice::window_write(const ChunkExt& c, std::uint64_t o, const unsigned char* in) {
+  c.data->pieces(o, c.payload_bytes, [&](std::uint64_t addr, std::uint64_t at, std::uint64_t n) {
+    std::copy(in + (at - o), in + (at - o) + n, slot(c.collective, c.data->dst_slot, addr + n).begin() + static_cast<std::ptrdiff_t>(addr));
+  });
+}
+
+void CxlDevice::window_read(const ChunkExt& c, std::uint64_t o, unsigned char* out) {
+  c.data->pieces(o, c.payload_bytes, [&](std::uint64_t addr, std::uint64_t at, std::uint64_t n) {
+    const auto& v = slot(c.collective, c.data->src_slot, addr + n);
+    std::copy(v.begin() + static_cast<std::ptrdiff_t>(addr), v.begin() + static_cast<std::ptrdiff_t>(addr + n), out + (at - o));
+  });
+}
+
+void CxlDevice::release(int collective) {
+  for (auto it = window_.lower_bound({collective, INT32_MIN}); it != window_.end() && it->first.first == collective;)
+    it = window_.erase(it);
+}
+
+// A job on window data: the contributions of [offset, offset + bytes) from the job's slots, in
+// contributor order, go through the engine (the Verilated RTL in rtl fidelity, checked against the
+// reference model there; the reference model in calibrated) and the sums go to slot kSlotAcc.
+std::uint64_t CxlDevice::reduce_window(const Job& job, std::uint64_t lines) {
+  const std::size_t lanes = static_cast<std::size_t>(engine_->lanes()), esize = bf16_ ? 2 : 4;
+  const std::uint64_t elements = job.bytes / esize, off = job.data.offset;
+  const int n = job.contributors;
+  std::vector<std::uint32_t> data(static_cast<std::size_t>(n) * lines * lanes, 0), result;
+  for (int c = 0; c < n; ++c) {
+    const auto& v = slot(job.data.collective, job.data.slots[static_cast<std::size_t>(c)], off + job.bytes);
+    for (std::uint64_t i = 0; i < elements; ++i)
+      std::memcpy(&data[static_cast<std::size_t>(c) * lines * lanes + i], &v[off + i * esize], esize);
+  }
+  std::uint64_t cycles;
+  if (p_.fidelity == CxlFidelity::Rtl) {
+    cycles = run_rtl(RtlJob{n, lines, bf16_, p_.ftz, &data, &result});
+    check_functional(n, lines, data, result);
+  } else {
+    cycles = calibrated_cycles(n, lines);
+    result.resize(lines * lanes);
+    for (std::uint64_t l = 0; l < lines; ++l) {
+      std::vector<const std::uint32_t*> in;
+      for (int c = 0; c < n; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
+      reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, &result[l * lanes], p_.ftz);
+    }
+  }
+  if (flip_bit_ >= 0 && flip_element_ < elements) {
+    result[flip_element_] ^= 1u << flip_bit_;
+    flip_bit_ = -1;
+  }
+  auto& acc = slot(job.data.collective, kSlotAcc, off + job.bytes);
+  for (std::uint64_t i = 0; i < elements; ++i) std::memcpy(&acc[off + i * esize], &result[i], esize);
+  return cycles;
+}
+
+std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
+  if (j.data.collective >= 0) return reduce_window(j, lines);
+  const int contributors = j.contributors;
   if (functional_) {
     // Inputs of this job, contributor-major, one 32-bit word per lane.
     const std::size_t lanes = static_cast<std::size_t>(engine_->lanes());
@@ -123,20 +189,25 @@ std::uint64_t CxlDevice::engine_cycles(int contributors, std::uint64_t lines) {
     return cycles;
   }
   if (p_.fidelity == CxlFidelity::Calibrated) return calibrated_cycles(contributors, lines);
+  RtlJob job{contributors, lines, bf16_, p_.ftz};
+  return run_rtl(job);
+}
+
+std::uint64_t CxlDevice::run_rtl(const RtlJob& job) {
+  // Waveforms cover the jobs that start in the window.
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const bool dump = waves_to_ps_ < 0 ? now >= waves_from_ps_ : (now >= waves_from_ps_ && now <= waves_to_ps_);
   engine_->trace_window(dump, static_cast<std::uint64_t>(now + p_.mmio_latency_ps));
-  RtlJob job{contributors, lines, bf16_, p_.ftz};
   std::uint64_t cycles = engine_->run(job).cycles;
   engine_->trace_window(false, 0);
   return cycles;
 }
 
-void CxlDevice::reduce(std::uint64_t bytes, int contributors, std::function<void()> done) {
+void CxlDevice::reduce(std::uint64_t bytes, int contributors, std::function<void()> done, ReduceData data) {
   if (contributors > engine_->max_contributors())
     throw RunError(std::string(name()) + ": " + std::to_string(contributors) + " contributors, the engine takes at most " +
                    std::to_string(engine_->max_contributors()));
-  queue_.push_back({bytes, contributors, std::move(done)});
+  queue_.push_back({bytes, contributors, std::move(done), std::move(data)});
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -147,7 +218,7 @@ void CxlDevice::run() {
     queue_.pop_front();
     const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
     const std::uint64_t lines = (job.bytes + line_bytes() - 1) / line_bytes();
-    const std::uint64_t cycles = engine_cycles(job.contributors, lines);
+    const std::uint64_t cycles = engine_cycles(job, lines);
     const double engine_ps = static_cast<double>(cycles) * 1e12 / p_.rtl_clock_hz;
     // Reduced lines stream into device memory as they leave the engine; the slower of the two sets the pace.
     const double mem_ps = static_cast<double>(job.bytes) * 8.0 / p_.mem_bw * 1e12;

@@ -20,6 +20,7 @@
 
 #include "models/cxl/cxl_params.hpp"
 #include "models/cxl/rtl_engine.hpp"
+#include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/workload/dtype.hpp"
 #include "platform/run_context.hpp"
@@ -28,12 +29,14 @@
 
 namespace trainvp {
 
+class CxlDevice;
+
 class CxlPort : public sc_core::sc_module, public ChunkEndpoint {
  public:
   tlm_utils::multi_passthrough_initiator_socket_optional<CxlPort> dma;
   tlm_utils::multi_passthrough_target_socket_optional<CxlPort> mem;
 
-  explicit CxlPort(sc_core::sc_module_name name);
+  CxlPort(sc_core::sc_module_name name, CxlDevice& device);
   void send_chunk(tlm::tlm_generic_payload* chunk) override;
   const char* endpoint_name() const override { return name(); }
   void end_of_elaboration() override { dma_engine_.reserve_ports(dma.size()); }
@@ -42,6 +45,7 @@ class CxlPort : public sc_core::sc_module, public ChunkEndpoint {
  private:
   tlm::tlm_sync_enum nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   tlm::tlm_sync_enum nb_transport_fw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  CxlDevice& device_;
   PayloadPool pool_;
   AtInitiator dma_engine_;
   std::uint64_t bytes_in_ = 0;
@@ -60,7 +64,15 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
 
   std::vector<std::unique_ptr<CxlPort>> ports;
 
-  void reduce(std::uint64_t bytes, int contributors, std::function<void()> done) override;
+  void reduce(std::uint64_t bytes, int contributors, std::function<void()> done, ReduceData data = {}) override;
+  void release(int collective) override;
+  // The reduction window (functional training mode): chunks write their bytes into it as they
+  // arrive at a port and read them from it as a port sends them; slots as in DataRange.
+  void window_write(const ChunkExt& c, std::uint64_t o, const unsigned char* in);
+  void window_read(const ChunkExt& c, std::uint64_t o, unsigned char* out);
+  // Test hook: flips `bit` of element `element` of the first result written to the window, as a
+  // fault in the device's data path would.
+  void flip_result_bit(std::uint64_t element, int bit) { flip_element_ = element, flip_bit_ = bit; }
   const CxlStats& stats() const { return stats_; }
   // Functional mode: every job reduces deterministic synthetic gradient values, and the engine's
   // output (the RTL's in rtl fidelity) is compared bit for bit with the reference model's sum of
@@ -80,9 +92,13 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
     std::uint64_t bytes;
     int contributors;
     std::function<void()> done;
+    ReduceData data;
   };
   void run();
-  std::uint64_t engine_cycles(int contributors, std::uint64_t lines);
+  std::uint64_t engine_cycles(const Job& job, std::uint64_t lines);
+  std::uint64_t reduce_window(const Job& job, std::uint64_t lines);
+  std::uint64_t run_rtl(const RtlJob& job);  // on the Verilated engine, with waves in their window
+  std::vector<unsigned char>& slot(int collective, int slot, std::uint64_t end);
   void check_functional(int contributors, std::uint64_t lines, const std::vector<std::uint32_t>& data,
                         const std::vector<std::uint32_t>& result);
 
@@ -99,6 +115,9 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   bool functional_ = false;
   std::uint64_t seed_ = 1, lines_checked_ = 0;
   std::string failure_;
+  std::map<std::pair<int, int>, std::vector<unsigned char>> window_;  // (collective, slot) -> bytes
+  std::uint64_t flip_element_ = 0;
+  int flip_bit_ = -1;
 };
 
 }  // namespace trainvp

@@ -3,6 +3,7 @@
 // command is a write of `payload_bytes` to the destination) as this extension, which carries the
 // source route and who to tell when it arrives. Framing is added per link: each link splits the
 // chunk into its own packets (RoCE MTU, NVLink or PCIe TLP payload) and pays their overhead.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +25,41 @@ class ChunkSink {
   virtual void chunk_delivered(tlm::tlm_generic_payload& p) = 0;
 };
 
+// Functional mode (docs/cxl.md): which bytes of a collective's buffer a transfer carries. The
+// buffer is the collective's data (a bucket's gradients) as laid out at every rank; a device's
+// reduction window holds it at the same offsets (one copy per slot). Transfer byte o is buffer
+// byte address(o): contiguous from `offset`, or, with an HDM interleave (stripe > 0), only the
+// bytes of [offset, offset + span) whose stripe (address / stripe) is `way` mod `ways`.
+struct DataRange {
+  std::uint64_t offset = 0, span = 0;
+  std::uint64_t stripe = 0;
+  int ways = 1, way = 0;
+  int src_slot = 0, dst_slot = 0;  // device window slots (contribution c >= 0, or kSlot*); GPUs ignore them
+  // Calls f(buffer address, transfer offset, bytes) for the contiguous pieces of transfer bytes [o, o + n).
+  template <class F>
+  void pieces(std::uint64_t o, std::uint64_t n, F f) const {
+    if (stripe == 0) {
+      f(offset + o, o, n);
+      return;
+    }
+    // Walk this way's stripes from the start; the first may begin mid-stripe.
+    const std::uint64_t w = static_cast<std::uint64_t>(ways), k = static_cast<std::uint64_t>(way), end = offset + span;
+    std::uint64_t g = offset / stripe, pos = 0;
+    g += (k + w - g % w) % w;
+    for (; g * stripe < end && n > 0; g += w) {
+      const std::uint64_t lo = std::max(g * stripe, offset), hi = std::min((g + 1) * stripe, end), len = hi - lo;
+      if (o < pos + len) {
+        const std::uint64_t skip = o > pos ? o - pos : 0, take = std::min(len - skip, n);
+        f(lo + skip, pos + skip, take);
+        o += take, n -= take;
+      }
+      pos += len;
+    }
+  }
+};
+constexpr int kSlotAcc = -1;   // a device's partial or final sum
+constexpr int kSlotRecv = -2;  // a device's received partial (cxl_hierarchical's ring)
+
 struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   const Route* route = nullptr;
   int hop = 0;                 // index into route->ports of the device currently holding it
@@ -37,6 +73,11 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
   bool background = false;     // cross-traffic of a congestion fault (counted apart in link statistics)
   ChunkSink* sink = nullptr;
+  // Functional mode: the collective and the bytes this chunk carries (the payload's data pointer
+  // points into `bytes`, kept with the pooled payload); null otherwise.
+  const DataRange* data = nullptr;
+  int collective = -1;
+  std::vector<unsigned char> bytes;
 
   tlm::tlm_extension_base* clone() const override { return new ChunkExt(*this); }
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const ChunkExt&>(e); }
