@@ -74,7 +74,7 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
   const std::int64_t n = size == 0 ? 1 : (static_cast<std::int64_t>(size) + p_.mtu - 1) / p_.mtu;
   const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
   auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
-  const std::int64_t packet = ser(p_.mtu + p_.overhead), last_packet = ser(last + p_.overhead);
+  const std::int64_t packet = ser(p_.mtu + p_.overhead), last_packet = ser(packet_wire(last));
   const std::int64_t window = 2 * (packet + p_.latency_ps + extra_latency_ps_);
   std::int64_t pos = 0;  // next packet in sequence
   for (;;) {
@@ -92,7 +92,8 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
     const std::int64_t resent = timer ? 1 : std::min<std::int64_t>(n - k, (window + packet - 1) / packet);
     const std::uint64_t bytes = static_cast<std::uint64_t>(resent - 1) * p_.mtu + (k + resent == n ? last : p_.mtu);
     stats_.retransmitted_bytes += bytes;
-    stats_.wire_bytes += bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
+    stats_.wire_bytes += p_.whole_packets ? static_cast<std::uint64_t>(resent) * packet_wire(p_.mtu)
+                                           : bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
     c.total_ps += cost;
     if (k == 0) c.head_ps += cost;
     if (k == n - 1) c.tail_ps += cost;
@@ -102,7 +103,7 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
 
 std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
   std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
-  return payload + packets * p_.overhead;
+  return p_.whole_packets ? packets * packet_wire(p_.mtu) : payload + packets * p_.overhead;
 }
 
 tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
@@ -167,7 +168,7 @@ void LinkDir::try_transmit() {
   const LossCost loss = draw_losses(size, follows);
   wire_end_ = now + ser(static_cast<double>(wire_bytes(size))) + loss.total_ps;
   const std::int64_t tail_out =
-      std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(last + p_.overhead)) + loss.tail_ps);
+      std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(packet_wire(last))) + loss.tail_ps);
   serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
   if (track_ >= 0) {
     if (now > busy_to_) flush_trace(), busy_from_ = now;
@@ -178,7 +179,7 @@ void LinkDir::try_transmit() {
   // The first packet reaches the far end a packet time plus the latency after it starts.
   const std::int64_t latency = p_.latency_ps + extra_latency_ps_;
   const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
-  const std::int64_t head = ser(first + p_.overhead) + latency + loss.head_ps;
+  const std::int64_t head = ser(packet_wire(first)) + latency + loss.head_ps;
   if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head), SC_PS));
   propagating_.push_back({now + head, p});
   ++unaccepted_;
