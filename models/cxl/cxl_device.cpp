@@ -22,7 +22,14 @@ CxlPort::CxlPort(sc_core::sc_module_name name)
 }
 
 void CxlPort::send_chunk(tlm::tlm_generic_payload* chunk) {
-  dma_engine_.send(chunk_of(*chunk)->route->ports[0], chunk, nullptr);
+  const int out = chunk_of(*chunk)->route->ports[0];
+  if (chunk_of(*chunk)->express) {  // a CXL.io TLP does not queue behind the port's bulk chunks
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    if (dma[out]->nb_transport_fw(*chunk, ph, t) != tlm::TLM_COMPLETED) throw RunError(std::string(name()) + ": a TLP was not taken");
+    return;
+  }
+  dma_engine_.send(out, chunk, nullptr);
 }
 
 tlm::tlm_sync_enum CxlPort::nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {

@@ -26,6 +26,7 @@ tlm::tlm_generic_payload* make_tlp(PayloadPool& pool, const Route& route, std::u
   c->tail_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   c->tag = 0;
   c->more = false;
+  c->express = true;  // interleaved with bulk chunks at packet granularity
   c->sink = nullptr;
   io->kind = kind;
   io->offset = offset;

@@ -35,6 +35,10 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   std::int64_t tail_ps = 0;
   std::uint64_t tag = 0;       // owner's identifier (the collective engine's transfer id)
   bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
+  // A small control message (a CXL.io TLP): links send it between the packets of the chunk on the
+  // wire instead of queueing it behind whole chunks (PCIe and CXL arbitrate per TLP and flit), and
+  // take it whatever their queues hold.
+  bool express = false;
   ChunkSink* sink = nullptr;
 
   tlm::tlm_extension_base* clone() const override { return new ChunkExt(*this); }

@@ -107,6 +107,10 @@ std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
 }
 
 tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
+  if (ph == tlm::BEGIN_REQ && chunk_of(p)->express) {
+    accept_express(&p);
+    return tlm::TLM_COMPLETED;
+  }
   if (ph == tlm::BEGIN_REQ) {
     std::uint32_t size = p.get_data_length();
     if (!pending_in_ && (queued_bytes_ == 0 || queued_bytes_ + size <= p_.buffer)) {
@@ -135,23 +139,68 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   try_transmit();
 }
 
+// An express message on a link busy with a chunk goes out at the chunk's next packet boundary
+// (after its first packet, so arrivals keep their order) and stretches the chunk's time on the
+// wire by its own; the chunk's tail is not moved (less than a packet time). Otherwise it waits
+// for the link, ahead of the queued chunks.
+void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
+  p->acquire();
+  const std::int64_t now = now_ps();
+  auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
+  if (busy_ && !down_ && !chunk_of(*on_wire_)->express) {
+    const std::int64_t packet = ser(packet_wire(p_.mtu)), own = ser(static_cast<double>(wire_bytes(p->get_data_length())));
+    std::int64_t start = std::max({now, express_end_, wire_start_ + packet});
+    start = wire_start_ + (start - wire_start_ + packet - 1) / packet * packet;
+    if (start < wire_end_) {
+      express_end_ = start + own;
+      wire_end_ += own;
+      serialized_ev_.cancel();
+      serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
+      if (track_ >= 0) busy_to_ = wire_end_;
+      ++stats_.chunks;
+      stats_.payload_bytes += p->get_data_length();
+      stats_.wire_bytes += wire_bytes(p->get_data_length());
+      stats_.busy_ps += own;
+      propagate(p, express_end_ + p_.latency_ps + extra_latency_ps_);
+      return;
+    }
+  }
+  express_.push_back(p);
+  try_transmit();
+}
+
+void LinkDir::propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps) {
+  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head_ps - now_ps()), SC_PS));
+  propagating_.push_back({head_ps, p});
+  ++unaccepted_;
+}
+
 void LinkDir::try_transmit() {
-  if (busy_ || down_ || flows_.empty()) return;
-  if (unaccepted_ >= headroom_) {  // the far end is not taking chunks: stop, as PFC pauses a sender
+  if (busy_ || down_ || (flows_.empty() && express_.empty())) return;
+  // The far end is not taking chunks: stop, as PFC pauses a sender (express messages still go).
+  const bool paused = unaccepted_ >= headroom_;
+  if (paused && express_.empty()) {
     if (paused_since_ < 0) paused_since_ = now_ps();
     return;
   }
-  if (paused_since_ >= 0) stats_.paused_ps += now_ps() - paused_since_, paused_since_ = -1;
-  if (rr_next_ >= flows_.size()) rr_next_ = 0;
-  FlowQueue& fq = flows_[rr_next_];
-  tlm::tlm_generic_payload* p = fq.q.front();
-  fq.q.pop_front();
-  // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
-  const bool follows = !fq.q.empty() || chunk_of(*p)->more;
-  if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
-  else ++rr_next_;
+  if (!paused && paused_since_ >= 0) stats_.paused_ps += now_ps() - paused_since_, paused_since_ = -1;
+  tlm::tlm_generic_payload* p;
+  bool follows = false;
+  if (!express_.empty()) {
+    p = express_.front();
+    express_.pop_front();
+  } else {
+    if (rr_next_ >= flows_.size()) rr_next_ = 0;
+    FlowQueue& fq = flows_[rr_next_];
+    p = fq.q.front();
+    fq.q.pop_front();
+    // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
+    follows = !fq.q.empty() || chunk_of(*p)->more;
+    if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
+    else ++rr_next_;
+    queued_bytes_ -= p->get_data_length();
+  }
   const std::uint32_t size = p->get_data_length();
-  queued_bytes_ -= size;
   busy_ = true;
   on_wire_ = p;
   const std::int64_t now = now_ps();
@@ -219,8 +268,17 @@ void LinkDir::on_serialized() {
 void LinkDir::on_arrival() {
   const std::int64_t now = now_ps();
   while (!propagating_.empty() && propagating_.front().head_ps <= now) {
-    arrived_.push_back(propagating_.front().p);
+    tlm::tlm_generic_payload* p = propagating_.front().p;
     propagating_.pop_front();
+    if (!chunk_of(*p)->express) {
+      arrived_.push_back(p);
+      continue;
+    }
+    // Express: handed on at once, past chunks the far end has not taken yet (its own channel).
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time t = sc_core::SC_ZERO_TIME;
+    if (out->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
+    accepted_downstream(p);
   }
   if (!propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(propagating_.front().head_ps - now), SC_PS));
   try_deliver();

@@ -92,6 +92,8 @@ class LinkDir : public sc_core::sc_module {
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   void enqueue(tlm::tlm_generic_payload* p);
+  void accept_express(tlm::tlm_generic_payload* p);
+  void propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps);
   void try_transmit();
   void on_serialized();
   void on_arrival();
@@ -127,6 +129,8 @@ class LinkDir : public sc_core::sc_module {
   std::vector<FlowQueue> flows_;   // active flows in round-robin order
   std::size_t rr_next_ = 0;
   std::uint64_t queued_bytes_ = 0;
+  std::deque<tlm::tlm_generic_payload*> express_;  // express messages waiting for the link (served first)
+  std::int64_t express_end_ = 0;                   // end of the last one slipped into a chunk's packets
   tlm::tlm_generic_payload* pending_in_ = nullptr;  // accepted later, when it fits
   // Transmission.
   bool busy_ = false;
