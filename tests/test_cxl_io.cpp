@@ -85,22 +85,26 @@ json one_job(const std::string& completion, const std::string& period) {
 
 TEST(CxlIo, InterruptJobTimeIsWritesPathEngineMemoryMsiPathAndHandling) {
   REQUIRE_RTL();
-  json doc = one_job("interrupt", "1us");
-  const Scenario s = load_scenario(doc, "t");
-  const CxlParams& cx = s.cluster.cxl;
-  const json r = test::simulate(doc);
-  const json& d = r["cxl"][0];
-  ASSERT_EQ(d["jobs"], 1);
-  const std::uint64_t lines = 256 * 1024 / 64;
-  const IoPaths p = io_paths(s);
-  const std::int64_t engine = engine_ps(cx, d["engine_cycles"].get<std::uint64_t>(), lines, 64);
-  EXPECT_NEAR(d["busy_s"].get<double>(), engine * 1e-12, 1e-12);
-  const std::int64_t expected = kWritesPerJob * cx.mmio_latency_ps + p.write + engine + p.to_host + cx.completion_latency_ps;
-  EXPECT_NEAR(d["driver_s"].get<double>(), expected * 1e-12, 1e-12)
-      << "off by " << d["driver_s"].get<double>() * 1e12 - static_cast<double>(expected) << " ps";
-  EXPECT_EQ(d["mmio_writes"], 1 + kWritesPerJob);  // IRQ_EN once, then the job's
-  EXPECT_EQ(d["mmio_reads"], 0);
-  EXPECT_EQ(d["msis"], 1);
+  for (const char* fidelity : {"calibrated", "rtl"}) {
+    json doc = one_job("interrupt", "1us");
+    doc["cluster"]["node"]["cxl"]["fidelity"] = fidelity;
+    const Scenario s = load_scenario(doc, "t");
+    const CxlParams& cx = s.cluster.cxl;
+    const json r = test::simulate(doc);
+    const json& d = r["cxl"][0];
+    ASSERT_EQ(d["jobs"], 1) << fidelity;
+    const std::uint64_t lines = 256 * 1024 / 64;
+    const IoPaths p = io_paths(s);
+    const std::int64_t engine = engine_ps(cx, d["engine_cycles"].get<std::uint64_t>(), lines, 64);
+    EXPECT_NEAR(d["busy_s"].get<double>(), engine * 1e-12, 1e-12) << fidelity;
+    const std::int64_t expected =
+        kWritesPerJob * cx.mmio_latency_ps + p.write + engine + p.to_host + cx.completion_latency_ps;
+    EXPECT_NEAR(d["driver_s"].get<double>(), expected * 1e-12, 1e-12)
+        << fidelity << ": off by " << d["driver_s"].get<double>() * 1e12 - static_cast<double>(expected) << " ps";
+    EXPECT_EQ(d["mmio_writes"], 1 + kWritesPerJob) << fidelity;  // IRQ_EN once, then the job's
+    EXPECT_EQ(d["mmio_reads"], 0) << fidelity;
+    EXPECT_EQ(d["msis"], 1) << fidelity;
+  }
 }
 
 TEST(CxlIo, PolledJobTimeIsQuantizedToThePollTicksPlusTheReadRoundTrip) {
