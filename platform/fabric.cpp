@@ -52,7 +52,7 @@ int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t
 }
 
 void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
-                     std::uint64_t buffer) {
+                     std::uint64_t buffer, bool whole_packets) {
   const int link = static_cast<int>(links_.size());
   links_.push_back({"link:" + devices_[a].name + "-" + devices_[b].name, kind, a, b, bps, latency_ps});
   for (int dirn = 0; dirn < 2; ++dirn) {
@@ -65,6 +65,7 @@ void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int
     p.mtu = static_cast<std::uint32_t>(mtu);
     p.overhead = static_cast<std::uint32_t>(framing);
     p.buffer = buffer;
+    p.whole_packets = whole_packets;
     std::string label = f.name + "->" + t.name;
     FabricDir d;
     d.from = from;
@@ -140,7 +141,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       int port = add_device(node + ".cxl.p" + std::to_string(k), DeviceKind::CxlPort, n, 0);
       devices_[static_cast<std::size_t>(port)].cxl = dev->ports[k].get();
       connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(), cp.flit_overhead(),
-              f.switch_buffer);
+              f.switch_buffer, true);  // flits are fixed-size: a 4-byte MMIO write takes a whole one
       device_map_.ports_of_node.back().push_back(static_cast<int>(gpu_device_.size()));
       gpu_device_.push_back(port);
       // Between nodes a port uses a NIC on its own PCIe switch (else the node's first NIC).
@@ -151,6 +152,12 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
           break;
         }
       nic_of_gpu_.push_back(nic_devices[static_cast<std::size_t>(nic)]);
+      if (k == 0) {  // the device's driver sits on the root complex; its CXL.io goes to port 0
+        FabricDevice& rc = devices_[static_cast<std::size_t>(root)];
+        dev->driver().mmio.bind(rc.fwd->in);
+        host_paths_.push_back({dev, root, port, static_cast<int>(rc.out.size())});
+        rc.fwd->out.bind(dev->driver().host);
+      }
     }
   }
   // The network.
@@ -173,6 +180,23 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
     double up = f.link_bw * f.leaf_ports / (spines * f.oversubscription);
     for (int l : leaf)
       for (int sp : spine) eth(l, sp, up);
+  }
+  route_host_paths();
+}
+
+// The driver's TLPs enter the root complex from its socket (route entry 0) and take the shortest
+// path to port 0; the device's come back the same way and leave the root complex to the driver.
+void Fabric::route_host_paths() {
+  for (const HostPath& h : host_paths_) {
+    auto to = std::make_unique<Route>(), back = std::make_unique<Route>();
+    to->ports.push_back(0);
+    append_path(*to, h.root, h.port0, 0);
+    append_path(*back, h.port0, h.root, 0);
+    back->ports.push_back(h.rc_port);
+    const std::uint32_t flow = 0xC5100000u + static_cast<std::uint32_t>(devices_[static_cast<std::size_t>(h.root)].node);
+    h.dev->set_host_paths(to.get(), back.get(), flow, devices_[static_cast<std::size_t>(h.root)].egress_latency_ps);
+    host_routes_.push_back(std::move(to));
+    host_routes_.push_back(std::move(back));
   }
 }
 

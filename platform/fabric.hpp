@@ -92,7 +92,8 @@ class Fabric : public RouteProvider {
  private:
   int add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps);
   void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
-               std::uint64_t buffer);
+               std::uint64_t buffer, bool whole_packets = false);
+  void route_host_paths();
   const std::vector<double>& dist_to(int target);
   double cost(const FabricDir& d) const;
   void append_path(Route& r, int from, int to, std::uint32_t flow);
@@ -108,6 +109,14 @@ class Fabric : public RouteProvider {
   std::unordered_map<int, std::vector<double>> dist_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
   std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
+  // A CXL device's host driver on its node's root complex: the driver's socket is the root
+  // complex's out-port `rc_port` (not a link: no routes but these use it).
+  struct HostPath {
+    CxlDevice* dev;
+    int root, port0, rc_port;
+  };
+  std::vector<HostPath> host_paths_;
+  std::vector<std::unique_ptr<Route>> host_routes_;
 };
 
 }  // namespace trainvp

@@ -129,7 +129,11 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
                     {"engine_cycles", st.engine_cycles},
                     {"functional_lines_checked", d->lines_checked()},
                     {"port_bytes_in", port_bytes(*d)},
-                    {"busy_s", sec(st.busy_ps)}});
+                    {"busy_s", sec(st.busy_ps)},
+                    {"mmio_writes", d->driver().stats().mmio_writes},
+                    {"mmio_reads", d->driver().stats().mmio_reads},
+                    {"msis", d->csr().stats().msis},
+                    {"driver_s", sec(d->driver().stats().busy_ps)}});
   }
   return list;
 }

@@ -7,27 +7,15 @@
 #include "platform/results.hpp"
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
+#include "tests/cxl_bench.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"
 
 namespace trainvp {
 namespace {
 
+using test::cxl_bench;
 using test::in_child;
-
-json cxl_bench(const std::string& fidelity, int lanes, const std::string& bytes) {
-  return {{"trainvp", 1},
-          {"name", "cxl"},
-          {"cluster",
-           {{"nodes", 1},
-            {"node",
-             {{"gpus", 4},
-              {"gpu", "RTX-A6000"},
-              {"cxl", {{"present", true}, {"fidelity", fidelity}, {"engine_lanes", lanes}}}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "cxl_allreduce"}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
-          {"output", {{"trace", false}}}};
-}
 
 json run(const json& doc) { return test::simulate(doc); }
 

@@ -25,8 +25,15 @@ CxlPort::CxlPort(sc_core::sc_module_name name, CxlDevice& device)
 
 void CxlPort::send_chunk(tlm::tlm_generic_payload* chunk) {
   const ChunkExt* c = chunk_of(*chunk);
+  const int out = c->route->ports[0];
+  if (c->express) {  // a CXL.io TLP does not queue behind the port's bulk chunks
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    if (dma[out]->nb_transport_fw(*chunk, ph, t) != tlm::TLM_COMPLETED) throw RunError(std::string(name()) + ": a TLP was not taken");
+    return;
+  }
   if (c->data) device_.window_read(*c, chunk->get_address(), chunk->get_data_ptr());
-  dma_engine_.send(chunk_of(*chunk)->route->ports[0], chunk, nullptr);
+  dma_engine_.send(out, chunk, nullptr);
 }
 
 tlm::tlm_sync_enum CxlPort::nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
@@ -37,6 +44,11 @@ tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tl
   ChunkExt* c = chunk_of(p);
   if (!c) throw RunError(std::string(name()) + ": only reduction-window writes (fabric chunks) are modelled");
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  if (cxl_io_of(p)) {  // MMIO to the CSRs
+    if (!io) throw RunError(std::string(name()) + ": CXL.io goes to port 0");
+    io->receive(p);
+    return tlm::TLM_COMPLETED;
+  }
   // Writes into the reduction window stream into the engine's input buffer at link rate.
   bytes_in_ += p.get_data_length();
   if (c->data) device_.window_write(*c, p.get_address(), p.get_data_ptr());
@@ -50,10 +62,25 @@ CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nport
   engine_ = make_rtl_engine(p.engine_lanes);
   if (!waves_path.empty()) engine_->trace_to(waves_path, 1e12 / p.rtl_clock_hz);
   for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str(), *this));
-  std::string full = this->name();  // nodeN.cxl
-  track_ = ctx.trace.enabled() ? ctx.trace.track(full.substr(0, full.find('.')), "cxl engine") : -1;
+  std::string full = this->name();  // nodeN_cxl
+  const std::string node = full.substr(0, full.find_first_of("._"));
+  track_ = ctx.trace.enabled() ? ctx.trace.track(node, "cxl engine") : -1;
+  csr_ = std::make_unique<CxlCsrTarget>("csr", p.fidelity == CxlFidelity::Rtl ? engine_.get() : nullptr,
+                                        engine_->max_contributors(), [this](int contributors, std::uint64_t lines) {
+                                          start_pending_ = true, start_contributors_ = contributors, start_lines_ = lines;
+                                          doorbell_.notify(sc_core::SC_ZERO_TIME);
+                                        }, ctx);
+  if (!ports.empty()) ports[0]->io = csr_.get();
+  const std::uint32_t config_bits = (bf16_ ? 1u << 8 : 0u) | (p.ftz ? 1u << 9 : 0u);
+  driver_ = std::make_unique<CxlDriver>("driver", p, static_cast<std::uint32_t>(line_bytes()), config_bits, ctx,
+                                        ctx.trace.enabled() ? ctx.trace.track(node, "cxl driver") : -1);
   SC_HAS_PROCESS(CxlDevice);
   SC_THREAD(run);
+}
+
+void CxlDevice::set_host_paths(const Route* to_device, const Route* to_host, std::uint32_t flow, std::int64_t rc_latency_ps) {
+  driver_->set_path(to_device, flow, rc_latency_ps);
+  csr_->set_host_path(ports.at(0).get(), to_host, flow);
 }
 
 std::uint64_t CxlDevice::calibrated_cycles(int contributors, std::uint64_t lines) {
@@ -174,8 +201,7 @@ std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
         data[static_cast<std::size_t>(c) * lines * lanes + i] = synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
     std::uint64_t cycles;
     if (p_.fidelity == CxlFidelity::Rtl) {
-      RtlJob job{contributors, lines, bf16_, p_.ftz, &data, &result};
-      cycles = engine_->run(job).cycles;
+      cycles = run_rtl(RtlJob{contributors, lines, bf16_, p_.ftz, &data, &result});
     } else {  // calibrated: the reference model computes the sums
       cycles = calibrated_cycles(contributors, lines);
       result.resize(lines * lanes);
@@ -193,11 +219,13 @@ std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
   return run_rtl(job);
 }
 
-std::uint64_t CxlDevice::run_rtl(const RtlJob& job) {
+std::uint64_t CxlDevice::run_rtl(const RtlJob& programmed) {
   // Waveforms cover the jobs that start in the window.
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const bool dump = waves_to_ps_ < 0 ? now >= waves_from_ps_ : (now >= waves_from_ps_ && now <= waves_to_ps_);
-  engine_->trace_window(dump, static_cast<std::uint64_t>(now + p_.mmio_latency_ps));
+  engine_->trace_window(dump, static_cast<std::uint64_t>(now));
+  RtlJob job = programmed;
+  job.program = false;  // the driver's MMIO wrote CONFIG and LEN
   std::uint64_t cycles = engine_->run(job).cycles;
   engine_->trace_window(false, 0);
   return cycles;
@@ -207,29 +235,32 @@ void CxlDevice::reduce(std::uint64_t bytes, int contributors, std::function<void
   if (contributors > engine_->max_contributors())
     throw RunError(std::string(name()) + ": " + std::to_string(contributors) + " contributors, the engine takes at most " +
                    std::to_string(engine_->max_contributors()));
-  queue_.push_back({bytes, contributors, std::move(done), std::move(data)});
-  wake_.notify(sc_core::SC_ZERO_TIME);
+  const std::uint64_t lines = (bytes + line_bytes() - 1) / line_bytes();
+  submitted_.push_back({bytes, contributors, std::move(data)});
+  driver_->submit({lines, contributors, [this, bytes, contributors, done = std::move(done)] {
+                     stats_.bytes += bytes * static_cast<std::uint64_t>(contributors);
+                     done();
+                   }});
 }
 
+// A job starts when its doorbell (CTRL.START) has reached the CSRs, with what the driver wrote.
 void CxlDevice::run() {
   for (;;) {
-    while (queue_.empty()) wait(wake_);
-    Job job = std::move(queue_.front());
-    queue_.pop_front();
+    while (!start_pending_) wait(doorbell_);
+    start_pending_ = false;
+    const int contributors = start_contributors_;
+    const std::uint64_t lines = start_lines_;
     const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
-    const std::uint64_t lines = (job.bytes + line_bytes() - 1) / line_bytes();
+    if (submitted_.empty()) throw RunError(std::string(name()) + ": a doorbell without a submitted job");
+    const Job job = std::move(submitted_.front());
+    submitted_.pop_front();
+    if (contributors != job.contributors || lines != (job.bytes + line_bytes() - 1) / line_bytes())
+      throw RunError(std::string(name()) + ": the CSRs the driver wrote do not describe the job it submitted");
     const std::uint64_t cycles = engine_cycles(job, lines);
     const double engine_ps = static_cast<double>(cycles) * 1e12 / p_.rtl_clock_hz;
     // Reduced lines stream into device memory as they leave the engine; the slower of the two sets the pace.
-    const double mem_ps = static_cast<double>(job.bytes) * 8.0 / p_.mem_bw * 1e12;
-    double total = static_cast<double>(p_.mmio_latency_ps) + std::max(engine_ps, mem_ps) + static_cast<double>(p_.mem_latency_ps);
-    // Completion: an interrupt arrives after its latency; a poll sees it at the next polling tick.
-    if (p_.completion == CxlCompletion::Interrupt) {
-      total += static_cast<double>(p_.completion_latency_ps);
-    } else {
-      const double period = static_cast<double>(p_.completion_latency_ps);
-      total = std::ceil(total / period) * period;
-    }
+    const double mem_ps = static_cast<double>(lines * line_bytes()) * 8.0 / p_.mem_bw * 1e12;
+    const double total = std::max(engine_ps, mem_ps) + static_cast<double>(p_.mem_latency_ps);
     if (!failure_.empty()) {  // the run cannot be trusted past a wrong sum: stop it
       sc_core::sc_stop();
       return;
@@ -237,14 +268,13 @@ void CxlDevice::run() {
     wait(sc_time(std::round(total), SC_PS));
     ++stats_.jobs;
     stats_.lines += lines;
-    stats_.bytes += job.bytes * static_cast<std::uint64_t>(job.contributors);
     stats_.engine_cycles += cycles;
     const std::int64_t t1 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
     stats_.busy_ps += t1 - t0;
     ++ctx_.events;
     if (track_ >= 0)
-      ctx_.trace.slice(track_, "reduce", "cxl", t0, t1, {{"bytes", job.bytes}, {"contributors", job.contributors}, {"cycles", cycles}});
-    job.done();
+      ctx_.trace.slice(track_, "reduce", "cxl", t0, t1, {{"lines", lines}, {"contributors", contributors}, {"cycles", cycles}});
+    csr_->job_done();
   }
 }
 

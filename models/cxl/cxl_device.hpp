@@ -1,10 +1,12 @@
 #pragma once
 // A CXL Type-2 device hosting the Verilated gradient-aggregation engine. Its ports are fabric
-// endpoints (AT sockets like a GPU's: `dma` sends reduced chunks back, `mem` takes GPUs' writes
-// into the reduction window); reduce jobs run one at a time on the engine, each costing the CSR
-// programming over CXL.io (MMIO), the engine's cycles at rtl_clock (simulated line by line in
-// "rtl" fidelity, from a start-up calibration of the same RTL in "calibrated" fidelity), the
-// result's write to device memory, and the completion (interrupt or poll).
+// endpoints (AT sockets like a GPU's: `dma` sends reduced chunks back and CXL.io TLPs to the host,
+// `mem` takes GPUs' writes into the reduction window and, at port 0, the host's MMIO). A reduce
+// job is handed to the host's driver (cxl_driver.hpp), which programs the CSRs over CXL.io through
+// the fabric (cxl_csr.hpp); the doorbell starts the engine, whose cycles at rtl_clock (simulated
+// line by line in "rtl" fidelity, from a start-up calibration of the same RTL in "calibrated"
+// fidelity) overlap the result's write to device memory; then DONE, an MSI if enabled, and the
+// driver's completion (interrupt or poll) calls the job's `done`.
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -18,6 +20,8 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "models/cxl/cxl_csr.hpp"
+#include "models/cxl/cxl_driver.hpp"
 #include "models/cxl/cxl_params.hpp"
 #include "models/cxl/rtl_engine.hpp"
 #include "models/link/chunk.hpp"
@@ -41,6 +45,7 @@ class CxlPort : public sc_core::sc_module, public ChunkEndpoint {
   const char* endpoint_name() const override { return name(); }
   void end_of_elaboration() override { dma_engine_.reserve_ports(dma.size()); }
   std::uint64_t bytes_in() const { return bytes_in_; }
+  CxlCsrTarget* io = nullptr;  // the CXL.io function, at port 0
 
  private:
   tlm::tlm_sync_enum nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
@@ -86,12 +91,20 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   // whose cycles are affine in the line count).
   std::uint64_t calibrated_cycles(int contributors, std::uint64_t lines);
   std::uint64_t line_bytes() const { return static_cast<std::uint64_t>(engine_->lanes()) * (bf16_ ? 2 : 4); }
+  // The fabric's routes between the host's driver (on the root complex) and port 0.
+  void set_host_paths(const Route* to_device, const Route* to_host, std::uint32_t flow, std::int64_t rc_latency_ps);
+  CxlDriver& driver() { return *driver_; }
+  const CxlDriver& driver() const { return *driver_; }
+  const CxlCsrTarget& csr() const { return *csr_; }
+  // A CSR as the device holds it (rtl fidelity: read over the engine's APB port).
+  std::uint32_t read_csr(std::uint32_t offset) { return csr_->read(offset); }
 
  private:
+  // A submitted job's size and data, in submission order: the driver programs jobs one at a time
+  // in that order, so the job a doorbell starts is the front.
   struct Job {
     std::uint64_t bytes;
     int contributors;
-    std::function<void()> done;
     ReduceData data;
   };
   void run();
@@ -106,8 +119,13 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   bool bf16_;
   RunContext& ctx_;
   std::unique_ptr<RtlEngine> engine_;
-  std::deque<Job> queue_;
-  sc_core::sc_event wake_;
+  std::unique_ptr<CxlCsrTarget> csr_;
+  std::unique_ptr<CxlDriver> driver_;
+  bool start_pending_ = false;  // the doorbell rang for a job of these contributors and lines
+  int start_contributors_ = 0;
+  std::uint64_t start_lines_ = 0;
+  sc_core::sc_event doorbell_;
+  std::deque<Job> submitted_;
   std::map<int, std::pair<double, double>> fit_;  // contributors -> (cycles per line, fixed cycles)
   CxlStats stats_;
   int track_ = -1;

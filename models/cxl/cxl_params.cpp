@@ -30,13 +30,17 @@ const ParamSet<CxlParams>& cxl_schema() {
         .time("mem_latency", &CxlParams::mem_latency_ps, "250ns",
               "Device memory latency (real CXL memory: 140-410 ns, Melody ASPLOS 2025)")
         .bandwidth("mem_bw", &CxlParams::mem_bw, "64GB/s", "Device memory bandwidth")
-        .time("mmio_latency", &CxlParams::mmio_latency_ps, "1us",
-              "CXL.io MMIO time to program a job's CSRs and ring the doorbell")
+        .time("mmio_latency", &CxlParams::mmio_latency_ps, "200ns",
+              "Host overhead per MMIO access (software and uncore) before its TLP leaves the root complex; "
+              "a job takes 5 posted writes (CONFIG, LEN, BASE_LO, BASE_HI, CTRL.START), each then travelling "
+              "root complex -> PCIe switch -> CXL port, and every STATUS poll one read")
         .choice("completion", &CxlParams::completion, "interrupt",
                 {{"interrupt", CxlCompletion::Interrupt}, {"poll", CxlCompletion::Poll}},
-                "How the host learns a job is done")
+                "How the host learns a job is done: interrupt, an MSI from the device through the fabric; poll, "
+                "MMIO reads of STATUS until DONE")
         .time("completion_latency", &CxlParams::completion_latency_ps, "1us",
-              "Interrupt delivery latency, or the polling interval (completion is seen at the next poll)")
+              "Interrupt handling time after the MSI reaches the CPU, or the poll period (a STATUS read at each "
+              "tick after the doorbell; ticks while a read is outstanding are skipped)")
         .flag("ftz", &CxlParams::ftz, false, "Flush subnormals to zero in the engine");
     return p;
   }();

@@ -23,9 +23,9 @@ struct CxlParams {
   CxlFidelity fidelity = CxlFidelity::Calibrated;
   std::int64_t mem_latency_ps = 250000;
   double mem_bw = 64e9 * 8;            // bits/s
-  std::int64_t mmio_latency_ps = 1000000;
+  std::int64_t mmio_latency_ps = 200000;           // host overhead per MMIO access
   CxlCompletion completion = CxlCompletion::Interrupt;
-  std::int64_t completion_latency_ps = 1000000;  // interrupt delivery, or the poll interval
+  std::int64_t completion_latency_ps = 1000000;  // interrupt handling, or the poll period
   bool ftz = false;
 
   // Flit framing: 68-byte flits (64 B of data) in CXL 1.1/2.0 over PCIe 5.0, 256-byte flits

@@ -1,5 +1,6 @@
 // Compiled only with the Verilated variants (rtl/CMakeLists.txt adds it to trainvp_core).
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/csr_map.hpp"
 
 #include <systemc.h>  // before verilated.h: Verilator's headers expect SystemC's names
 
@@ -16,10 +17,7 @@ namespace trainvp {
 
 namespace {
 
-// CSR offsets (docs/rtl.md).
-constexpr std::uint32_t kParams = 0x004, kCtrl = 0x010, kConfig = 0x014, kStatus = 0x018;
-constexpr std::uint32_t slot_len(std::uint32_t s) { return 0x100 + 16 * s; }
-constexpr std::uint32_t kStart = 1, kDoneClr = 4, kDone = 2;
+using namespace csr;
 
 template <class Model, int kLanes>
 class Engine final : public RtlEngine {
@@ -58,11 +56,17 @@ class Engine final : public RtlEngine {
     job_cycle0_ = cycle_;
   }
 
+  void write_csr(std::uint32_t offset, std::uint32_t value) override { write(offset, value); }
+  std::uint32_t read_csr(std::uint32_t offset) override { return read(offset); }
+  bool irq() const override { return m_->irq; }
+
   RtlJobStats run(const RtlJob& job) override {
+    if (job.program) {
+      write(kCtrl, kDoneClr);
+      write(kConfig, static_cast<std::uint32_t>(job.contributors) | (job.bf16 ? 1u << 8 : 0u) | (job.ftz ? 1u << 9 : 0u));
+      write(len(0), static_cast<std::uint32_t>(job.lines));
+    }
     const std::uint64_t c0 = cycle_;
-    write(kCtrl, kDoneClr);
-    write(kConfig, static_cast<std::uint32_t>(job.contributors) | (job.bf16 ? 1u << 8 : 0u) | (job.ftz ? 1u << 9 : 0u));
-    write(slot_len(0), static_cast<std::uint32_t>(job.lines));
     write(kCtrl, kStart);
     RtlJobStats st;
     if (job.result) job.result->assign(job.lines * kLanes, 0);

@@ -17,10 +17,13 @@ struct RtlJob {
   // Optional data: contributors x lines x lanes 32-bit words (contributor-major); empty = zeros.
   const std::vector<std::uint32_t>* data = nullptr;
   std::vector<std::uint32_t>* result = nullptr;  // lines x lanes words, when data is given
+  // true: run() programs CONFIG and LEN[0] itself; false: they were written over the APB port
+  // already (write_csr: the driver's MMIO writes) and run() only writes CTRL.START.
+  bool program = true;
 };
 
 struct RtlJobStats {
-  std::uint64_t cycles = 0;        // from the first APB write of the job to DONE
+  std::uint64_t cycles = 0;        // from the CTRL.START write (its APB cycles included) to DONE
   std::uint64_t lines_out = 0;
 };
 
@@ -32,6 +35,10 @@ class RtlEngine {
   // Runs one job to completion (contributions fed line by line, all contributors of a line in
   // id order, so at most one line is open: the engine's window rule), returns its cycles.
   virtual RtlJobStats run(const RtlJob& job) = 0;
+  // One APB access to the CSR block (csr_map.hpp); each takes the APB's two cycles.
+  virtual void write_csr(std::uint32_t offset, std::uint32_t value) = 0;
+  virtual std::uint32_t read_csr(std::uint32_t offset) = 0;
+  virtual bool irq() const = 0;  // the engine's interrupt output
   // Waveforms: while enabled, every cycle is dumped to `path` (VCD), stamped with `t0_ps` plus the
   // cycle count times the period.
   virtual void trace_to(const std::string& path, double period_ps) = 0;

@@ -72,6 +72,10 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   std::uint64_t tag = 0;       // owner's identifier (the collective engine's transfer id)
   bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
   bool background = false;     // cross-traffic of a congestion fault (counted apart in link statistics)
+  // A small control message (a CXL.io TLP): links send it between the packets of the chunk on the
+  // wire instead of queueing it behind whole chunks (PCIe and CXL arbitrate per TLP and flit), and
+  // take it whatever their queues hold.
+  bool express = false;
   ChunkSink* sink = nullptr;
   // Functional mode: the collective and the bytes this chunk carries (the payload's data pointer
   // points into `bytes`, kept with the pooled payload); null otherwise.

@@ -16,6 +16,12 @@ tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::
   if (ph != tlm::BEGIN_REQ) throw RunError(label_ + ": unexpected phase on the forward path");
   ChunkExt* c = chunk_of(p);
   int port = c->route->ports[static_cast<std::size_t>(++c->hop)];
+  if (c->express) {  // past the bulk queue: the egress link takes it at once
+    tlm::tlm_phase begin = tlm::BEGIN_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    if (out[port]->nb_transport_fw(p, begin, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": an express message was not taken");
+    return tlm::TLM_COMPLETED;
+  }
   Port& pt = ports_[static_cast<std::size_t>(port)];
   if (!pt.waiting_accept && pt.queue.empty() && offer(port, &p)) return tlm::TLM_COMPLETED;
   p.acquire();

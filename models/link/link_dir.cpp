@@ -74,7 +74,7 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
   const std::int64_t n = size == 0 ? 1 : (static_cast<std::int64_t>(size) + p_.mtu - 1) / p_.mtu;
   const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
   auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
-  const std::int64_t packet = ser(p_.mtu + p_.overhead), last_packet = ser(last + p_.overhead);
+  const std::int64_t packet = ser(p_.mtu + p_.overhead), last_packet = ser(packet_wire(last));
   const std::int64_t window = 2 * (packet + p_.latency_ps + extra_latency_ps_);
   std::int64_t pos = 0;  // next packet in sequence
   for (;;) {
@@ -92,7 +92,8 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
     const std::int64_t resent = timer ? 1 : std::min<std::int64_t>(n - k, (window + packet - 1) / packet);
     const std::uint64_t bytes = static_cast<std::uint64_t>(resent - 1) * p_.mtu + (k + resent == n ? last : p_.mtu);
     stats_.retransmitted_bytes += bytes;
-    stats_.wire_bytes += bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
+    stats_.wire_bytes += p_.whole_packets ? static_cast<std::uint64_t>(resent) * packet_wire(p_.mtu)
+                                           : bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
     c.total_ps += cost;
     if (k == 0) c.head_ps += cost;
     if (k == n - 1) c.tail_ps += cost;
@@ -115,10 +116,14 @@ double LinkDir::mean_queue_bytes(std::int64_t end_ps) const {
 
 std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
   std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
-  return payload + packets * p_.overhead;
+  return p_.whole_packets ? packets * packet_wire(p_.mtu) : payload + packets * p_.overhead;
 }
 
 tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
+  if (ph == tlm::BEGIN_REQ && chunk_of(p)->express) {
+    accept_express(&p);
+    return tlm::TLM_COMPLETED;
+  }
   if (ph == tlm::BEGIN_REQ) {
     std::uint32_t size = p.get_data_length();
     if (!pending_in_ && (queued_bytes_ == 0 || queued_bytes_ + size <= p_.buffer)) {
@@ -150,23 +155,68 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   try_transmit();
 }
 
+// An express message on a link busy with a chunk goes out at the chunk's next packet boundary
+// (after its first packet, so arrivals keep their order) and stretches the chunk's time on the
+// wire by its own; the chunk's tail is not moved (less than a packet time). Otherwise it waits
+// for the link, ahead of the queued chunks.
+void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
+  p->acquire();
+  const std::int64_t now = now_ps();
+  auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
+  if (busy_ && !down_ && !chunk_of(*on_wire_)->express) {
+    const std::int64_t packet = ser(packet_wire(p_.mtu)), own = ser(static_cast<double>(wire_bytes(p->get_data_length())));
+    std::int64_t start = std::max({now, express_end_, wire_start_ + packet});
+    start = wire_start_ + (start - wire_start_ + packet - 1) / packet * packet;
+    if (start < wire_end_) {
+      express_end_ = start + own;
+      wire_end_ += own;
+      serialized_ev_.cancel();
+      serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
+      if (track_ >= 0) busy_to_ = wire_end_;
+      ++stats_.chunks;
+      stats_.payload_bytes += p->get_data_length();
+      stats_.wire_bytes += wire_bytes(p->get_data_length());
+      stats_.busy_ps += own;
+      propagate(p, express_end_ + p_.latency_ps + extra_latency_ps_);
+      return;
+    }
+  }
+  express_.push_back(p);
+  try_transmit();
+}
+
+void LinkDir::propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps) {
+  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head_ps - now_ps()), SC_PS));
+  propagating_.push_back({head_ps, p});
+  ++unaccepted_;
+}
+
 void LinkDir::try_transmit() {
-  if (busy_ || down_ || flows_.empty()) return;
-  if (unaccepted_ >= headroom_) {  // the far end is not taking chunks: stop, as PFC pauses a sender
+  if (busy_ || down_ || (flows_.empty() && express_.empty())) return;
+  // The far end is not taking chunks: stop, as PFC pauses a sender (express messages still go).
+  const bool paused = unaccepted_ >= headroom_;
+  if (paused && express_.empty()) {
     if (paused_since_ < 0) paused_since_ = now_ps();
     return;
   }
-  if (paused_since_ >= 0) stats_.paused_ps += now_ps() - paused_since_, paused_since_ = -1;
-  if (rr_next_ >= flows_.size()) rr_next_ = 0;
-  FlowQueue& fq = flows_[rr_next_];
-  tlm::tlm_generic_payload* p = fq.q.front();
-  fq.q.pop_front();
-  // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
-  const bool follows = !fq.q.empty() || chunk_of(*p)->more;
-  if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
-  else ++rr_next_;
+  if (!paused && paused_since_ >= 0) stats_.paused_ps += now_ps() - paused_since_, paused_since_ = -1;
+  tlm::tlm_generic_payload* p;
+  bool follows = false;
+  if (!express_.empty()) {
+    p = express_.front();
+    express_.pop_front();
+  } else {
+    if (rr_next_ >= flows_.size()) rr_next_ = 0;
+    FlowQueue& fq = flows_[rr_next_];
+    p = fq.q.front();
+    fq.q.pop_front();
+    // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
+    follows = !fq.q.empty() || chunk_of(*p)->more;
+    if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
+    else ++rr_next_;
+    set_queued(queued_bytes_ - p->get_data_length());
+  }
   const std::uint32_t size = p->get_data_length();
-  set_queued(queued_bytes_ - size);
   busy_ = true;
   on_wire_ = p;
   const std::int64_t now = now_ps();
@@ -183,7 +233,7 @@ void LinkDir::try_transmit() {
   const LossCost loss = draw_losses(size, follows);
   wire_end_ = now + ser(static_cast<double>(wire_bytes(size))) + loss.total_ps;
   const std::int64_t tail_out =
-      std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(last + p_.overhead)) + loss.tail_ps);
+      std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(packet_wire(last))) + loss.tail_ps);
   serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
   if (track_ >= 0) {
     if (now > busy_to_) flush_trace(), busy_from_ = now;
@@ -194,7 +244,7 @@ void LinkDir::try_transmit() {
   // The first packet reaches the far end a packet time plus the latency after it starts.
   const std::int64_t latency = p_.latency_ps + extra_latency_ps_;
   const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
-  const std::int64_t head = ser(first + p_.overhead) + latency + loss.head_ps;
+  const std::int64_t head = ser(packet_wire(first)) + latency + loss.head_ps;
   if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head), SC_PS));
   propagating_.push_back({now + head, p});
   ++unaccepted_;
@@ -235,8 +285,17 @@ void LinkDir::on_serialized() {
 void LinkDir::on_arrival() {
   const std::int64_t now = now_ps();
   while (!propagating_.empty() && propagating_.front().head_ps <= now) {
-    arrived_.push_back(propagating_.front().p);
+    tlm::tlm_generic_payload* p = propagating_.front().p;
     propagating_.pop_front();
+    if (!chunk_of(*p)->express) {
+      arrived_.push_back(p);
+      continue;
+    }
+    // Express: handed on at once, past chunks the far end has not taken yet (its own channel).
+    tlm::tlm_phase ph = tlm::BEGIN_REQ;
+    sc_time t = sc_core::SC_ZERO_TIME;
+    if (out->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
+    accepted_downstream(p);
   }
   if (!propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(propagating_.front().head_ps - now), SC_PS));
   try_deliver();

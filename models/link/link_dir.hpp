@@ -36,6 +36,7 @@ struct LinkDirParams {
   std::int64_t latency_ps = 0;        // propagation + the sending device's forwarding latency
   std::uint32_t mtu = 4096;           // payload bytes per packet
   std::uint32_t overhead = 82;        // framing bytes per packet
+  bool whole_packets = false;         // fixed-size packets (CXL flits): a partial one is padded to mtu
   std::uint64_t buffer = 1 << 20;     // output queue capacity, bytes of payload
   int headroom = 0;                   // 0: derived from the bandwidth-delay product
 };
@@ -63,8 +64,11 @@ class LinkDir : public sc_core::sc_module {
   const std::string& label() const { return label_; }
   const LinkDirParams& params() const { return p_; }
   const LinkDirStats& stats() const { return stats_; }
-  // Wire bytes of a chunk of `payload` bytes on this link: payload + packets x overhead.
+  // Wire bytes of a chunk of `payload` bytes on this link: payload + packets x overhead, or
+  // packets x (mtu + overhead) with whole packets.
   std::uint64_t wire_bytes(std::uint32_t payload) const;
+  // Wire bytes of one packet carrying `payload` (<= mtu) bytes.
+  std::uint32_t packet_wire(std::uint32_t payload) const { return (p_.whole_packets ? p_.mtu : payload) + p_.overhead; }
   // Bandwidth and latency can change during a run (faults).
   void set_bandwidth(double bps) { p_.bandwidth_bps = bps; }
   void set_extra_latency(std::int64_t ps) { extra_latency_ps_ = ps; }
@@ -91,6 +95,8 @@ class LinkDir : public sc_core::sc_module {
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   void enqueue(tlm::tlm_generic_payload* p);
+  void accept_express(tlm::tlm_generic_payload* p);
+  void propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps);
   void try_transmit();
   void on_serialized();
   void on_arrival();
@@ -129,6 +135,8 @@ class LinkDir : public sc_core::sc_module {
   std::uint64_t queued_bytes_ = 0;
   double queue_byte_ps_ = 0;        // integral of queued_bytes_ over time, up to queue_since_
   std::int64_t queue_since_ = 0;
+  std::deque<tlm::tlm_generic_payload*> express_;  // express messages waiting for the link (served first)
+  std::int64_t express_end_ = 0;                   // end of the last one slipped into a chunk's packets
   tlm::tlm_generic_payload* pending_in_ = nullptr;  // accepted later, when it fits
   // Transmission.
   bool busy_ = false;
