@@ -18,7 +18,8 @@ namespace {
 
 // ---- the table: one entry per fault kind the generator draws ----
 
-enum class Targets { Gpu, Host, Link };  // what one event hits: a GPU, all GPUs of a node, a link
+// What one event hits: a GPU, all GPUs of a node, a link, or (congestion) a pair of NICs.
+enum class Targets { Gpu, Host, Link, NicPair };
 enum class Class { Compute, Network };   // which GREYHOUND population its defaults come from
 
 struct KindSpec {
@@ -56,6 +57,12 @@ const std::vector<KindSpec>& kind_table() {
       {"link_down", FaultKind::LinkDown, Targets::Link, Class::Network, 0,
        R"({"weak": {}, "medium": {}, "severe": {}})",
        "Link flaps, one link each (see `fault_generator_kind`); off by default (fail-stop, not in GREYHOUND)"},
+      // GREYHOUND's congestion events are drawn as link_degrade by default (cheap to simulate);
+      // this kind draws them as real cross-traffic between two NICs instead.
+      {"congestion", FaultKind::Congestion, Targets::NicPair, Class::Network, 0,
+       R"({"weak": {"rate": "50Gbps"}, "medium": {"rate": "100Gbps"}, "severe": {"rate": "200Gbps"}})",
+       "Background cross-traffic from one NIC to another (see `fault_generator_kind`); off by default (GREYHOUND's "
+       "congestion is drawn as `link_degrade` unless this kind is given a rate)"},
   };
   return t;
 }
@@ -107,8 +114,9 @@ const ParamSet<KindRaw>& kind_schema() {
         .nested("levels", "object", json::object(), "The fault keys of each severity (see `fault_generator_levels`)")
         .text("scope", &KindRaw::scope, nullptr,
               "Name or glob over the fabric's names (as fault targets); each event hits one match, drawn uniformly: a "
-              "GPU (gpu_slowdown), a node with a matching GPU (cpu_contention: all its GPUs), a link (link kinds); "
-              "default: every GPU, every node, every network (Ethernet) link");
+              "GPU (gpu_slowdown), a node with a matching GPU (cpu_contention: all its GPUs), a link (link kinds), a "
+              "source NIC and another destination NIC (congestion); default: every GPU, every node, every network "
+              "(Ethernet) link, every NIC");
     return p;
   }();
   return s;
@@ -193,13 +201,14 @@ std::string time_text(std::int64_t ps) {
 // validation explicit faults get; errors are reported at the level's pointer.
 std::int64_t check_level(const KindSpec& k, const json& level, const std::string& path) {
   if (!level.is_object()) fail_expected(path, "an object of " + std::string(k.name) + " fault keys", level);
-  for (const char* drawn : {"kind", "target", "start", "duration", "origin", "severity"})
+  for (const char* drawn : {"kind", "target", "source", "destination", "start", "duration", "origin", "severity"})
     if (level.contains(drawn))
       throw ScenarioError(ptr_join(path, drawn),
                           std::string("\"") + drawn + "\" is drawn by the generator, not set per severity");
   json f = level;
   f["kind"] = k.name;
-  f["target"] = "*";
+  if (k.targets == Targets::NicPair) f["source"] = "*", f["destination"] = "*";
+  else f["target"] = "*";
   json resolved;
   try {
     return load_fault_list(json::array({f}), resolved).at(0).ramp_ps;
@@ -333,12 +342,19 @@ std::vector<std::vector<std::string>> fault_generator_targets(const FaultGenerat
             t.push_back("node" + std::to_string(n) + ".gpu*");
             break;
           }
+    } else if (k.targets == Targets::NicPair) {
+      for (const FabricDevice& d : fabric.devices())
+        if (d.kind == DeviceKind::Nic && glob_match(scope.empty() ? "*" : scope, d.name)) t.push_back(d.name);
+      if (t.size() == 1) t.clear();  // a pair needs two NICs
     } else {
       for (const FabricLink& l : fabric.links())
         if (scope.empty() ? l.kind == "ethernet" : link_matches(fabric, l, scope)) t.push_back(l.name);
     }
     if (t.empty()) {
       const std::string where = ptr_join(ptr_join("/fault_generator", g.name), "scope");
+      if (k.targets == Targets::NicPair)
+        fail_expected(where, "a NIC name or glob matching at least two NICs (an event runs from one to another)",
+                      scope.empty() ? json("(default: every NIC)") : json(scope));
       if (k.targets != Targets::Link)
         fail_expected(where, "a GPU name or glob matching at least one of node0.gpu0 .. " + s.cluster.gpus.back().name,
                       json(scope));
@@ -350,6 +366,8 @@ std::vector<std::vector<std::string>> fault_generator_targets(const FaultGenerat
   }
   return out;
 }
+
+static Targets k_targets(std::size_t kind) { return kind_table()[kind].targets; }
 
 json generate_faults(const FaultGeneratorConfig& cfg, const std::vector<std::vector<std::string>>& targets) {
   struct Event {
@@ -389,7 +407,15 @@ json generate_faults(const FaultGeneratorConfig& cfg, const std::vector<std::vec
       dur_us = std::max(dur_us, (g.min_duration_ps[sev] + 999999) / 1000000);
       json f = g.levels[sev];
       f["kind"] = g.name;
-      f["target"] = cand[pick];
+      if (k_targets(i) == Targets::NicPair) {
+        // A destination other than the source, uniformly: draw among the others and skip the source.
+        std::size_t to = std::min(cand.size() - 2, static_cast<std::size_t>(uniform(picks) * (cand.size() - 1)));
+        if (to >= pick) ++to;
+        f["source"] = cand[pick];
+        f["destination"] = cand[to];
+      } else {
+        f["target"] = cand[pick];
+      }
       f["start"] = time_text(start_ps);
       f["duration"] = time_text(dur_us * 1000000);
       f["origin"] = "generator";

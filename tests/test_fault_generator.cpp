@@ -44,7 +44,8 @@ json job(const json& generator, int nodes = 2) {
 // Every kind off but the ones given.
 json only(const json& kinds, const char* horizon = "24h") {
   json g = {{"horizon", horizon},         {"gpu_slowdown", {{"rate", 0}}}, {"cpu_contention", {{"rate", 0}}},
-            {"link_degrade", {{"rate", 0}}}, {"packet_loss", {{"rate", 0}}},  {"link_down", {{"rate", 0}}}};
+            {"link_degrade", {{"rate", 0}}}, {"packet_loss", {{"rate", 0}}},  {"link_down", {{"rate", 0}}},
+            {"congestion", {{"rate", 0}}}};
   for (auto it = kinds.begin(); it != kinds.end(); ++it) g[it.key()] = it.value();
   return g;
 }
@@ -216,6 +217,38 @@ TEST(FaultGenerator, EveryTargetMatchesTheScopeAndEachMatchIsDrawn) {
   for (auto& [name, kind] : link_kind) node0_links += glob_match("link:node0.*", name), network += kind == "ethernet";
   EXPECT_EQ(hits["link_degrade"].size(), node0_links);
   EXPECT_EQ(hits["packet_loss"].size(), network);
+}
+
+TEST(FaultGenerator, CongestionDrawsTwoDifferentNicsOfTheScopeAndTheTrafficRuns) {
+  const char* scope = "node*.nic[0-1]";
+  const json e = elaborate(job(only({{"congestion", {{"rate", 100}, {"scope", scope}}}}, "2h")));
+  std::map<std::pair<std::string, std::string>, int> pairs;
+  ASSERT_GT(e["faults"].size(), 100u);
+  for (const json& f : e["faults"]) {
+    ASSERT_EQ(f["kind"], "congestion");
+    EXPECT_FALSE(f.contains("target"));
+    const std::string src = f["source"], dst = f["destination"];
+    EXPECT_NE(src, dst);
+    EXPECT_TRUE(glob_match(scope, src) && glob_match(scope, dst)) << src << " -> " << dst;
+    pairs[{src, dst}]++;
+  }
+  EXPECT_EQ(pairs.size(), 4u * 3u);  // ~200 events: every ordered pair of the 4 NICs is drawn
+
+  // Events in the run's window inject real cross-traffic, and the run still ends with its work.
+  json doc = job(only({{"congestion", {{"rate", 3600}, {"duration", {{"distribution", "fixed"}, {"mean", "200ms"}}}}}},
+                      "300ms"));
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    return sim.faults()->results().dump();
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  const json res = json::parse(r.value);
+  std::uint64_t delivered = 0;
+  for (const json& f : res)
+    if (f["applied"] == true) delivered += f["delivered_bytes"].get<std::uint64_t>();
+  EXPECT_GT(delivered, 0u) << res.dump(1);
 }
 
 class FaultGeneratorCli : public ::testing::Test {
