@@ -8,6 +8,7 @@
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
 #include "tests/cxl_bench.hpp"
+#include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"
 
@@ -79,12 +80,7 @@ TEST(Cxl, ABuildWithoutTheRtlRejectsTheDevice) {
 
 TEST(Cxl, BadCxlScenariosAreClearErrors) {
   REQUIRE_RTL();
-  struct Case {
-    const char* name;
-    std::function<void(json&)> mutate;
-    const char* path;
-  };
-  std::vector<Case> cases = {
+  std::vector<test::BadCase> cases = {
       {"no device", [](json& d) { d["cluster"]["node"]["cxl"]["present"] = false; }, "/cluster/node/cxl/present"},
       {"variant not compiled", [](json& d) { d["cluster"]["node"]["cxl"]["engine_lanes"] = 12; },
        "/cluster/node/cxl/engine_lanes"},
@@ -94,16 +90,7 @@ TEST(Cxl, BadCxlScenariosAreClearErrors) {
       {"bad clock", [](json& d) { d["cluster"]["node"]["cxl"]["rtl_clock"] = "1GHzz"; }, "/cluster/node/cxl/rtl_clock"},
       {"cxl for all_gather", [](json& d) { d["workload"]["op"] = "all_gather"; }, "/workload/algorithm"},
   };
-  for (auto& c : cases) {
-    json doc = cxl_bench("calibrated", 16, "1MiB");
-    c.mutate(doc);
-    try {
-      load_scenario(doc, "t");
-      ADD_FAILURE() << c.name << ": accepted";
-    } catch (const ScenarioError& e) {
-      EXPECT_EQ(e.path, c.path) << c.name << ": " << e.what();
-    }
-  }
+  test::expect_load_errors(cxl_bench("calibrated", 16, "1MiB"), cases);
   json multi = {{"trainvp", 1},
                 {"name", "x"},
                 {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},

@@ -11,6 +11,7 @@
 #include "platform/results.hpp"
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
+#include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"
 
@@ -131,27 +132,13 @@ TEST(CxlFunctional, AFlippedBitInTheDeviceFailsTheRunNamingGpuIterationLayerAndE
 
 TEST(CxlFunctional, BadFunctionalTrainingScenariosAreClearErrors) {
   REQUIRE_RTL();
-  struct Case {
-    const char* name;
-    std::function<void(json&)> mutate;
-    const char* path;
-  };
-  std::vector<Case> cases = {
+  std::vector<test::BadCase> cases = {
       {"ring", [](json& d) { d["training"]["sync"]["algorithm"] = "ring"; }, "/workload/functional"},
       {"layerwise", [](json& d) { d["training"]["sync"]["strategy"] = "layerwise"; }, "/workload/functional"},
       {"over the cap", [](json& d) { d["workload"]["functional_max_bytes"] = "256KiB"; }, "/workload/functional_max_bytes"},
       {"odd chunk", [](json& d) { d["cluster"]["fabric"]["chunk"] = "65538B"; }, "/cluster/fabric/chunk"},
   };
-  for (auto& c : cases) {
-    json doc = functional_training("cxl_allreduce", "calibrated", 1, 4);
-    c.mutate(doc);
-    try {
-      load_scenario(doc, "t");
-      ADD_FAILURE() << c.name << ": accepted";
-    } catch (const ScenarioError& e) {
-      EXPECT_EQ(e.path, c.path) << c.name << ": " << e.what();
-    }
-  }
+  test::expect_load_errors(functional_training("cxl_allreduce", "calibrated", 1, 4), cases);
 }
 
 // ---- HDM decoding ----
