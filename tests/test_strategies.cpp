@@ -19,6 +19,7 @@
 #include "platform/results.hpp"
 #include "platform/scenario.hpp"
 #include "platform/simulation.hpp"
+#include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/command.hpp"
 #include "tests/simulate.hpp"
@@ -453,14 +454,8 @@ TEST(Strategies, AscWfbpRunsEveryLayersAllReduceAtOnceAndTheTraceShowsThePlans) 
 
 // ---------------------------------------------------------------- errors
 
-struct Bad {
-  const char* name;
-  std::function<void(json&)> mutate;
-  const char* path;
-};
-
 TEST(Strategies, BadStrategyParametersAreClearErrors) {
-  std::vector<Bad> cases = {
+  std::vector<test::BadCase> cases = {
       {"H < 1", [](json& d) { d["training"]["sync"]["period"] = 0; }, "/training/sync/period"},
       {"unknown strategy", [](json& d) { d["training"]["sync"]["strategy"] = "dream"; }, "/training/sync/strategy"},
       {"ratio 0", [](json& d) { d["training"]["sync"]["compression"] = {{"kind", "topk"}, {"ratio", 0}}; },
@@ -498,16 +493,7 @@ TEST(Strategies, BadStrategyParametersAreClearErrors) {
        [](json& d) { d["training"]["sync"]["profile"] = {{{"layer", "lm_head"}, {"bwd_time", "1ms"}, {"comm_time", "1ms"}}}; },
        "/training/sync/profile/0/comm_time"},
   };
-  for (auto& c : cases) {
-    json doc = gpt2("dreamddp");
-    c.mutate(doc);
-    try {
-      load_scenario(doc, "t");
-      ADD_FAILURE() << c.name << ": accepted";
-    } catch (const ScenarioError& e) {
-      EXPECT_EQ(e.path, c.path) << c.name << ": " << e.what();
-    }
-  }
+  test::expect_load_errors(gpt2("dreamddp"), cases);
   // The command line reports it with the pointer and exit status 2.
   test::Cmd r = test::trainvp("validate scenarios/strategies/gpt2-32gpu-dreamddp.json --set /training/sync/period=0");
   EXPECT_EQ(r.code, 2) << r.out;

@@ -167,19 +167,8 @@ std::uint64_t CxlDevice::reduce_window(const Job& job, std::uint64_t lines) {
     for (std::uint64_t i = 0; i < elements; ++i)
       std::memcpy(&data[static_cast<std::size_t>(c) * lines * lanes + i], &v[off + i * esize], esize);
   }
-  std::uint64_t cycles;
-  if (p_.fidelity == CxlFidelity::Rtl) {
-    cycles = run_rtl(RtlJob{n, lines, bf16_, p_.ftz, &data, &result});
-    check_functional(n, lines, data, result);
-  } else {
-    cycles = calibrated_cycles(n, lines);
-    result.resize(lines * lanes);
-    for (std::uint64_t l = 0; l < lines; ++l) {
-      std::vector<const std::uint32_t*> in;
-      for (int c = 0; c < n; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
-      reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, &result[l * lanes], p_.ftz);
-    }
-  }
+  const std::uint64_t cycles = reduce_lines(n, lines, data, result);
+  if (p_.fidelity == CxlFidelity::Rtl) check_functional(n, lines, data, result);
   if (flip_bit_ >= 0 && flip_element_ < elements) {
     result[flip_element_] ^= 1u << flip_bit_;
     flip_bit_ = -1;
@@ -199,24 +188,28 @@ std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
     for (int c = 0; c < contributors; ++c)
       for (std::size_t i = 0; i < lines * lanes; ++i)
         data[static_cast<std::size_t>(c) * lines * lanes + i] = synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
-    std::uint64_t cycles;
-    if (p_.fidelity == CxlFidelity::Rtl) {
-      cycles = run_rtl(RtlJob{contributors, lines, bf16_, p_.ftz, &data, &result});
-    } else {  // calibrated: the reference model computes the sums
-      cycles = calibrated_cycles(contributors, lines);
-      result.resize(lines * lanes);
-      for (std::uint64_t l = 0; l < lines; ++l) {
-        std::vector<const std::uint32_t*> in;
-        for (int c = 0; c < contributors; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
-        reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, &result[l * lanes], p_.ftz);
-      }
-    }
+    const std::uint64_t cycles = reduce_lines(contributors, lines, data, result);
     check_functional(contributors, lines, data, result);
     return cycles;
   }
   if (p_.fidelity == CxlFidelity::Calibrated) return calibrated_cycles(contributors, lines);
   RtlJob job{contributors, lines, bf16_, p_.ftz};
   return run_rtl(job);
+}
+
+// The sums of `lines` lines of n contributions (contributor-major, a word per lane): the Verilated
+// engine's in rtl fidelity, the reference model's in calibrated fidelity (with the fit's cycles).
+std::uint64_t CxlDevice::reduce_lines(int n, std::uint64_t lines, const std::vector<std::uint32_t>& data,
+                                      std::vector<std::uint32_t>& result) {
+  if (p_.fidelity == CxlFidelity::Rtl) return run_rtl(RtlJob{n, lines, bf16_, p_.ftz, &data, &result});
+  const std::size_t lanes = static_cast<std::size_t>(engine_->lanes());
+  result.resize(lines * lanes);
+  for (std::uint64_t l = 0; l < lines; ++l) {
+    std::vector<const std::uint32_t*> in;
+    for (int c = 0; c < n; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
+    reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, &result[l * lanes], p_.ftz);
+  }
+  return calibrated_cycles(n, lines);
 }
 
 std::uint64_t CxlDevice::run_rtl(const RtlJob& programmed) {
