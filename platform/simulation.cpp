@@ -118,12 +118,6 @@ std::vector<const CxlDevice*> Simulation::cxl_devices() const {
   return out;
 }
 
-std::vector<CxlDevice*> Simulation::cxl_devices_mutable() {
-  std::vector<CxlDevice*> out;
-  for (auto& d : cxl_) out.push_back(d.get());
-  return out;
-}
-
 void Simulation::keep_waves() {
   cxl_.clear();  // flush and close before the file is renamed
   kept_ = true;

@@ -55,10 +55,10 @@ class Simulation {
   // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
   const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
-  CxlDevice& cxl_device(int node) { return *cxl_.at(static_cast<std::size_t>(node)); }  // tests' hooks
+  // Tests' hooks: flip a result bit, read CSRs (an RTL read ticks the engine).
+  CxlDevice& cxl_device(int node) { return *cxl_.at(static_cast<std::size_t>(node)); }
   // Functional training mode's generator and checker (null when off).
   const FunctionalData* functional() const { return functional_.get(); }
-  std::vector<CxlDevice*> cxl_devices_mutable();  // tests read the devices' CSRs (an RTL read ticks it)
   // The waveform file being written (DIR/.waves.vcd.tmp), or "": renamed to waves.vcd with the outputs.
   const std::string& waves_tmp() const { return waves_tmp_; }
   // Closes the waveform file so it can be renamed; results must have been collected before.

@@ -143,7 +143,7 @@ TEST(CxlIo, TheRtlCsrBlockHoldsWhatTheDriverWrote) {
       Scenario s = load_scenario(doc, "t");
       Simulation sim(s);
       sim.run();
-      CxlDevice* dev = sim.cxl_devices_mutable().at(0);
+      CxlDevice* dev = &sim.cxl_device(0);
       json out = json::object();
       for (auto [offset, value] : dev->driver().written())
         if (offset != csr::kCtrl) out[std::to_string(offset)] = {value, dev->read_csr(offset)};  // CTRL reads 0
