@@ -2,7 +2,7 @@
 // SystemC elaborates once per process, so every test that simulates runs its simulation in a
 // forked child and gets back a string (usually JSON). Running the whole test binary in one
 // process then works as well as CTest's one-process-per-test.
-#include "platform/child_process.hpp"
+#include "platform/core/child_process.hpp"
 
 namespace trainvp::test {
 

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "platform/results.hpp"
-#include "platform/scenario.hpp"
-#include "platform/simulation.hpp"
+#include "platform/report/results.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/simulation.hpp"
 #include "tests/sim_child.hpp"
 
 namespace trainvp::test {

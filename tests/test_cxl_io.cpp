@@ -9,8 +9,8 @@
 
 #include "models/cxl/cxl_csr.hpp"
 #include "models/cxl/rtl_engine.hpp"
-#include "platform/scenario.hpp"
-#include "platform/simulation.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/simulation.hpp"
 #include "tests/cxl_bench.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"

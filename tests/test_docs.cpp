@@ -7,7 +7,7 @@
 
 #include "models/gpu/gpu_params.hpp"
 #include "models/workload/layer.hpp"
-#include "platform/scenario.hpp"
+#include "platform/config/scenario.hpp"
 
 namespace trainvp {
 namespace {

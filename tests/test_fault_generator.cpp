@@ -11,11 +11,12 @@
 #include <map>
 #include <sstream>
 
-#include "platform/errors.hpp"
-#include "platform/fault_generator.hpp"
-#include "platform/glob.hpp"
-#include "platform/scenario.hpp"
-#include "platform/simulation.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/config/fault_generator.hpp"
+#include "platform/system/faults/campaign.hpp"
+#include "platform/core/glob.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/simulation.hpp"
 #include "tests/command.hpp"
 #include "tests/sim_child.hpp"
 

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "platform/errors.hpp"
-#include "platform/results.hpp"
-#include "platform/scenario.hpp"
-#include "platform/simulation.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/report/results.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/simulation.hpp"
 #include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"

@@ -15,7 +15,7 @@
 
 #include "models/link/chunk.hpp"
 #include "models/link/link_dir.hpp"
-#include "platform/tlm/payload_pool.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
 #include "tests/command.hpp"
 #include "tests/scenario_cases.hpp"
 #include "tests/simulate.hpp"

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "platform/errors.hpp"
-#include "platform/scenario.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/config/scenario.hpp"
 #include "tests/simulate.hpp"
 
 namespace trainvp {

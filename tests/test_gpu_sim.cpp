@@ -5,10 +5,10 @@
 #include <systemc>
 
 #include "models/gpu/gpu.hpp"
-#include "platform/errors.hpp"
-#include "platform/results.hpp"
-#include "platform/scenario.hpp"
-#include "platform/simulation.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/report/results.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/simulation.hpp"
 #include "tests/sim_child.hpp"
 
 namespace trainvp {

@@ -1,5 +1,5 @@
-// Self-documenting parameters (platform/params.hpp) on a small local struct using every kind of
-// declaration, and target globs (platform/glob.hpp).
+// Self-documenting parameters (platform/core/params.hpp) on a small local struct using every kind of
+// declaration, and target globs (platform/core/glob.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "platform/errors.hpp"
-#include "platform/glob.hpp"
-#include "platform/params.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/glob.hpp"
+#include "platform/core/params.hpp"
 
 namespace trainvp {
 namespace {

@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 #include "platform/sweep/expand.hpp"
 #include "platform/sweep/point_id.hpp"
 #include "platform/sweep/spec.hpp"

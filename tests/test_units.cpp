@@ -1,4 +1,4 @@
-// Quantities with units (platform/units.hpp): every accepted unit against its closed-form value,
+// Quantities with units (platform/core/units.hpp): every accepted unit against its closed-form value,
 // spacing and exponents, and bad inputs that must fail with a message saying what was expected.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/units.hpp"
+#include "platform/core/units.hpp"
 
 namespace trainvp {
 namespace {

@@ -18,8 +18,8 @@
 #include "models/collectives/program.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/link/chunk.hpp"
-#include "platform/run_context.hpp"
-#include "platform/tlm/payload_pool.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 

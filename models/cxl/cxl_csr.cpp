@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 
 namespace trainvp {
 

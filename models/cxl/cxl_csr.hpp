@@ -17,7 +17,7 @@
 #include "models/cxl/cxl_io.hpp"
 #include "models/cxl/rtl_engine.hpp"
 #include "models/link/endpoint.hpp"
-#include "platform/run_context.hpp"
+#include "platform/core/run_context.hpp"
 
 namespace trainvp {
 

@@ -7,7 +7,7 @@
 
 #include "models/cxl/reduce_ref.hpp"
 #include "models/link/chunk.hpp"
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 
 namespace trainvp {
 

@@ -27,9 +27,9 @@
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/workload/dtype.hpp"
-#include "platform/run_context.hpp"
-#include "platform/tlm/at_initiator.hpp"
-#include "platform/tlm/payload_pool.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/core/tlm/at_initiator.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -10,8 +11,7 @@ using sc_core::sc_time;
 using sc_core::SC_PS;
 
 namespace {
-std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
-sc_time ps(std::int64_t v) { return sc_time(static_cast<double>(v), SC_PS); }
+sc_time ps(std::int64_t v) { return ps_time(v); }
 // Result buffers in device memory: a ring the driver hands out job by job (the address is
 // programmed into BASE; it does not change timing).
 constexpr std::uint64_t kResultBase = 0x10'0000'0000ull, kResultRing = 1ull << 30;

@@ -20,8 +20,8 @@
 
 #include "models/cxl/cxl_io.hpp"
 #include "models/cxl/cxl_params.hpp"
-#include "platform/run_context.hpp"
-#include "platform/tlm/at_initiator.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/core/tlm/at_initiator.hpp"
 
 namespace trainvp {
 

@@ -9,7 +9,7 @@
 
 #include "models/cxl/csr_map.hpp"
 #include "models/link/chunk.hpp"
-#include "platform/tlm/payload_pool.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "platform/params.hpp"
+#include "platform/core/params.hpp"
 
 namespace trainvp {
 

@@ -19,10 +19,10 @@
 #include "models/gpu/roofline.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/workload/workload.hpp"
-#include "platform/run_context.hpp"
-#include "platform/tlm/at_initiator.hpp"
-#include "platform/tlm/at_memory_target.hpp"
-#include "platform/tlm/payload_pool.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/core/tlm/at_initiator.hpp"
+#include "platform/core/tlm/at_memory_target.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 

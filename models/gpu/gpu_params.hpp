@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "models/workload/dtype.hpp"
-#include "platform/params.hpp"
+#include "platform/core/params.hpp"
 
 namespace trainvp {
 

@@ -1,7 +1,7 @@
 #include "models/link/forwarder.hpp"
 
 #include "models/link/chunk.hpp"
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 
 namespace trainvp {
 

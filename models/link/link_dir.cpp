@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "models/link/chunk.hpp"
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 
 namespace trainvp {
 

@@ -27,7 +27,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "platform/run_context.hpp"
+#include "platform/core/run_context.hpp"
 
 namespace trainvp {
 

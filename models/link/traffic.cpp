@@ -2,15 +2,15 @@
 
 #include <algorithm>
 
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
 using sc_core::sc_time;
 using sc_core::SC_PS;
 
-static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
-static sc_time ps(std::int64_t v) { return sc_time(static_cast<double>(v), SC_PS); }
+static sc_time ps(std::int64_t v) { return ps_time(v); }
 
 std::int64_t TrafficPattern::next_on(std::int64_t t) const {
   t = std::max(t, start_ps);

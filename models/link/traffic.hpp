@@ -16,8 +16,8 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "models/link/chunk.hpp"
-#include "platform/tlm/at_initiator.hpp"
-#include "platform/tlm/payload_pool.hpp"
+#include "platform/core/tlm/at_initiator.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 

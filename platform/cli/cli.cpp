@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "platform/describe.hpp"
-#include "platform/errors.hpp"
-#include "platform/output_files.hpp"
-#include "platform/results.hpp"
-#include "platform/scenario.hpp"
-#include "platform/simulation.hpp"
-#include "platform/units.hpp"
+#include "platform/report/describe.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/report/output_files.hpp"
+#include "platform/report/results.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/simulation.hpp"
+#include "platform/core/units.hpp"
 
 namespace trainvp {
 

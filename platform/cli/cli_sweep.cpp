@@ -9,7 +9,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 #include "platform/sweep/export.hpp"
 #include "platform/sweep/input_error.hpp"
 #include "platform/sweep/merge.hpp"

@@ -7,7 +7,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "platform/errors.hpp"
+#include "platform/core/errors.hpp"
 
 namespace trainvp::sweep {
 

@@ -11,7 +11,7 @@
 #include "platform/sweep/input_error.hpp"
 #include "platform/sweep/runner.hpp"
 #include "platform/sweep/spec.hpp"
-#include "platform/units.hpp"
+#include "platform/core/units.hpp"
 
 namespace trainvp::sweep {
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "platform/errors.hpp"
-#include "platform/scenario.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/config/scenario.hpp"
 
 namespace trainvp::sweep {
 

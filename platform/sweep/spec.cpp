@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "platform/errors.hpp"
-#include "platform/params.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/params.hpp"
 
 namespace trainvp::sweep {
 

@@ -1,4 +1,5 @@
 #include "models/collectives/strategies/unit_sync.hpp"
+#include "platform/core/sim_time.hpp"
 
 #include <algorithm>
 
@@ -6,7 +7,6 @@ namespace trainvp {
 
 namespace {
 
-std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
 bool first_forward(const Phase& ph) { return ph.kind == PhaseKind::Forward && ph.layer == 0 && ph.micro_batch == 0; }
 

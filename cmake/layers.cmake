@@ -1,0 +1,30 @@
+# Which folder may include which (docs/architecture.md). A folder's rule covers everything below
+# it, unit tests included, unless a deeper folder has its own. Layers depend only downward:
+#   platform/core <- models/* <- platform/config <- platform/system <- platform/report
+#   <- platform/sweep, platform/cli; tests/ sits on top of everything.
+set(TRAINVP_LAYER_RULES
+  "platform/core:platform/core"
+  "models/workload:platform/core,models/workload"
+  "models/link:platform/core,models/link"
+  "models/gpu:platform/core,models/workload,models/link,models/gpu"
+  "models/cxl:platform/core,models/workload,models/link,models/cxl"
+  "models/collectives:platform/core,models"
+  "platform/config:platform/core,models,platform/config"
+  "platform/system:platform/core,models,platform/config,platform/system"
+  "platform/report:platform/core,models,platform/config,platform/system,platform/report"
+  "platform/sweep:platform/core,platform/config,platform/sweep"
+  "platform/cli:platform,models"
+  "rtl:platform/core,models/workload,models/cxl,rtl")
+
+# Checked on every build: a wrong-way include fails it, naming the file, the line and the rule.
+if(NOT CMAKE_SCRIPT_MODE_FILE)
+  add_custom_target(layering ALL
+    COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/check_layers.cmake
+    COMMENT "Checking that every layer includes only the layers below it"
+    VERBATIM)
+  # Every library waits for the check, so a violation stops the build before anything links.
+  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_collectives
+              trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)
+    add_dependencies(${lib} layering)
+  endforeach()
+endif()

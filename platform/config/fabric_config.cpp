@@ -1,0 +1,84 @@
+#include "platform/config/fabric_config.hpp"
+
+namespace trainvp {
+
+double PcieConfig::bandwidth_bps() const {
+  // GT/s per lane by generation; Gen3+ use 128b/130b coding.
+  double gts = gen == 3 ? 8e9 : gen == 4 ? 16e9 : gen == 5 ? 32e9 : 64e9;
+  return gts * lanes * 128.0 / 130.0;
+}
+
+const ParamSet<FabricConfig>& fabric_schema() {
+  static const ParamSet<FabricConfig> s = [] {
+    ParamSet<FabricConfig> p("fabric", "/cluster/fabric",
+                             "The RoCEv2 network between nodes: one NIC per GPU (see node.nics) on a single switch or a "
+                             "leaf-spine. Transfers move in chunks of `chunk` bytes; each link frames them into "
+                             "packets and pays per-packet overhead.");
+    p.choice("topology", &FabricConfig::topology, "switch",
+             {{"switch", Topology::Switch}, {"leaf-spine", Topology::LeafSpine}},
+             "switch: every NIC on one switch; leaf-spine: NICs on leaves, every leaf linked to every spine")
+        .bandwidth("link_bw", &FabricConfig::link_bw, "400Gbps", "NIC and switch port rate, per direction")
+        .time("link_latency", &FabricConfig::link_latency_ps, "1us", "Propagation latency of a network link")
+        .integer("mtu", &FabricConfig::mtu, 4096, "RoCE payload bytes per packet", {64, 9000})
+        .integer("framing", &FabricConfig::framing, 82,
+                 "On-wire bytes per packet beyond the payload (Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + "
+                 "preamble/IFG 20)",
+                 Range::non_negative())
+        .time("switch_latency", &FabricConfig::switch_latency_ps, "500ns", "Switch port-to-port latency")
+        .size("switch_buffer", &FabricConfig::switch_buffer, "1MiB",
+              "Output-queue capacity of every link (switch, NIC, NVSwitch, PCIe and GPU ports); when full the sender "
+              "is paused (PFC-like), nothing is dropped",
+              Range::positive())
+        .integer("switch_ports", &FabricConfig::switch_ports, 64, "Ports of the single switch (topology switch)",
+                 Range::at_least(1))
+        .time("nic_latency", &FabricConfig::nic_latency_ps, "500ns", "NIC processing latency, each way")
+        .size("chunk", &FabricConfig::chunk, "1MiB",
+              "Transfer granularity: smaller is more faithful (pipelining, sharing), larger is faster to simulate",
+              Range::at_least(64))
+        .integer("leaves", &FabricConfig::leaves, 0, "Leaf switches; 0: as many as the NICs need (leaf_ports each), "
+                 "or NICs per node when rail_optimized", Range::non_negative())
+        .integer("spines", &FabricConfig::spines, 0, "Spine switches; 0: leaf_ports / 2", Range::non_negative())
+        .integer("leaf_ports", &FabricConfig::leaf_ports, 32, "NIC-facing ports per leaf", Range::at_least(1))
+        .number("oversubscription", &FabricConfig::oversubscription, 1.0,
+                "Leaf downlink to uplink bandwidth ratio: each leaf-spine link runs at leaf_ports x link_bw / "
+                "(spines x oversubscription)",
+                Range::at_least(1.0))
+        .flag("rail_optimized", &FabricConfig::rail_optimized, false,
+              "HGX rail layout: NIC i of every node on leaf i (leaf-spine only)");
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<NvlinkConfig>& nvlink_schema() {
+  static const ParamSet<NvlinkConfig> s = [] {
+    ParamSet<NvlinkConfig> p("nvlink", "/cluster/node/nvlink",
+                             "GPU-to-NVSwitch links, used when the GPU's nvlink_bw > 0 (bandwidth from the GPU).");
+    p.time("latency", &NvlinkConfig::latency_ps, "250ns", "GPU to NVSwitch link latency (our default)")
+        .time("switch_latency", &NvlinkConfig::switch_latency_ps, "100ns", "NVSwitch forwarding latency (our default)")
+        .integer("mtu", &NvlinkConfig::mtu, 256, "Payload bytes per NVLink packet", Range::at_least(16))
+        .integer("framing", &NvlinkConfig::framing, 16, "Header/CRC bytes per NVLink packet", Range::non_negative());
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<PcieConfig>& pcie_schema() {
+  static const ParamSet<PcieConfig> s = [] {
+    ParamSet<PcieConfig> p("pcie", "/cluster/node/pcie",
+                           "PCIe inside a node: GPUs and NICs on PCIe switches (gpus_per_switch GPUs and their NICs "
+                           "each), switches on the CPU root complex. GPUs without NVLink talk through it.");
+    p.integer("gen", &PcieConfig::gen, 5, "PCIe generation (3: 8, 4: 16, 5: 32, 6: 64 GT/s per lane)", {3, 6})
+        .integer("lanes", &PcieConfig::lanes, 16, "Lanes per link", {1, 32})
+        .time("latency", &PcieConfig::latency_ps, "300ns", "Link latency (our default)")
+        .time("switch_latency", &PcieConfig::switch_latency_ps, "150ns", "PCIe switch forwarding latency (our default)")
+        .integer("gpus_per_switch", &PcieConfig::gpus_per_switch, 2, "GPUs (and their NICs) per PCIe switch",
+                 Range::at_least(1))
+        .integer("mtu", &PcieConfig::mtu, 256, "Max TLP payload bytes", {64, 4096})
+        .integer("framing", &PcieConfig::framing, 24, "TLP header + DLLP + framing bytes per TLP", Range::non_negative());
+    return p;
+  }();
+  return s;
+}
+
+}  // namespace trainvp

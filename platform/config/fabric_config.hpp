@@ -1,0 +1,48 @@
+#pragma once
+// Configuration of the fabric: the network between nodes (cluster.fabric) and the links inside
+// a node (cluster.node.nvlink, cluster.node.pcie, cluster.node.nics).
+#include <cstdint>
+#include <string>
+
+#include "platform/core/params.hpp"
+
+namespace trainvp {
+
+enum class Topology { Switch, LeafSpine };
+
+struct FabricConfig {
+  Topology topology = Topology::Switch;
+  double link_bw = 400e9;            // bits/s per direction, NIC to switch
+  std::int64_t link_latency_ps = 1000000;
+  int mtu = 4096;                    // RoCE payload per packet
+  int framing = 82;                  // on-wire bytes per packet beyond the payload
+  std::int64_t switch_latency_ps = 500000;
+  std::uint64_t switch_buffer = 1 << 20;  // per output port
+  int switch_ports = 64;
+  std::int64_t nic_latency_ps = 500000;
+  std::uint64_t chunk = 1 << 20;     // transfer granularity (speed vs fidelity)
+  int leaves = 0, spines = 0, leaf_ports = 32;
+  double oversubscription = 1.0;
+  bool rail_optimized = false;
+};
+
+struct NvlinkConfig {
+  std::int64_t latency_ps = 250000;
+  std::int64_t switch_latency_ps = 100000;
+  int mtu = 256, framing = 16;
+};
+
+struct PcieConfig {
+  int gen = 5, lanes = 16;
+  std::int64_t latency_ps = 300000;
+  std::int64_t switch_latency_ps = 150000;
+  int gpus_per_switch = 2;
+  int mtu = 256, framing = 24;
+  double bandwidth_bps() const;  // per direction, after 128b/130b line coding
+};
+
+const ParamSet<FabricConfig>& fabric_schema();
+const ParamSet<NvlinkConfig>& nvlink_schema();
+const ParamSet<PcieConfig>& pcie_schema();
+
+}  // namespace trainvp

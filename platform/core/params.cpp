@@ -1,0 +1,113 @@
+#include "platform/core/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace trainvp {
+
+bool Range::contains(double v) const {
+  if (std::isnan(v)) return false;
+  if (lo_open ? !(v > lo) : !(v >= lo)) return false;
+  if (hi_open ? !(v < hi) : !(v <= hi)) return false;
+  return true;
+}
+
+static std::string num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+std::string Range::text() const {
+  bool lo_inf = std::isinf(lo), hi_inf = std::isinf(hi);
+  if (lo_inf && hi_inf) return "";
+  if (hi_inf) return (lo_open ? "> " : ">= ") + num(lo);
+  if (lo_inf) return (hi_open ? "< " : "<= ") + num(hi);
+  return std::string(lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + (hi_open ? ")" : "]");
+}
+
+std::string Range::phrase() const {
+  std::string t = text();
+  if (t.empty() || t[0] == '>' || t[0] == '<') return t;
+  return "in " + t;
+}
+
+namespace params_detail {
+
+double as_number(const json& v, const std::string& path, const std::string& expected) {
+  if (!v.is_number()) fail_expected(path, expected, v);
+  return v.get<double>();
+}
+
+void check_range(double v, const std::string& path, const Range& r, const std::string& what, const json& found) {
+  if (!r.contains(v)) fail_expected(path, what + " " + r.phrase(), found);
+}
+
+std::int64_t as_integer(const json& v, const std::string& path, const Range& r) {
+  std::string expected = "an integer" + (r.text().empty() ? std::string() : " " + r.phrase());
+  if (v.is_number_integer()) {
+    auto x = v.get<std::int64_t>();
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      fail_expected(path, expected, v);
+    check_range(static_cast<double>(x), path, r, "an integer", v);
+    return x;
+  }
+  // 4.0 is accepted as 4: JSON writers often emit integral floats.
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::floor(d) == d && std::fabs(d) < 9e15) {
+      check_range(d, path, r, "an integer", v);
+      return static_cast<std::int64_t>(d);
+    }
+  }
+  fail_expected(path, expected, v);
+}
+
+double quantity(const json& v, const std::string& path, Quantity q, const Range& r) {
+  std::string expected = std::string("a ") + quantity_name(q) + " string with a unit (" + units_of(q) + ")";
+  if (!v.is_string()) fail_expected(path, expected, v);
+  double x;
+  try {
+    switch (q) {
+      case Quantity::Bandwidth: x = parse_bandwidth_bps(v.get<std::string>()); break;
+      case Quantity::Time: x = static_cast<double>(parse_time_ps(v.get<std::string>())); break;
+      case Quantity::Size: x = static_cast<double>(parse_size_bytes(v.get<std::string>())); break;
+      case Quantity::Frequency: x = parse_frequency_hz(v.get<std::string>()); break;
+      default: x = parse_flop_rate(v.get<std::string>()); break;
+    }
+  } catch (const UnitError& e) {
+    throw ScenarioError(path, e.what());
+  }
+  if (!r.contains(x)) {
+    std::string bound = r.lo_open && r.lo == 0 ? "greater than zero" : r.text();
+    fail_expected(path, std::string("a ") + quantity_name(q) + " " + bound, v);
+  }
+  return x;
+}
+
+// Levenshtein distance, for "did you mean" hints on misspelt keys.
+static std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest(const std::string& key, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = 3;  // more than two edits away is no longer a typo
+  for (auto& c : candidates) {
+    std::size_t d = edit_distance(key, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+}  // namespace params_detail
+}  // namespace trainvp

@@ -1,0 +1,97 @@
+#include "platform/core/tlm/at_initiator.hpp"
+
+#include "platform/core/errors.hpp"
+
+namespace trainvp {
+
+// "The target completed the transaction early" (TLM_COMPLETED returned on BEGIN_REQ).
+DECLARE_EXTENDED_PHASE(internal_completed);
+
+AtInitiator::AtInitiator(const char* name, PayloadPool& pool, Forward forward)
+    : pool_(pool), forward_(std::move(forward)), peq_(name, this, &AtInitiator::on_peq) {}
+
+AtInitiator::Port& AtInitiator::port(int index) {
+  if (static_cast<std::size_t>(index) >= ports_.size()) ports_.resize(static_cast<std::size_t>(index) + 1);
+  return ports_[static_cast<std::size_t>(index)];
+}
+
+std::size_t AtInitiator::outstanding() const {
+  std::size_t n = in_flight_.size();
+  for (auto& p : ports_) n += p.queue.size();
+  return n;
+}
+
+void AtInitiator::transfer(int index, tlm::tlm_command cmd, std::uint64_t address, std::uint32_t length,
+                           unsigned char* data, Done done) {
+  port(index).queue.push_back({cmd, address, length, data, std::move(done)});
+  try_send(index);
+}
+
+void AtInitiator::send(int index, tlm::tlm_generic_payload* prepared, Done done) {
+  prepared->acquire();
+  port(index).queue.push_back({tlm::TLM_WRITE_COMMAND, 0, 0, nullptr, std::move(done), prepared});
+  try_send(index);
+}
+
+void AtInitiator::try_send(int index) {
+  Port& pt = port(index);
+  if (pt.in_request || pt.queue.empty()) return;
+  Pending t = std::move(pt.queue.front());
+  pt.queue.pop_front();
+  tlm::tlm_generic_payload* p = t.prepared;
+  if (!p) {
+    p = pool_.acquire();
+    p->set_command(t.cmd);
+    p->set_address(t.address);
+    p->set_data_length(t.length);
+    p->set_streaming_width(t.length);
+    p->set_data_ptr(t.data);
+    p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  }
+  in_flight_[p] = {index, std::move(t.done)};
+  pt.in_request = p;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  switch (forward_(index, *p, phase, delay)) {
+    case tlm::TLM_ACCEPTED: break;  // END_REQ comes on the backward path
+    case tlm::TLM_UPDATED: peq_.notify(*p, phase, delay); break;  // END_REQ or BEGIN_RESP
+    case tlm::TLM_COMPLETED: peq_.notify(*p, internal_completed, delay); break;
+  }
+}
+
+tlm::tlm_sync_enum AtInitiator::nb_transport_bw(int, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                                sc_core::sc_time& delay) {
+  peq_.notify(p, phase, delay);
+  return tlm::TLM_ACCEPTED;
+}
+
+void AtInitiator::on_peq(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase) {
+  int index = in_flight_.at(&p).index;
+  Port& pt = port(index);
+  if (phase == tlm::END_REQ) {
+    if (pt.in_request == &p) pt.in_request = nullptr;
+  } else if (phase == tlm::BEGIN_RESP) {
+    if (pt.in_request == &p) pt.in_request = nullptr;  // BEGIN_RESP implies END_REQ
+    tlm::tlm_phase end = tlm::END_RESP;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    forward_(index, p, end, delay);  // base protocol: the target answers END_RESP with COMPLETED
+    finish(p);
+  } else if (phase == internal_completed) {
+    if (pt.in_request == &p) pt.in_request = nullptr;
+    finish(p);
+  } else {
+    throw RunError("AT initiator: unexpected phase on the backward path");
+  }
+  try_send(index);
+}
+
+void AtInitiator::finish(tlm::tlm_generic_payload& p) {
+  auto it = in_flight_.find(&p);
+  Done done = std::move(it->second.done);
+  in_flight_.erase(it);
+  ++completed_;
+  if (done) done(p);
+  p.release();
+}
+
+}  // namespace trainvp

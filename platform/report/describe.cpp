@@ -1,0 +1,168 @@
+#include "platform/report/describe.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "models/gpu/gpu_params.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/core/units.hpp"
+
+namespace trainvp {
+
+namespace {
+
+std::string default_text(const ParamInfo& p) {
+  if (p.required) return "(required)";
+  if (p.default_value.is_null()) return "-";
+  if (p.default_value.is_string()) return p.default_value.get<std::string>();
+  return p.default_value.dump();
+}
+
+std::string constraint_text(const ParamInfo& p) {
+  if (!p.choices.empty()) {
+    std::string s;
+    for (auto& c : p.choices) s += (s.empty() ? "" : "|") + c;
+    return s;
+  }
+  return p.range;
+}
+
+std::string human(double v) {
+  char buf[32];
+  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (v >= 1000 && i < 5) v /= 1000, ++i;
+  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
+  return buf;
+}
+
+}  // namespace
+
+std::string describe_text() {
+  std::ostringstream o;
+  o << "trainvp " << TRAINVP_VERSION << ": scenario format " << kScenarioFormatVersion << "\n";
+  o << "Quantities are strings with units:\n";
+  for (Quantity q : {Quantity::Bandwidth, Quantity::Time, Quantity::Size, Quantity::FlopRate, Quantity::Frequency})
+    o << "  " << quantity_name(q) << ": " << units_of(q) << "\n";
+  for (const SchemaInfo& s : all_schemas()) {
+    o << "\n" << s.name << "  [" << s.where << "]\n  " << s.help << "\n";
+    for (const ParamInfo& p : s.params) {
+      char line[256];
+      std::snprintf(line, sizeof line, "  %-18s %-16s %-14s %-12s ", p.name.c_str(), p.type.c_str(), default_text(p).c_str(),
+                    constraint_text(p).c_str());
+      o << line << p.help << "\n";
+    }
+  }
+  o << "\nGPU presets (/cluster/node/gpu):\n";
+  for (const GpuPreset& g : gpu_presets()) {
+    o << "  " << g.name << ": " << g.description << "\n   ";
+    for (auto it = g.values.begin(); it != g.values.end(); ++it) o << " " << it.key() << "=" << it.value().get<std::string>();
+    o << "\n";
+  }
+  o << "\nZoo models (/workload/model; `trainvp describe model NAME` shows the layers):\n";
+  for (const ZooModelInfo& m : zoo_models()) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-12s %14llu parameters  %s\n", m.name.c_str(),
+                  static_cast<unsigned long long>(m.reference_params), m.convention.c_str());
+    o << line;
+  }
+  return o.str();
+}
+
+nlohmann::ordered_json describe_json() {
+  using oj = nlohmann::ordered_json;
+  oj out;
+  out["version"] = TRAINVP_VERSION;
+  out["format"] = kScenarioFormatVersion;
+  oj schemas = oj::array();
+  for (const SchemaInfo& s : all_schemas()) {
+    oj params = oj::array();
+    for (const ParamInfo& p : s.params) {
+      oj e = {{"name", p.name}, {"type", p.type}};
+      if (!p.units.empty()) e["units"] = p.units;
+      e["required"] = p.required;
+      e["default"] = p.default_value;
+      if (!p.range.empty()) e["range"] = p.range;
+      if (!p.choices.empty()) e["choices"] = p.choices;
+      e["help"] = p.help;
+      params.push_back(e);
+    }
+    schemas.push_back({{"name", s.name}, {"where", s.where}, {"help", s.help}, {"params", params}});
+  }
+  out["schemas"] = schemas;
+  oj presets = oj::array();
+  for (const GpuPreset& g : gpu_presets())
+    presets.push_back({{"name", g.name}, {"description", g.description}, {"values", g.values}});
+  out["gpu_presets"] = presets;
+  oj models = oj::array();
+  for (const ZooModelInfo& m : zoo_models())
+    models.push_back({{"name", m.name}, {"family", m.family}, {"parameters", m.reference_params},
+                      {"convention", m.convention}, {"sequence_model", m.sequence_model}});
+  out["zoo_models"] = models;
+  return out;
+}
+
+nlohmann::ordered_json describe_model_json(const std::string& name, const WorkloadShape& shape) {
+  using oj = nlohmann::ordered_json;
+  const ZooModelInfo* info = find_zoo_model(name);
+  std::vector<Layer> layers = build_zoo_model(name, shape);  // throws for unknown names
+  oj out;
+  std::uint64_t total = 0;
+  double fwd = 0, bwd = 0;
+  oj list = oj::array();
+  for (const Layer& l : layers) {
+    total += l.params;
+    fwd += l.fwd_flops;
+    bwd += l.bwd_input_flops + l.bwd_weight_flops;
+    list.push_back({{"name", l.name},
+                    {"parameters", l.params},
+                    {"fwd_flops", l.fwd_flops},
+                    {"bwd_input_flops", l.bwd_input_flops},
+                    {"bwd_weight_flops", l.bwd_weight_flops},
+                    {"bwd_flops", l.bwd_input_flops + l.bwd_weight_flops},
+                    {"fwd_bytes", l.fwd_bytes},
+                    {"bwd_input_bytes", l.bwd_input_bytes},
+                    {"bwd_weight_bytes", l.bwd_weight_bytes},
+                    {"activation_bytes", l.activation_bytes},
+                    {"gradient_bytes", l.grad_bytes},
+                    {"kernels", {l.fwd_kernels, l.bwd_input_kernels, l.bwd_weight_kernels}}});
+  }
+  out["model"] = name;
+  if (info) out["convention"] = info->convention;
+  out["shape"] = {{"batch", shape.batch}, {"seq", shape.seq}, {"image_size", shape.image_size},
+                  {"dtype", dtype_name(shape.dtype)}, {"grad_dtype", dtype_name(shape.grad_dtype)}};
+  out["parameters"] = total;
+  out["fwd_flops"] = fwd;
+  out["bwd_flops"] = bwd;
+  out["layers"] = list;
+  return out;
+}
+
+std::string describe_model_text(const std::string& name, const WorkloadShape& shape) {
+  auto j = describe_model_json(name, shape);
+  std::ostringstream o;
+  o << name << ": " << j["parameters"].get<std::uint64_t>() << " parameters";
+  if (j.contains("convention")) o << " (" << j["convention"].get<std::string>() << ")";
+  o << "\nbatch " << shape.batch << ", seq " << shape.seq << ", image " << shape.image_size << ", dtype "
+    << dtype_name(shape.dtype) << "; FLOPs per micro-batch\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %14s %10s %10s %10s %10s %10s\n", "layer", "parameters", "fwd", "bwd_in",
+                "bwd_w", "act", "grad");
+  o << line;
+  for (auto& l : j["layers"]) {
+    std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s %10s %10s %10s\n", l["name"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(l["parameters"].get<std::uint64_t>()),
+                  human(l["fwd_flops"].get<double>()).c_str(), human(l["bwd_input_flops"].get<double>()).c_str(),
+                  human(l["bwd_weight_flops"].get<double>()).c_str(),
+                  format_bytes(static_cast<double>(l["activation_bytes"].get<std::uint64_t>())).c_str(),
+                  format_bytes(static_cast<double>(l["gradient_bytes"].get<std::uint64_t>())).c_str());
+    o << line;
+  }
+  std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s\n", "total",
+                static_cast<unsigned long long>(j["parameters"].get<std::uint64_t>()), human(j["fwd_flops"].get<double>()).c_str(),
+                human(j["bwd_flops"].get<double>()).c_str());
+  o << line;
+  return o.str();
+}
+
+}  // namespace trainvp

@@ -1,0 +1,455 @@
+#include "platform/report/results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "models/gpu/roofline.hpp"
+#include "platform/report/sync_results.hpp"
+#include "platform/core/units.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+namespace {
+
+
+// One iteration across all ranks: spans the earliest start to the latest end; per-rank
+// quantities are averaged over ranks.
+struct ClusterIteration {
+  std::int64_t start = 0, end = 0, duration = 0;
+  double compute = 0, comm = 0, exposed = 0;
+};
+
+std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n, const SyncStrategy* sync) {
+  std::vector<ClusterIteration> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    ClusterIteration& c = out[static_cast<std::size_t>(i)];
+    c.start = INT64_MAX;
+    c.end = 0;
+    for (const Gpu* g : gpus) {
+      const RankIteration& r = g->iterations()[static_cast<std::size_t>(i)];
+      c.start = std::min(c.start, r.start_ps);
+      c.end = std::max(c.end, r.end_ps);
+      c.compute += sec(r.compute_ps);
+      c.exposed += sec(r.blocked_ps);
+    }
+    c.compute /= static_cast<double>(gpus.size());
+    c.exposed /= static_cast<double>(gpus.size());
+    // Communication: time each rank had a collective in progress, averaged over ranks.
+    if (sync)
+      for (const Gpu* g : gpus) c.comm += sec(sync->comm_ps(g->rank(), i)) / static_cast<double>(gpus.size());
+    // Iterations tile the timeline: each lasts from the previous one's end to its own end.
+    c.duration = c.end - (i == 0 ? c.start : out[static_cast<std::size_t>(i) - 1].end);
+  }
+  return out;
+}
+
+// "H100-SXM5-80GB", or "H100-SXM5-80GB/A100-SXM4-80GB" for a mixed cluster (distinct models in rank order).
+std::string gpu_models(const ClusterConfig& c) {
+  std::vector<std::string> seen;
+  for (const auto& g : c.gpus)
+    if (std::find(seen.begin(), seen.end(), g.params.model) == seen.end()) seen.push_back(g.params.model);
+  std::string out;
+  for (auto& m : seen) out += (out.empty() ? "" : "/") + m;
+  return out;
+}
+
+double flops_per_iteration(const Workload& w) {
+  double f = 0;
+  for (const Layer& l : w.layers) f += l.fwd_flops + l.bwd_input_flops + l.bwd_weight_flops;
+  return f * w.micro_batches;
+}
+
+// Per link direction that carried traffic: bytes, utilization, peak and mean queue, time paused.
+nlohmann::ordered_json link_stats(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  const double simulated = sec(sim.stats().simulated_ps);
+  ojson links = ojson::array();
+  for (const FabricDir& d : sim.fabric().dirs()) {
+    const LinkDirStats& st = d.dir->stats();
+    if (st.chunks == 0) continue;
+    links.push_back({{"name", d.dir->label()},
+                     {"link", sim.fabric().links()[static_cast<std::size_t>(d.link)].name},
+                     {"bytes", st.payload_bytes},
+                     {"wire_bytes", st.wire_bytes},
+                     {"chunks", st.chunks},
+                     {"busy_s", sec(st.busy_ps)},
+                     {"utilization", simulated > 0 ? sec(st.busy_ps) / simulated : 0.0},
+                     {"peak_queue_bytes", st.peak_queue_bytes},
+                     {"mean_queue_bytes", d.dir->mean_queue_bytes(sim.stats().simulated_ps)},
+                     {"paused_s", sec(st.paused_ps)},
+                     {"lost_packets", st.lost_packets},
+                     {"retransmitted_bytes", st.retransmitted_bytes},
+                     {"background_bytes", st.background_bytes}});
+  }
+  return links;
+}
+
+// Every collective run: what, how big, over how many ranks, when, and its bandwidths.
+nlohmann::ordered_json collective_records(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const CollectiveRecord& r : sim.engine().records()) {
+    double t = sec(r.end_ps - r.start_ps);
+    double algbw = t > 0 ? static_cast<double>(r.bytes) / t : 0.0;
+    list.push_back({{"op", op_name(r.op)},
+                    {"algorithm", algo_name(r.algo)},
+                    {"label", r.label},
+                    {"bytes", r.bytes},
+                    {"ranks", r.ranks},
+                    {"start_s", sec(r.start_ps)},
+                    {"end_s", sec(r.end_ps)},
+                    {"time_s", t},
+                    {"algbw_GBps", algbw / 1e9},
+                    {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
+  }
+  return list;
+}
+
+std::vector<std::uint64_t> port_bytes(const CxlDevice& d) {
+  std::vector<std::uint64_t> v;
+  for (auto& p : d.ports) v.push_back(p->bytes_in());
+  return v;
+}
+
+nlohmann::ordered_json cxl_stats(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const CxlDevice* d : sim.cxl_devices()) {
+    const CxlStats& st = d->stats();
+    list.push_back({{"name", d->name()},
+                    {"fidelity", d->params().fidelity == CxlFidelity::Rtl ? "rtl" : "calibrated"},
+                    {"engine_lanes", d->params().engine_lanes},
+                    {"jobs", st.jobs},
+                    {"lines", st.lines},
+                    {"bytes_reduced", st.bytes},
+                    {"engine_cycles", st.engine_cycles},
+                    {"functional_lines_checked", d->lines_checked()},
+                    {"port_bytes_in", port_bytes(*d)},
+                    {"busy_s", sec(st.busy_ps)},
+                    {"mmio_writes", d->driver().stats().mmio_writes},
+                    {"mmio_reads", d->driver().stats().mmio_reads},
+                    {"msis", d->csr().stats().msis},
+                    {"driver_s", sec(d->driver().stats().busy_ps)}});
+  }
+  return list;
+}
+
+// Ranks a fault touches: the GPUs it names, and for a link the GPUs at its ends or behind a NIC at
+// its ends.
+std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::ordered_json& faults) {
+  std::set<std::string> names;
+  auto gpus = sim.gpus();
+  for (auto& f : faults) {
+    if (!f.value("applied", false)) continue;
+    for (auto& m : f["matched"]) {
+      const std::string n = m.get<std::string>();
+      if (n.rfind("link:", 0) != 0) {
+        for (const Gpu* g : gpus)
+          if (n == g->name()) names.insert(n);
+        continue;
+      }
+      const auto dash = n.find('-', 5);
+      const std::string a = n.substr(5, dash - 5), b = n.substr(dash + 1);
+      for (const Gpu* g : gpus) {
+        const std::string gn = g->name();
+        const std::string& nic = sim.fabric().devices()[static_cast<std::size_t>(sim.fabric().nic_of_rank(g->rank()))].name;
+        if (gn == a || gn == b || nic == a || nic == b) names.insert(gn);
+      }
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+// Iterations per minute over time against a healthy baseline: percentiles, time below the SLO,
+// ranks affected, and GPU-hours lost (every GPU waits for the slowest in synchronous training,
+// so a slow iteration costs all of them; the healthy ones are "stranded").
+//
+// Strategies that synchronize every H iterations (localsgd, plsgd, dreamddp) have iterations of
+// different lengths by design; their throughput is measured over windows of one period (aligned
+// on iteration 0), so a healthy synchronizing iteration does not count as degraded.
+int report_window(const Simulation& sim) {
+  if (const DreamDdpPlan* d = sim.dreamddp()) return std::max<int>(1, static_cast<int>(d->schedule.sets.size()));
+  const SyncConfig& sc = sim.scenario().training.sync;
+  if (sc.strategy == SyncStrategyKind::LocalSgd || sc.strategy == SyncStrategyKind::Plsgd) return std::max(1, sc.period);
+  return 1;
+}
+
+nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vector<ClusterIteration>& iters,
+                                          const nlohmann::ordered_json& faults) {
+  using ojson = nlohmann::ordered_json;
+  const Scenario& s = sim.scenario();
+  const int n = static_cast<int>(iters.size()), W = report_window(sim);
+  std::int64_t first_fault = INT64_MAX;
+  for (auto& f : faults)
+    if (f.value("applied", false)) first_fault = std::min(first_fault, static_cast<std::int64_t>(std::llround(f["start_s"].get<double>() * 1e12)));
+  // Whole windows of W measured iterations: [first, first + W) with first a multiple of W.
+  struct Window {
+    double duration;  // seconds, all W iterations
+    std::int64_t end;
+  };
+  std::vector<Window> windows;
+  const int first = (s.training.warmup + W - 1) / W * W;
+  for (int i = first; i + W <= n; i += W) {
+    Window w{0, iters[static_cast<std::size_t>(i + W - 1)].end};
+    for (int k = i; k < i + W; ++k) w.duration += sec(iters[static_cast<std::size_t>(k)].duration);
+    windows.push_back(w);
+  }
+  double baseline = -1;  // seconds per iteration
+  std::string source = "none";
+  if (s.slo.baseline_ps > 0) {
+    baseline = sec(s.slo.baseline_ps), source = "declared";
+  } else {
+    std::vector<double> prefix;  // windows that ended before any fault began
+    for (const Window& w : windows)
+      if (w.end <= first_fault) prefix.push_back(w.duration / W);
+    if (!prefix.empty()) {
+      std::sort(prefix.begin(), prefix.end());
+      baseline = prefix[prefix.size() / 2], source = "fault-free prefix";
+    }
+  }
+  ojson timeline = ojson::array();
+  std::vector<double> rates;
+  double below = 0, lost_s = 0;
+  int below_n = 0;
+  for (const Window& w : windows) {
+    const double rate = 60.0 * W / w.duration;
+    timeline.push_back({{"end_s", sec(w.end)}, {"iterations_per_min", rate}});
+    rates.push_back(rate);
+    if (baseline > 0 && rate < s.slo.fraction * 60.0 / baseline) below += w.duration, below_n += W;
+    if (baseline > 0) lost_s += std::max(0.0, w.duration - W * baseline);
+  }
+  std::sort(rates.begin(), rates.end());
+  auto pct = [&](double p) {  // nearest rank
+    if (rates.empty()) return 0.0;
+    std::size_t k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(rates.size())));
+    return rates[std::min(rates.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  const auto affected = ranks_affected(sim, faults);
+  const double gpus = static_cast<double>(sim.gpus().size());
+  ojson r;
+  r["window_iterations"] = W;
+  r["baseline_iteration_s"] = baseline > 0 ? ojson(baseline) : ojson(nullptr);
+  r["baseline_source"] = source;
+  r["baseline_iterations_per_min"] = baseline > 0 ? ojson(60.0 / baseline) : ojson(nullptr);
+  r["p50_iterations_per_min"] = pct(0.5);
+  r["p5_iterations_per_min"] = pct(0.05);
+  r["slo_fraction"] = s.slo.fraction;
+  r["time_below_slo_s"] = baseline > 0 ? ojson(below) : ojson(nullptr);
+  r["iterations_below_slo"] = below_n;
+  r["ranks_affected"] = affected;
+  r["gpu_hours_lost"] = baseline > 0 ? ojson(lost_s * gpus / 3600.0) : ojson(nullptr);
+  r["healthy_gpu_hours_stranded"] =
+      baseline > 0 ? ojson(lost_s * (gpus - static_cast<double>(affected.size())) / 3600.0) : ojson(nullptr);
+  r["timeline"] = timeline;
+  return r;
+}
+
+// The resolved scenario as it ran: with a fault generator, its events are in `faults` (the list
+// DIR/faults.json holds) and the generator's settings move to the top-level marker, so that the
+// results of a campaign and of its replay (--faults DIR/faults.json) differ only in the markers.
+nlohmann::json scenario_as_run(const Simulation& sim) {
+  nlohmann::json r = sim.scenario().resolved;
+  if (sim.scenario().fault_generator.enabled) {
+    r["faults"] = sim.fault_list();
+    r.erase("fault_generator");
+  }
+  return r;
+}
+
+// results.json `faults`, the marker saying where they came from, and DIR/faults.json.
+void add_faults(RunResults& r, const Simulation& sim) {
+  const Scenario& s = sim.scenario();
+  if (!sim.faults() && !s.fault_generator.enabled) return;
+  if (sim.faults()) r.json["faults"] = sim.faults()->results();
+  if (s.fault_generator.enabled) {
+    nlohmann::ordered_json g = s.fault_generator.resolved;
+    g["events"] = sim.generated_faults();
+    g["file"] = "faults.json";
+    r.json["fault_generator"] = g;
+  }
+  if (!s.faults_file.empty()) r.json["faults_file"] = s.faults_file;
+  r.faults = sim.fault_list().dump(2) + "\n";
+}
+
+nlohmann::ordered_json sim_stats(const Simulation& sim) {
+  const SimStats& st = sim.stats();
+  return {{"wall_s", st.wall_s},
+          {"events", st.events},
+          {"delta_cycles", st.delta_cycles},
+          {"simulated_s", sec(st.simulated_ps)}};
+}
+
+RunResults bench_results(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  const Scenario& s = sim.scenario();
+  RunResults r;
+  ojson& j = r.json;
+  j["trainvp_version"] = TRAINVP_VERSION;
+  j["scenario"] = scenario_as_run(sim);
+  ojson rows = ojson::array();
+  std::ostringstream csv, sum;
+  csv << "bytes,time_s,algbw_GBps,busbw_GBps\n";
+  char buf[256];
+  sum << "trainvp: " << s.name << ": " << op_name(s.bench.op) << " (" << algo_name(s.bench.algorithm) << ") over "
+      << s.bench.communicator.size() << " ranks, " << s.bench.iterations << " iterations per size\n";
+  std::snprintf(buf, sizeof buf, "  %14s %14s %12s %12s\n", "bytes", "time (us)", "algbw GB/s", "busbw GB/s");
+  sum << buf;
+  for (const BenchRow& b : sim.bench()->rows()) {
+    rows.push_back({{"bytes", b.bytes},
+                    {"time_s", b.time_s},
+                    {"min_time_s", b.min_time_s},
+                    {"max_time_s", b.max_time_s},
+                    {"algbw_GBps", b.algbw_Bps / 1e9},
+                    {"busbw_GBps", b.busbw_Bps / 1e9}});
+    csv << b.bytes << ',' << ojson(b.time_s).dump() << ',' << ojson(b.algbw_Bps / 1e9).dump() << ','
+        << ojson(b.busbw_Bps / 1e9).dump() << '\n';
+    std::snprintf(buf, sizeof buf, "  %14llu %14.2f %12.2f %12.2f\n", static_cast<unsigned long long>(b.bytes),
+                  b.time_s * 1e6, b.algbw_Bps / 1e9, b.busbw_Bps / 1e9);
+    sum << buf;
+  }
+  j["collectives"] = rows;
+  j["links"] = link_stats(sim);
+  add_faults(r, sim);
+  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  j["sim"] = sim_stats(sim);
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
+                format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
+                static_cast<unsigned long long>(sim.stats().events));
+  sum << buf;
+  r.csv = csv.str();
+  r.summary = sum.str();
+  return r;
+}
+
+}  // namespace
+
+RunResults collect_results(const Simulation& sim) {
+  if (sim.bench()) return bench_results(sim);
+  const Scenario& s = sim.scenario();
+  const Workload& w = s.workload;
+  auto gpus = sim.gpus();
+  const int n = s.training.iterations, warm = s.training.warmup, measured = n - warm;
+  auto iters = cluster_iterations(gpus, n, sim.strategy());
+
+  double iter_time = 0, compute = 0, comm = 0, exposed = 0;
+  for (int i = warm; i < n; ++i) {
+    const auto& c = iters[static_cast<std::size_t>(i)];
+    iter_time += sec(c.duration);
+    compute += c.compute;
+    comm += c.comm;
+    exposed += c.exposed;
+  }
+  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured;
+
+  using ojson = nlohmann::ordered_json;
+  RunResults r;
+  ojson& j = r.json;
+  j["trainvp_version"] = TRAINVP_VERSION;
+  j["scenario"] = scenario_as_run(sim);
+  j["iteration_time_s"] = iter_time;
+
+  ojson list = ojson::array();
+  std::ostringstream csv;
+  csv << "iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
+  for (int i = 0; i < n; ++i) {
+    const auto& c = iters[static_cast<std::size_t>(i)];
+    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
+                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
+                    {"exposed_comm_s", c.exposed}});
+    // JSON's number rendering is shortest-round-trip and deterministic; reuse it for the CSV.
+    csv << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ',' << ojson(sec(c.end)).dump()
+        << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ',' << ojson(c.comm).dump()
+        << ',' << ojson(c.exposed).dump() << '\n';
+  }
+  j["iterations"] = list;
+
+  const double samples = static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  ojson tp = {{"samples_per_s", samples / iter_time}};
+  if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
+  const double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
+  tp["model_flops_per_s"] = flops / iter_time;
+  j["throughput"] = tp;
+
+  j["compute_time_s"] = compute;
+  j["comm_time_s"] = comm;
+  j["exposed_comm_s"] = exposed;
+  // Fraction of communication hidden under compute; undefined (null) without communication.
+  j["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
+
+  j["workload"] = {{"model", w.model},
+                   {"layers", w.layers.size()},
+                   {"parameters", w.total_params()},
+                   {"gradient_bytes", w.total_grad_bytes()},
+                   {"flops_per_gpu_iteration", flops_per_iteration(w)},
+                   {"global_batch", w.samples_per_iteration() * gpus.size()}};
+
+  ojson ranks = ojson::array();
+  for (const Gpu* g : gpus) {
+    double busy = 0, blocked = 0, dur = 0;
+    for (int i = warm; i < n; ++i) {
+      const RankIteration& ri = g->iterations()[static_cast<std::size_t>(i)];
+      busy += sec(ri.compute_ps), blocked += sec(ri.blocked_ps), dur += sec(ri.end_ps - ri.start_ps);
+    }
+    ranks.push_back({{"name", g->name()}, {"rank", g->rank()}, {"gpu", g->params().model}, {"speed", g->params().speed},
+                     {"iteration_time_s", dur / measured}, {"compute_s", busy / measured},
+                     {"blocked_s", blocked / measured}});
+  }
+  j["ranks"] = ranks;
+
+  j["sync"] = {{"strategy", sim.strategy() ? sim.strategy()->name() : "none"}};
+  if (auto* ddp = dynamic_cast<const DdpSync*>(sim.strategy())) {
+    ojson buckets = ojson::array();
+    for (const Bucket& b : ddp->buckets()) buckets.push_back({{"bytes", b.bytes}, {"layers", b.layers.size()}});
+    j["sync"]["buckets"] = buckets;
+  }
+  add_sync_results(j, sim);  // layer-wise and partial strategies
+  j["collectives"] = collective_records(sim);
+  j["links"] = link_stats(sim);
+  add_faults(r, sim);
+  if (sim.faults() || s.slo.given)
+    j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
+  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  if (const FunctionalData* f = sim.functional())  // every GPU checked every element it received
+    j["functional"] = {{"elements_checked", f->elements_checked()},
+                       {"elements_per_gpu", f->elements_checked() / gpus.size()},
+                       {"mismatches", 0}};
+  const SimStats& st = sim.stats();
+  j["sim"] = sim_stats(sim);
+  r.csv = csv.str();
+
+  char buf[512];
+  std::ostringstream sum;
+  sum << "trainvp: " << s.name << ": " << w.model << " (" << w.layers.size() << " layers, " << w.total_params()
+      << " parameters) on " << gpus.size() << " GPU" << (gpus.size() == 1 ? "" : "s") << " ("
+      << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
+      << gpu_models(s.cluster) << ")\n";
+  std::snprintf(buf, sizeof buf, "  iteration time   %s (mean of %d measured, %d warm-up)\n", format_time_s(iter_time).c_str(),
+                measured, warm);
+  sum << buf;
+  std::snprintf(buf, sizeof buf, "  compute          %s   communication %s   exposed %s\n", format_time_s(compute).c_str(),
+                format_time_s(comm).c_str(), format_time_s(exposed).c_str());
+  sum << buf;
+  std::snprintf(buf, sizeof buf, "  throughput       %.1f samples/s", samples / iter_time);
+  sum << buf;
+  if (w.sequence_model) {
+    std::snprintf(buf, sizeof buf, ", %.0f tokens/s", samples * w.shape.seq / iter_time);
+    sum << buf;
+  }
+  double peak = 0;  // the dense tensor peak of every GPU together
+  for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(w.shape.dtype) / g.params.efficiency;
+  std::snprintf(buf, sizeof buf, ", %.1f%% of peak FLOP/s (MFU)\n", 100.0 * flops / iter_time / peak);
+  sum << buf;
+  sum << sync_summary(j, sim);
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
+                format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
+                st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);
+  sum << buf;
+  r.summary = sum.str();
+  return r;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,20 @@
+#pragma once
+// What a run produced, in the forms written to DIR: results.json, iterations.csv, a summary.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/system/simulation.hpp"
+
+namespace trainvp {
+
+struct RunResults {
+  nlohmann::ordered_json json;  // results.json
+  std::string csv;              // iterations.csv
+  std::string summary;          // the human summary printed on stdout
+  std::string faults;           // faults.json: every fault injected, as a plain `faults` list ("": none)
+};
+
+RunResults collect_results(const Simulation& sim);
+
+}  // namespace trainvp

@@ -1,0 +1,358 @@
+#include "platform/system/fabric/fabric.hpp"
+
+#include <cmath>
+#include <limits>
+#include <queue>
+
+#include "platform/core/errors.hpp"
+
+namespace trainvp {
+
+const char* device_kind_name(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::Gpu: return "gpu";
+    case DeviceKind::Nic: return "nic";
+    case DeviceKind::Switch: return "switch";
+    case DeviceKind::Leaf: return "leaf";
+    case DeviceKind::Spine: return "spine";
+    case DeviceKind::NvSwitch: return "nvswitch";
+    case DeviceKind::PcieSwitch: return "pcie-switch";
+    case DeviceKind::RootComplex: return "root-complex";
+    case DeviceKind::CxlPort: return "cxl-port";
+  }
+  return "?";
+}
+
+// A full-avalanche 32-bit mixer (the murmur3 finalizer): ECMP needs every input bit to move
+// every output bit, or flows that differ only in high bits share a path.
+static std::uint32_t mix32(std::uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+static std::string sc_safe(std::string s) {
+  for (char& c : s)
+    if (c == '.' || c == ':' || c == '-' || c == '>') c = '_';
+  return s;
+}
+
+int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps) {
+  FabricDevice d;
+  d.kind = kind;
+  d.node = node;
+  d.egress_latency_ps = egress_latency_ps;
+  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort) d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
+  d.name = std::move(name);
+  devices_.push_back(std::move(d));
+  return static_cast<int>(devices_.size() - 1);
+}
+
+void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
+                     std::uint64_t buffer, bool whole_packets) {
+  const int link = static_cast<int>(links_.size());
+  links_.push_back({"link:" + devices_[a].name + "-" + devices_[b].name, kind, a, b, bps, latency_ps});
+  for (int dirn = 0; dirn < 2; ++dirn) {
+    int from = dirn == 0 ? a : b, to = dirn == 0 ? b : a;
+    FabricDevice& f = devices_[static_cast<std::size_t>(from)];
+    FabricDevice& t = devices_[static_cast<std::size_t>(to)];
+    LinkDirParams p;
+    p.bandwidth_bps = bps;
+    p.latency_ps = latency_ps + f.egress_latency_ps;
+    p.mtu = static_cast<std::uint32_t>(mtu);
+    p.overhead = static_cast<std::uint32_t>(framing);
+    p.buffer = buffer;
+    p.whole_packets = whole_packets;
+    std::string label = f.name + "->" + t.name;
+    FabricDir d;
+    d.from = from;
+    d.to = to;
+    d.link = link;
+    d.dir = std::make_unique<LinkDir>(("dir_" + sc_safe(label)).c_str(), label, p,
+                                      static_cast<std::uint32_t>(s_.cluster.fabric.chunk), ctx_);
+    d.cost = static_cast<double>(p.latency_ps) * 1e-12 + static_cast<double>(d.dir->wire_bytes(1 << 20)) * 8.0 / bps;
+    if (f.gpu) f.gpu->dma.bind(d.dir->in);
+    else if (f.cxl) f.cxl->dma.bind(d.dir->in);
+    else f.fwd->out.bind(d.dir->in);
+    if (t.gpu) d.dir->out.bind(t.gpu->mem);
+    else if (t.cxl) d.dir->out.bind(t.cxl->mem);
+    else d.dir->out.bind(t.fwd->in);
+    f.out.push_back(static_cast<int>(dirs_.size()));
+    dirs_.push_back(std::move(d));
+  }
+}
+
+Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx)
+    : s_(s), ctx_(ctx) {
+  const ClusterConfig& c = s.cluster;
+  const FabricConfig& f = c.fabric;
+  const int G = c.gpus_per_node, N = c.nodes, nics = c.nics_per_node;
+  const double pcie_bw = c.pcie.bandwidth_bps();
+  gpu_device_.resize(gpus.size());
+  nic_of_gpu_.resize(gpus.size());
+  std::vector<int> nic_devices;  // in node-major order
+  for (int n = 0; n < N; ++n) {
+    const std::string node = "node" + std::to_string(n);
+    std::vector<int> gdev;
+    for (int g = 0; g < G; ++g) {
+      int d = add_device(node + ".gpu" + std::to_string(g), DeviceKind::Gpu, n, 0);
+      devices_[static_cast<std::size_t>(d)].gpu = gpus[static_cast<std::size_t>(n * G + g)];
+      gpu_device_[static_cast<std::size_t>(n * G + g)] = d;
+      gdev.push_back(d);
+    }
+    bool nvlink = false;
+    for (int g = 0; g < G; ++g) nvlink |= c.gpus[static_cast<std::size_t>(n * G + g)].params.nvlink_bw > 0;
+    if (nvlink) {
+      int sw = add_device(node + ".nvswitch", DeviceKind::NvSwitch, n, c.nvlink.switch_latency_ps);
+      for (int g = 0; g < G; ++g) {
+        double bw = c.gpus[static_cast<std::size_t>(n * G + g)].params.nvlink_bw;
+        if (bw > 0) connect(gdev[g], sw, "nvlink", bw, c.nvlink.latency_ps, c.nvlink.mtu, c.nvlink.framing, f.switch_buffer);
+      }
+    }
+    int root = add_device(node + ".cpu", DeviceKind::RootComplex, n, c.pcie.switch_latency_ps);
+    const int per = c.pcie.gpus_per_switch, nsw = (G + per - 1) / per;
+    std::vector<int> psw;
+    for (int k = 0; k < nsw; ++k) {
+      psw.push_back(add_device(node + ".pcie" + std::to_string(k), DeviceKind::PcieSwitch, n, c.pcie.switch_latency_ps));
+      connect(psw.back(), root, "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing, f.switch_buffer);
+    }
+    for (int g = 0; g < G; ++g)
+      connect(gdev[g], psw[static_cast<std::size_t>(g / per)], "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu,
+              c.pcie.framing, f.switch_buffer);
+    // NIC i serves the contiguous group of GPUs g with g x nics / G == i, and sits on the PCIe
+    // switch of the first of them.
+    for (int i = 0; i < nics; ++i) {
+      int first_gpu = (i * G + nics - 1) / nics;
+      int nic = add_device(node + ".nic" + std::to_string(i), DeviceKind::Nic, n, f.nic_latency_ps);
+      connect(nic, psw[static_cast<std::size_t>(first_gpu / per)], "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu,
+              c.pcie.framing, f.switch_buffer);
+      nic_devices.push_back(nic);
+    }
+    for (int g = 0; g < G; ++g) nic_of_gpu_[static_cast<std::size_t>(n * G + g)] = nic_devices[static_cast<std::size_t>(n * nics + g * nics / G)];
+    // The CXL device's ports, each on a PCIe switch (round-robin), with flit-framed links.
+    device_map_.ports_of_node.emplace_back();
+    CxlDevice* dev = n < static_cast<int>(cxl.size()) ? cxl[static_cast<std::size_t>(n)] : nullptr;
+    for (std::size_t k = 0; dev && k < dev->ports.size(); ++k) {
+      const CxlParams& cp = dev->params();
+      device_map_.interleave = cp.interleave_granularity;
+      int port = add_device(node + ".cxl.p" + std::to_string(k), DeviceKind::CxlPort, n, 0);
+      devices_[static_cast<std::size_t>(port)].cxl = dev->ports[k].get();
+      connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(), cp.flit_overhead(),
+              f.switch_buffer, true);  // flits are fixed-size: a 4-byte MMIO write takes a whole one
+      device_map_.ports_of_node.back().push_back(static_cast<int>(gpu_device_.size()));
+      gpu_device_.push_back(port);
+      // Between nodes a port uses a NIC on its own PCIe switch (else the node's first NIC).
+      int nic = n * nics;
+      for (int i = 0; i < nics; ++i)
+        if (((i * G + nics - 1) / nics) / per == static_cast<int>(k % psw.size())) {
+          nic = n * nics + i;
+          break;
+        }
+      nic_of_gpu_.push_back(nic_devices[static_cast<std::size_t>(nic)]);
+      if (k == 0) {  // the device's driver sits on the root complex; its CXL.io goes to port 0
+        FabricDevice& rc = devices_[static_cast<std::size_t>(root)];
+        dev->driver().mmio.bind(rc.fwd->in);
+        host_paths_.push_back({dev, root, port, static_cast<int>(rc.out.size())});
+        rc.fwd->out.bind(dev->driver().host);
+      }
+    }
+  }
+  // The network.
+  auto eth = [&](int a, int b, double bw) { connect(a, b, "ethernet", bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer); };
+  if (f.topology == Topology::Switch) {
+    int sw = add_device("switch", DeviceKind::Switch, -1, f.switch_latency_ps);
+    for (int nic : nic_devices) eth(nic, sw, f.link_bw);
+  } else {
+    const int leaves = c.leaves, spines = c.spines;
+    std::vector<int> leaf, spine;
+    for (int i = 0; i < leaves; ++i) leaf.push_back(add_device("leaf" + std::to_string(i), DeviceKind::Leaf, -1, f.switch_latency_ps));
+    for (int i = 0; i < spines; ++i) spine.push_back(add_device("spine" + std::to_string(i), DeviceKind::Spine, -1, f.switch_latency_ps));
+    std::vector<int> down(static_cast<std::size_t>(leaves), 0);
+    for (std::size_t k = 0; k < nic_devices.size(); ++k) {
+      int l = f.rail_optimized ? static_cast<int>(k) % nics : static_cast<int>(k) / f.leaf_ports;
+      eth(nic_devices[k], leaf[static_cast<std::size_t>(l)], f.link_bw);
+      ++down[static_cast<std::size_t>(l)];
+    }
+    // Each leaf-spine link carries its share of the leaf's downlink bandwidth, over the oversubscription.
+    double up = f.link_bw * f.leaf_ports / (spines * f.oversubscription);
+    for (int l : leaf)
+      for (int sp : spine) eth(l, sp, up);
+  }
+  route_host_paths();
+}
+
+// The driver's TLPs enter the root complex from its socket (route entry 0) and take the shortest
+// path to port 0; the device's come back the same way and leave the root complex to the driver.
+void Fabric::route_host_paths() {
+  for (const HostPath& h : host_paths_) {
+    auto to = std::make_unique<Route>(), back = std::make_unique<Route>();
+    to->ports.push_back(0);
+    append_path(*to, h.root, h.port0, 0);
+    append_path(*back, h.port0, h.root, 0);
+    back->ports.push_back(h.rc_port);
+    const std::uint32_t flow = 0xC5100000u + static_cast<std::uint32_t>(devices_[static_cast<std::size_t>(h.root)].node);
+    h.dev->set_host_paths(to.get(), back.get(), flow, devices_[static_cast<std::size_t>(h.root)].egress_latency_ps);
+    host_routes_.push_back(std::move(to));
+    host_routes_.push_back(std::move(back));
+  }
+}
+
+bool Fabric::transit(int d) const {
+  DeviceKind k = devices_[static_cast<std::size_t>(d)].kind;
+  return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort;
+}
+
+// A down network direction costs this much more than its time: more than any path of the fabric
+// takes, so a path avoids it whenever it can, and small enough that the ECMP tie test (relative
+// 1e-12) still tells the up paths apart.
+constexpr double kDownPenalty_s = 1.0;
+
+double Fabric::cost(const FabricDir& d) const {
+  const bool avoid = d.dir->down() && links_[static_cast<std::size_t>(d.link)].kind == "ethernet";
+  return d.cost + (avoid ? kDownPenalty_s : 0.0);
+}
+
+void Fabric::down_changed() {
+  dist_.clear();
+  for (auto& kv : routes_) retired_.push_back(std::move(kv.second));
+  routes_.clear();
+}
+
+// Shortest time from every device to `target`, moving only through transit devices.
+const std::vector<double>& Fabric::dist_to(int target) {
+  auto it = dist_.find(target);
+  if (it != dist_.end()) return it->second;
+  std::vector<std::vector<int>> in(devices_.size());
+  for (std::size_t i = 0; i < dirs_.size(); ++i) in[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
+  std::vector<double> dist(devices_.size(), std::numeric_limits<double>::infinity());
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+  dist[static_cast<std::size_t>(target)] = 0;
+  pq.push({0, target});
+  while (!pq.empty()) {
+    auto [dv, v] = pq.top();
+    pq.pop();
+    if (dv > dist[static_cast<std::size_t>(v)]) continue;
+    if (v != target && !transit(v)) continue;  // may end a path, never continue one
+    for (int e : in[static_cast<std::size_t>(v)]) {
+      int u = dirs_[static_cast<std::size_t>(e)].from;
+      double nd = dv + cost(dirs_[static_cast<std::size_t>(e)]);
+      if (nd < dist[static_cast<std::size_t>(u)]) dist[static_cast<std::size_t>(u)] = nd, pq.push({nd, u});
+    }
+  }
+  return dist_.emplace(target, std::move(dist)).first->second;
+}
+
+void Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
+  const std::vector<double>& dist = dist_to(to);
+  if (std::isinf(dist[static_cast<std::size_t>(from)]))
+    throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
+  int cur = from;
+  std::uint32_t h = flow;
+  while (cur != to) {
+    const FabricDevice& d = devices_[static_cast<std::size_t>(cur)];
+    std::vector<int> best;  // out-port indices on a shortest path
+    for (std::size_t k = 0; k < d.out.size(); ++k) {
+      const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
+      if (e.to != to && !transit(e.to)) continue;
+      double via = cost(e) + dist[static_cast<std::size_t>(e.to)];
+      const double here = dist[static_cast<std::size_t>(cur)];
+      if (std::isfinite(via) && std::fabs(via - here) <= 1e-12 * std::max(1.0, here)) best.push_back(static_cast<int>(k));
+    }
+    if (best.empty()) throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);
+    h = mix32(h + 0x9e3779b9u);  // a fresh hash per hop, deterministic per flow
+    int k = best[h % best.size()];
+    r.ports.push_back(k);
+    r.links.push_back(d.out[static_cast<std::size_t>(k)]);
+    cur = dirs_[static_cast<std::size_t>(d.out[static_cast<std::size_t>(k)])].to;
+  }
+}
+
+const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
+  constexpr std::uint32_t kEcmpBuckets = 64;  // distinct paths per (src, dst); ECMP is per flow bucket
+  std::uint32_t bucket = flow % kEcmpBuckets;
+  std::uint64_t key = (static_cast<std::uint64_t>(src_rank) << 40) | (static_cast<std::uint64_t>(dst_rank) << 8) | bucket;
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return *it->second;
+  auto r = std::make_unique<Route>();
+  int src = gpu_device_[static_cast<std::size_t>(src_rank)], dst = gpu_device_[static_cast<std::size_t>(dst_rank)];
+  const int sn = devices_[static_cast<std::size_t>(src)].node, dn = devices_[static_cast<std::size_t>(dst)].node;
+  if (sn == dn) {
+    append_path(*r, src, dst, bucket);
+  } else {
+    int snic = nic_of_gpu_[static_cast<std::size_t>(src_rank)], dnic = nic_of_gpu_[static_cast<std::size_t>(dst_rank)];
+    append_path(*r, src, snic, bucket);
+    append_path(*r, snic, dnic, bucket);
+    append_path(*r, dnic, dst, bucket);
+  }
+  return *routes_.emplace(key, std::move(r)).first->second;
+}
+
+void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) {
+  source.bind(devices_[static_cast<std::size_t>(nic_device)].fwd->in);
+}
+
+int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>& sink) {
+  Forwarder& f = *devices_[static_cast<std::size_t>(nic_device)].fwd;
+  const int port = static_cast<int>(f.out.size());
+  f.out.bind(sink);
+  return port;
+}
+
+const Route& Fabric::nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow) {
+  constexpr std::uint32_t kEcmpBuckets = 64;
+  const std::uint32_t bucket = flow % kEcmpBuckets;
+  // Bit 63 keeps these apart from the ranks' routes (ranks and devices are below 2^20).
+  const std::uint64_t key = (1ull << 63) | (static_cast<std::uint64_t>(src_nic) << 42) |
+                            (static_cast<std::uint64_t>(dst_nic) << 22) | (static_cast<std::uint64_t>(sink_port) << 6) | bucket;
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return *it->second;
+  auto r = std::make_unique<Route>();
+  r->ports.push_back(0);
+  append_path(*r, src_nic, dst_nic, bucket);
+  r->ports.push_back(sink_port);
+  return *routes_.emplace(key, std::move(r)).first->second;
+}
+
+void Fabric::trace_nics() {
+  if (!ctx_.trace.enabled()) return;
+  for (auto& d : dirs_) {
+    const FabricDevice& from = devices_[static_cast<std::size_t>(d.from)];
+    if (from.kind != DeviceKind::Nic || links_[static_cast<std::size_t>(d.link)].kind != "ethernet") continue;
+    d.dir->trace_on(ctx_.trace.track("node" + std::to_string(from.node), from.name.substr(from.name.find('.') + 1)));
+  }
+}
+
+void Fabric::flush_trace() {
+  for (auto& d : dirs_) d.dir->flush_trace();
+}
+
+nlohmann::ordered_json Fabric::describe() const {
+  using oj = nlohmann::ordered_json;
+  oj devs = oj::array(), links = oj::array();
+  for (auto& d : devices_) {
+    oj e = {{"name", d.name}, {"kind", device_kind_name(d.kind)}};
+    if (d.node >= 0) e["node"] = d.node;
+    devs.push_back(e);
+  }
+  for (auto& l : links_)
+    links.push_back({{"name", l.name},
+                     {"kind", l.kind},
+                     {"a", devices_[static_cast<std::size_t>(l.a)].name},
+                     {"b", devices_[static_cast<std::size_t>(l.b)].name},
+                     {"bandwidth_bps", l.bandwidth_bps},
+                     {"latency_s", static_cast<double>(l.latency_ps) * 1e-12}});
+  oj gpus = oj::array();
+  for (std::size_t r = 0; r < gpu_device_.size(); ++r) {
+    if (devices_[static_cast<std::size_t>(gpu_device_[r])].kind != DeviceKind::Gpu) continue;
+    gpus.push_back({{"rank", r},
+                    {"name", devices_[static_cast<std::size_t>(gpu_device_[r])].name},
+                    {"nic", devices_[static_cast<std::size_t>(nic_of_gpu_[r])].name}});
+  }
+  return {{"devices", devs}, {"links", links}, {"gpus", gpus}};
+}
+
+}  // namespace trainvp

@@ -1,0 +1,122 @@
+#pragma once
+// Elaborates the fabric of a scenario: per node an NVSwitch (when the GPUs have NVLink), PCIe
+// switches and a root complex, NICs; between nodes one switch or a leaf-spine. Every device and
+// link has a stable name (node3.gpu2, node3.nic2, leaf1, link:node3.nic2-leaf1). Routes are
+// computed here: shortest paths by time (latency + 1 MiB at the link rate), with ECMP by flow
+// hash among equal-cost next hops; traffic between nodes leaves through the source GPU's NIC and
+// enters through the destination GPU's NIC.
+//
+// Routing around down links: a network (Ethernet) link direction that is down costs a penalty far
+// above any path's time, so new routes take an equal or longer alternative where one exists (other
+// spines of a leaf-spine) and go through the down link, to wait there, only where none does (a
+// NIC's only uplink, the single switch). Down NVLink, PCIe and CXL links are not avoided: a node's
+// transport is fixed when the job starts. Routes already handed out keep their path.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/collectives/engine.hpp"
+#include "models/cxl/cxl_device.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/link/forwarder.hpp"
+#include "models/link/link_dir.hpp"
+#include "platform/config/scenario.hpp"
+
+namespace trainvp {
+
+enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort };
+const char* device_kind_name(DeviceKind k);
+
+struct FabricDevice {
+  std::string name;
+  DeviceKind kind;
+  int node = -1;                 // -1 for network switches
+  Gpu* gpu = nullptr;            // endpoints
+  CxlPort* cxl = nullptr;
+  std::unique_ptr<Forwarder> fwd;  // everything else
+  std::vector<int> out;          // directions leaving this device, by out-port index
+  std::int64_t egress_latency_ps = 0;
+};
+
+struct FabricDir {
+  int from = 0, to = 0;
+  int link = 0;                  // index of the full-duplex link
+  std::unique_ptr<LinkDir> dir;
+  double cost = 0;               // routing metric, seconds
+};
+
+struct FabricLink {
+  std::string name;              // link:a-b
+  std::string kind;              // ethernet, nvlink, pcie
+  int a = 0, b = 0;              // devices
+  double bandwidth_bps = 0;
+  std::int64_t latency_ps = 0;
+};
+
+class Fabric : public RouteProvider {
+ public:
+  // Throws ScenarioError (path under /cluster) for a fabric that cannot be built.
+  // cxl[n]: node n's CXL device, or null. Its ports become endpoints numbered after the GPUs'
+  // ranks, in node order (the collective engine registers them in the same order).
+  Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx);
+
+  const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
+  // A link direction went down or came up (faults): routes handed out from now on are computed
+  // afresh. Those handed out before stay valid (in-flight chunks point at them) and keep their path.
+  void down_changed();
+
+  // Background traffic (congestion faults): binds a source's socket into a NIC's forwarder, or
+  // the NIC's forwarder to a sink (returning the sink's out-port index there). Elaboration only,
+  // after the fabric is built (routing ignores these ports).
+  void attach_source(int nic_device, tlm::tlm_initiator_socket<>& source);
+  int attach_sink(int nic_device, tlm::tlm_target_socket<>& sink);
+  // The route of background traffic entering at `src_nic` and leaving to out-port `sink_port` of
+  // `dst_nic`: ports[0] is unused (the source has one socket), then the hops as for any transfer.
+  const Route& nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow);
+  const std::vector<FabricDevice>& devices() const { return devices_; }
+  const std::vector<FabricDir>& dirs() const { return dirs_; }
+  const std::vector<FabricLink>& links() const { return links_; }
+  int device_of_rank(int rank) const { return gpu_device_[static_cast<std::size_t>(rank)]; }
+  const DeviceMap& device_map() const { return device_map_; }
+  int nic_of_rank(int rank) const { return nic_of_gpu_[static_cast<std::size_t>(rank)]; }
+  nlohmann::ordered_json describe() const;
+  // Trace tracks for the NICs' network ports; flush at the end of the run.
+  void trace_nics();
+  void flush_trace();
+
+ private:
+  int add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps);
+  void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
+               std::uint64_t buffer, bool whole_packets = false);
+  void route_host_paths();
+  const std::vector<double>& dist_to(int target);
+  double cost(const FabricDir& d) const;
+  void append_path(Route& r, int from, int to, std::uint32_t flow);
+  bool transit(int device) const;
+
+  const Scenario& s_;
+  RunContext& ctx_;
+  std::vector<FabricDevice> devices_;
+  std::vector<FabricDir> dirs_;
+  std::vector<FabricLink> links_;
+  std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
+  DeviceMap device_map_;
+  std::unordered_map<int, std::vector<double>> dist_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
+  std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
+  // A CXL device's host driver on its node's root complex: the driver's socket is the root
+  // complex's out-port `rc_port` (not a link: no routes but these use it).
+  struct HostPath {
+    CxlDevice* dev;
+    int root, port0, rc_port;
+  };
+  std::vector<HostPath> host_paths_;
+  std::vector<std::unique_ptr<Route>> host_routes_;
+};
+
+}  // namespace trainvp

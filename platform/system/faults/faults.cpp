@@ -1,0 +1,225 @@
+#include "platform/system/faults/faults.hpp"
+
+#include <algorithm>
+
+#include "platform/core/errors.hpp"
+#include "platform/core/glob.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+namespace {
+constexpr int kRampSteps = 10;
+bool on_gpus(FaultKind k) { return k == FaultKind::GpuSlowdown || k == FaultKind::CpuContention; }
+}  // namespace
+
+bool link_matches(const Fabric& fabric, const FabricLink& link, const std::string& pattern) {
+  const auto& devs = fabric.devices();
+  return glob_match(pattern, link.name) || glob_match(pattern, devs[static_cast<std::size_t>(link.a)].name) ||
+         glob_match(pattern, devs[static_cast<std::size_t>(link.b)].name);
+}
+
+// NIC devices whose name matches `pattern`, or an error at `where` naming the NICs there are.
+std::vector<int> FaultInjector::match_nics(const std::string& pattern, const std::string& where,
+                                           std::vector<std::string>& names) const {
+  std::vector<int> out;
+  std::string first, last;
+  const auto& devs = fabric_.devices();
+  for (std::size_t d = 0; d < devs.size(); ++d) {
+    if (devs[d].kind != DeviceKind::Nic) continue;
+    if (first.empty()) first = devs[d].name;
+    last = devs[d].name;
+    if (glob_match(pattern, devs[d].name)) out.push_back(static_cast<int>(d)), names.push_back(devs[d].name);
+  }
+  if (out.empty())
+    fail_expected(where, "a NIC name or glob matching at least one of " + first + " .. " + last + " (congestion runs between NICs)",
+                  json(pattern));
+  return out;
+}
+
+FaultInjector::~FaultInjector() = default;
+
+FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric,
+                             const std::vector<Gpu*>& gpus, RunContext& ctx, std::uint64_t chunk)
+    : fabric_(fabric), gpus_(gpus), ctx_(ctx) {
+  for (Gpu* g : gpus_) base_speed_.push_back(g->speed());
+  for (const FabricDir& d : fabric_.dirs()) base_bw_.push_back(d.dir->params().bandwidth_bps);
+  for (const FaultConfig& f : faults) {
+    Active a;
+    a.cfg = &f;
+    const std::string where = ptr_join(ptr_join("/faults", static_cast<std::size_t>(f.index)),
+                                       f.kind == FaultKind::Congestion ? "source" : "target");
+    if (f.kind == FaultKind::Congestion) {
+      const std::string at = ptr_join("/faults", static_cast<std::size_t>(f.index));
+      std::vector<int> src = match_nics(f.target, where, a.sources);
+      std::vector<int> dst = match_nics(f.destination, ptr_join(at, "destination"), a.destinations);
+      if (!traffic_) traffic_ = std::make_unique<BackgroundTraffic>(fabric_, chunk);
+      a.matched = traffic_->add(f, src, dst);  // the links its routes load
+    } else if (on_gpus(f.kind)) {
+      for (std::size_t g = 0; g < gpus_.size(); ++g)
+        if (glob_match(f.target, gpus_[g]->name())) a.gpus.push_back(static_cast<int>(g)), a.matched.push_back(gpus_[g]->name());
+      if (a.gpus.empty())
+        fail_expected(where, std::string("a GPU name or glob matching at least one of node0.gpu0 .. ") +
+                                 (gpus_.empty() ? "" : gpus_.back()->name()) + " (" + fault_kind_name(f.kind) +
+                                 " applies to GPUs)",
+                      json(f.target));
+    } else {
+      const auto& links = fabric_.links();
+      std::vector<bool> take(links.size(), false);
+      for (std::size_t l = 0; l < links.size(); ++l) take[l] = link_matches(fabric_, links[l], f.target);
+      for (std::size_t l = 0; l < links.size(); ++l)
+        if (take[l]) a.matched.push_back(links[l].name);
+      for (std::size_t d = 0; d < fabric_.dirs().size(); ++d)
+        if (take[static_cast<std::size_t>(fabric_.dirs()[d].link)]) a.dirs.push_back(static_cast<int>(d));
+      if (a.matched.empty())
+        fail_expected(where,
+                      std::string("a link name or glob (e.g. \"link:node0.nic0-switch\", \"link:node0.*\") or a device "
+                                  "name matching at least one link; `trainvp describe topology` lists them (") +
+                          fault_kind_name(f.kind) + " applies to links)",
+                      json(f.target));
+    }
+    const int i = static_cast<int>(faults_.size());
+    a.track = ctx_.trace.track("faults", "fault " + std::to_string(f.index) + " " + fault_kind_name(f.kind));
+    faults_.push_back(std::move(a));
+    timeline_.push_back({f.start_ps, i, 0});
+    if (f.kind == FaultKind::GpuSlowdown && f.ramp_ps > 0)
+      for (int k = 1; k <= kRampSteps; ++k) timeline_.push_back({f.start_ps + f.ramp_ps * k / kRampSteps, i, k});
+    if (f.duration_ps > 0) timeline_.push_back({f.start_ps + f.duration_ps, i, -1});
+  }
+  // Stable order at equal times: by fault, start before its ramp steps; ends come last at a time.
+  std::stable_sort(timeline_.begin(), timeline_.end(), [](const Change& x, const Change& y) {
+    if (x.at_ps != y.at_ps) return x.at_ps < y.at_ps;
+    if ((x.step < 0) != (y.step < 0)) return y.step < 0;
+    if (x.fault != y.fault) return x.fault < y.fault;
+    return x.step < y.step;
+  });
+}
+
+std::int64_t FaultInjector::next_change_ps() const {
+  return next_ < timeline_.size() ? timeline_[next_].at_ps : kNever;
+}
+
+void FaultInjector::apply_due(std::int64_t now_ps) {
+  bool changed = false;
+  while (next_ < timeline_.size() && timeline_[next_].at_ps <= now_ps) {
+    const Change& c = timeline_[next_++];
+    Active& a = faults_[static_cast<std::size_t>(c.fault)];
+    const FaultConfig& f = *a.cfg;
+    if (c.step == 0) {
+      a.active = true;
+      a.start_ps = now_ps;
+      a.level = f.kind == FaultKind::GpuSlowdown && f.ramp_ps > 0 ? 1.0 : f.factor;
+    } else if (c.step > 0) {
+      a.level = c.step == kRampSteps ? f.factor : 1.0 + (f.factor - 1.0) * c.step / kRampSteps;
+    } else {
+      a.active = false;
+      a.end_ps = now_ps;
+    }
+    changed = true;
+  }
+  if (changed) recompute();
+}
+
+// Every model hook is recomputed from the base values and all active faults, so overlapping
+// faults compose: factors multiply, added latencies add, a link is down while any link_down is on,
+// a packet gets through only if it survives every packet_loss (rates r_i: 1 - prod(1 - r_i)), with
+// the longest of their timeouts.
+void FaultInjector::recompute() {
+  std::vector<double> speed(gpus_.size(), 1.0), launch(gpus_.size(), 1.0), bw(base_bw_.size(), 1.0);
+  std::vector<std::int64_t> lat(base_bw_.size(), 0), timeout(base_bw_.size(), 0);
+  std::vector<double> loss(base_bw_.size(), 0.0);
+  std::vector<bool> down(base_bw_.size(), false), touched_gpu(gpus_.size(), false), touched_dir(base_bw_.size(), false);
+  for (const Active& a : faults_) {
+    for (int g : a.gpus) touched_gpu[static_cast<std::size_t>(g)] = true;
+    for (int d : a.dirs) touched_dir[static_cast<std::size_t>(d)] = true;
+    if (!a.active) continue;
+    const FaultConfig& f = *a.cfg;
+    for (int g : a.gpus) {
+      if (f.kind == FaultKind::GpuSlowdown) speed[static_cast<std::size_t>(g)] *= a.level;
+      if (f.kind == FaultKind::CpuContention) launch[static_cast<std::size_t>(g)] *= f.launch_factor;
+    }
+    for (int d : a.dirs) {
+      if (f.kind == FaultKind::LinkDegrade) {
+        bw[static_cast<std::size_t>(d)] *= f.bandwidth_factor;
+        lat[static_cast<std::size_t>(d)] += f.added_latency_ps;
+      }
+      if (f.kind == FaultKind::LinkDown) down[static_cast<std::size_t>(d)] = true;
+      if (f.kind == FaultKind::PacketLoss) {
+        double& r = loss[static_cast<std::size_t>(d)];
+        r = r + f.loss_rate - r * f.loss_rate;  // 1 - (1 - r)(1 - rate), exact for a single fault
+        timeout[static_cast<std::size_t>(d)] = std::max(timeout[static_cast<std::size_t>(d)], f.loss_timeout_ps);
+      }
+    }
+  }
+  for (std::size_t g = 0; g < gpus_.size(); ++g) {
+    if (!touched_gpu[g]) continue;
+    gpus_[g]->set_speed(base_speed_[g] * speed[g]);
+    gpus_[g]->set_launch_scale(launch[g]);
+  }
+  bool down_changed = false;
+  for (std::size_t d = 0; d < base_bw_.size(); ++d) {
+    if (!touched_dir[d]) continue;
+    LinkDir& dir = *fabric_.dirs()[d].dir;
+    dir.set_bandwidth(base_bw_[d] * bw[d]);
+    dir.set_extra_latency(lat[d]);
+    down_changed |= dir.down() != down[d];
+    dir.set_down(down[d]);
+    dir.set_loss(loss[d], timeout[d]);
+  }
+  if (down_changed) fabric_.down_changed();
+}
+
+void FaultInjector::finish(std::int64_t end_ps) {
+  end_ps_ = end_ps;
+  for (Active& a : faults_) {
+    if (a.start_ps < 0) continue;
+    if (a.end_ps < 0) a.end_ps = end_ps;
+    nlohmann::ordered_json args = {{"index", a.cfg->index}, {"target", a.cfg->target}, {"matched", a.matched.size()}};
+    ctx_.trace.slice(a.track, std::string(fault_kind_name(a.cfg->kind)) + " " + a.cfg->target, "fault", a.start_ps,
+                     a.end_ps, args);
+    // An on/off pattern also shows its on periods (the first kMaxOnSlices of them).
+    const FaultConfig& f = *a.cfg;
+    constexpr int kMaxOnSlices = 1000;
+    if (f.kind == FaultKind::Congestion && f.off_ps > 0 && ctx_.trace.enabled())
+      for (std::int64_t t = a.start_ps, n = 0; t < a.end_ps && n < kMaxOnSlices; t += f.on_ps + f.off_ps, ++n)
+        ctx_.trace.slice(a.track, "on", "fault", t, std::min(t + f.on_ps, a.end_ps), {});
+  }
+}
+
+nlohmann::ordered_json FaultInjector::results() const {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const Active& a : faults_) {
+    const FaultConfig& f = *a.cfg;
+    ojson params = ojson::object();
+    for (auto it = f.params.begin(); it != f.params.end(); ++it)
+      if (it.key() != "kind" && it.key() != "target" && it.key() != "source" && it.key() != "start" &&
+          it.key() != "duration" && it.key() != "origin" && it.key() != "severity")
+        params[it.key()] = it.value();
+    const bool applied = a.start_ps >= 0;
+    list.push_back({{"index", f.index},
+                    {"origin", f.generated ? "generator" : "scenario"},
+                    {"kind", fault_kind_name(f.kind)},
+                    {"target", f.target},
+                    {"matched", a.matched},
+                    {"applied", applied},
+                    {"start_s", applied ? ojson(sec(a.start_ps)) : ojson(nullptr)},
+                    {"end_s", applied ? ojson(sec(a.end_ps)) : ojson(nullptr)},
+                    {"params", params}});
+    if (!f.severity.empty()) list.back()["severity"] = f.severity;
+    if (f.kind == FaultKind::Congestion) {
+      const BackgroundTraffic::Totals t = traffic_->totals(f.index);
+      ojson& e = list.back();
+      e["sources"] = a.sources;
+      e["destinations"] = a.destinations;
+      e["pairs"] = t.pairs;
+      e["sent_bytes"] = t.sent_bytes;
+      e["delivered_bytes"] = t.delivered_bytes;
+      e["in_flight_bytes"] = t.sent_bytes - t.delivered_bytes;
+      e["sent_chunks"] = t.sent_chunks;
+    }
+  }
+  return list;
+}
+
+}  // namespace trainvp

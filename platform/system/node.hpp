@@ -1,0 +1,20 @@
+#pragma once
+// A node: a SystemC module holding its GPUs, so every GPU's name is nodeN.gpuM. The fabric
+// (NVSwitch, PCIe, NICs) joins them here.
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "models/gpu/gpu.hpp"
+#include "platform/config/scenario.hpp"
+
+namespace trainvp {
+
+class Node : public sc_core::sc_module {
+ public:
+  Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx);
+  std::vector<std::unique_ptr<Gpu>> gpus;
+};
+
+}  // namespace trainvp

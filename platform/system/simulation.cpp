@@ -1,0 +1,210 @@
+#include "platform/system/simulation.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "platform/core/errors.hpp"
+#include "platform/system/faults/campaign.hpp"
+#include "platform/core/units.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+static double wall_now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx) : sc_module(name) {
+  std::string node_name = basename();
+  for (int g = 0; g < s.cluster.gpus_per_node; ++g) {
+    const GpuInstance& inst = s.cluster.gpus[static_cast<std::size_t>(index * s.cluster.gpus_per_node + g)];
+    int track = ctx.trace.track(node_name, "gpu" + std::to_string(g));
+    gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank, s.workload,
+                                         s.collective_bench ? 0 : s.training.iterations, ctx, track));
+  }
+}
+
+Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
+    : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
+  // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
+  const bool dream = !s.collective_bench && s.training.sync.strategy == SyncStrategyKind::DreamDdp;
+  if (dream && !elaborate_only) dreamddp_ = plan_dreamddp(s);
+  for (int n = 0; n < s.cluster.nodes; ++n)
+    nodes_.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx_));
+  std::vector<Gpu*> all;
+  for (auto& n : nodes_)
+    for (auto& g : n->gpus) all.push_back(g.get());
+  std::vector<int> nodes_of;
+  for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
+  // A CXL device per node, when the scenario has one; its waveforms go to a temporary file that
+  // becomes DIR/waves.vcd only if the run succeeds.
+  std::vector<CxlDevice*> cxl;
+  for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
+    std::string waves;
+    if (s.output.waves && n == 0 && !elaborate_only) {  // validate writes nothing
+      std::filesystem::create_directories(s.output.dir);
+      waves_tmp_ = waves = (std::filesystem::path(s.output.dir) / ".waves.vcd.tmp").string();
+    }
+    DType dt = s.collective_bench ? DType::FP32 : s.workload.shape.grad_dtype;
+    cxl_.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
+                                               s.cluster.cxl_ports, dt, ctx_, waves, s.output.waves_from_ps,
+                                               s.output.waves_to_ps));
+    cxl_.back()->set_functional(s.collective_bench && s.bench.functional, s.seed);
+    cxl.push_back(cxl_.back().get());
+  }
+  fabric_ = std::make_unique<Fabric>(s, all, cxl, ctx_);
+  fabric_->trace_nics();
+  engine_ = std::make_unique<CollectiveEngine>("collectives", all, *fabric_, s.cluster.fabric.chunk, ctx_);
+  for (CxlDevice* d : cxl)
+    for (auto& port : d->ports) engine_->add_device_endpoint(port.get(), d);
+  engine_->set_device_map(fabric_->device_map());
+  if (s.training.functional) {
+    std::vector<int> world;
+    std::vector<std::string> names;
+    for (auto& g : s.cluster.gpus) world.push_back(g.rank);
+    for (auto& l : s.workload.layers) names.push_back(l.name);
+    functional_ = std::make_unique<FunctionalData>(s.seed, s.workload.shape.grad_dtype, s.cluster.cxl.ftz, s.training.sync.algorithm,
+                                                   world, nodes_of, s.cluster.fabric.chunk, names);
+    engine_->set_functional(functional_.get());
+  }
+  const SyncConfig& sync = s.training.sync;
+  if (s.collective_bench) {
+    bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *engine_, nodes_of, ctx_);
+  } else if (sync.strategy == SyncStrategyKind::Ddp || sync.strategy == SyncStrategyKind::DdpNoOverlap) {
+    DdpConfig d{sync.bucket, sync.first_bucket, sync.algorithm, sync.comm_streams, sync.strategy == SyncStrategyKind::Ddp};
+    strategy_ = std::make_unique<DdpSync>("ddp", d, s.workload, all, *engine_, nodes_of, s.training.iterations, ctx_);
+  } else if (is_unit_strategy(sync.strategy) && !(dream && elaborate_only)) {
+    strategy_ = std::make_unique<UnitSync>("sync", unit_sync_config(s, dreamddp_.get()), s.workload, all, *engine_,
+                                           nodes_of, s.training.iterations, ctx_);
+  }
+  // The fault campaign is drawn against the fabric's names and validated like explicit faults;
+  // fault targets are checked against the names here, before anything runs.
+  fault_list_ = s.faults;
+  fault_list_json_ = s.resolved.value("faults", nlohmann::json::array());
+  if (s.fault_generator.enabled) {
+    nlohmann::json drawn = generate_faults(s.fault_generator, fault_generator_targets(s.fault_generator, s, *fabric_));
+    generated_ = drawn.size();
+    for (auto& f : drawn) fault_list_json_.push_back(std::move(f));
+    nlohmann::json resolved;
+    fault_list_ = load_fault_list(fault_list_json_, resolved);
+    fault_list_json_ = std::move(resolved);
+  }
+  if (!fault_list_.empty())
+    faults_ = std::make_unique<FaultInjector>(fault_list_, *fabric_, all, ctx_, s.cluster.fabric.chunk);
+  if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
+  // Background traffic never lets the kernel starve: end the run when the work is done.
+  if (faults_ && faults_->has_background()) {
+    std::vector<const sc_core::sc_event*> also;
+    if (bench_) also.push_back(&bench_->finished_event());
+    run_end_ = std::make_unique<RunEnd>("run_end", [this] { return work_done(); }, also);
+    const int last = s.training.iterations - 1;
+    ctx_.on_iteration_end = [this, last](int it) {
+      if (progress_) report_progress(it);
+      if (it >= last) run_end_->poke();
+    };
+  }
+}
+
+Simulation::~Simulation() {
+  cxl_.clear();  // closes the waveform file
+  std::error_code ec;
+  if (!waves_tmp_.empty() && !kept_) std::filesystem::remove(waves_tmp_, ec);
+}
+
+std::vector<const CxlDevice*> Simulation::cxl_devices() const {
+  std::vector<const CxlDevice*> out;
+  for (auto& d : cxl_) out.push_back(d.get());
+  return out;
+}
+
+void Simulation::keep_waves() {
+  cxl_.clear();  // flush and close before the file is renamed
+  kept_ = true;
+}
+
+std::vector<const Gpu*> Simulation::gpus() const {
+  std::vector<const Gpu*> out;
+  for (auto& n : nodes_)
+    for (auto& g : n->gpus) out.push_back(g.get());
+  return out;
+}
+
+void Simulation::report_progress(int) {
+  ++iterations_done_;
+  double now = wall_now();
+  if (now - wall_start_ < 1.0 || now - last_progress_ < 0.25) return;
+  last_progress_ = now;
+  printed_progress_ = true;
+  double total = static_cast<double>(scenario_.training.iterations) * static_cast<double>(scenario_.cluster.gpus.size());
+  std::fprintf(stderr, "\r[trainvp] %5.1f%%  simulated %.3f s  wall %.1f s ", 100.0 * iterations_done_ / total,
+               sc_core::sc_time_stamp().to_seconds(), now - wall_start_);
+  std::fflush(stderr);
+}
+
+void Simulation::run() {
+  wall_start_ = wall_now();
+  const std::int64_t limit_ps = scenario_.training.time_limit_ps;
+  auto ps = ps_time;
+  // Faults: run to each change time, apply it, go on. A run that starves before a change with
+  // its work done has ended; one that starves with work pending (e.g. behind a link that is down)
+  // is advanced to the change, which may let it go on.
+  bool started = false;
+  auto stopped = [] { return sc_core::sc_get_status() == sc_core::SC_STOPPED; };  // a failed check stops the run
+  auto run_until = [&](std::int64_t t) {  // to t, or until nothing is left to do
+    if (stopped() || t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended())) return;
+    // With activity pending beyond t, time passes t anyway: run to t (SC_EXIT_ON_STARVATION would
+    // warn (W571) that the call saw no activity).
+    const bool beyond = started && sc_core::sc_time_to_pending_activity() > ps(t - now_ps());
+    sc_core::sc_start(ps(t - now_ps()), beyond ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
+    started = true;
+  };
+  while (faults_ && !stopped() && faults_->next_change_ps() <= limit_ps) {
+    const std::int64_t t = faults_->next_change_ps();
+    run_until(t);
+    if (now_ps() < t) {
+      if (work_done() || stopped()) break;
+      if (run_end_ && run_end_->ended()) break;
+      sc_core::sc_start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
+    }
+    faults_->apply_due(now_ps());
+  }
+  run_until(limit_ps);
+  if (faults_) faults_->finish(now_ps());
+  if (printed_progress_) std::fprintf(stderr, "\n");
+  fabric_->flush_trace();
+  stats_.wall_s = wall_now() - wall_start_;
+  stats_.events = ctx_.events;
+  stats_.delta_cycles = sc_core::sc_delta_count();
+  stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  // Work left with events still scheduled means the time limit cut the run; without, a stall.
+  hit_limit_ = sc_core::sc_pending_activity();
+  for (auto& d : cxl_)
+    if (!d->failure().empty()) throw RunError(d->failure());
+  if (functional_ && !functional_->failure().empty()) throw RunError(functional_->failure());
+  if (!work_done()) throw RunError(stall_report());
+}
+
+bool Simulation::work_done() const {
+  bool done = !bench_ || bench_->finished();
+  for (const Gpu* g : gpus()) done = done && g->finished();
+  return done;
+}
+
+std::string Simulation::stall_report() const {
+  std::string msg = hit_limit_ ? "the simulated-time limit (/training/time_limit) was reached with work pending"
+                             : "simulation stalled: work is pending but no event can make progress";
+  msg += " at t = " + format_time_s(static_cast<double>(stats_.simulated_ps) * 1e-12);
+  if (bench_ && !bench_->finished()) msg += "\n  collective benchmark: " + bench_->state();
+  int listed = 0, unfinished = 0;
+  for (const Gpu* g : gpus()) {
+    if (g->finished()) continue;
+    ++unfinished;
+    if (listed < 16) msg += "\n  " + std::string(g->name()) + ": " + g->state(), ++listed;
+  }
+  if (unfinished > listed) msg += "\n  ... and " + std::to_string(unfinished - listed) + " more GPUs";
+  return msg;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,97 @@
+#pragma once
+// Elaborates a scenario into SystemC modules, runs it, and collects what happened.
+// SystemC allows one elaboration per process: construct one Simulation per process.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/collectives/ddp.hpp"
+#include "models/collectives/engine.hpp"
+#include "platform/system/collective_bench.hpp"
+#include "platform/system/fabric/fabric.hpp"
+#include "platform/system/faults/faults.hpp"
+#include "platform/system/node.hpp"
+#include "platform/system/run_end.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/sync/sync_setup.hpp"
+
+namespace trainvp {
+
+struct SimStats {
+  double wall_s = 0;
+  std::uint64_t events = 0;
+  std::uint64_t delta_cycles = 0;
+  std::int64_t simulated_ps = 0;
+};
+
+class Simulation {
+ public:
+  // elaborate_only: build every module (so the fabric's names exist and fault targets are
+  // checked) but skip what only a run needs: dreamddp's profiling pre-simulation and its strategy.
+  explicit Simulation(const Scenario& s, bool progress = false, bool elaborate_only = false);
+  ~Simulation();
+  // Runs to completion. Throws RunError when it stalls or reaches the time limit.
+  void run();
+
+  const Scenario& scenario() const { return scenario_; }
+  const RunContext& context() const { return ctx_; }
+  const SimStats& stats() const { return stats_; }
+  std::vector<const Gpu*> gpus() const;
+  const Fabric& fabric() const { return *fabric_; }
+  const CollectiveEngine& engine() const { return *engine_; }
+  CollectiveEngine& engine() { return *engine_; }  // tests and tools may launch their own traffic
+  const SyncStrategy* strategy() const { return strategy_.get(); }
+  const CollectiveBench* bench() const { return bench_.get(); }
+  // The scenario's faults (null without any).
+  const FaultInjector* faults() const { return faults_.get(); }
+  // Every fault injected, resolved: the scenario's, then the fault generator's in order of start
+  // (a plain `faults` list, as DIR/faults.json holds it), and how many of them were generated.
+  const nlohmann::json& fault_list() const { return fault_list_json_; }
+  std::size_t generated_faults() const { return generated_; }
+  // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
+  const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
+  std::vector<const CxlDevice*> cxl_devices() const;
+  // Tests' hooks: flip a result bit, read CSRs (an RTL read ticks the engine).
+  CxlDevice& cxl_device(int node) { return *cxl_.at(static_cast<std::size_t>(node)); }
+  // Functional training mode's generator and checker (null when off).
+  const FunctionalData* functional() const { return functional_.get(); }
+  // The waveform file being written (DIR/.waves.vcd.tmp), or "": renamed to waves.vcd with the outputs.
+  const std::string& waves_tmp() const { return waves_tmp_; }
+  // Closes the waveform file so it can be renamed; results must have been collected before.
+  void keep_waves();
+
+ private:
+  std::string stall_report() const;
+  void report_progress(int iteration);
+
+  const Scenario& scenario_;
+  RunContext ctx_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<CxlDevice>> cxl_;
+  std::string waves_tmp_;
+  bool kept_ = false;
+  std::unique_ptr<Fabric> fabric_;
+  std::unique_ptr<CollectiveEngine> engine_;
+  std::unique_ptr<FunctionalData> functional_;
+  std::unique_ptr<SyncStrategy> strategy_;
+  std::unique_ptr<DreamDdpPlan> dreamddp_;
+  std::unique_ptr<CollectiveBench> bench_;
+  std::vector<FaultConfig> fault_list_;  // the injector points into it
+  nlohmann::json fault_list_json_ = nlohmann::json::array();
+  std::size_t generated_ = 0;
+  std::unique_ptr<FaultInjector> faults_;
+  std::unique_ptr<RunEnd> run_end_;  // with background traffic only
+  bool work_done() const;
+  SimStats stats_;
+  bool progress_;
+  double wall_start_ = 0, last_progress_ = 0;
+  bool printed_progress_ = false;
+  bool hit_limit_ = false;
+  int iterations_done_ = 0;
+};
+
+}  // namespace trainvp
