@@ -7,14 +7,16 @@ set(TRAINVP_LAYER_RULES
   "models/workload:platform/core,models/workload"
   "models/link:platform/core,models/link"
   "models/gpu:platform/core,models/workload,models/link,models/gpu"
-  "models/cxl:platform/core,models/workload,models/link,models/cxl"
+  "models/cxl:platform/core,models/workload,models/link,models/cxl,rtl/driver"
   "models/collectives:platform/core,models"
   "platform/config:platform/core,models,platform/config"
   "platform/system:platform/core,models,platform/config,platform/system"
   "platform/report:platform/core,models,platform/config,platform/system,platform/report"
   "platform/sweep:platform/core,platform/config,platform/sweep"
   "platform/cli:platform,models"
-  "rtl:platform/core,models/workload,models/cxl,rtl")
+  "rtl:platform/core,models/workload,models/cxl,rtl"
+  # The Verilated engine's driver, shared by models/cxl and the RTL bench, stands on its own.
+  "rtl/driver:rtl/driver")
 
 # Checked on every build: a wrong-way include fails it, naming the file, the line and the rule.
 if(NOT CMAKE_SCRIPT_MODE_FILE)

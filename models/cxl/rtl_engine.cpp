@@ -12,6 +12,7 @@
 #include "Vgrad_reduce_l16.h"
 #include "Vgrad_reduce_l32.h"
 #include "Vgrad_reduce_l8.h"
+#include "rtl/driver/grad_reduce_driver.hpp"
 
 namespace trainvp {
 
@@ -20,25 +21,19 @@ namespace {
 using namespace csr;
 
 template <class Model, int kLanes>
-class Engine final : public RtlEngine {
+class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model, kLanes>, Model> {
+  using Driver = rtl::GradReduceDriver<Engine<Model, kLanes>, Model>;
+  friend Driver;  // it clocks the model through tick()
+  using Driver::read;
+  using Driver::write;
+
  public:
-  Engine() : ctx_(new VerilatedContext) {
-    ctx_->traceEverOn(true);
-    m_ = std::make_unique<Model>(ctx_.get(), "grad_reduce");
-    m_->clk = 0;
-    m_->rst_n = 0;
-    m_->psel = m_->penable = m_->pwrite = 0;
-    m_->in_valid = 0;
-    m_->out_ready = 1;
-    m_->eval();
-    for (int i = 0; i < 4; ++i) tick();
-    m_->rst_n = 1;
-    tick();
+  Engine() : Driver(/*out_ready=*/true, /*trace=*/true), m_(this->m()) {
+    this->reset();
     max_contrib_ = static_cast<int>((read(kParams) >> 8) & 0xFF);
   }
   ~Engine() override {
     if (vcd_) vcd_->close();
-    m_->final();
   }
   int lanes() const override { return kLanes; }
   int max_contributors() const override { return max_contrib_; }
@@ -46,7 +41,7 @@ class Engine final : public RtlEngine {
 
   void trace_to(const std::string& path, double period_ps) override {
     vcd_ = std::make_unique<VerilatedVcdC>();
-    m_->trace(vcd_.get(), 99);
+    m_.trace(vcd_.get(), 99);
     vcd_->open(path.c_str());
     period_ps_ = period_ps;
   }
@@ -58,7 +53,7 @@ class Engine final : public RtlEngine {
 
   void write_csr(std::uint32_t offset, std::uint32_t value) override { write(offset, value); }
   std::uint32_t read_csr(std::uint32_t offset) override { return read(offset); }
-  bool irq() const override { return m_->irq; }
+  bool irq() const override { return m_.irq; }
 
   RtlJobStats run(const RtlJob& job) override {
     if (job.program) {
@@ -75,18 +70,18 @@ class Engine final : public RtlEngine {
     bool offered = false;
     while (st.lines_out < job.lines) {
       if (!offered && line < job.lines) {
-        m_->in_slot = 0;
-        m_->in_idx = static_cast<std::uint32_t>(line);
-        m_->in_cid = static_cast<std::uint32_t>(cid);
+        m_.in_slot = 0;
+        m_.in_idx = static_cast<std::uint32_t>(line);
+        m_.in_cid = static_cast<std::uint32_t>(cid);
         for (int w = 0; w < kLanes; ++w)
-          m_->in_data[w] = job.data ? (*job.data)[(static_cast<std::size_t>(cid) * job.lines + line) * kLanes + w] : 0u;
+          m_.in_data[w] = job.data ? (*job.data)[(static_cast<std::size_t>(cid) * job.lines + line) * kLanes + w] : 0u;
         offered = true;
       }
-      m_->in_valid = offered;
-      const bool in_fire = offered && m_->in_ready;
-      if (m_->out_valid) {
+      m_.in_valid = offered;
+      const bool in_fire = offered && m_.in_ready;
+      if (m_.out_valid) {
         if (job.result)
-          for (int w = 0; w < kLanes; ++w) (*job.result)[static_cast<std::size_t>(m_->out_idx) * kLanes + w] = m_->out_data[w];
+          for (int w = 0; w < kLanes; ++w) (*job.result)[static_cast<std::size_t>(m_.out_idx) * kLanes + w] = m_.out_data[w];
         ++st.lines_out;
       }
       tick();
@@ -95,7 +90,7 @@ class Engine final : public RtlEngine {
         if (++cid == job.contributors) cid = 0, ++line;
       }
     }
-    m_->in_valid = 0;
+    m_.in_valid = 0;
     // DONE rises once the last line is out; poll the status as a driver would.
     for (int guard = 0; guard < 64 && !(read(kStatus) & kDone); ++guard) {
     }
@@ -105,34 +100,15 @@ class Engine final : public RtlEngine {
 
  private:
   void tick() {
-    m_->clk = 1;
-    m_->eval();
+    m_.clk = 1;
+    m_.eval();
     if (tracing_) vcd_->dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ - job_cycle0_) * period_ps_ + period_ps_ / 2));
-    m_->clk = 0;
-    m_->eval();
+    m_.clk = 0;
+    m_.eval();
     if (tracing_) vcd_->dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ + 1 - job_cycle0_) * period_ps_));
     ++cycle_;
   }
-  void write(std::uint32_t addr, std::uint32_t data) {
-    m_->psel = 1, m_->penable = 0, m_->pwrite = 1, m_->paddr = addr, m_->pwdata = data;
-    tick();
-    m_->penable = 1;
-    tick();
-    m_->psel = m_->penable = m_->pwrite = 0;
-  }
-  std::uint32_t read(std::uint32_t addr) {
-    m_->psel = 1, m_->penable = 0, m_->pwrite = 0, m_->paddr = addr;
-    tick();
-    m_->penable = 1;
-    m_->eval();
-    std::uint32_t v = m_->prdata;
-    tick();
-    m_->psel = m_->penable = 0;
-    return v;
-  }
-
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> m_;
+  Model& m_;
   std::unique_ptr<VerilatedVcdC> vcd_;
   bool tracing_ = false;
   double period_ps_ = 1000;

@@ -1,7 +1,8 @@
 #pragma once
 // Cycle-level test bench of the Verilated grad_reduce (rtl/grad_reduce.sv): a driver around one
-// Verilated model (clock, reset, APB CSR accesses, an input stream with random valid gaps, an
-// output stream with random ready back-pressure), random traffic with windowed random arrival
+// Verilated model (clock; reset and APB CSR accesses from rtl/driver/grad_reduce_driver.hpp, as the
+// platform's engine does them; an input stream with random valid gaps, an output stream with random
+// ready back-pressure), random traffic with windowed random arrival
 // orders, and a scoreboard that checks every reduced line bit for bit against the C++ reference
 // (models/cxl/reduce_ref.hpp). The same code drives every LANES variant (a template).
 #include <verilated.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "models/cxl/reduce_ref.hpp"
+#include "rtl/driver/grad_reduce_driver.hpp"
 
 namespace trainvp::rtl {
 
@@ -231,22 +233,17 @@ class Scoreboard {
 
 // ------------------------------------------------------------------------------------ driver
 template <class Model, int kLanes>
-class Driver {
+class Driver : public GradReduceDriver<Driver<Model, kLanes>, Model> {
+  using Base = GradReduceDriver<Driver<Model, kLanes>, Model>;
+
  public:
   static constexpr int kL = kLanes;
+  using Base::m;
+  using Base::read;
+  using Base::write;
 
-  explicit Driver(std::uint64_t seed = 1) : rng(seed), ctx_(new VerilatedContext) {
-    ctx_->debug(0);
-    m_ = std::make_unique<Model>(ctx_.get(), "grad_reduce");
-    m_->clk = 0;
-    m_->rst_n = 0;
-    m_->psel = m_->penable = m_->pwrite = 0;
-    m_->paddr = 0;
-    m_->pwdata = 0;
-    m_->in_valid = 0;
-    m_->out_ready = 0;
-    m_->eval();
-    reset();
+  explicit Driver(std::uint64_t seed = 1) : Base(/*out_ready=*/false), rng(seed) {
+    this->reset();
     std::uint32_t p = read(csr::kParams), p2 = read(csr::kParams2);
     lanes = static_cast<int>(p & 0xFF);
     max_contributors = static_cast<int>((p >> 8) & 0xFF);
@@ -254,11 +251,7 @@ class Driver {
     slots = static_cast<int>(p >> 24);
     idx_w = static_cast<int>(p2 & 0xFF);
   }
-  ~Driver() { m_->final(); }
-  Driver(const Driver&) = delete;
-  Driver& operator=(const Driver&) = delete;
 
-  Model& m() { return *m_; }
   Rng rng;
 
   // Stream policies. valid_prob: chance that a new item is offered in a cycle when the source has
@@ -275,46 +268,34 @@ class Driver {
   std::uint64_t last_in_fire_cycle = 0, last_out_fire_cycle = 0;
   void clear_counts() { in_fires = out_fires = in_stalls = out_stalls = 0; }
 
-  void reset() {
-    m_->rst_n = 0;
-    for (int i = 0; i < 4; ++i) tick();
-    m_->rst_n = 1;
-    tick();
-  }
-
   // One clock cycle with the current inputs.
   void tick() {
     if (!offer_valid_ && source && rng.chance(valid_prob) && source(offer_)) {
       offer_valid_ = true;
-      m_->in_slot = offer_.slot;
-      m_->in_idx = offer_.idx;
-      m_->in_cid = offer_.cid;
-      for (int w = 0; w < kL; ++w) m_->in_data[w] = offer_.data[static_cast<std::size_t>(w)];
+      m_.in_slot = offer_.slot;
+      m_.in_idx = offer_.idx;
+      m_.in_cid = offer_.cid;
+      for (int w = 0; w < kL; ++w) m_.in_data[w] = offer_.data[static_cast<std::size_t>(w)];
     }
-    m_->in_valid = offer_valid_;
+    m_.in_valid = offer_valid_;
     const bool rdy = !ready_hold && rng.chance(ready_prob);
-    m_->out_ready = rdy;
-    // in_ready and out_* are registers: they already hold this cycle's values. Only the APB read
-    // data is combinational, so settle it when an access phase needs it.
-    if (m_->psel && m_->penable) {
-      m_->eval();
-      apb_rdata_ = m_->prdata;
-      apb_err_ = m_->pslverr;
-    }
-    const bool in_fire = offer_valid_ && m_->in_ready;
-    const bool out_fire = m_->out_valid && rdy;
-    if (offer_valid_ && !m_->in_ready) ++in_stalls;
-    if (m_->out_valid && !rdy) ++out_stalls;
+    m_.out_ready = rdy;
+    // in_ready and out_* are registers: they already hold this cycle's values (the driver settles
+    // the combinational APB read data itself).
+    const bool in_fire = offer_valid_ && m_.in_ready;
+    const bool out_fire = m_.out_valid && rdy;
+    if (offer_valid_ && !m_.in_ready) ++in_stalls;
+    if (m_.out_valid && !rdy) ++out_stalls;
     if (out_fire) {
       ++out_fires;
       last_out_fire_cycle = cycle;
       if (sink) {
-        out_.slot = m_->out_slot;
-        out_.idx = m_->out_idx;
-        out_.addr = m_->out_addr;
+        out_.slot = m_.out_slot;
+        out_.idx = m_.out_idx;
+        out_.addr = m_.out_addr;
         out_.cycle = cycle;
         out_.data.resize(kL);
-        for (int w = 0; w < kL; ++w) out_.data[static_cast<std::size_t>(w)] = m_->out_data[w];
+        for (int w = 0; w < kL; ++w) out_.data[static_cast<std::size_t>(w)] = m_.out_data[w];
         sink(out_);
       }
     }
@@ -323,10 +304,10 @@ class Driver {
       last_in_fire_cycle = cycle;
       offer_valid_ = false;
     }
-    m_->clk = 1;
-    m_->eval();
-    m_->clk = 0;
-    m_->eval();
+    m_.clk = 1;
+    m_.eval();
+    m_.clk = 0;
+    m_.eval();
     ++cycle;
   }
 
@@ -335,32 +316,6 @@ class Driver {
   }
 
   bool offering() const { return offer_valid_; }
-
-  // APB3 transfers: a setup cycle then an access cycle (PREADY is always 1).
-  void write(std::uint32_t addr, std::uint32_t data, bool* slverr = nullptr) {
-    m_->psel = 1;
-    m_->penable = 0;
-    m_->pwrite = 1;
-    m_->paddr = addr;
-    m_->pwdata = data;
-    tick();
-    m_->penable = 1;
-    tick();
-    m_->psel = m_->penable = m_->pwrite = 0;
-    if (slverr) *slverr = apb_err_;
-  }
-  std::uint32_t read(std::uint32_t addr, bool* slverr = nullptr) {
-    m_->psel = 1;
-    m_->penable = 0;
-    m_->pwrite = 0;
-    m_->paddr = addr;
-    tick();
-    m_->penable = 1;
-    tick();
-    m_->psel = m_->penable = 0;
-    if (slverr) *slverr = apb_err_;
-    return apb_rdata_;
-  }
 
   // Parameters of the model, read from PARAMS / PARAMS2 after reset.
   int lanes = 0, max_contributors = 0, depth = 0, slots = 0, idx_w = 0;
@@ -391,13 +346,10 @@ class Driver {
   }
 
  private:
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> m_;
+  Model& m_ = m();
   Contribution offer_;
   bool offer_valid_ = false;
   OutLine out_;
-  std::uint32_t apb_rdata_ = 0;
-  bool apb_err_ = false;
 };
 
 // ------------------------------------------------------------------------------------ traffic
