@@ -1,7 +1,7 @@
 // The model zoo: each model is an architecture's hyper-parameters plus the family generator
 // that expands them into layers (zoo_transformer.cpp, zoo_resnet.cpp). No per-layer numbers
 // are tabulated here; reference_params is the published count the generated layers must sum to
-// (checked by tests/test_zoo.cpp).
+// (checked by models/workload/test/test_zoo.cpp).
 #include <functional>
 #include <stdexcept>
 #include <string>
