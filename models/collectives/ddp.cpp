@@ -153,4 +153,10 @@ std::int64_t DdpSync::comm_ps(int rank, int iteration) const {
   return union_length(busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)]);
 }
 
+void DdpSync::report(nlohmann::ordered_json& results) const {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Bucket& b : buckets_) list.push_back({{"bytes", b.bytes}, {"layers", b.layers.size()}});
+  results["sync"]["buckets"] = list;
+}
+
 }  // namespace trainvp

@@ -12,6 +12,7 @@
 
 #include "models/collectives/engine.hpp"
 #include "models/collectives/sync_strategy.hpp"
+#include "models/gpu/gpu.hpp"
 #include "models/workload/workload.hpp"
 
 namespace trainvp {
@@ -42,6 +43,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   const sc_core::sc_event& changed(int rank) const override { return *changed_[static_cast<std::size_t>(rank)]; }
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
+  void report(nlohmann::ordered_json& results) const override;  // the buckets
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
  private:

@@ -8,11 +8,11 @@ namespace trainvp {
 
 static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
-CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu*> gpus, RouteProvider& routes,
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
                                    std::uint64_t chunk, RunContext& ctx)
-    : sc_module(name), world_(static_cast<int>(gpus.size())), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"),
-      intervals_(gpus.size()) {
-  for (Gpu* g : gpus) endpoints_.push_back(g), reducers_.push_back(nullptr);
+    : sc_module(name), world_(static_cast<int>(ranks.size())), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"),
+      intervals_(ranks.size()) {
+  for (ChunkEndpoint* r : ranks) endpoints_.push_back(r), reducers_.push_back(nullptr);
   SC_HAS_PROCESS(CollectiveEngine);
   SC_METHOD(on_tail);
   sensitive << tails_.get_event();

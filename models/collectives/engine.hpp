@@ -16,19 +16,13 @@
 
 #include "models/collectives/functional.hpp"
 #include "models/collectives/program.hpp"
-#include "models/gpu/gpu.hpp"
 #include "models/link/chunk.hpp"
+#include "models/link/endpoint.hpp"
+#include "models/link/route_provider.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
-
-// How the engine finds paths: the fabric's routing, keyed by a flow hash for ECMP.
-class RouteProvider {
- public:
-  virtual ~RouteProvider() = default;
-  virtual const Route& route(int src_rank, int dst_rank, std::uint32_t flow) = 0;
-};
 
 struct CollectiveRecord {
   int id = 0;
@@ -58,8 +52,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
  public:
   using RankDone = std::function<void(int rank)>;
 
-  CollectiveEngine(sc_core::sc_module_name name, std::vector<Gpu*> gpus, RouteProvider& routes, std::uint64_t chunk,
-                   RunContext& ctx);
+  // `ranks`: the GPUs' endpoints, by rank.
+  CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
+                   std::uint64_t chunk, RunContext& ctx);
 
   // Registers a collective; nothing moves until ranks join. `on_rank_done` runs when all of a
   // rank's transfers (sent and received) have arrived. Returns the collective's id.

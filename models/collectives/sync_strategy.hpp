@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/gpu/phase_gate.hpp"
 
 namespace trainvp {
@@ -15,6 +17,9 @@ class SyncStrategy : public PhaseGate {
   virtual const char* name() const = 0;
   // Time rank spent with at least one of its collectives in progress during `iteration` (ps).
   virtual std::int64_t comm_ps(int rank, int iteration) const = 0;
+  // Writes what results.json says about the strategy: fields of `results["sync"]` (which holds
+  // `strategy` already) and of each of `results["iterations"]` (which hold `warmup`).
+  virtual void report(nlohmann::ordered_json& results) const = 0;
 };
 
 // Length of the union of [start, end) intervals.

@@ -20,6 +20,8 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <nlohmann/json.hpp>
+
 #include "models/cxl/cxl_csr.hpp"
 #include "models/cxl/cxl_driver.hpp"
 #include "models/cxl/cxl_params.hpp"
@@ -27,6 +29,7 @@
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/workload/dtype.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/tlm/at_initiator.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
@@ -79,6 +82,9 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   // fault in the device's data path would.
   void flip_result_bit(std::uint64_t element, int bit) { flip_element_ = element, flip_bit_ = bit; }
   const CxlStats& stats() const { return stats_; }
+  // results.json `cxl` entry (cxl_device_report.cpp).
+  void report(nlohmann::ordered_json& out) const;
+  static const ModelInfo& info();
   // Functional mode: every job reduces deterministic synthetic gradient values, and the engine's
   // output (the RTL's in rtl fidelity) is compared bit for bit with the reference model's sum of
   // the same inputs; the first mismatch stops the run (see failure()).

@@ -13,12 +13,15 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <nlohmann/json.hpp>
+
 #include "models/gpu/gpu_params.hpp"
 #include "models/gpu/phase.hpp"
 #include "models/gpu/phase_gate.hpp"
 #include "models/gpu/roofline.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/tlm/at_initiator.hpp"
 #include "platform/core/tlm/at_memory_target.hpp"
@@ -76,6 +79,9 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   // Where the rank is, for stall reports.
   std::string state() const;
   std::uint64_t hbm_bytes_served() const { return hbm_.bytes_served(); }
+  // results.json `ranks` entry: identity and the means over iterations after `warmup` (gpu_report.cpp).
+  void report(nlohmann::ordered_json& out, int warmup) const;
+  static const ModelInfo& info();
 
  private:
   // The GPU is an SC_METHOD state machine rather than an SC_THREAD: thousands of GPUs then cost

@@ -27,6 +27,9 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <nlohmann/json.hpp>
+
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 
 namespace trainvp {
@@ -87,6 +90,9 @@ class LinkDir : public sc_core::sc_module {
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   // Time average of queued_bytes() from 0 to `end_ps` (end_ps >= the last change).
   double mean_queue_bytes(std::int64_t end_ps) const;
+  // results.json `links` entry's statistics over a run that ended at `end_ps` (link_dir_report.cpp).
+  void report(nlohmann::ordered_json& out, std::int64_t end_ps) const;
+  static const ModelInfo& info();
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) { track_ = track; }
   void flush_trace();

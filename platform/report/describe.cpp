@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "models/gpu/gpu_params.hpp"
+#include "models/cxl/cxl_device.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/link/link_dir.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/units.hpp"
 
@@ -36,7 +38,74 @@ std::string human(double v) {
   return buf;
 }
 
+const ModelInfo* find_platform_model(const std::string& name) {
+  for (const ModelInfo* m : platform_models())
+    if (m->name == name) return m;
+  return nullptr;
+}
+
+// A schema's parameters, one line each.
+void params_text(std::ostringstream& o, const SchemaInfo& s) {
+  for (const ParamInfo& p : s.params) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-18s %-16s %-14s %-12s ", p.name.c_str(), p.type.c_str(), default_text(p).c_str(),
+                  constraint_text(p).c_str());
+    o << line << p.help << "\n";
+  }
+}
+
+void sockets_and_statistics_text(std::ostringstream& o, const ModelInfo& m) {
+  o << "  sockets:\n";
+  for (const SocketInfo& s : m.sockets) o << "    " << s.name << "  " << s.protocol << "; bound to " << s.connects << "\n";
+  o << "  statistics (results.json " << m.results << "[*]):\n";
+  for (const StatInfo& s : m.statistics) {
+    char line[256];
+    std::snprintf(line, sizeof line, "    %-26s %-9s ", s.name.c_str(), s.unit.c_str());
+    o << line << s.meaning << "\n";
+  }
+}
+
+nlohmann::ordered_json schema_json(const SchemaInfo& s) {
+  using oj = nlohmann::ordered_json;
+  oj params = oj::array();
+  for (const ParamInfo& p : s.params) {
+    oj e = {{"name", p.name}, {"type", p.type}};
+    if (!p.units.empty()) e["units"] = p.units;
+    e["required"] = p.required;
+    e["default"] = p.default_value;
+    if (!p.range.empty()) e["range"] = p.range;
+    if (!p.choices.empty()) e["choices"] = p.choices;
+    e["help"] = p.help;
+    params.push_back(e);
+  }
+  return {{"name", s.name}, {"where", s.where}, {"help", s.help}, {"params", params}};
+}
+
+// The schemas a model is configured by, in the order it names them.
+std::vector<const SchemaInfo*> schemas_of(const ModelInfo& m) {
+  static const std::vector<SchemaInfo> all = all_schemas();
+  std::vector<const SchemaInfo*> out;
+  for (const std::string& name : m.schemas)
+    for (const SchemaInfo& s : all)
+      if (s.name == name) out.push_back(&s);
+  return out;
+}
+
+nlohmann::ordered_json model_info_json(const ModelInfo& m) {
+  using oj = nlohmann::ordered_json;
+  oj sockets = oj::array(), stats = oj::array();
+  for (const SocketInfo& s : m.sockets) sockets.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
+  for (const StatInfo& s : m.statistics) stats.push_back({{"name", s.name}, {"unit", s.unit}, {"meaning", s.meaning}});
+  return {{"name", m.name}, {"help", m.help},      {"schemas", m.schemas},
+          {"results", m.results}, {"sockets", sockets}, {"statistics", stats}};
+}
+
 }  // namespace
+
+const std::vector<const ModelInfo*>& platform_models() {
+  static const std::vector<const ModelInfo*> models = {&Gpu::info(), &CxlDevice::info(), &LinkDir::info()};
+  return models;
+}
 
 std::string describe_text() {
   std::ostringstream o;
@@ -46,12 +115,12 @@ std::string describe_text() {
     o << "  " << quantity_name(q) << ": " << units_of(q) << "\n";
   for (const SchemaInfo& s : all_schemas()) {
     o << "\n" << s.name << "  [" << s.where << "]\n  " << s.help << "\n";
-    for (const ParamInfo& p : s.params) {
-      char line[256];
-      std::snprintf(line, sizeof line, "  %-18s %-16s %-14s %-12s ", p.name.c_str(), p.type.c_str(), default_text(p).c_str(),
-                    constraint_text(p).c_str());
-      o << line << p.help << "\n";
-    }
+    params_text(o, s);
+  }
+  o << "\nModels (`trainvp describe model NAME` shows one with its parameters):\n";
+  for (const ModelInfo* m : platform_models()) {
+    o << m->name << ": " << m->help << "\n";
+    sockets_and_statistics_text(o, *m);
   }
   o << "\nGPU presets (/cluster/node/gpu):\n";
   for (const GpuPreset& g : gpu_presets()) {
@@ -75,20 +144,7 @@ nlohmann::ordered_json describe_json() {
   out["version"] = TRAINVP_VERSION;
   out["format"] = kScenarioFormatVersion;
   oj schemas = oj::array();
-  for (const SchemaInfo& s : all_schemas()) {
-    oj params = oj::array();
-    for (const ParamInfo& p : s.params) {
-      oj e = {{"name", p.name}, {"type", p.type}};
-      if (!p.units.empty()) e["units"] = p.units;
-      e["required"] = p.required;
-      e["default"] = p.default_value;
-      if (!p.range.empty()) e["range"] = p.range;
-      if (!p.choices.empty()) e["choices"] = p.choices;
-      e["help"] = p.help;
-      params.push_back(e);
-    }
-    schemas.push_back({{"name", s.name}, {"where", s.where}, {"help", s.help}, {"params", params}});
-  }
+  for (const SchemaInfo& s : all_schemas()) schemas.push_back(schema_json(s));
   out["schemas"] = schemas;
   oj presets = oj::array();
   for (const GpuPreset& g : gpu_presets())
@@ -99,11 +155,21 @@ nlohmann::ordered_json describe_json() {
     models.push_back({{"name", m.name}, {"family", m.family}, {"parameters", m.reference_params},
                       {"convention", m.convention}, {"sequence_model", m.sequence_model}});
   out["zoo_models"] = models;
+  oj platform = oj::array();
+  for (const ModelInfo* m : platform_models()) platform.push_back(model_info_json(*m));
+  out["models"] = platform;
   return out;
 }
 
 nlohmann::ordered_json describe_model_json(const std::string& name, const WorkloadShape& shape) {
   using oj = nlohmann::ordered_json;
+  if (const ModelInfo* m = find_platform_model(name)) {
+    oj out = model_info_json(*m);
+    oj params = oj::array();
+    for (const SchemaInfo* s : schemas_of(*m)) params.push_back(schema_json(*s));
+    out["parameters"] = params;
+    return out;
+  }
   const ZooModelInfo* info = find_zoo_model(name);
   std::vector<Layer> layers = build_zoo_model(name, shape);  // throws for unknown names
   oj out;
@@ -139,6 +205,16 @@ nlohmann::ordered_json describe_model_json(const std::string& name, const Worklo
 }
 
 std::string describe_model_text(const std::string& name, const WorkloadShape& shape) {
+  if (const ModelInfo* m = find_platform_model(name)) {
+    std::ostringstream o;
+    o << m->name << ": " << m->help << "\n";
+    for (const SchemaInfo* s : schemas_of(*m)) {
+      o << "  parameters " << s->name << "  [" << s->where << "]\n";
+      params_text(o, *s);
+    }
+    sockets_and_statistics_text(o, *m);
+    return o.str();
+  }
   auto j = describe_model_json(name, shape);
   std::ostringstream o;
   o << name << ": " << j["parameters"].get<std::uint64_t>() << " parameters";

@@ -2,17 +2,23 @@
 // `trainvp describe`: every parameter of every model, GPU presets and zoo models, generated from
 // the same declarations the loader uses; and the per-layer table of a zoo model.
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "models/workload/layer.hpp"
+#include "platform/core/model_info.hpp"
 
 namespace trainvp {
+
+// The platform's models that have sockets and report statistics (each declares its own info()).
+const std::vector<const ModelInfo*>& platform_models();
 
 std::string describe_text();
 nlohmann::ordered_json describe_json();
 
-// Throws std::invalid_argument for an unknown model or a bad shape.
+// A platform model (platform_models(): parameters, sockets, statistics) or the layers of a zoo
+// model. Throws std::invalid_argument for an unknown model or a bad shape.
 std::string describe_model_text(const std::string& name, const WorkloadShape& shape);
 nlohmann::ordered_json describe_model_json(const std::string& name, const WorkloadShape& shape);
 

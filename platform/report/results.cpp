@@ -10,6 +10,7 @@
 #include "platform/report/sync_results.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
+#include "platform/system/sync/registry.hpp"
 
 namespace trainvp {
 
@@ -63,31 +64,6 @@ double flops_per_iteration(const Workload& w) {
   return f * w.micro_batches;
 }
 
-// Per link direction that carried traffic: bytes, utilization, peak and mean queue, time paused.
-nlohmann::ordered_json link_stats(const Simulation& sim) {
-  using ojson = nlohmann::ordered_json;
-  const double simulated = sec(sim.stats().simulated_ps);
-  ojson links = ojson::array();
-  for (const FabricDir& d : sim.fabric().dirs()) {
-    const LinkDirStats& st = d.dir->stats();
-    if (st.chunks == 0) continue;
-    links.push_back({{"name", d.dir->label()},
-                     {"link", sim.fabric().links()[static_cast<std::size_t>(d.link)].name},
-                     {"bytes", st.payload_bytes},
-                     {"wire_bytes", st.wire_bytes},
-                     {"chunks", st.chunks},
-                     {"busy_s", sec(st.busy_ps)},
-                     {"utilization", simulated > 0 ? sec(st.busy_ps) / simulated : 0.0},
-                     {"peak_queue_bytes", st.peak_queue_bytes},
-                     {"mean_queue_bytes", d.dir->mean_queue_bytes(sim.stats().simulated_ps)},
-                     {"paused_s", sec(st.paused_ps)},
-                     {"lost_packets", st.lost_packets},
-                     {"retransmitted_bytes", st.retransmitted_bytes},
-                     {"background_bytes", st.background_bytes}});
-  }
-  return links;
-}
-
 // Every collective run: what, how big, over how many ranks, when, and its bandwidths.
 nlohmann::ordered_json collective_records(const Simulation& sim) {
   using ojson = nlohmann::ordered_json;
@@ -109,31 +85,12 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
   return list;
 }
 
-std::vector<std::uint64_t> port_bytes(const CxlDevice& d) {
-  std::vector<std::uint64_t> v;
-  for (auto& p : d.ports) v.push_back(p->bytes_in());
-  return v;
-}
-
 nlohmann::ordered_json cxl_stats(const Simulation& sim) {
-  using ojson = nlohmann::ordered_json;
-  ojson list = ojson::array();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const CxlDevice* d : sim.cxl_devices()) {
-    const CxlStats& st = d->stats();
-    list.push_back({{"name", d->name()},
-                    {"fidelity", d->params().fidelity == CxlFidelity::Rtl ? "rtl" : "calibrated"},
-                    {"engine_lanes", d->params().engine_lanes},
-                    {"jobs", st.jobs},
-                    {"lines", st.lines},
-                    {"bytes_reduced", st.bytes},
-                    {"engine_cycles", st.engine_cycles},
-                    {"functional_lines_checked", d->lines_checked()},
-                    {"port_bytes_in", port_bytes(*d)},
-                    {"busy_s", sec(st.busy_ps)},
-                    {"mmio_writes", d->driver().stats().mmio_writes},
-                    {"mmio_reads", d->driver().stats().mmio_reads},
-                    {"msis", d->csr().stats().msis},
-                    {"driver_s", sec(d->driver().stats().busy_ps)}});
+    nlohmann::ordered_json o;
+    d->report(o);
+    list.push_back(o);
   }
   return list;
 }
@@ -172,10 +129,8 @@ std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::o
 // different lengths by design; their throughput is measured over windows of one period (aligned
 // on iteration 0), so a healthy synchronizing iteration does not count as degraded.
 int report_window(const Simulation& sim) {
-  if (const DreamDdpPlan* d = sim.dreamddp()) return std::max<int>(1, static_cast<int>(d->schedule.sets.size()));
-  const SyncConfig& sc = sim.scenario().training.sync;
-  if (sc.strategy == SyncStrategyKind::LocalSgd || sc.strategy == SyncStrategyKind::Plsgd) return std::max(1, sc.period);
-  return 1;
+  const auto period = sync_strategy(sim.scenario().training.sync.strategy).period;
+  return period ? period(sim.scenario(), sim.dreamddp()) : 1;
 }
 
 nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vector<ClusterIteration>& iters,
@@ -290,7 +245,6 @@ RunResults bench_results(const Simulation& sim) {
   ojson& j = r.json;
   j["trainvp_version"] = TRAINVP_VERSION;
   j["scenario"] = scenario_as_run(sim);
-  ojson rows = ojson::array();
   std::ostringstream csv, sum;
   csv << "bytes,time_s,algbw_GBps,busbw_GBps\n";
   char buf[256];
@@ -299,20 +253,14 @@ RunResults bench_results(const Simulation& sim) {
   std::snprintf(buf, sizeof buf, "  %14s %14s %12s %12s\n", "bytes", "time (us)", "algbw GB/s", "busbw GB/s");
   sum << buf;
   for (const BenchRow& b : sim.bench()->rows()) {
-    rows.push_back({{"bytes", b.bytes},
-                    {"time_s", b.time_s},
-                    {"min_time_s", b.min_time_s},
-                    {"max_time_s", b.max_time_s},
-                    {"algbw_GBps", b.algbw_Bps / 1e9},
-                    {"busbw_GBps", b.busbw_Bps / 1e9}});
     csv << b.bytes << ',' << ojson(b.time_s).dump() << ',' << ojson(b.algbw_Bps / 1e9).dump() << ','
         << ojson(b.busbw_Bps / 1e9).dump() << '\n';
     std::snprintf(buf, sizeof buf, "  %14llu %14.2f %12.2f %12.2f\n", static_cast<unsigned long long>(b.bytes),
                   b.time_s * 1e6, b.algbw_Bps / 1e9, b.busbw_Bps / 1e9);
     sum << buf;
   }
-  j["collectives"] = rows;
-  j["links"] = link_stats(sim);
+  j["collectives"] = sim.bench()->report();
+  j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   add_faults(r, sim);
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   j["sim"] = sim_stats(sim);
@@ -389,26 +337,15 @@ RunResults collect_results(const Simulation& sim) {
 
   ojson ranks = ojson::array();
   for (const Gpu* g : gpus) {
-    double busy = 0, blocked = 0, dur = 0;
-    for (int i = warm; i < n; ++i) {
-      const RankIteration& ri = g->iterations()[static_cast<std::size_t>(i)];
-      busy += sec(ri.compute_ps), blocked += sec(ri.blocked_ps), dur += sec(ri.end_ps - ri.start_ps);
-    }
-    ranks.push_back({{"name", g->name()}, {"rank", g->rank()}, {"gpu", g->params().model}, {"speed", g->params().speed},
-                     {"iteration_time_s", dur / measured}, {"compute_s", busy / measured},
-                     {"blocked_s", blocked / measured}});
+    ojson o;
+    g->report(o, warm);
+    ranks.push_back(o);
   }
   j["ranks"] = ranks;
 
-  j["sync"] = {{"strategy", sim.strategy() ? sim.strategy()->name() : "none"}};
-  if (auto* ddp = dynamic_cast<const DdpSync*>(sim.strategy())) {
-    ojson buckets = ojson::array();
-    for (const Bucket& b : ddp->buckets()) buckets.push_back({{"bytes", b.bytes}, {"layers", b.layers.size()}});
-    j["sync"]["buckets"] = buckets;
-  }
-  add_sync_results(j, sim);  // layer-wise and partial strategies
+  add_sync_results(j, sim);
   j["collectives"] = collective_records(sim);
-  j["links"] = link_stats(sim);
+  j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   add_faults(r, sim);
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());

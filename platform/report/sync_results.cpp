@@ -4,6 +4,7 @@
 
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
+#include "platform/system/sync/registry.hpp"
 
 namespace trainvp {
 
@@ -11,106 +12,24 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-
 ojson layer_names(const Workload& w, const std::vector<int>& layers) {
   ojson out = ojson::array();
   for (int l : layers) out.push_back(w.layers[static_cast<std::size_t>(l)].name);
   return out;
 }
 
-std::vector<int> plan_layers(const UnitSyncConfig& cfg, int plan) {
-  std::vector<int> out;
-  for (int u : cfg.plans[static_cast<std::size_t>(plan)].units)
-    for (int l : cfg.units[static_cast<std::size_t>(u)].layers) out.push_back(l);
-  return out;
-}
-
-std::uint64_t plan_plain_bytes(const UnitSyncConfig& cfg, int plan) {
-  std::uint64_t b = 0;
-  for (int u : cfg.plans[static_cast<std::size_t>(plan)].units) b += cfg.units[static_cast<std::size_t>(u)].bytes;
-  return b;
-}
-
-double plan_extra_flops(const UnitSyncConfig& cfg, int plan) {
-  double f = 0;
-  for (int l : plan_layers(cfg, plan)) f += cfg.layer_work[static_cast<std::size_t>(l)].flops;
-  return f;
-}
-
 }  // namespace
 
 void add_sync_results(ojson& j, const Simulation& sim) {
-  const auto* us = dynamic_cast<const UnitSync*>(sim.strategy());
-  if (!us) return;
+  j["sync"] = {{"strategy", sim.strategy() ? sim.strategy()->name() : "none"}};
+  if (!sim.strategy()) return;
   const Scenario& s = sim.scenario();
   const Workload& w = s.workload;
   const SyncConfig& sc = s.training.sync;
-  const UnitSyncConfig& cfg = us->config();
   const int n = s.training.iterations, warm = s.training.warmup;
-  const double measured = n - warm;
-  auto gpus = sim.gpus();
   ojson& sync = j["sync"];
-  if (sc.strategy == SyncStrategyKind::LocalSgd || sc.strategy == SyncStrategyKind::Plsgd ||
-      sc.strategy == SyncStrategyKind::DreamDdp)
-    sync["period"] = sc.period;
-  sync["synchronizes"] = cfg.parameters ? "parameters" : "gradients";
-  sync["streams"] = cfg.streams;
-
-  ojson units = ojson::array();
-  for (std::size_t u = 0; u < cfg.units.size(); ++u) {
-    const SyncUnit& unit = cfg.units[u];
-    ojson steps = ojson::array();
-    for (const SyncStep& st : unit.steps) steps.push_back({{"op", op_name(st.op)}, {"bytes", st.bytes}});
-    ojson o = {{"layers", layer_names(w, unit.layers)}, {"bytes", unit.bytes}, {"collectives", steps},
-               {"stream", unit.stream}};
-    if (!unit.size_class.empty()) o["class"] = unit.size_class;
-    units.push_back(o);
-  }
-  sync["units"] = units;
-  ojson plans = ojson::array();
-  for (std::size_t p = 0; p < cfg.plans.size(); ++p)
-    plans.push_back({{"label", cfg.plans[p].label},
-                     {"units", cfg.plans[p].units},
-                     {"layers", plan_layers(cfg, static_cast<int>(p)).size()},
-                     {"bytes", us->plan_bytes(static_cast<int>(p))}});
-  sync["plans"] = plans;
-
-  // Per iteration: the plan, the layers synchronized, the bytes their collectives moved.
-  const bool compressed = sc.compression.kind != CompressionKind::None;
-  double bytes = 0, plain = 0, flops = 0, extra_s = 0;
-  for (int i = 0; i < n; ++i) {
-    ojson& it = j["iterations"][static_cast<std::size_t>(i)];
-    const int p = us->plan_of(i);
-    if (p < 0) continue;
-    it["sync_plan"] = cfg.plans[static_cast<std::size_t>(p)].label;
-    it["synced_layers"] = layer_names(w, plan_layers(cfg, p));
-    it["sync_bytes"] = us->plan_bytes(p);
-    if (cfg.adaptive.enabled && us->utilization_of(i) >= 0) it["utilization"] = us->utilization_of(i);
-    double extra = 0;
-    for (const Gpu* g : gpus) extra += sec(g->iterations()[static_cast<std::size_t>(i)].extra_ps);
-    extra /= static_cast<double>(gpus.size());
-    if (compressed) it["extra_compute_s"] = extra;
-    if (i < warm) continue;
-    bytes += static_cast<double>(us->plan_bytes(p));
-    plain += static_cast<double>(plan_plain_bytes(cfg, p));
-    flops += plan_extra_flops(cfg, p);
-    extra_s += extra;
-  }
-  sync["bytes_per_iteration"] = bytes / measured;
-  if (compressed) {
-    int layers = 0;
-    for (const PhaseWork& pw : cfg.layer_work) layers += pw.flops > 0 || pw.bytes > 0 || pw.kernels > 0;
-    ojson c = {{"kind", compression_name(sc.compression.kind)}};
-    if (sc.compression.kind == CompressionKind::TopK) c["ratio"] = sc.compression.ratio;
-    if (sc.compression.kind == CompressionKind::PowerSgd) c["rank"] = sc.compression.rank;
-    c["min_bytes"] = sc.compression.min_bytes;
-    c["compressed_layers"] = layers;
-    c["uncompressed_bytes_per_iteration"] = plain / measured;
-    c["bytes_per_iteration"] = bytes / measured;
-    c["extra_flops_per_iteration"] = flops / measured;
-    c["extra_compute_s"] = extra_s / measured;
-    sync["compression"] = c;
-  }
+  if (sync_strategy(sc.strategy).period) sync["period"] = sc.period;
+  sim.strategy()->report(j);
 
   if (const DreamDdpPlan* d = sim.dreamddp()) {
     const SyncProfile& prof = d->profile;
@@ -154,15 +73,15 @@ void add_sync_results(ojson& j, const Simulation& sim) {
 }
 
 std::string sync_summary(const ojson& j, const Simulation& sim) {
-  const auto* us = dynamic_cast<const UnitSync*>(sim.strategy());
-  if (!us) return "";
-  const UnitSyncConfig& cfg = us->config();
+  const ojson& sync = j["sync"];
+  if (!sync.contains("units")) return "";  // strategies without units (none, ddp) have no summary lines
+  const int streams = sync["streams"].get<int>();
   const Workload& w = sim.scenario().workload;
   char buf[512];
   std::string out;
   std::snprintf(buf, sizeof buf, "  sync             %s: %zu units, %d stream%s, %.3f MB of collectives per iteration\n",
-                cfg.name.c_str(), cfg.units.size(), cfg.streams, cfg.streams == 1 ? "" : "s",
-                j["sync"]["bytes_per_iteration"].get<double>() / 1e6);
+                sync["strategy"].get<std::string>().c_str(), sync["units"].size(), streams, streams == 1 ? "" : "s",
+                sync["bytes_per_iteration"].get<double>() / 1e6);
   out += buf;
   if (j["sync"].contains("compression")) {
     const ojson& c = j["sync"]["compression"];

@@ -1,7 +1,7 @@
 #pragma once
-// What results.json and the summary say about the layer-wise and partial strategies: units,
-// plans, per-iteration synchronized layers and bytes, compression traffic and extra compute,
-// and DreamDDP's schedule with its prediction beside the simulation.
+// What results.json and the summary say about the synchronization strategy: what the strategy
+// reports of itself (SyncStrategy::report), its period, and DreamDDP's schedule with its
+// prediction beside the simulation.
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,8 +10,8 @@
 
 namespace trainvp {
 
-// Adds `sync.*` fields and per-iteration fields to `j` (results.json being built, with
-// `iterations` and `iteration_time_s` already in it). No-op for none, ddp and ddp_no_overlap.
+// Adds `sync` and per-iteration fields to `j` (results.json being built, with `iterations` and
+// `iteration_time_s` already in it).
 void add_sync_results(nlohmann::ordered_json& j, const Simulation& sim);
 
 // Summary lines (each ending in a newline), or "".

@@ -53,4 +53,16 @@ std::string CollectiveBench::state() const {
   return "waiting for " + engine_.describe(current_, cfg_.communicator.front());
 }
 
+nlohmann::ordered_json CollectiveBench::report() const {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const BenchRow& b : rows_)
+    rows.push_back({{"bytes", b.bytes},
+                    {"time_s", b.time_s},
+                    {"min_time_s", b.min_time_s},
+                    {"max_time_s", b.max_time_s},
+                    {"algbw_GBps", b.algbw_Bps / 1e9},
+                    {"busbw_GBps", b.busbw_Bps / 1e9}});
+  return rows;
+}
+
 }  // namespace trainvp

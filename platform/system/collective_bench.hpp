@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <systemc>
 
 #include "models/collectives/engine.hpp"
@@ -27,6 +28,8 @@ class CollectiveBench : public sc_core::sc_module {
   bool finished() const { return finished_; }
   const sc_core::sc_event& finished_event() const { return finished_ev_; }  // notified when finished
   const std::vector<BenchRow>& rows() const { return rows_; }
+  // results.json `collectives`: a row per size.
+  nlohmann::ordered_json report() const;
   std::string state() const;
 
  private:

@@ -16,50 +16,21 @@ static double wall_now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx) : sc_module(name) {
-  std::string node_name = basename();
-  for (int g = 0; g < s.cluster.gpus_per_node; ++g) {
-    const GpuInstance& inst = s.cluster.gpus[static_cast<std::size_t>(index * s.cluster.gpus_per_node + g)];
-    int track = ctx.trace.track(node_name, "gpu" + std::to_string(g));
-    gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank, s.workload,
-                                         s.collective_bench ? 0 : s.training.iterations, ctx, track));
-  }
-}
-
 Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
+  const SyncStrategyEntry& sync = sync_strategy(s.training.sync.strategy);
+  const bool planned = !s.collective_bench && sync.planned;
   // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
-  const bool dream = !s.collective_bench && s.training.sync.strategy == SyncStrategyKind::DreamDdp;
-  if (dream && !elaborate_only) dreamddp_ = plan_dreamddp(s);
-  for (int n = 0; n < s.cluster.nodes; ++n)
-    nodes_.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx_));
-  std::vector<Gpu*> all;
-  for (auto& n : nodes_)
-    for (auto& g : n->gpus) all.push_back(g.get());
-  std::vector<int> nodes_of;
-  for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
-  // A CXL device per node, when the scenario has one; its waveforms go to a temporary file that
-  // becomes DIR/waves.vcd only if the run succeeds.
-  std::vector<CxlDevice*> cxl;
-  for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
-    std::string waves;
-    if (s.output.waves && n == 0 && !elaborate_only) {  // validate writes nothing
-      std::filesystem::create_directories(s.output.dir);
-      waves_tmp_ = waves = (std::filesystem::path(s.output.dir) / ".waves.vcd.tmp").string();
-    }
-    DType dt = s.collective_bench ? DType::FP32 : s.workload.shape.grad_dtype;
-    cxl_.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
-                                               s.cluster.cxl_ports, dt, ctx_, waves, s.output.waves_from_ps,
-                                               s.output.waves_to_ps));
-    cxl_.back()->set_functional(s.collective_bench && s.bench.functional, s.seed);
-    cxl.push_back(cxl_.back().get());
+  if (planned && !elaborate_only) dreamddp_ = plan_dreamddp(s);
+  // The first CXL device's waveforms go to a temporary file that becomes DIR/waves.vcd only if
+  // the run succeeds.
+  if (s.cluster.cxl.present && s.output.waves && !elaborate_only) {  // validate writes nothing
+    std::filesystem::create_directories(s.output.dir);
+    waves_tmp_ = (std::filesystem::path(s.output.dir) / ".waves.vcd.tmp").string();
   }
-  fabric_ = std::make_unique<Fabric>(s, all, cxl, ctx_);
-  fabric_->trace_nics();
-  engine_ = std::make_unique<CollectiveEngine>("collectives", all, *fabric_, s.cluster.fabric.chunk, ctx_);
-  for (CxlDevice* d : cxl)
-    for (auto& port : d->ports) engine_->add_device_endpoint(port.get(), d);
-  engine_->set_device_map(fabric_->device_map());
+  cluster_ = build_cluster(s, ctx_, waves_tmp_);
+  const std::vector<Gpu*>& all = cluster_.gpus;
+  const std::vector<int>& nodes_of = cluster_.nodes_of;
   if (s.training.functional) {
     std::vector<int> world;
     std::vector<std::string> names;
@@ -67,24 +38,18 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     for (auto& l : s.workload.layers) names.push_back(l.name);
     functional_ = std::make_unique<FunctionalData>(s.seed, s.workload.shape.grad_dtype, s.cluster.cxl.ftz, s.training.sync.algorithm,
                                                    world, nodes_of, s.cluster.fabric.chunk, names);
-    engine_->set_functional(functional_.get());
+    cluster_.engine->set_functional(functional_.get());
   }
-  const SyncConfig& sync = s.training.sync;
-  if (s.collective_bench) {
-    bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *engine_, nodes_of, ctx_);
-  } else if (sync.strategy == SyncStrategyKind::Ddp || sync.strategy == SyncStrategyKind::DdpNoOverlap) {
-    DdpConfig d{sync.bucket, sync.first_bucket, sync.algorithm, sync.comm_streams, sync.strategy == SyncStrategyKind::Ddp};
-    strategy_ = std::make_unique<DdpSync>("ddp", d, s.workload, all, *engine_, nodes_of, s.training.iterations, ctx_);
-  } else if (is_unit_strategy(sync.strategy) && !(dream && elaborate_only)) {
-    strategy_ = std::make_unique<UnitSync>("sync", unit_sync_config(s, dreamddp_.get()), s.workload, all, *engine_,
-                                           nodes_of, s.training.iterations, ctx_);
-  }
+  if (s.collective_bench)
+    bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *cluster_.engine, nodes_of, ctx_);
+  else if (!(planned && elaborate_only))
+    strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp_.get()});
   // The fault campaign is drawn against the fabric's names and validated like explicit faults;
   // fault targets are checked against the names here, before anything runs.
   fault_list_ = s.faults;
   fault_list_json_ = s.resolved.value("faults", nlohmann::json::array());
   if (s.fault_generator.enabled) {
-    nlohmann::json drawn = generate_faults(s.fault_generator, fault_generator_targets(s.fault_generator, s, *fabric_));
+    nlohmann::json drawn = generate_faults(s.fault_generator, fault_generator_targets(s.fault_generator, s, *cluster_.fabric));
     generated_ = drawn.size();
     for (auto& f : drawn) fault_list_json_.push_back(std::move(f));
     nlohmann::json resolved;
@@ -92,7 +57,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     fault_list_json_ = std::move(resolved);
   }
   if (!fault_list_.empty())
-    faults_ = std::make_unique<FaultInjector>(fault_list_, *fabric_, all, ctx_, s.cluster.fabric.chunk);
+    faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
   // Background traffic never lets the kernel starve: end the run when the work is done.
   if (faults_ && faults_->has_background()) {
@@ -108,28 +73,23 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
 }
 
 Simulation::~Simulation() {
-  cxl_.clear();  // closes the waveform file
+  cluster_.cxl.clear();  // closes the waveform file
   std::error_code ec;
   if (!waves_tmp_.empty() && !kept_) std::filesystem::remove(waves_tmp_, ec);
 }
 
 std::vector<const CxlDevice*> Simulation::cxl_devices() const {
   std::vector<const CxlDevice*> out;
-  for (auto& d : cxl_) out.push_back(d.get());
+  for (auto& d : cluster_.cxl) out.push_back(d.get());
   return out;
 }
 
 void Simulation::keep_waves() {
-  cxl_.clear();  // flush and close before the file is renamed
+  cluster_.cxl.clear();  // flush and close before the file is renamed
   kept_ = true;
 }
 
-std::vector<const Gpu*> Simulation::gpus() const {
-  std::vector<const Gpu*> out;
-  for (auto& n : nodes_)
-    for (auto& g : n->gpus) out.push_back(g.get());
-  return out;
-}
+std::vector<const Gpu*> Simulation::gpus() const { return {cluster_.gpus.begin(), cluster_.gpus.end()}; }
 
 void Simulation::report_progress(int) {
   ++iterations_done_;
@@ -173,14 +133,14 @@ void Simulation::run() {
   run_until(limit_ps);
   if (faults_) faults_->finish(now_ps());
   if (printed_progress_) std::fprintf(stderr, "\n");
-  fabric_->flush_trace();
+  cluster_.fabric->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;
   stats_.events = ctx_.events;
   stats_.delta_cycles = sc_core::sc_delta_count();
   stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   // Work left with events still scheduled means the time limit cut the run; without, a stall.
   hit_limit_ = sc_core::sc_pending_activity();
-  for (auto& d : cxl_)
+  for (auto& d : cluster_.cxl)
     if (!d->failure().empty()) throw RunError(d->failure());
   if (functional_ && !functional_->failure().empty()) throw RunError(functional_->failure());
   if (!work_done()) throw RunError(stall_report());

@@ -8,15 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/collectives/ddp.hpp"
 #include "models/collectives/engine.hpp"
+#include "platform/system/cluster_builder.hpp"
 #include "platform/system/collective_bench.hpp"
 #include "platform/system/fabric/fabric.hpp"
 #include "platform/system/faults/faults.hpp"
-#include "platform/system/node.hpp"
 #include "platform/system/run_end.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/system/sync/registry.hpp"
 #include "platform/system/sync/sync_setup.hpp"
 
 namespace trainvp {
@@ -41,9 +41,9 @@ class Simulation {
   const RunContext& context() const { return ctx_; }
   const SimStats& stats() const { return stats_; }
   std::vector<const Gpu*> gpus() const;
-  const Fabric& fabric() const { return *fabric_; }
-  const CollectiveEngine& engine() const { return *engine_; }
-  CollectiveEngine& engine() { return *engine_; }  // tests and tools may launch their own traffic
+  const Fabric& fabric() const { return *cluster_.fabric; }
+  const CollectiveEngine& engine() const { return *cluster_.engine; }
+  CollectiveEngine& engine() { return *cluster_.engine; }  // tests and tools may launch their own traffic
   const SyncStrategy* strategy() const { return strategy_.get(); }
   const CollectiveBench* bench() const { return bench_.get(); }
   // The scenario's faults (null without any).
@@ -56,7 +56,7 @@ class Simulation {
   const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
   // Tests' hooks: flip a result bit, read CSRs (an RTL read ticks the engine).
-  CxlDevice& cxl_device(int node) { return *cxl_.at(static_cast<std::size_t>(node)); }
+  CxlDevice& cxl_device(int node) { return *cluster_.cxl.at(static_cast<std::size_t>(node)); }
   // Functional training mode's generator and checker (null when off).
   const FunctionalData* functional() const { return functional_.get(); }
   // The waveform file being written (DIR/.waves.vcd.tmp), or "": renamed to waves.vcd with the outputs.
@@ -70,12 +70,9 @@ class Simulation {
 
   const Scenario& scenario_;
   RunContext ctx_;
-  std::vector<std::unique_ptr<Node>> nodes_;
-  std::vector<std::unique_ptr<CxlDevice>> cxl_;
   std::string waves_tmp_;
   bool kept_ = false;
-  std::unique_ptr<Fabric> fabric_;
-  std::unique_ptr<CollectiveEngine> engine_;
+  Cluster cluster_;
   std::unique_ptr<FunctionalData> functional_;
   std::unique_ptr<SyncStrategy> strategy_;
   std::unique_ptr<DreamDdpPlan> dreamddp_;

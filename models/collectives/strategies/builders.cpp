@@ -30,6 +30,7 @@ UnitSyncConfig grouped_config(const char* name, const Workload& w, const Strateg
   cfg.algorithm = c.algorithm;
   cfg.streams = opt.streams;
   cfg.layer_work = work_of(traffic);
+  cfg.compression = c.compression;
   return cfg;
 }
 
@@ -61,6 +62,7 @@ UnitSyncConfig asc_wfbp_config(const Workload& w, const StrategyCommon& c) {
   cfg.algorithm = c.algorithm;
   cfg.streams = std::max<int>(1, static_cast<int>(cfg.units.size()));
   cfg.layer_work = work_of(traffic);
+  cfg.compression = c.compression;
   return cfg;
 }
 
@@ -80,6 +82,7 @@ UnitSyncConfig local_sgd_config(const Workload& w, const StrategyCommon& c, int 
   cfg.algorithm = c.algorithm;
   cfg.streams = 1;
   cfg.layer_work = work_of(traffic);
+  cfg.compression = c.compression;
   return cfg;
 }
 
@@ -101,6 +104,7 @@ UnitSyncConfig partial_config(const char* name, const Workload& w, const Strateg
   cfg.algorithm = c.algorithm;
   cfg.streams = c.streams;
   cfg.layer_work = work_of(traffic);
+  cfg.compression = c.compression;
   return cfg;
 }
 

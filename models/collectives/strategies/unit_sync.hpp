@@ -23,6 +23,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/collectives/strategies/units.hpp"
 #include "models/collectives/sync_strategy.hpp"
+#include "models/gpu/gpu.hpp"
 #include "models/workload/workload.hpp"
 
 namespace trainvp {
@@ -47,6 +48,7 @@ struct UnitSyncConfig {
   int streams = 1;
   bool parameters = false;              // averages parameters (trace: "average") instead of gradients
   std::vector<PhaseWork> layer_work;    // per layer: the GPU work of compressing its synchronization
+  CompressionConfig compression;        // what layer_work compresses with, for the report
 };
 
 class UnitSync : public sc_core::sc_module, public SyncStrategy {
@@ -59,6 +61,8 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   const sc_core::sc_event& changed(int rank) const override { return *changed_[static_cast<std::size_t>(rank)]; }
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
+  // Units, plans, each iteration's plan and bytes, compression (unit_sync_report.cpp).
+  void report(nlohmann::ordered_json& results) const override;
 
   const UnitSyncConfig& config() const { return cfg_; }
   // The plan an iteration used (-1 if no rank reached it), and for adaptive the utilization that

@@ -355,4 +355,15 @@ nlohmann::ordered_json Fabric::describe() const {
   return {{"devices", devs}, {"links", links}, {"gpus", gpus}};
 }
 
+nlohmann::ordered_json Fabric::report_links(std::int64_t end_ps) const {
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const FabricDir& d : dirs_) {
+    if (d.dir->stats().chunks == 0) continue;
+    nlohmann::ordered_json o = {{"name", d.dir->label()}, {"link", links_[static_cast<std::size_t>(d.link)].name}};
+    d.dir->report(o, end_ps);
+    links.push_back(o);
+  }
+  return links;
+}
+
 }  // namespace trainvp

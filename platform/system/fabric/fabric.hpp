@@ -85,6 +85,8 @@ class Fabric : public RouteProvider {
   const DeviceMap& device_map() const { return device_map_; }
   int nic_of_rank(int rank) const { return nic_of_gpu_[static_cast<std::size_t>(rank)]; }
   nlohmann::ordered_json describe() const;
+  // results.json `links`: every link direction that carried traffic, over a run that ended at `end_ps`.
+  nlohmann::ordered_json report_links(std::int64_t end_ps) const;
   // Trace tracks for the NICs' network ports; flush at the end of the run.
   void trace_nics();
   void flush_trace();

@@ -102,10 +102,6 @@ std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s) {
   return out;
 }
 
-bool needs_measured_profile(const Scenario& s) {
-  return !s.collective_bench && s.training.sync.strategy == SyncStrategyKind::DreamDdp && s.training.sync.profile.empty();
-}
-
 SyncProfile sync_profile(const Scenario& s) {
   const Workload& w = s.workload;
   const std::size_t L = w.layers.size();

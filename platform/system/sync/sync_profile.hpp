@@ -31,9 +31,6 @@ struct SyncProfile {
 // Per layer of `s.workload`: the collectives that synchronize it alone (what dreamddp runs).
 std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s);
 
-// True when the scenario's strategy needs a measured profile (dreamddp without `profile`).
-bool needs_measured_profile(const Scenario& s);
-
 // The profile from /training/sync/profile, or measured (forks; call before any SystemC module
 // exists in this process). Throws RunError when the profiling run fails.
 SyncProfile sync_profile(const Scenario& s);

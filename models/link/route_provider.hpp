@@ -1,0 +1,15 @@
+#pragma once
+// How traffic finds its paths: the fabric's routing, keyed by a flow hash for ECMP.
+#include <cstdint>
+
+#include "models/link/chunk.hpp"
+
+namespace trainvp {
+
+class RouteProvider {
+ public:
+  virtual ~RouteProvider() = default;
+  virtual const Route& route(int src_rank, int dst_rank, std::uint32_t flow) = 0;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,31 @@
+#pragma once
+// What `trainvp describe` says about a model beyond its parameters: its TLM sockets and the
+// statistics it reports in results.json. Each model declares its own once, beside its class
+// (a static `info()`), and writes those statistics in its `report()`.
+#include <string>
+#include <vector>
+
+namespace trainvp {
+
+struct SocketInfo {
+  std::string name;      // the member, e.g. "dma"
+  std::string protocol;  // TLM direction and protocol, e.g. "initiator, AT (multi-passthrough)"
+  std::string connects;  // what is bound to it
+};
+
+struct StatInfo {
+  std::string name;  // the key in each of the model's results.json entries
+  std::string unit;  // "s", "bytes", "count", "fraction", ...
+  std::string meaning;
+};
+
+struct ModelInfo {
+  std::string name;                  // as `trainvp describe model NAME` knows it
+  std::string help;
+  std::vector<std::string> schemas;  // the parameter schemas it is configured by (describe)
+  std::string results;               // the results.json array its entries are in, e.g. "links"
+  std::vector<SocketInfo> sockets;
+  std::vector<StatInfo> statistics;
+};
+
+}  // namespace trainvp

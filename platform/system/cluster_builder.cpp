@@ -1,0 +1,41 @@
+#include "platform/system/cluster_builder.hpp"
+
+namespace trainvp {
+
+Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx) : sc_module(name) {
+  std::string node_name = basename();
+  for (int g = 0; g < s.cluster.gpus_per_node; ++g) {
+    const GpuInstance& inst = s.cluster.gpus[static_cast<std::size_t>(index * s.cluster.gpus_per_node + g)];
+    int track = ctx.trace.track(node_name, "gpu" + std::to_string(g));
+    gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank, s.workload,
+                                         s.collective_bench ? 0 : s.training.iterations, ctx, track));
+  }
+}
+
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const std::string& waves) {
+  Cluster c;
+  for (int n = 0; n < s.cluster.nodes; ++n)
+    c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx));
+  for (auto& n : c.nodes)
+    for (auto& g : n->gpus) c.gpus.push_back(g.get());
+  for (auto& g : s.cluster.gpus) c.nodes_of.push_back(g.node);
+  std::vector<CxlDevice*> cxl;
+  for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
+    DType dt = s.collective_bench ? DType::FP32 : s.workload.shape.grad_dtype;
+    c.cxl.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
+                                                s.cluster.cxl_ports, dt, ctx, n == 0 ? waves : std::string(),
+                                                s.output.waves_from_ps, s.output.waves_to_ps));
+    c.cxl.back()->set_functional(s.collective_bench && s.bench.functional, s.seed);
+    cxl.push_back(c.cxl.back().get());
+  }
+  c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx);
+  c.fabric->trace_nics();
+  c.engine = std::make_unique<CollectiveEngine>(
+      "collectives", std::vector<ChunkEndpoint*>(c.gpus.begin(), c.gpus.end()), *c.fabric, s.cluster.fabric.chunk, ctx);
+  for (CxlDevice* d : cxl)
+    for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
+  c.engine->set_device_map(c.fabric->device_map());
+  return c;
+}
+
+}  // namespace trainvp

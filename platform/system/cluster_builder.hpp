@@ -1,0 +1,31 @@
+#pragma once
+// The hardware of a scenario, elaborated: its nodes and their GPUs, a CXL device per node when it
+// has one, the fabric (topology and routing) joining them, and the collective engine over it.
+// What runs on it (training and its strategy, a benchmark, faults) is built on top.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/collectives/engine.hpp"
+#include "models/cxl/cxl_device.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/system/fabric/fabric.hpp"
+#include "platform/system/node.hpp"
+
+namespace trainvp {
+
+// Members in elaboration order, so they are destroyed in the reverse.
+struct Cluster {
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<std::unique_ptr<CxlDevice>> cxl;
+  std::unique_ptr<Fabric> fabric;
+  std::unique_ptr<CollectiveEngine> engine;
+  std::vector<Gpu*> gpus;     // node by node: by rank
+  std::vector<int> nodes_of;  // per rank: its node
+};
+
+// `waves`: the file the first node's CXL device writes its waveforms to ("": none).
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const std::string& waves);
+
+}  // namespace trainvp

@@ -1,0 +1,109 @@
+#include "platform/system/sync/registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/collectives/ddp.hpp"
+#include "models/collectives/strategies/builders.hpp"
+
+namespace trainvp {
+
+namespace {
+
+std::unique_ptr<SyncStrategy> no_sync(const SyncBuild&) { return nullptr; }
+
+std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {
+  const SyncConfig& sc = b.scenario.training.sync;
+  DdpConfig d{sc.bucket, sc.first_bucket, sc.algorithm, sc.comm_streams, overlap};
+  return std::make_unique<DdpSync>("ddp", d, b.scenario.workload, b.gpus, b.engine, b.nodes_of, b.iterations, b.ctx);
+}
+
+std::unique_ptr<SyncStrategy> unit_sync(const SyncBuild& b, UnitSyncConfig cfg) {
+  return std::make_unique<UnitSync>("sync", std::move(cfg), b.scenario.workload, b.gpus, b.engine, b.nodes_of,
+                                    b.iterations, b.ctx);
+}
+
+StrategyCommon common(const Scenario& s) {
+  const SyncConfig& sc = s.training.sync;
+  StrategyCommon c;
+  c.world = static_cast<int>(s.cluster.gpus.size());
+  c.algorithm = sc.algorithm;
+  c.streams = sc.comm_streams;
+  c.compression = sc.compression;
+  return c;
+}
+
+GroupingOptions grouping(const SyncConfig& sc, int block) {
+  GroupingOptions g;
+  g.block = block;
+  g.pack = sc.pack;
+  g.large_bytes = sc.large_bytes;
+  g.small_bytes = sc.small_bytes;
+  g.streams = sc.comm_streams;
+  if (sc.has_class_streams) g.class_streams = {sc.class_streams.large, sc.class_streams.medium, sc.class_streams.small};
+  return g;
+}
+
+int configured_period(const Scenario& s, const DreamDdpPlan*) { return std::max(1, s.training.sync.period); }
+int schedule_period(const Scenario&, const DreamDdpPlan* plan) {
+  return std::max<int>(1, static_cast<int>(plan->schedule.sets.size()));
+}
+
+const SyncConfig& sync_of(const SyncBuild& b) { return b.scenario.training.sync; }
+
+}  // namespace
+
+const std::vector<SyncStrategyEntry>& sync_strategies() {
+  static const std::vector<SyncStrategyEntry> table = {
+      {"none", SyncStrategyKind::None, no_sync, false, nullptr},
+      {"ddp", SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, nullptr},
+      {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, nullptr},
+      {"layerwise", SyncStrategyKind::Layerwise,
+       [](const SyncBuild& b) {
+         return unit_sync(b, grouped_config("layerwise", b.scenario.workload, common(b.scenario), grouping(sync_of(b), 1)));
+       },
+       false, nullptr},
+      {"blockwise", SyncStrategyKind::Blockwise,
+       [](const SyncBuild& b) {
+         const SyncConfig& sc = sync_of(b);
+         return unit_sync(b, grouped_config("blockwise", b.scenario.workload, common(b.scenario), grouping(sc, sc.block)));
+       },
+       false, nullptr},
+      {"adaptive", SyncStrategyKind::Adaptive,
+       [](const SyncBuild& b) {
+         const SyncConfig& sc = sync_of(b);
+         return unit_sync(b, adaptive_config(b.scenario.workload, common(b.scenario), grouping(sc, 1), sc.block,
+                                             sc.util_high, sc.util_low));
+       },
+       false, nullptr},
+      {"asc_wfbp", SyncStrategyKind::AscWfbp,
+       [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.scenario.workload, common(b.scenario))); }, false,
+       nullptr},
+      {"localsgd", SyncStrategyKind::LocalSgd,
+       [](const SyncBuild& b) {
+         return unit_sync(b, local_sgd_config(b.scenario.workload, common(b.scenario), sync_of(b).period));
+       },
+       false, configured_period},
+      {"plsgd", SyncStrategyKind::Plsgd,
+       [](const SyncBuild& b) {
+         const Workload& w = b.scenario.workload;
+         return unit_sync(b, partial_config("plsgd", w, common(b.scenario), plsgd_sets(w, sync_of(b).period)));
+       },
+       false, configured_period},
+      {"dreamddp", SyncStrategyKind::DreamDdp,
+       [](const SyncBuild& b) {
+         if (!b.plan) throw std::logic_error("dreamddp needs its plan");
+         return unit_sync(b, partial_config("dreamddp", b.scenario.workload, common(b.scenario), b.plan->schedule));
+       },
+       true, schedule_period},
+  };
+  return table;
+}
+
+const SyncStrategyEntry& sync_strategy(SyncStrategyKind kind) {
+  for (const SyncStrategyEntry& e : sync_strategies())
+    if (e.kind == kind) return e;
+  throw std::logic_error("no synchronization strategy registered for this kind");
+}
+
+}  // namespace trainvp

@@ -1,0 +1,43 @@
+#pragma once
+// Every synchronization strategy, once: its name, its kind, how its module is built from a
+// scenario, and what the platform needs around it. Adding a strategy is one model class, one
+// entry here and its config keys (platform/config).
+#include <memory>
+#include <vector>
+
+#include "models/collectives/engine.hpp"
+#include "models/collectives/sync_strategy.hpp"
+#include "models/gpu/gpu.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/system/sync/sync_setup.hpp"
+
+namespace trainvp {
+
+// What a strategy's module is built from.
+struct SyncBuild {
+  const Scenario& scenario;
+  CollectiveEngine& engine;
+  std::vector<Gpu*> gpus;     // by rank
+  std::vector<int> nodes_of;  // per rank: its node
+  int iterations;
+  RunContext& ctx;
+  const DreamDdpPlan* plan;   // the strategy's plan when it is `planned` (null otherwise)
+};
+
+struct SyncStrategyEntry {
+  const char* name;  // as in /training/sync/strategy and results.json
+  SyncStrategyKind kind;
+  // The module (null for `none`: nothing synchronizes).
+  std::unique_ptr<SyncStrategy> (*make)(const SyncBuild& b);
+  // Runs from a plan made before elaboration (DreamDDP's profile and schedule: plan_dreamddp).
+  bool planned;
+  // Strategies that synchronize every H iterations: H, the window their throughput is reported
+  // over (null for the others, which synchronize every iteration).
+  int (*period)(const Scenario& s, const DreamDdpPlan* plan);
+};
+
+const std::vector<SyncStrategyEntry>& sync_strategies();
+// The entry of `kind`; throws std::logic_error when there is none.
+const SyncStrategyEntry& sync_strategy(SyncStrategyKind kind);
+
+}  // namespace trainvp
