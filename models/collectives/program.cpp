@@ -6,27 +6,26 @@
 
 namespace trainvp {
 
-const char* op_name(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::AllReduce: return "all_reduce";
-    case CollectiveOp::ReduceScatter: return "reduce_scatter";
-    case CollectiveOp::AllGather: return "all_gather";
-    case CollectiveOp::Broadcast: return "broadcast";
-    case CollectiveOp::SendRecv: return "sendrecv";
-  }
-  return "?";
+const NameTable<CollectiveOp>& collective_op_names() {
+  static const NameTable<CollectiveOp> t = {{"all_reduce", CollectiveOp::AllReduce},
+                                            {"reduce_scatter", CollectiveOp::ReduceScatter},
+                                            {"all_gather", CollectiveOp::AllGather},
+                                            {"broadcast", CollectiveOp::Broadcast},
+                                            {"sendrecv", CollectiveOp::SendRecv}};
+  return t;
 }
 
-const char* algo_name(CollectiveAlgo a) {
-  switch (a) {
-    case CollectiveAlgo::Ring: return "ring";
-    case CollectiveAlgo::Tree: return "tree";
-    case CollectiveAlgo::Hierarchical: return "hierarchical";
-    case CollectiveAlgo::CxlAllReduce: return "cxl_allreduce";
-    case CollectiveAlgo::CxlHierarchical: return "cxl_hierarchical";
-  }
-  return "?";
+const NameTable<CollectiveAlgo>& collective_algo_names() {
+  static const NameTable<CollectiveAlgo> t = {{"ring", CollectiveAlgo::Ring},
+                                              {"tree", CollectiveAlgo::Tree},
+                                              {"hierarchical", CollectiveAlgo::Hierarchical},
+                                              {"cxl_allreduce", CollectiveAlgo::CxlAllReduce},
+                                              {"cxl_hierarchical", CollectiveAlgo::CxlHierarchical}};
+  return t;
 }
+
+const char* op_name(CollectiveOp op) { return name_in(collective_op_names(), op); }
+const char* algo_name(CollectiveAlgo a) { return name_in(collective_algo_names(), a); }
 
 double busbw_factor(CollectiveOp op, int p) {
   switch (op) {

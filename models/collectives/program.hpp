@@ -13,12 +13,16 @@
 #include <vector>
 
 #include "models/link/chunk.hpp"
+#include "platform/core/name_table.hpp"
 
 namespace trainvp {
 
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv };
 enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical };
 
+// The names scenarios and results use, in the order `trainvp describe` lists them.
+const NameTable<CollectiveOp>& collective_op_names();
+const NameTable<CollectiveAlgo>& collective_algo_names();
 const char* op_name(CollectiveOp op);
 const char* algo_name(CollectiveAlgo a);
 

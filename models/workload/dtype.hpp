@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "platform/core/name_table.hpp"
+
 namespace trainvp {
 
 enum class DType { FP32, TF32, BF16, FP16, FP8 };
@@ -18,24 +20,14 @@ inline std::uint32_t dtype_bytes(DType d) {
   return 4;
 }
 
-inline const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::FP32: return "fp32";
-    case DType::TF32: return "tf32";
-    case DType::BF16: return "bf16";
-    case DType::FP16: return "fp16";
-    case DType::FP8: return "fp8";
-  }
-  return "fp32";
+inline const NameTable<DType>& dtype_names() {
+  static const NameTable<DType> t = {
+      {"fp32", DType::FP32}, {"tf32", DType::TF32}, {"bf16", DType::BF16}, {"fp16", DType::FP16}, {"fp8", DType::FP8}};
+  return t;
 }
 
-inline std::optional<DType> dtype_from_name(const std::string& s) {
-  if (s == "fp32") return DType::FP32;
-  if (s == "tf32") return DType::TF32;
-  if (s == "bf16") return DType::BF16;
-  if (s == "fp16") return DType::FP16;
-  if (s == "fp8") return DType::FP8;
-  return std::nullopt;
-}
+inline const char* dtype_name(DType d) { return name_in(dtype_names(), d, "fp32"); }
+
+inline std::optional<DType> dtype_from_name(const std::string& s) { return value_in(dtype_names(), s); }
 
 }  // namespace trainvp

@@ -72,7 +72,7 @@ const char* kValidateHelp =
     "  --resolved         print the resolved scenario (defaults filled in) as JSON\n";
 
 const char* kDescribeHelp =
-    "usage: trainvp describe [--json]\n"
+    "usage: trainvp describe [--json | --markdown]\n"
     "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [--json]\n"
     "       trainvp describe topology FILE [--set /json/pointer=VALUE]... [--json]\n"
     "\n"
@@ -88,7 +88,8 @@ const char* kDescribeHelp =
     "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
     "  --image-size N     pixels per side for vision models (default 224)\n"
     "  --dtype D          fp32|tf32|bf16|fp16|fp8 (default bf16)\n"
-    "  --json             print JSON: {parameters, layers: [...], ...}\n";
+    "  --json             print JSON: {parameters, layers: [...], ...}\n"
+    "  --markdown         print the key table of docs/scenario-format.md (scripts/update-docs)\n";
 
 bool wants_help(const std::vector<std::string>& args) {
   for (auto& a : args)
@@ -201,7 +202,7 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
 int cmd_describe(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << kDescribeHelp, kOk;
   if (!args.empty() && args[0] == "topology") return cmd_describe_topology({args.begin() + 1, args.end()});
-  bool as_json = false;
+  bool as_json = false, as_markdown = false;
   std::string model;
   WorkloadShape shape;
   shape.batch = 1;
@@ -219,6 +220,7 @@ int cmd_describe(const std::vector<std::string>& args) {
       return static_cast<int>(x);
     };
     if (s == "--json") as_json = true;
+    else if (!is_model && s == "--markdown") as_markdown = true;
     else if (is_model && s == "--batch") shape.batch = int_value("--batch");
     else if (is_model && s == "--seq") shape.seq = int_value("--seq"), seq_given = true;
     else if (is_model && s == "--image-size") shape.image_size = int_value("--image-size");
@@ -231,7 +233,7 @@ int cmd_describe(const std::vector<std::string>& args) {
     else throw UsageError("unexpected argument " + s + " (see trainvp describe --help)");
   }
   if (!is_model) {
-    std::cout << (as_json ? describe_json().dump(2) + "\n" : describe_text());
+    std::cout << (as_markdown ? schema_key_table() : as_json ? describe_json().dump(2) + "\n" : describe_text());
     return kOk;
   }
   if (model.empty()) throw UsageError("describe model: missing NAME");

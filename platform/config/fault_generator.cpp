@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "platform/config/scenario.hpp"
+#include "platform/config/section.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/units.hpp"
 
@@ -18,8 +20,8 @@ using Targets = GeneratorTargets;
 enum class Class { Compute, Network };   // which GREYHOUND population its defaults come from
 
 struct KindSpec {
-  const char* name;
-  FaultKind kind;
+  FaultKind kind;  // its key under /fault_generator is the kind's name
+  const char* name() const { return fault_kind_name(kind); }
   Targets targets;
   Class cls;
   // Default arrival rate per GPU-hour (Targets::Gpu) or per node-hour (the others), derived in
@@ -36,25 +38,25 @@ constexpr double kFourNodeProbeNodeHours = 107 * 5.0 * 4;
 
 const std::vector<KindSpec>& kind_table() {
   static const std::vector<KindSpec> t = {
-      {"gpu_slowdown", FaultKind::GpuSlowdown, Targets::Gpu, Class::Compute, 2 / (kSingleNodeProbeHours * 4),
+      {FaultKind::GpuSlowdown, Targets::Gpu, Class::Compute, 2 / (kSingleNodeProbeHours * 4),
        R"({"weak": {"factor": 0.9}, "medium": {"factor": 0.8}, "severe": {"factor": 0.5}})",
        "Compute fail-slow events on one GPU each (see `fault_generator_kind`)"},
-      {"cpu_contention", FaultKind::CpuContention, Targets::Host, Class::Compute, 4 / kSingleNodeProbeHours,
+      {FaultKind::CpuContention, Targets::Host, Class::Compute, 4 / kSingleNodeProbeHours,
        R"({"weak": {"launch_factor": 1.5}, "medium": {"launch_factor": 2}, "severe": {"launch_factor": 4}})",
        "CPU contention on one node's host, all its GPUs (see `fault_generator_kind`)"},
-      {"link_degrade", FaultKind::LinkDegrade, Targets::Link, Class::Network, 42 / kFourNodeProbeNodeHours,
+      {FaultKind::LinkDegrade, Targets::Link, Class::Network, 42 / kFourNodeProbeNodeHours,
        R"({"weak": {"bandwidth_factor": 0.75}, "medium": {"bandwidth_factor": 0.5},
            "severe": {"bandwidth_factor": 0.25}})",
        "Congested or degraded links, one link each (see `fault_generator_kind`)"},
-      {"packet_loss", FaultKind::PacketLoss, Targets::Link, Class::Network, 0,
+      {FaultKind::PacketLoss, Targets::Link, Class::Network, 0,
        R"({"weak": {"rate": 1e-5}, "medium": {"rate": 1e-4}, "severe": {"rate": 1e-3}})",
        "Lossy links, one link each (see `fault_generator_kind`); off by default (not measured by GREYHOUND)"},
-      {"link_down", FaultKind::LinkDown, Targets::Link, Class::Network, 0,
+      {FaultKind::LinkDown, Targets::Link, Class::Network, 0,
        R"({"weak": {}, "medium": {}, "severe": {}})",
        "Link flaps, one link each (see `fault_generator_kind`); off by default (fail-stop, not in GREYHOUND)"},
       // GREYHOUND's congestion events are drawn as link_degrade by default (cheap to simulate);
       // this kind draws them as real cross-traffic between two NICs instead.
-      {"congestion", FaultKind::Congestion, Targets::NicPair, Class::Network, 0,
+      {FaultKind::Congestion, Targets::NicPair, Class::Network, 0,
        R"({"weak": {"rate": "50Gbps"}, "medium": {"rate": "100Gbps"}, "severe": {"rate": "200Gbps"}})",
        "Background cross-traffic from one NIC to another (see `fault_generator_kind`); off by default (GREYHOUND's "
        "congestion is drawn as `link_degrade` unless this kind is given a rate)"},
@@ -82,7 +84,7 @@ const ParamSet<GenRaw>& generator_schema() {
         .time("horizon", &GenRaw::horizon, nullptr, "Events arrive before this time; default: /training/time_limit",
               Range::positive())
         .integer64("seed", &GenRaw::seed, nullptr, "Seed of the campaign's draws; default: the scenario's `seed`");
-    for (const KindSpec& k : kind_table()) p.nested(k.name, "object", json::object(), k.help);
+    for (const KindSpec& k : kind_table()) p.nested(k.name(), "object", json::object(), k.help);
     return p;
   }();
   return s;
@@ -171,13 +173,6 @@ const ParamSet<LevelsRaw>& levels_schema() {
   return s;
 }
 
-const json& member(const json& obj, const char* key) {
-  static const json null_value;
-  if (!obj.is_object()) return null_value;
-  auto it = obj.find(key);
-  return it == obj.end() ? null_value : *it;
-}
-
 }  // namespace
 
 const char* severity_name(int severity) {
@@ -201,13 +196,13 @@ namespace {
 // Checks one severity level by loading it as a fault of the kind, so it passes exactly the
 // validation explicit faults get; errors are reported at the level's pointer.
 std::int64_t check_level(const KindSpec& k, const json& level, const std::string& path) {
-  if (!level.is_object()) fail_expected(path, "an object of " + std::string(k.name) + " fault keys", level);
+  if (!level.is_object()) fail_expected(path, "an object of " + std::string(k.name()) + " fault keys", level);
   for (const char* drawn : {"kind", "target", "source", "destination", "start", "duration", "origin", "severity"})
     if (level.contains(drawn))
       throw ScenarioError(ptr_join(path, drawn),
                           std::string("\"") + drawn + "\" is drawn by the generator, not set per severity");
   json f = level;
-  f["kind"] = k.name;
+  f["kind"] = k.name();
   if (k.targets == Targets::NicPair) f["source"] = "*", f["destination"] = "*";
   else f["target"] = "*";
   json resolved;
@@ -224,7 +219,7 @@ std::int64_t check_level(const KindSpec& k, const json& level, const std::string
 FaultGeneratorKind load_kind(const KindSpec& k, const json& value, const Scenario& s, const std::string& path,
                              json& resolved) {
   FaultGeneratorKind g;
-  g.name = k.name;
+  g.name = k.name();
   g.kind = k.kind;
   g.targets = k.targets;
   const double units = k.targets == Targets::Gpu ? static_cast<double>(s.cluster.gpus.size()) : s.cluster.nodes;
@@ -297,15 +292,15 @@ FaultGeneratorConfig load_fault_generator(const json& value, const Scenario& s) 
   c.seed = raw.seed;
   const double hours = static_cast<double>(c.horizon_ps - c.start_ps) / 3.6e15;
   for (const KindSpec& k : kind_table()) {
-    const std::string kp = ptr_join(path, k.name);
-    const json& kv = member(value, k.name);
+    const std::string kp = ptr_join(path, k.name());
+    const json& kv = member(value, k.name());
     json kres;
     c.kinds.push_back(load_kind(k, kv.is_null() ? json::object() : kv, s, kp, kres));
     if (c.kinds.back().rate_per_h * hours > kMaxExpectedEvents)
       fail_expected(ptr_join(kp, "rate"),
                     "a rate giving at most 1e6 expected events over the horizon (" + std::to_string(hours) + " h)",
                     json(c.kinds.back().rate_per_h));
-    r[k.name] = kres;
+    r[k.name()] = kres;
   }
   c.resolved = r;
   return c;

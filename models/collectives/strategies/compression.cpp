@@ -5,14 +5,13 @@
 
 namespace trainvp {
 
-const char* compression_name(CompressionKind k) {
-  switch (k) {
-    case CompressionKind::None: return "none";
-    case CompressionKind::TopK: return "topk";
-    case CompressionKind::PowerSgd: return "powersgd";
-  }
-  return "?";
+const NameTable<CompressionKind>& compression_kind_names() {
+  static const NameTable<CompressionKind> t = {
+      {"none", CompressionKind::None}, {"topk", CompressionKind::TopK}, {"powersgd", CompressionKind::PowerSgd}};
+  return t;
 }
+
+const char* compression_name(CompressionKind k) { return name_in(compression_kind_names(), k); }
 
 std::vector<Layer::Matrix> compression_matrices(const Layer& layer) {
   if (!layer.matrices.empty() || layer.params == 0) return layer.matrices;

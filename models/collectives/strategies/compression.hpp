@@ -16,11 +16,13 @@
 #include "models/collectives/program.hpp"
 #include "models/gpu/roofline.hpp"
 #include "models/workload/layer.hpp"
+#include "platform/core/name_table.hpp"
 
 namespace trainvp {
 
 enum class CompressionKind { None, TopK, PowerSgd };
-const char* compression_name(CompressionKind k);  // "none", "topk", "powersgd"
+const NameTable<CompressionKind>& compression_kind_names();  // "none", "topk", "powersgd"
+const char* compression_name(CompressionKind k);
 
 struct CompressionConfig {
   CompressionKind kind = CompressionKind::None;

@@ -1,4 +1,4 @@
-// Malformed scenarios (platform/config/scenario.hpp): each row takes a valid base document (a copy of
+// Malformed scenarios (platform/config/document.hpp): each row takes a valid base document (a copy of
 // scenarios/quickstart.json), breaks one thing, and checks that load_scenario throws a
 // ScenarioError naming the JSON pointer of the broken value and saying what was expected.
 // Also: the base loads, --set overrides, and malformed JSON files.

@@ -1,15 +1,76 @@
-#include "platform/config/sync_config.hpp"
+#include "platform/config/sync.hpp"
 
-#include "platform/config/scenario.hpp"
+#include "platform/config/section.hpp"
 
 namespace trainvp {
+
+const NameTable<SyncStrategyKind>& sync_strategy_names() {
+  static const NameTable<SyncStrategyKind> t = {
+      {"none", SyncStrategyKind::None},           {"ddp", SyncStrategyKind::Ddp},
+      {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap}, {"layerwise", SyncStrategyKind::Layerwise},
+      {"blockwise", SyncStrategyKind::Blockwise}, {"adaptive", SyncStrategyKind::Adaptive},
+      {"asc_wfbp", SyncStrategyKind::AscWfbp},    {"localsgd", SyncStrategyKind::LocalSgd},
+      {"plsgd", SyncStrategyKind::Plsgd},         {"dreamddp", SyncStrategyKind::DreamDdp}};
+  return t;
+}
+
+const char* sync_strategy_name(SyncStrategyKind k) { return name_in(sync_strategy_names(), k); }
+
+bool cxl_algo_of(CollectiveAlgo a) { return a == CollectiveAlgo::CxlAllReduce || a == CollectiveAlgo::CxlHierarchical; }
+
+const ParamSet<SyncConfig>& sync_schema() {
+  static const ParamSet<SyncConfig> s = [] {
+    ParamSet<SyncConfig> p("sync", "/training/sync", "Gradient synchronization strategy (docs/scenario-format.md).");
+    p.choice("strategy", &SyncConfig::strategy, "none", sync_strategy_names(),
+             "none: replicas never exchange gradients; ddp: PyTorch DDP buckets all-reduced as they fill, overlapping "
+             "backward; ddp_no_overlap: one all-reduce of all gradients after backward; layerwise, blockwise, adaptive: "
+             "each layer's (block's) all-reduce starts when its gradient is ready, on size-class streams; asc_wfbp: "
+             "every layer all-reduced as soon as ready, concurrently; localsgd: parameters averaged every `period` "
+             "iterations; plsgd, dreamddp: one set of layers' parameters averaged per iteration, overlapping backward "
+             "(docs/strategies.md)")
+        .size("bucket", &SyncConfig::bucket, "25MiB", "DDP bucket cap (bucket_cap_mb)", Range::positive())
+        .size("first_bucket", &SyncConfig::first_bucket, "1MiB", "Cap of the first bucket (the last layers)",
+              Range::positive())
+        .choice("algorithm", &SyncConfig::algorithm, "ring", collective_algo_names(),
+                "All-reduce algorithm: ring (reduce-scatter + all-gather), tree (double binary tree), hierarchical "
+                "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather), cxl_allreduce "
+                "(reduction in the node's CXL device; one node), cxl_hierarchical (reduction in each node's device, "
+                "a ring between the devices through the NICs)")
+        .integer("comm_streams", &SyncConfig::comm_streams, 1,
+                 "Communication streams: bucket (unit) b runs on stream b mod N (asc_wfbp: one per layer)", {1, 64})
+        .integer("period", &SyncConfig::period, 5,
+                 "H: localsgd averages every H iterations; plsgd and dreamddp average each layer once per H iterations",
+                 Range::at_least(1))
+        .integer("block", &SyncConfig::block, 2, "blockwise, adaptive: adjacent parameter layers per unit",
+                 Range::at_least(1))
+        .integer("pack", &SyncConfig::pack, 10,
+                 "layerwise, blockwise, adaptive: small units packed into one all-reduce this many at a time (1: none)",
+                 Range::at_least(1))
+        .size("large_bytes", &SyncConfig::large_bytes, "10MB", "Units of more gradient bytes are `large`",
+              Range::positive())
+        .size("small_bytes", &SyncConfig::small_bytes, "1MB", "Units of fewer gradient bytes are `small`; <= large_bytes",
+              Range::positive())
+        .nested("class_streams", "object", nullptr,
+                "Stream of each size class {large, medium, small} (see `class_streams`); default: round-robin")
+        .number("util_high", &SyncConfig::util_high, 0.9,
+                "adaptive: GPU compute utilization above which it synchronizes layer-wise", Range::unit_open_closed())
+        .number("util_low", &SyncConfig::util_low, 0.7,
+                "adaptive: utilization below which it synchronizes block-wise; <= util_high", Range::unit_open_closed())
+        .flag("fill_in", &SyncConfig::fill_in, false,
+              "dreamddp: also average earlier layers whose averages still hide under the backward")
+        .nested("profile", "array", nullptr,
+                "dreamddp: per-layer backward and communication times (see `profile_layer`); default: measured")
+        .nested("compression", "object", json{{"kind", "none"}}, "Per-layer compression (see `compression`)");
+    return p;
+  }();
+  return s;
+}
 
 const ParamSet<CompressionConfig>& compression_schema() {
   static const ParamSet<CompressionConfig> s = [] {
     ParamSet<CompressionConfig> p("compression", "/training/sync/compression",
                                   "Per-layer compression of what a strategy synchronizes (docs/strategies.md).");
-    p.choice("kind", &CompressionConfig::kind, "none",
-             {{"none", CompressionKind::None}, {"topk", CompressionKind::TopK}, {"powersgd", CompressionKind::PowerSgd}},
+    p.choice("kind", &CompressionConfig::kind, "none", compression_kind_names(),
              "none; topk: ratio x n values plus 4-byte indices per layer, all-gathered; powersgd: (m + n) x rank "
              "values per m x n matrix in two all-reduces, plus the projection matmuls on the GPU")
         .number("ratio", &CompressionConfig::ratio, 0.01, "topk: fraction of each layer's values kept",
@@ -55,6 +116,8 @@ const ParamSet<ProfileEntry>& profile_schema() {
   }();
   return s;
 }
+
+namespace {
 
 json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workload& w, const std::string& path) {
   auto member = [&value](const char* key) -> const json* {
@@ -115,6 +178,30 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
                                     "\": expected an entry for every layer with parameters");
     resolved["profile"] = out;
   }
+  return resolved;
+}
+
+// The cxl algorithms reduce in the nodes' devices: the cluster must have them, and the engine
+// takes at most 8 contributors.
+void check_cxl_sync(const SyncConfig& sc, const ClusterConfig& c) {
+  if (!cxl_algo_of(sc.algorithm) || sc.strategy == SyncStrategyKind::None) return;
+  if (!c.cxl.present)
+    fail_expected("/cluster/node/cxl/present", "true: the cxl algorithms need the node's CXL device", json(false));
+  if (c.nodes != 1 && sc.algorithm == CollectiveAlgo::CxlAllReduce)
+    fail_expected("/training/sync/algorithm",
+                  "an algorithm that spans nodes (cxl_allreduce reduces inside one node: use cxl_hierarchical)",
+                  json("cxl_allreduce"));
+  if (c.gpus_per_node > 8)
+    fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(c.gpus_per_node));
+}
+
+}  // namespace
+
+json load_sync(SyncConfig& sc, const json& value, const Workload& w, const ClusterConfig& c) {
+  const std::string path = "/training/sync";
+  json resolved = sync_schema().load(sc, value.is_null() ? json{{"strategy", "none"}} : value, path);
+  resolved = finish_sync(sc, object_or_empty(value), resolved, w, path);
+  check_cxl_sync(sc, c);
   return resolved;
 }
 

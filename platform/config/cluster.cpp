@@ -1,0 +1,163 @@
+#include "platform/config/cluster.hpp"
+
+#include <algorithm>
+
+#include "models/cxl/rtl_engine.hpp"
+#include "platform/config/section.hpp"
+#include "platform/core/glob.hpp"
+
+namespace trainvp {
+
+const ParamSet<NodeRaw>& node_schema() {
+  static const ParamSet<NodeRaw> s = [] {
+    ParamSet<NodeRaw> p("node", "/cluster/node", "One node; every node of the cluster is alike.");
+    p.integer("gpus", &NodeRaw::gpus, 8, "GPUs per node", {1, 1024})
+        .nested("gpu", "string or object", nullptr, "The node's GPU: a preset name or a `gpu` object")
+        .integer("nics", &NodeRaw::nics, 0, "RoCE NICs per node; 0: one per GPU. NIC i serves a contiguous group of GPUs",
+                 Range::non_negative())
+        .nested("nvlink", "object", json::object(), "NVLink/NVSwitch parameters (see `nvlink`)")
+        .nested("pcie", "object", json::object(), "PCIe parameters (see `pcie`)")
+        .nested("cxl", "object", json::object(), "The node's CXL aggregation device (see `cxl`)")
+        .required("gpu");
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<ClusterRaw>& cluster_schema() {
+  static const ParamSet<ClusterRaw> s = [] {
+    ParamSet<ClusterRaw> p("cluster", "/cluster", "Nodes of GPUs. GPUs are named nodeN.gpuM; rank = N x gpus + M.");
+    p.integer("nodes", &ClusterRaw::nodes, 1, "Number of nodes", {1, 65536})
+        .nested("node", "object", nullptr, "What each node holds (see `node`)")
+        .nested("gpu_overrides", "array", json::array(),
+                "Per-GPU changes applied in order: objects {target, gpu, speed} (see `gpu_override`)")
+        .nested("fabric", "object", json::object(), "The network between nodes (see `fabric`)")
+        .required("node");
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<OverrideRaw>& override_schema() {
+  static const ParamSet<OverrideRaw> s = [] {
+    ParamSet<OverrideRaw> p("gpu_override", "/cluster/gpu_overrides/*",
+                            "Changes some GPUs: heterogeneous clusters and persistently slow GPUs.");
+    p.text("target", &OverrideRaw::target, nullptr, "GPU name or glob (`*`, `?`, `[0-3]`): \"node1.gpu3\", \"node2.*\"")
+        .nested("gpu", "string or object", nullptr, "Replace the matched GPUs' model (preset name or `gpu` object)")
+        .number("speed", &OverrideRaw::speed, nullptr, "Speed factor of the matched GPUs (phase times divided by it)",
+                Range::positive())
+        .required("target");
+    return p;
+  }();
+  return s;
+}
+
+json load_cluster(ClusterConfig& c, const json& value, const std::string& path) {
+  ClusterRaw raw;
+  json resolved = cluster_schema().load(raw, value, path);
+  std::string node_path = ptr_join(path, "node");
+  NodeRaw node;
+  json node_resolved = node_schema().load(node, value["node"], node_path);
+  GpuParams gpu;
+  node_resolved["gpu"] = load_gpu(gpu, value["node"]["gpu"], ptr_join(node_path, "gpu"));
+  const json& node_value = value["node"];
+  node_resolved["nvlink"] =
+      nvlink_schema().load(c.nvlink, object_or_empty(member(node_value, "nvlink")), ptr_join(node_path, "nvlink"));
+  node_resolved["pcie"] =
+      pcie_schema().load(c.pcie, object_or_empty(member(node_value, "pcie")), ptr_join(node_path, "pcie"));
+  node_resolved["cxl"] = cxl_schema().load(c.cxl, object_or_empty(member(node_value, "cxl")), ptr_join(node_path, "cxl"));
+  c.nodes = raw.nodes;
+  c.gpus_per_node = node.gpus;
+  if (static_cast<long long>(c.nodes) * c.gpus_per_node > 1 << 20)
+    throw ScenarioError(path, "more than 1,048,576 GPUs: expected a smaller cluster");
+  if (node.nics > node.gpus)
+    fail_expected(ptr_join(node_path, "nics"), "at most one NIC per GPU (" + std::to_string(node.gpus) + ")", json(node.nics));
+  c.nics_per_node = node.nics == 0 ? node.gpus : node.nics;
+  node_resolved["nics"] = c.nics_per_node;
+  resolved["node"] = node_resolved;
+
+  std::string fp = ptr_join(path, "fabric");
+  json fres = fabric_schema().load(c.fabric, object_or_empty(member(value, "fabric")), fp);
+  const FabricConfig& f = c.fabric;
+  const long long nics_total = static_cast<long long>(c.nodes) * c.nics_per_node;
+  if (f.topology == Topology::Switch) {
+    if (nics_total > f.switch_ports)
+      fail_expected(ptr_join(fp, "switch_ports"),
+                    "at least " + std::to_string(nics_total) + " ports, one per NIC (" + std::to_string(c.nodes) +
+                        " nodes x " + std::to_string(c.nics_per_node) + " NICs); use more ports or topology leaf-spine",
+                    json(f.switch_ports));
+  } else {
+    if (f.rail_optimized) {
+      if (f.leaves != 0 && f.leaves != c.nics_per_node)
+        fail_expected(ptr_join(fp, "leaves"), "0 or " + std::to_string(c.nics_per_node) + " (one leaf per rail)", json(f.leaves));
+      if (c.nodes > f.leaf_ports)
+        fail_expected(ptr_join(fp, "leaf_ports"),
+                      "at least " + std::to_string(c.nodes) + " ports: a rail leaf takes one NIC of every node", json(f.leaf_ports));
+      c.leaves = c.nics_per_node;
+    } else {
+      long long need = (nics_total + f.leaf_ports - 1) / f.leaf_ports;
+      if (f.leaves != 0 && f.leaves < need)
+        fail_expected(ptr_join(fp, "leaves"),
+                      "at least " + std::to_string(need) + " leaves for " + std::to_string(nics_total) + " NICs at " +
+                          std::to_string(f.leaf_ports) + " ports each",
+                      json(f.leaves));
+      c.leaves = f.leaves ? f.leaves : static_cast<int>(need);
+    }
+    c.spines = f.spines ? f.spines : std::max(1, f.leaf_ports / 2);
+    fres["leaves"] = c.leaves;
+    fres["spines"] = c.spines;
+  }
+  resolved["fabric"] = fres;
+  if (c.cxl.present) {
+    std::string xp = ptr_join(node_path, "cxl");
+    const auto& lanes = rtl_lanes_available();
+    if (std::find(lanes.begin(), lanes.end(), c.cxl.engine_lanes) == lanes.end()) {
+      std::string list;
+      for (int l : lanes) list += (list.empty() ? "" : ", ") + std::to_string(l);
+      fail_expected(ptr_join(xp, "engine_lanes"),
+                    lanes.empty() ? std::string("a build with the RTL (this one was configured with -DTRAINVP_RTL=OFF)")
+                                  : "a compiled grad_reduce variant: " + list,
+                    json(c.cxl.engine_lanes));
+    }
+    const std::uint64_t ig = c.cxl.interleave_granularity;
+    if (ig < 256 || ig > 16384 || (ig & (ig - 1)) != 0 || ig > c.fabric.chunk)
+      fail_expected(ptr_join(xp, "interleave_granularity"),
+                    "256 B << k up to 16 KiB, and not above the fabric chunk (" + std::to_string(c.fabric.chunk) + " B)",
+                    json(std::to_string(ig) + "B"));
+    const int switches = (c.gpus_per_node + c.pcie.gpus_per_switch - 1) / c.pcie.gpus_per_switch;
+    c.cxl_ports = c.cxl.ports ? c.cxl.ports : switches;
+    node_resolved["cxl"]["ports"] = c.cxl_ports;
+    resolved["node"] = node_resolved;
+  }
+  for (int n = 0; n < c.nodes; ++n)
+    for (int g = 0; g < c.gpus_per_node; ++g)
+      c.gpus.push_back({"node" + std::to_string(n) + ".gpu" + std::to_string(g), n, g, n * c.gpus_per_node + g, gpu});
+
+  std::string op = ptr_join(path, "gpu_overrides");
+  const json& overrides = member(value, "gpu_overrides");
+  if (!overrides.is_null() && !overrides.is_array()) fail_expected(op, "an array of gpu_override objects", overrides);
+  json out = json::array();
+  for (std::size_t i = 0; overrides.is_array() && i < overrides.size(); ++i) {
+    std::string p = ptr_join(op, i);
+    OverrideRaw o;
+    json r = override_schema().load(o, overrides[i], p);
+    GpuParams replacement;
+    bool replace = overrides[i].contains("gpu");
+    if (replace) r["gpu"] = load_gpu(replacement, overrides[i]["gpu"], ptr_join(p, "gpu"));
+    std::size_t matched = 0;
+    for (auto& inst : c.gpus) {
+      if (!glob_match(o.target, inst.name)) continue;
+      ++matched;
+      if (replace) inst.params = replacement;
+      if (o.speed > 0) inst.params.speed = o.speed;
+    }
+    if (matched == 0)
+      fail_expected(ptr_join(p, "target"), "a GPU name or glob matching at least one of node0.gpu0 .. " + c.gpus.back().name,
+                    overrides[i]["target"]);
+    out.push_back(r);
+  }
+  resolved["gpu_overrides"] = out;
+  return resolved;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,322 @@
+#include "platform/config/workload.hpp"
+
+#include <algorithm>
+
+#include "platform/config/scenario.hpp"
+#include "platform/config/section.hpp"
+
+namespace trainvp {
+
+const ParamSet<WorkloadRaw>& workload_schema() {
+  static const ParamSet<WorkloadRaw> s = [] {
+    ParamSet<WorkloadRaw> p("workload", "/workload",
+                            "The model one data-parallel replica trains: a zoo `model` or an explicit `layers` list "
+                            "(exactly one of them).");
+    p.text("model", &WorkloadRaw::model, nullptr, "Zoo model name (`trainvp describe` lists them)")
+        .nested("layers", "array", nullptr, "Explicit layers in forward order (see `layer`), instead of `model`")
+        .integer("batch", &WorkloadRaw::batch, 8, "Samples per micro-batch per GPU", Range::at_least(1))
+        .integer("seq", &WorkloadRaw::seq, 1024, "Tokens per sample (sequence models)", Range::at_least(1))
+        .integer("image_size", &WorkloadRaw::image_size, 224, "Pixels per side (vision models)", Range::at_least(1))
+        .integer("micro_batches", &WorkloadRaw::micro_batches, 1, "Gradient-accumulation micro-batches per iteration",
+                 Range::at_least(1))
+        .choice("dtype", &WorkloadRaw::dtype, "bf16", dtype_names(), "Compute dtype (selects the GPU peak)")
+        .nested("kind", "choice", "training",
+                "training (this schema) or collective (a collective benchmark: see `collective_workload`)")
+        .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, dtype_names(),
+                "Dtype of gradients as communicated; default: the compute dtype")
+        .flag("sequence", &WorkloadRaw::sequence, false,
+              "Explicit layers only: report tokens/s (samples x seq); zoo models know this themselves")
+        .flag("functional", &WorkloadRaw::functional, false,
+              "Gradients carry deterministic synthetic values through the CXL devices and every GPU checks the "
+              "reduced values it receives against the reference sum (ddp or ddp_no_overlap with cxl_allreduce or "
+              "cxl_hierarchical; docs/cxl.md)")
+        .size("functional_max_bytes", &WorkloadRaw::functional_max_bytes, "64MiB",
+              "Largest gradient size per replica allowed in functional mode (the values are held in memory)",
+              Range::positive());
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<LayerRaw>& layer_schema() {
+  static const ParamSet<LayerRaw> s = [] {
+    ParamSet<LayerRaw> p("layer", "/workload/layers/*",
+                         "One explicit layer. Give FLOPs (timed by roofline) or measured times per phase; "
+                         "bwd_flops/bwd_time split evenly into the dX and dW halves.");
+    p.text("name", &LayerRaw::name, nullptr, "Unique layer name")
+        .integer64("params", &LayerRaw::params, 0, "Trainable parameters (the gradient's elements)")
+        .number("fwd_flops", &LayerRaw::fwd_flops, nullptr, "Forward FLOPs per micro-batch", Range::non_negative())
+        .number("bwd_flops", &LayerRaw::bwd_flops, nullptr, "Backward FLOPs (dX + dW) per micro-batch", Range::non_negative())
+        .number("bwd_input_flops", &LayerRaw::bwd_input_flops, nullptr, "Backward dX FLOPs", Range::non_negative())
+        .number("bwd_weight_flops", &LayerRaw::bwd_weight_flops, nullptr, "Backward dW FLOPs", Range::non_negative())
+        .size("fwd_bytes", &LayerRaw::fwd_bytes, "0B", "Forward memory traffic")
+        .size("bwd_input_bytes", &LayerRaw::bwd_input_bytes, "0B", "Backward dX memory traffic")
+        .size("bwd_weight_bytes", &LayerRaw::bwd_weight_bytes, "0B", "Backward dW memory traffic")
+        .size("activation_bytes", &LayerRaw::activation_bytes, "0B", "Activations kept for backward")
+        .time("fwd_time", &LayerRaw::fwd_time, nullptr, "Measured forward time (replaces the roofline)")
+        .time("bwd_time", &LayerRaw::bwd_time, nullptr, "Measured backward time (dX + dW)")
+        .time("bwd_input_time", &LayerRaw::bwd_input_time, nullptr, "Measured backward dX time")
+        .time("bwd_weight_time", &LayerRaw::bwd_weight_time, nullptr, "Measured backward dW time")
+        .integer("kernels", &LayerRaw::kernels, 1, "Kernel launches per phase (roofline only)", Range::non_negative())
+        .required("name");
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<BenchRaw>& bench_schema() {
+  static const ParamSet<BenchRaw> s = [] {
+    ParamSet<BenchRaw> p("collective_workload", "/workload (kind collective)",
+                         "A collective benchmark in the manner of nccl-tests: for each size, `warmup` then `iterations` "
+                         "collectives one after the other over the communicator; time, algbw and busbw per size.");
+    p.text("kind", &BenchRaw::kind, nullptr, "\"collective\" (\"training\", the default, is the `workload` schema)")
+        .choice("op", &BenchRaw::op, "all_reduce", collective_op_names(),
+                "Collective; sendrecv: every rank sends to the next and receives from the previous")
+        .choice("algorithm", &BenchRaw::algorithm, "ring", collective_algo_names(),
+                "Algorithm (all but ring apply to all_reduce only)")
+        .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)", Range::positive())
+        .size("min_bytes", &BenchRaw::min_bytes, nullptr, "Smallest size of a range", Range::positive())
+        .size("max_bytes", &BenchRaw::max_bytes, nullptr, "Largest size of a range", Range::positive())
+        .integer("factor", &BenchRaw::factor, 2, "Size multiplier between steps of a range", Range::at_least(2))
+        .integer("iterations", &BenchRaw::iterations, 20, "Measured collectives per size", Range::at_least(1))
+        .integer("warmup", &BenchRaw::warmup, 5, "Unmeasured collectives before them", Range::non_negative())
+        .nested("communicator", "array", nullptr, "Global ranks taking part, in ring order; default: every GPU")
+        .integer("root", &BenchRaw::root, 0, "Broadcast root: a position in the communicator (0 = its first rank)",
+                 Range::non_negative())
+        .flag("functional", &BenchRaw::functional, false,
+              "Reduce real synthetic values in the CXL engine and check every output against the reference model "
+              "(cxl algorithms)")
+        .size("functional_max_bytes", &BenchRaw::functional_max_bytes, "64MiB",
+              "Largest collective size allowed in functional mode (its data is held in memory)", Range::positive());
+    return p;
+  }();
+  return s;
+}
+
+namespace {
+
+std::string zoo_list() {
+  std::string s;
+  for (auto& m : zoo_models()) s += (s.empty() ? "" : ", ") + ("\"" + m.name + "\"");
+  return s;
+}
+
+Layer load_layer(const json& value, const std::string& path, DType grad_dtype, json& resolved) {
+  LayerRaw r;
+  resolved = layer_schema().load(r, value, path);
+  Layer l;
+  l.name = r.name;
+  l.params = r.params;
+  l.grad_bytes = r.params * dtype_bytes(grad_dtype);
+  l.activation_bytes = r.activation_bytes;
+  l.fwd_bytes = static_cast<double>(r.fwd_bytes);
+  l.bwd_input_bytes = static_cast<double>(r.bwd_input_bytes);
+  l.bwd_weight_bytes = static_cast<double>(r.bwd_weight_bytes);
+  l.fwd_kernels = l.bwd_input_kernels = l.bwd_weight_kernels = r.kernels;
+  bool split_flops = r.bwd_input_flops >= 0 || r.bwd_weight_flops >= 0;
+  bool split_time = r.bwd_input_time >= 0 || r.bwd_weight_time >= 0;
+  if (r.bwd_flops >= 0 && split_flops)
+    throw ScenarioError(ptr_join(path, "bwd_flops"), "give either bwd_flops or bwd_input_flops/bwd_weight_flops, not both");
+  if (r.bwd_time >= 0 && split_time)
+    throw ScenarioError(ptr_join(path, "bwd_time"), "give either bwd_time or bwd_input_time/bwd_weight_time, not both");
+  if (r.fwd_flops < 0 && r.fwd_time < 0)
+    throw ScenarioError(ptr_join(path, "fwd_flops"), "missing forward work: expected fwd_flops or fwd_time");
+  // Each backward half takes a measured time if one is given, else FLOPs; a half with neither
+  // is an error rather than a silent zero.
+  double dx_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : r.bwd_input_flops;
+  double dw_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : r.bwd_weight_flops;
+  std::int64_t dx_time = r.bwd_time >= 0 ? r.bwd_time / 2 : r.bwd_input_time;
+  std::int64_t dw_time = r.bwd_time >= 0 ? r.bwd_time - r.bwd_time / 2 : r.bwd_weight_time;
+  if (dx_flops < 0 && dx_time < 0)
+    throw ScenarioError(ptr_join(path, "bwd_input_flops"),
+                        "missing backward dX work: expected bwd_flops, bwd_time, bwd_input_flops or bwd_input_time");
+  if (dw_flops < 0 && dw_time < 0)
+    throw ScenarioError(ptr_join(path, "bwd_weight_flops"),
+                        "missing backward dW work: expected bwd_flops, bwd_time, bwd_weight_flops or bwd_weight_time");
+  l.fwd_flops = std::max(0.0, r.fwd_flops);
+  l.bwd_input_flops = std::max(0.0, dx_flops);
+  l.bwd_weight_flops = std::max(0.0, dw_flops);
+  l.fwd_time_ps = r.fwd_time;
+  l.bwd_input_time_ps = dx_time;
+  l.bwd_weight_time_ps = dw_time;
+  return l;
+}
+
+json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& value, const std::string& path) {
+  BenchRaw r;
+  json resolved = bench_schema().load(r, value, path);
+  b.op = r.op;
+  b.algorithm = r.algorithm;
+  b.iterations = r.iterations;
+  b.warmup = r.warmup;
+  bool one = value.contains("bytes"), range = value.contains("min_bytes") || value.contains("max_bytes");
+  if (one == range)
+    throw ScenarioError(path, one ? "give either `bytes` or `min_bytes`/`max_bytes`, not both"
+                                  : "missing the sizes: expected `bytes`, or `min_bytes` and `max_bytes`");
+  if (one) {
+    b.sizes = {r.bytes};
+  } else {
+    if (!value.contains("min_bytes") || !value.contains("max_bytes"))
+      throw ScenarioError(ptr_join(path, value.contains("min_bytes") ? "max_bytes" : "min_bytes"),
+                          "a size range needs both min_bytes and max_bytes");
+    if (r.min_bytes > r.max_bytes)
+      fail_expected(ptr_join(path, "max_bytes"), "a size >= min_bytes", value["max_bytes"]);
+    for (std::uint64_t n = r.min_bytes; n <= r.max_bytes; n *= static_cast<std::uint64_t>(r.factor)) b.sizes.push_back(n);
+  }
+  const int world = static_cast<int>(c.gpus.size());
+  std::string cp = ptr_join(path, "communicator");
+  const json& comm = member(value, "communicator");
+  if (comm.is_null()) {
+    for (int i = 0; i < world; ++i) b.communicator.push_back(i);
+  } else {
+    if (!comm.is_array()) fail_expected(cp, "an array of ranks", comm);
+    std::vector<bool> seen(static_cast<std::size_t>(world), false);
+    for (std::size_t i = 0; i < comm.size(); ++i) {
+      const json& v = comm[i];
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= world)
+        fail_expected(ptr_join(cp, i), "a rank in [0, " + std::to_string(world - 1) + "]", v);
+      int rank = v.get<int>();
+      if (seen[static_cast<std::size_t>(rank)])
+        fail_expected(ptr_join(cp, i), "each rank once: rank " + std::to_string(rank) + " is repeated", v);
+      seen[static_cast<std::size_t>(rank)] = true;
+      b.communicator.push_back(rank);
+    }
+  }
+  if (b.communicator.size() < 2) fail_expected(cp, "at least 2 ranks", comm.is_null() ? json(world) : comm);
+  resolved["communicator"] = b.communicator;
+  if (r.root >= static_cast<int>(b.communicator.size()))
+    fail_expected(ptr_join(path, "root"), "a position in the communicator (< " + std::to_string(b.communicator.size()) + ")",
+                  json(r.root));
+  b.root = r.root;
+  b.functional = r.functional;
+  if (b.functional) {
+    if (!cxl_algo_of(b.algorithm))
+      fail_expected(ptr_join(path, "functional"), "false unless the algorithm is cxl_allreduce or cxl_hierarchical", json(true));
+    if (b.sizes.back() > r.functional_max_bytes)
+      fail_expected(ptr_join(path, "functional_max_bytes"),
+                    "at least the largest size in functional mode (" + std::to_string(b.sizes.back()) + " B)",
+                    value.contains("functional_max_bytes") ? value["functional_max_bytes"] : json("64MiB"));
+  }
+  if (b.algorithm != CollectiveAlgo::Ring && b.op != CollectiveOp::AllReduce)
+    fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op), json(algo_name(b.algorithm)));
+  const bool cxl_algo = cxl_algo_of(b.algorithm);
+  if (b.algorithm == CollectiveAlgo::Hierarchical || cxl_algo) {
+    std::vector<int> nodes_of;
+    for (auto& g : c.gpus) nodes_of.push_back(g.node);
+    DeviceMap dm;
+    dm.ports_of_node.assign(static_cast<std::size_t>(c.nodes), std::vector<int>(static_cast<std::size_t>(c.cxl_ports), 0));
+    try {
+      build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of, 0, &dm);
+    } catch (const std::invalid_argument& e) {
+      throw ScenarioError(cxl_algo && c.cxl_ports == 0 ? "/cluster/node/cxl/present" : cp, e.what());
+    }
+    if (cxl_algo && c.gpus_per_node > 8)
+      fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(c.gpus_per_node));
+  }
+  return resolved;
+}
+
+json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::string& path) {
+  json resolved = workload_schema().load(r, value, path);
+  if (member(value, "grad_dtype").is_null()) {
+    r.grad_dtype = r.dtype;
+    resolved["grad_dtype"] = dtype_name(r.dtype);
+  }
+  w.shape = {r.batch, r.seq, r.image_size, r.dtype, r.grad_dtype};
+  w.micro_batches = r.micro_batches;
+  const json& layers = member(value, "layers");
+  bool has_model = value.contains("model"), has_layers = !layers.is_null();
+  if (has_model == has_layers)
+    throw ScenarioError(path, has_model ? "give either `model` or `layers`, not both"
+                                        : "missing the work: expected `model` (a zoo name) or `layers` (a list)");
+  if (has_model) {
+    const ZooModelInfo* info = find_zoo_model(r.model);
+    if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list(), value["model"]);
+    if (info->max_seq > 0 && r.seq > info->max_seq)
+      fail_expected(ptr_join(path, "seq"),
+                    "at most " + std::to_string(info->max_seq) + " tokens (" + r.model + "'s position table)", json(r.seq));
+    try {
+      w.layers = build_zoo_model(r.model, w.shape);
+    } catch (const std::invalid_argument& e) {
+      throw ScenarioError(path, e.what());
+    }
+    w.model = r.model;
+    w.sequence_model = info->sequence_model;
+    if (value.contains("sequence"))
+      throw ScenarioError(ptr_join(path, "sequence"), "`sequence` applies to explicit layers only");
+    resolved.erase("sequence");
+  } else {
+    std::string lp = ptr_join(path, "layers");
+    if (!layers.is_array() || layers.empty()) fail_expected(lp, "a non-empty array of layer objects", layers);
+    json out = json::array();
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      std::string p = ptr_join(lp, i);
+      json lr;
+      w.layers.push_back(load_layer(layers[i], p, r.grad_dtype, lr));
+      for (std::size_t j = 0; j + 1 < w.layers.size(); ++j)
+        if (w.layers[j].name == w.layers.back().name)
+          throw ScenarioError(ptr_join(p, "name"), "duplicate layer name \"" + w.layers.back().name + "\"");
+      out.push_back(lr);
+    }
+    resolved["layers"] = out;
+    w.model = "custom";
+    w.sequence_model = r.sequence;
+  }
+  return resolved;
+}
+
+// Functional training needs data the devices can carry: a cxl algorithm under a DDP strategy
+// (the unit strategies' compression and parameter averages are not gradient sums), and a
+// bounded gradient size; the fabric chunk splits no element.
+void check_functional_training(const Scenario& s, const json& wl, std::uint64_t cap) {
+  const SyncConfig& sc = s.training.sync;
+  if (!cxl_algo_of(sc.algorithm) || (sc.strategy != SyncStrategyKind::Ddp && sc.strategy != SyncStrategyKind::DdpNoOverlap))
+    fail_expected("/workload/functional",
+                  "false unless training.sync is ddp or ddp_no_overlap with algorithm cxl_allreduce or cxl_hierarchical "
+                  "(the data paths functional mode carries)",
+                  json(true));
+  if (s.workload.total_grad_bytes() > cap)
+    fail_expected("/workload/functional_max_bytes",
+                  "at least the gradient bytes per replica in functional mode (" +
+                      std::to_string(s.workload.total_grad_bytes()) + " B)",
+                  wl.contains("functional_max_bytes") ? wl["functional_max_bytes"] : json("64MiB"));
+  if (s.cluster.fabric.chunk % 4 != 0)
+    fail_expected("/cluster/fabric/chunk", "a multiple of 4 bytes in functional mode (chunks carry whole elements)",
+                  json(std::to_string(s.cluster.fabric.chunk) + "B"));
+}
+
+}  // namespace
+
+json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value) {
+  const json& kind = member(value, "kind");
+  if (!kind.is_null() && kind != "training" && kind != "collective")
+    fail_expected("/workload/kind", "\"training\" or \"collective\"", kind);
+  if (kind == "collective") {
+    s.collective_bench = true;
+    return load_bench(s.bench, s.cluster, value, "/workload");
+  }
+  json plain = value;
+  if (plain.is_object()) plain.erase("kind");
+  json resolved = load_workload(s.workload, raw, plain, "/workload");
+  resolved["kind"] = "training";
+  return resolved;
+}
+
+void check_training_workload(const Scenario& s, const json& value, const WorkloadRaw& raw) {
+  if (s.cluster.cxl.present && !s.collective_bench && s.workload.shape.grad_dtype != DType::FP32 &&
+      s.workload.shape.grad_dtype != DType::BF16)
+    fail_expected("/workload/grad_dtype", "fp32 or bf16: the formats the CXL engine reduces",
+                  json(dtype_name(s.workload.shape.grad_dtype)));
+  if (raw.functional) check_functional_training(s, value, raw.functional_max_bytes);
+}
+
+void check_workload_dtype_on_gpus(const Scenario& s) {
+  for (auto& g : s.cluster.gpus)
+    if (!s.collective_bench && g.params.compute_rate(s.workload.shape.dtype) <= 0)
+      fail_expected("/workload/dtype",
+                    std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in (its peak_" +
+                        dtype_name(s.workload.shape.dtype) + " is 0)",
+                    json(dtype_name(s.workload.shape.dtype)));
+}
+
+}  // namespace trainvp
