@@ -86,7 +86,9 @@ TEST(Fabric, HierarchicalBeatsFlatRingWhenNvlinkIsMuchFasterThanTheNic) {
 // Launches transfers at t = 0 and records when each receiving rank is done.
 class Injector : public sc_core::sc_module {
  public:
-  Injector(sc_core::sc_module_name n, CollectiveEngine& e, Program p) : sc_module(n), engine_(e), program_(std::move(p)) {
+  // stagger_ps > 0: ranks join one after the other, the last first, that far apart.
+  Injector(sc_core::sc_module_name n, CollectiveEngine& e, Program p, std::int64_t stagger_ps = 0)
+      : sc_module(n), engine_(e), program_(std::move(p)), stagger_ps_(stagger_ps) {
     SC_HAS_PROCESS(Injector);
     SC_THREAD(go);
   }
@@ -96,10 +98,18 @@ class Injector : public sc_core::sc_module {
   void go() {
     int id = engine_.launch(program_, CollectiveOp::SendRecv, CollectiveAlgo::Ring, 0, "test",
                             [this](int r) { done[r] = sc_core::sc_time_stamp().to_seconds(); });
-    for (int r : program_.ranks) engine_.join(id, r);
+    if (stagger_ps_ <= 0) {
+      for (int r : program_.ranks) engine_.join(id, r);
+      return;
+    }
+    for (auto it = program_.ranks.rbegin(); it != program_.ranks.rend(); ++it) {
+      engine_.join(id, *it);
+      wait(sc_core::sc_time(static_cast<double>(stagger_ps_), sc_core::SC_PS));
+    }
   }
   CollectiveEngine& engine_;
   Program program_;
+  std::int64_t stagger_ps_;
 };
 
 json idle_training(int nodes, int gpus) {
@@ -111,11 +121,11 @@ json idle_training(int nodes, int gpus) {
           {"output", {{"trace", false}}}};
 }
 
-std::map<int, double> inject(const json& doc, const Program& p) {
+std::map<int, double> inject(const json& doc, const Program& p, std::int64_t stagger_ps = 0) {
   auto r = in_child([&] {
     Scenario s = load_scenario(doc, "t");
     Simulation sim(s);
-    Injector inj("injector", sim.engine(), p);
+    Injector inj("injector", sim.engine(), p, stagger_ps);
     sim.run();
     json out = json::object();
     for (auto& [rank, t] : inj.done) out[std::to_string(rank)] = t;
@@ -138,6 +148,26 @@ TEST(Fabric, TwoFlowsSharingALinkEachGetHalf) {
   EXPECT_NEAR(t2.at(0), 2 * t1, 0.02 * 2 * t1);
   EXPECT_NEAR(t2.at(1), 2 * t1, 0.02 * 2 * t1);
   EXPECT_NEAR(t1, alpha_between_nodes() + n * (1 + kFraming / kMtu) * 8 / kEthBps, 0.01 * t1);
+}
+
+// Flat rings run from an implicit program (O(p) memory); spelled out, the same transfers must
+// give the same times to the picosecond, whatever the segment sizes (empty ones included) and
+// however the ranks join (a dependency may arrive before an endpoint has joined).
+TEST(Fabric, ImplicitRingsRunExactlyAsTheirExplicitForm) {
+  const std::vector<int> comm = {2, 0, 3, 1};
+  const std::vector<int> nodes_of = {0, 0, 1, 1};
+  for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
+    for (std::uint64_t bytes : {3ull, 5ull << 20})
+      for (std::int64_t stagger : {0ll, 7000000ll}) {
+        Program implicit = build_program(op, CollectiveAlgo::Ring, comm, bytes, 1 << 20, nodes_of);
+        ASSERT_GT(implicit.ring.steps, 0);
+        ASSERT_TRUE(implicit.transfers.empty());
+        Program spelled = explicit_program(implicit);
+        ASSERT_EQ(spelled.transfers.size(), static_cast<std::size_t>(implicit.ring.steps) * comm.size());
+        auto a = inject(idle_training(2, 2), implicit, stagger), b = inject(idle_training(2, 2), spelled, stagger);
+        ASSERT_EQ(a.size(), comm.size()) << op_name(op) << " " << bytes;
+        for (int r : comm) EXPECT_EQ(a.at(r), b.at(r)) << op_name(op) << " " << bytes << " B, rank " << r << ", stagger " << stagger;
+      }
 }
 
 TEST(Fabric, FlowsBetweenDisjointPairsDoNotInterfere) {

@@ -1,6 +1,7 @@
 #include "models/collectives/engine.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "platform/core/errors.hpp"
 
@@ -23,6 +24,7 @@ CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   const std::size_t n = program.transfers.size(), ranks = program.ranks.size();
   if (program.gpu_ranks < 0) program.gpu_ranks = static_cast<int>(ranks);
   for (std::size_t i = 0; i < ranks; ++i) pos[program.ranks[i]] = static_cast<int>(i);
+  if (ring()) return;
   waiting0.resize(n);
   by_position.resize(ranks);
   std::vector<int> count(n + 1, 0);
@@ -39,6 +41,20 @@ CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   std::vector<int> fill(dep_begin.begin(), dep_begin.end() - 1);
   for (std::size_t x = 0; x < n; ++x)
     for (int d : program.transfers[x].deps) dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = static_cast<int>(x);
+}
+
+CompiledProgram::Ref CompiledProgram::at(int x) const {
+  if (!ring()) {
+    const Transfer& t = program.transfers[static_cast<std::size_t>(x)];
+    return {t.src, t.dst, t.bytes, &t};
+  }
+  const RingTransfer r = ring_transfer(program, x);
+  return {r.src, r.dst, r.bytes, nullptr};
+}
+
+int CompiledProgram::transfers_of(int position) const {
+  // A ring position sends once and receives once per step.
+  return ring() ? 2 * program.ring.steps : static_cast<int>(by_position[static_cast<std::size_t>(position)].size());
 }
 
 int CollectiveEngine::add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reducer) {
@@ -58,16 +74,20 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   rec.label = std::move(label);
   rec.bytes = bytes;
   rec.ranks = static_cast<int>(cp->program.ranks.size());
-  rec.transfers = cp->program.transfers.size();
+  rec.transfers = cp->size();
   records_.push_back(rec);
 
   Live& c = live_map_[id];
   ++live_;
   const std::size_t p = cp->program.ranks.size();
-  c.waiting = cp->waiting0;
-  c.chunks_left.assign(cp->program.transfers.size(), 0);
+  if (cp->ring()) {
+    c.join_mark.assign(p, -1);
+  } else {
+    c.waiting = cp->waiting0;
+    c.chunks_left.assign(cp->program.transfers.size(), 0);
+  }
   c.left.resize(p);
-  for (std::size_t i = 0; i < p; ++i) c.left[i] = static_cast<int>(cp->by_position[i].size());
+  for (std::size_t i = 0; i < p; ++i) c.left[i] = cp->transfers_of(static_cast<int>(i));
   c.joined_at.assign(p, -1);
   c.ranks_left = static_cast<int>(p);
   c.on_rank_done = std::move(on_rank_done);
@@ -94,11 +114,48 @@ void CollectiveEngine::join(int id, int rank) {
   }
   // Keep the program alive here: a transfer can finish the collective only later, via the fabric.
   std::shared_ptr<const CompiledProgram> cp = c.cp;
+  if (cp->ring()) {
+    join_ring(id, cp, position);
+    return;
+  }
   for (int x : cp->by_position[static_cast<std::size_t>(position)]) {
     auto again = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
     if (again == live_map_.end()) return;
     if (--again->second.waiting[static_cast<std::size_t>(x)] == 0) ready(id, again->second, x);
   }
+}
+
+// The explicit form's join loop, over the ring's transfers of `j` in index order: at step t,
+// (t, j - 1) (j receives) and (t, j) (j sends), the lower index first.
+void CollectiveEngine::join_ring(int id, std::shared_ptr<const CompiledProgram> cp, int j) {
+  const int p = static_cast<int>(cp->program.ranks.size()), steps = cp->program.ring.steps, a = (j + p - 1) % p;
+  for (int t = 0; t < steps; ++t) {
+    for (int x : {t * p + std::min(a, j), t * p + std::max(a, j)}) {
+      auto it = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
+      if (it == live_map_.end()) return;
+      Live& c = it->second;
+      c.join_mark[static_cast<std::size_t>(j)] = x;
+      const int i = x % p, other = i == j ? (i + 1) % p : i;
+      if (c.join_mark[static_cast<std::size_t>(other)] < x) continue;
+      if (t > 0 && c.dep_arrived.erase(x) == 0) continue;
+      ready(id, c, x);
+    }
+  }
+  auto it = live_map_.find(id);
+  if (it != live_map_.end()) it->second.join_mark[static_cast<std::size_t>(j)] = std::numeric_limits<int>::max();
+}
+
+// Transfer d of a ring arrived: its dependent starts if both its endpoints count as joined.
+void CollectiveEngine::ring_dep_arrived(int id, Live& c, int d) {
+  const int p = static_cast<int>(c.cp->program.ranks.size());
+  const int x = d + p - d % p + (d % p + 1) % p, i = x % p;  // step + 1, position + 1
+  if (x / p >= c.cp->program.ring.steps) return;
+  if (c.join_mark[static_cast<std::size_t>(i)] >= x && c.join_mark[static_cast<std::size_t>((i + 1) % p)] >= x) ready(id, c, x);
+  else c.dep_arrived.insert(x);
+}
+
+std::uint32_t& CollectiveEngine::chunks_left(Live& c, int x) {
+  return c.cp->ring() ? c.ring_chunks_left[x] : c.chunks_left[static_cast<std::size_t>(x)];
 }
 
 bool CollectiveEngine::rank_done(int id, int rank) const {
@@ -110,11 +167,11 @@ bool CollectiveEngine::rank_done(int id, int rank) const {
 }
 
 void CollectiveEngine::ready(int id, Live& c, int x) {
-  const Transfer& t = c.cp->program.transfers[static_cast<std::size_t>(x)];
-  if (t.reduce_contributors > 0) {
+  const CompiledProgram::Ref t = c.cp->at(x);
+  if (t.full && t.full->reduce_contributors > 0) {
     ReduceData data;
-    if (c.layout) data = {id, t.data.offset, t.reduce_slots};
-    reducers_.at(static_cast<std::size_t>(t.src))->reduce(t.bytes, t.reduce_contributors, [this, id, x] {
+    if (c.layout) data = {id, t.full->data.offset, t.full->reduce_slots};
+    reducers_.at(static_cast<std::size_t>(t.src))->reduce(t.bytes, t.full->reduce_contributors, [this, id, x] {
       auto it = live_map_.find(id);
       if (it != live_map_.end()) arrived(id, it->second, x);
     }, std::move(data));
@@ -130,9 +187,10 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   key ^= key >> 33, key *= 0xff51afd7ed558ccdull, key ^= key >> 33, key *= 0xc4ceb9fe1a85ec53ull, key ^= key >> 33;
   const std::uint32_t flow = static_cast<std::uint32_t>(key);
   const Route* route = &routes_.route(t.src, t.dst, flow);
-  std::uint32_t& chunks_left = c.chunks_left[static_cast<std::size_t>(x)];
-  chunks_left = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
-  records_[static_cast<std::size_t>(id)].chunks += chunks_left;
+  const std::uint32_t chunks = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
+  chunks_left(c, x) = chunks;
+  records_[static_cast<std::size_t>(id)].chunks += chunks;
+  const DataRange* range = t.full ? &t.full->data : &c.cp->no_data;
   ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];
   for (std::uint64_t off = 0; off < t.bytes; off += chunk_) {
     tlm::tlm_generic_payload* p = pool_.acquire();
@@ -153,12 +211,12 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
     p->set_address(off);
     // Functional mode: the chunk carries its values; a GPU's come from its gradients, a device
     // port reads its own from the device's window when it sends.
-    e->data = c.layout ? &t.data : nullptr;
+    e->data = c.layout ? range : nullptr;
     e->collective = c.layout ? id : -1;
     if (c.layout) {
       e->bytes.resize(e->payload_bytes);
       p->set_data_ptr(e->bytes.data());
-      if (t.src < world_) functional_->fill(*c.layout, t.src, t.data, off, e->payload_bytes, e->bytes.data());
+      if (t.src < world_) functional_->fill(*c.layout, t.src, *range, off, e->payload_bytes, e->bytes.data());
     }
     p->set_data_length(e->payload_bytes);
     p->set_streaming_width(e->payload_bytes);
@@ -179,26 +237,32 @@ void CollectiveEngine::on_tail() {
   auto it = live_map_.find(id);
   if (it == live_map_.end()) throw RunError("collective engine: a chunk arrived for a finished collective");
   Live& c = it->second;
-  const int dst = c.cp->program.transfers[static_cast<std::size_t>(x)].dst;
+  const int dst = c.cp->at(x).dst;
   if (e->data && dst < world_ && functional_->failure().empty() &&
       !functional_->check(*c.layout, endpoints_[static_cast<std::size_t>(dst)]->endpoint_name(), *e->data, p->get_address(),
                           e->payload_bytes, p->get_data_ptr()))
     sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
   p->release();  // the engine's reference; the fabric's hops released theirs
-  if (--c.chunks_left[static_cast<std::size_t>(x)] == 0) arrived(id, c, x);
+  if (--chunks_left(c, x) == 0) {
+    if (c.cp->ring()) c.ring_chunks_left.erase(x);
+    arrived(id, c, x);
+  }
   }
 }
 
 void CollectiveEngine::arrived(int id, Live& c, int x) {
-  (void)c;
   std::shared_ptr<const CompiledProgram> cp = c.cp;  // `c` may be erased when the last rank finishes
-  const Transfer& t = cp->program.transfers[static_cast<std::size_t>(x)];
-  // Zero-byte transfers arrive synchronously and may finish the collective: look it up each time.
-  for (int k = cp->dep_begin[static_cast<std::size_t>(x)]; k < cp->dep_begin[static_cast<std::size_t>(x) + 1]; ++k) {
-    auto it = live_map_.find(id);
-    if (it == live_map_.end()) return;
-    int d = cp->dependents[static_cast<std::size_t>(k)];
-    if (--it->second.waiting[static_cast<std::size_t>(d)] == 0) ready(id, it->second, d);
+  const CompiledProgram::Ref t = cp->at(x);
+  if (cp->ring()) {
+    ring_dep_arrived(id, c, x);  // `c` is live: callers pass it just found
+  } else {
+    // Zero-byte transfers arrive synchronously and may finish the collective: look it up each time.
+    for (int k = cp->dep_begin[static_cast<std::size_t>(x)]; k < cp->dep_begin[static_cast<std::size_t>(x) + 1]; ++k) {
+      auto it = live_map_.find(id);
+      if (it == live_map_.end()) return;
+      int d = cp->dependents[static_cast<std::size_t>(k)];
+      if (--it->second.waiting[static_cast<std::size_t>(d)] == 0) ready(id, it->second, d);
+    }
   }
   for (int r : {t.src, t.dst}) {
     auto it = live_map_.find(id);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <systemc>
@@ -38,7 +39,8 @@ struct CollectiveRecord {
 };
 
 // A program with the bookkeeping the engine needs precomputed once (collectives repeat every
-// iteration): dependents of each transfer, each rank's transfers, positions of ranks.
+// iteration): dependents of each transfer, each rank's transfers, positions of ranks. An implicit
+// ring (Program::ring) needs none of it: its structure is arithmetic.
 struct CompiledProgram {
   explicit CompiledProgram(Program p);
   Program program;
@@ -46,6 +48,18 @@ struct CompiledProgram {
   std::vector<int> dep_begin, dependents;    // CSR: dependents of transfer x
   std::vector<std::vector<int>> by_position; // transfers with the position's rank as an endpoint
   std::unordered_map<int, int> pos;          // global rank -> position
+
+  bool ring() const { return program.ring.steps > 0; }
+  std::size_t size() const { return ring() ? static_cast<std::size_t>(program.ring.steps) * program.ranks.size() : program.transfers.size(); }
+  // What the engine needs of transfer x; `full` is null for a ring's (no reduction, default data).
+  struct Ref {
+    int src, dst;
+    std::uint64_t bytes;
+    const Transfer* full;
+  };
+  Ref at(int x) const;
+  int transfers_of(int position) const;  // transfers with the position's rank as an endpoint
+  const DataRange no_data{};
 };
 
 class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
@@ -99,6 +113,14 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::shared_ptr<const CompiledProgram> cp;
     std::vector<int> waiting;                   // per transfer: unmet dependencies + unjoined endpoints
     std::vector<std::uint32_t> chunks_left;     // per transfer in flight
+    // An implicit ring keeps O(ranks) state instead: transfer x counts position j as joined once
+    // j's join has reached it (x <= join_mark[j]: -1 before the join, INT_MAX after), and
+    // `dep_arrived` holds the transfers whose dependency arrived before one of their endpoints
+    // had joined. A transfer is ready when its dependency has arrived and both endpoints count as
+    // joined: the moment the explicit form's `waiting` reaches 0.
+    std::vector<int> join_mark;
+    std::unordered_set<int> dep_arrived;
+    std::unordered_map<int, std::uint32_t> ring_chunks_left;
     std::vector<int> left;                      // per position: transfers not yet arrived
     std::vector<std::int64_t> joined_at;        // per position, -1 before joining
     int ranks_left = 0;
@@ -106,6 +128,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::shared_ptr<const BufferLayout> layout;  // functional mode only
   };
   void ready(int id, Live& c, int x);
+  std::uint32_t& chunks_left(Live& c, int x);
+  void join_ring(int id, std::shared_ptr<const CompiledProgram> cp, int position);
+  void ring_dep_arrived(int id, Live& c, int x);
   void on_tail();  // a delivered chunk's last byte has arrived
   void arrived(int id, Live& c, int x);
   void finish_rank(int id, Live& c, int position);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace trainvp {
@@ -368,6 +369,30 @@ std::pair<std::uint64_t, std::uint64_t> element_part(std::uint64_t n, int parts,
   return {off, bytes};
 }
 
+RingTransfer ring_transfer(const Program& pr, int x) {
+  const int p = static_cast<int>(pr.ranks.size()), t = x / p, i = x % p;
+  // The segment functions of ring_all_reduce, ring_reduce_scatter and ring_all_gather.
+  const int seg = pr.ring.op == CollectiveOp::AllReduce && t >= p - 1 ? mod(i + 1 - (t - (p - 1)), p) : mod(i - t, p);
+  return {pr.ranks[static_cast<std::size_t>(i)], pr.ranks[static_cast<std::size_t>((i + 1) % p)],
+          part(pr.ring.bytes, p, seg), t > 0 ? (t - 1) * p + (i + p - 1) % p : -1};
+}
+
+Program explicit_program(const Program& p) {
+  if (p.ring.steps <= 0) return p;
+  Program e = p;
+  e.ring = {};
+  const int n = p.ring.steps * static_cast<int>(p.ranks.size());
+  e.transfers.reserve(static_cast<std::size_t>(n));
+  for (int x = 0; x < n; ++x) {
+    const RingTransfer r = ring_transfer(p, x);
+    Transfer t;
+    t.src = r.src, t.dst = r.dst, t.bytes = r.bytes;
+    if (r.dep >= 0) t.deps = {r.dep};
+    e.transfers.push_back(std::move(t));
+  }
+  return e;
+}
+
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
                       std::uint64_t chunk, const std::vector<int>& nodes_of, int root, const DeviceMap* devices) {
   Program pr;
@@ -376,6 +401,14 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
   const int p = static_cast<int>(comm.size());
   const Deps none(static_cast<std::size_t>(p));
   if (chunk == 0) chunk = bytes ? bytes : 1;
+  // Flat rings stay implicit (a communicator that repeats a rank is spelled out: positions of
+  // one rank would merge).
+  const bool flat_ring = (op == CollectiveOp::AllReduce && algo == CollectiveAlgo::Ring) ||
+                         op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
+  if (flat_ring && p >= 2 && std::set<int>(comm.begin(), comm.end()).size() == comm.size()) {
+    pr.ring = {op, op == CollectiveOp::AllReduce ? 2 * (p - 1) : p - 1, bytes};
+    return pr;
+  }
   switch (op) {
     case CollectiveOp::AllReduce:
       if (algo == CollectiveAlgo::Tree) tree_all_reduce(pr, comm, bytes, chunk);

@@ -51,12 +51,33 @@ std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t
 // differing by at most 4 bytes; the last part also takes n mod 4. Returns {offset, bytes}.
 std::pair<std::uint64_t, std::uint64_t> element_part(std::uint64_t n, int parts, int k);
 
+// A flat ring over a whole communicator, kept implicit: spelled out, its p x steps transfers
+// (2p(p-1) for an all-reduce) take O(p^2) memory and time to build. Transfer x is step x / p of
+// position i = x % p: ranks[i] -> ranks[i+1] carrying part(bytes, p, segment), after transfer
+// (step - 1, i - 1) has arrived; exactly what ring() would list, in the same order.
+struct RingForm {
+  CollectiveOp op = CollectiveOp::AllReduce;  // AllReduce, ReduceScatter or AllGather
+  int steps = 0;                              // 0: the program is explicit
+  std::uint64_t bytes = 0;
+};
+
 struct Program {
   std::vector<Transfer> transfers;
   std::vector<int> ranks;       // participants (communicator order), then device endpoints used
   int gpu_ranks = -1;           // ranks[0 .. gpu_ranks) are GPUs, the rest devices (always "joined");
                                 // -1: every rank is a GPU
+  RingForm ring{};              // steps > 0: `transfers` is empty and the ring defines them
 };
+
+// Transfer x of an implicit ring; dep: the transfer it waits for, -1 for none.
+struct RingTransfer {
+  int src, dst;
+  std::uint64_t bytes;
+  int dep;
+};
+RingTransfer ring_transfer(const Program& p, int x);
+// The program with an implicit ring spelled out (tests compare the two forms).
+Program explicit_program(const Program& p);
 
 // nodes_of[r]: the node of global rank r (hierarchical uses it to find node-local groups and rails).
 // `chunk` is the pipelining granularity of trees and broadcasts. Throws std::invalid_argument for

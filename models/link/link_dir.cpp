@@ -18,6 +18,7 @@ LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirP
                  RunContext& ctx)
     : sc_module(name), in("in"), out("out"), label_(std::move(label)), p_(p), ctx_(ctx) {
   in.register_nb_transport_fw(this, &LinkDir::fw);
+  in.register_b_transport(this, &LinkDir::b_transport);
   out.register_nb_transport_bw(this, &LinkDir::bw);
   // Enough chunks in flight to keep the link busy across its latency, plus slack.
   double chunk_s = static_cast<double>(wire_bytes(chunk)) * 8.0 / p_.bandwidth_bps;
@@ -138,6 +139,19 @@ tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, 
   throw RunError(label_ + ": unexpected phase on the forward path");
 }
 
+tlm::tlm_generic_payload* LinkDir::FlowQueue::pop() {
+  tlm::tlm_generic_payload* p = q[head++];
+  if (head >= 64 && 2 * head >= q.size()) {  // a flow that never drains must not grow without bound
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
+    head = 0;
+  }
+  return p;
+}
+
+void LinkDir::b_transport(tlm::tlm_generic_payload&, sc_time&) {
+  throw RunError(label_ + ": links take chunks with nb_transport only");
+}
+
 void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   p->acquire();
   std::uint32_t flow = chunk_of(*p)->flow;
@@ -146,7 +160,9 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
     // A newly active flow joins at the end of the current round: just before the flow served
     // next, so every flow already waiting is served once before it (not ahead of them).
     if (rr_next_ >= flows_.size()) rr_next_ = 0;
-    it = flows_.insert(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_), FlowQueue{flow, {}});
+    FlowQueue fq{flow, {}};
+    if (!spare_queues_.empty()) fq.q = std::move(spare_queues_.back()), spare_queues_.pop_back();
+    it = flows_.insert(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_), std::move(fq));
     ++rr_next_;
   }
   it->q.push_back(p);
@@ -208,12 +224,16 @@ void LinkDir::try_transmit() {
   } else {
     if (rr_next_ >= flows_.size()) rr_next_ = 0;
     FlowQueue& fq = flows_[rr_next_];
-    p = fq.q.front();
-    fq.q.pop_front();
+    p = fq.pop();
     // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
-    follows = !fq.q.empty() || chunk_of(*p)->more;
-    if (fq.q.empty()) flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));  // next flow slides in
-    else ++rr_next_;
+    follows = !fq.empty() || chunk_of(*p)->more;
+    if (fq.empty()) {  // next flow slides in
+      fq.q.clear();
+      spare_queues_.push_back(std::move(fq.q));
+      flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(rr_next_));
+    } else {
+      ++rr_next_;
+    }
     set_queued(queued_bytes_ - p->get_data_length());
   }
   const std::uint32_t size = p->get_data_length();

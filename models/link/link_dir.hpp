@@ -99,6 +99,9 @@ class LinkDir : public sc_core::sc_module {
 
  private:
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  // Registered only so that the socket spawns no b_transport adapter thread (one coroutine per
+  // link direction at start of simulation); chunks always travel AT.
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& t);
   tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   void enqueue(tlm::tlm_generic_payload* p);
   void accept_express(tlm::tlm_generic_payload* p);
@@ -132,11 +135,17 @@ class LinkDir : public sc_core::sc_module {
   std::int64_t loss_gap_ = -1;                 // packets still to get through before the next loss; -1: draw
   // Output queue: a FIFO per flow, flows served round-robin. Few flows share a link at a time,
   // so a short vector searched linearly beats a hash map here.
+  // A flow's FIFO is a vector read from `head`: flows go idle after nearly every chunk on most
+  // links, and a std::deque allocates its map whenever one is created or moved.
   struct FlowQueue {
     std::uint32_t flow;
-    std::deque<tlm::tlm_generic_payload*> q;
+    std::vector<tlm::tlm_generic_payload*> q;
+    std::size_t head = 0;
+    bool empty() const { return head == q.size(); }
+    tlm::tlm_generic_payload* pop();
   };
   std::vector<FlowQueue> flows_;   // active flows in round-robin order
+  std::vector<std::vector<tlm::tlm_generic_payload*>> spare_queues_;  // emptied FIFOs, reused (capacity kept)
   std::size_t rr_next_ = 0;
   std::uint64_t queued_bytes_ = 0;
   double queue_byte_ps_ = 0;        // integral of queued_bytes_ over time, up to queue_since_

@@ -1,5 +1,6 @@
 #include "platform/system/fabric/fabric.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <queue>
@@ -222,33 +223,50 @@ void Fabric::down_changed() {
 }
 
 // Shortest time from every device to `target`, moving only through transit devices.
-const std::vector<double>& Fabric::dist_to(int target) {
+const Fabric::Dist& Fabric::dist_to(int target) {
   auto it = dist_.find(target);
   if (it != dist_.end()) return it->second;
-  std::vector<std::vector<int>> in(devices_.size());
-  for (std::size_t i = 0; i < dirs_.size(); ++i) in[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
-  std::vector<double> dist(devices_.size(), std::numeric_limits<double>::infinity());
+  if (in_dirs_.empty()) {
+    in_dirs_.resize(devices_.size());
+    for (std::size_t i = 0; i < dirs_.size(); ++i) in_dirs_[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
+  }
+  std::vector<double>& dist = scratch_;
+  dist.assign(devices_.size(), std::numeric_limits<double>::infinity());
+  std::vector<int> reached;
   using Item = std::pair<double, int>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
   dist[static_cast<std::size_t>(target)] = 0;
+  reached.push_back(target);
   pq.push({0, target});
   while (!pq.empty()) {
     auto [dv, v] = pq.top();
     pq.pop();
     if (dv > dist[static_cast<std::size_t>(v)]) continue;
     if (v != target && !transit(v)) continue;  // may end a path, never continue one
-    for (int e : in[static_cast<std::size_t>(v)]) {
+    for (int e : in_dirs_[static_cast<std::size_t>(v)]) {
       int u = dirs_[static_cast<std::size_t>(e)].from;
       double nd = dv + cost(dirs_[static_cast<std::size_t>(e)]);
-      if (nd < dist[static_cast<std::size_t>(u)]) dist[static_cast<std::size_t>(u)] = nd, pq.push({nd, u});
+      if (nd < dist[static_cast<std::size_t>(u)]) {
+        if (std::isinf(dist[static_cast<std::size_t>(u)])) reached.push_back(u);
+        dist[static_cast<std::size_t>(u)] = nd, pq.push({nd, u});
+      }
     }
   }
-  return dist_.emplace(target, std::move(dist)).first->second;
+  std::sort(reached.begin(), reached.end());
+  Dist sparse;
+  sparse.reserve(reached.size());
+  for (int d : reached) sparse.emplace_back(d, dist[static_cast<std::size_t>(d)]);
+  return dist_.emplace(target, std::move(sparse)).first->second;
+}
+
+double Fabric::dist_at(const Dist& d, int device) {
+  auto it = std::lower_bound(d.begin(), d.end(), device, [](const std::pair<int, double>& e, int v) { return e.first < v; });
+  return it != d.end() && it->first == device ? it->second : std::numeric_limits<double>::infinity();
 }
 
 void Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
-  const std::vector<double>& dist = dist_to(to);
-  if (std::isinf(dist[static_cast<std::size_t>(from)]))
+  const Dist& dist = dist_to(to);
+  if (std::isinf(dist_at(dist, from)))
     throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
   int cur = from;
   std::uint32_t h = flow;
@@ -258,8 +276,8 @@ void Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
     for (std::size_t k = 0; k < d.out.size(); ++k) {
       const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
       if (e.to != to && !transit(e.to)) continue;
-      double via = cost(e) + dist[static_cast<std::size_t>(e.to)];
-      const double here = dist[static_cast<std::size_t>(cur)];
+      double via = cost(e) + dist_at(dist, e.to);
+      const double here = dist_at(dist, cur);
       if (std::isfinite(via) && std::fabs(via - here) <= 1e-12 * std::max(1.0, here)) best.push_back(static_cast<int>(k));
     }
     if (best.empty()) throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);

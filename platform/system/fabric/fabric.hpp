@@ -96,7 +96,11 @@ class Fabric : public RouteProvider {
   void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
   void route_host_paths();
-  const std::vector<double>& dist_to(int target);
+  // Shortest times to a target, only the devices that reach it (sorted by device): a dense
+  // vector per target would hold O(devices) doubles for each of O(ranks) targets.
+  using Dist = std::vector<std::pair<int, double>>;
+  const Dist& dist_to(int target);
+  static double dist_at(const Dist& d, int device);
   double cost(const FabricDir& d) const;
   void append_path(Route& r, int from, int to, std::uint32_t flow);
   bool transit(int device) const;
@@ -108,7 +112,9 @@ class Fabric : public RouteProvider {
   std::vector<FabricLink> links_;
   std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
   DeviceMap device_map_;
-  std::unordered_map<int, std::vector<double>> dist_;
+  std::unordered_map<int, Dist> dist_;
+  std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)
+  std::vector<double> scratch_;            // dense distances of the target being computed
   std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
   std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
   // A CXL device's host driver on its node's root complex: the driver's socket is the root

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Per-event cost at scale: the 1 GiB ring all-reduce (one rank per node, one switch, 400 Gb/s,
+# bench/ring-allreduce-1gib.json) at 64..1,024 ranks. Prints a markdown table: sim wall
+# (sim.wall_s), model events, events per wall second, CPU time of the whole process (user + sys:
+# steadier than wall time on a shared machine) and its peak RSS.
+# usage: bench/scale.sh [BUILD_DIR]   RANKS="64 256" overrides the rank counts.
+source "$(dirname "$0")/common.sh"
+ranks=${RANKS:-64 128 256 512 1024}
+echo "| ranks | sim wall | events | events/s | process CPU | peak RSS |"
+echo "|---|---|---|---|---|---|"
+for p in $ranks; do
+  /usr/bin/time -f "%U %S %M" -o "$out/rss" "$build/trainvp" run bench/ring-allreduce-1gib.json -q -o "$out/r$p" \
+    --set /cluster/nodes="$p" --set /cluster/fabric/switch_ports="$p" >/dev/null
+  w=$(field wall_s "$out/r$p/results.json"); e=$(field events "$out/r$p/results.json"); read -r u sy rss < <(tail -1 "$out/rss")
+  awk -v p="$p" -v w="$w" -v e="$e" -v u="$u" -v s="$sy" -v r="$rss" \
+    'BEGIN{printf "| %d | %.2f s | %d | %.2f M | %.2f s | %d MB |\n", p, w, e, e/w/1e6, u + s, r/1024}'
+done
