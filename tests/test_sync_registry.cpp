@@ -42,20 +42,20 @@ TEST(SyncRegistry, EveryStrategyOfTheFormatHasExactlyOneEntryUnderItsName) {
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(sync_strategies().size(), names.size());
   std::set<std::string> seen;
-  for (const SyncStrategyEntry& e : sync_strategies()) EXPECT_TRUE(seen.insert(e.name).second) << e.name;
+  for (const SyncStrategyEntry& e : sync_strategies()) EXPECT_TRUE(seen.insert(e.name()).second) << e.name();
   for (const std::string& name : names) {
     const SyncStrategyKind kind = load_scenario(scenario(name), "t").training.sync.strategy;
     int entries = 0;
     for (const SyncStrategyEntry& e : sync_strategies()) entries += e.kind == kind;
     EXPECT_EQ(entries, 1) << name;
-    EXPECT_EQ(sync_strategy(kind).name, name);
+    EXPECT_EQ(sync_strategy(kind).name(), name);
   }
 }
 
 TEST(SyncRegistry, MakeBuildsTheStrategyOfItsEntry) {
   for (const SyncStrategyEntry& e : sync_strategies()) {
     auto r = test::in_child([&] {
-      const Scenario s = load_scenario(scenario(e.name), "t");
+      const Scenario s = load_scenario(scenario(e.name()), "t");
       std::unique_ptr<DreamDdpPlan> plan;
       if (e.planned) plan = plan_dreamddp(s);  // forks: before any module exists
       RunContext ctx(s.seed, false);
@@ -63,15 +63,15 @@ TEST(SyncRegistry, MakeBuildsTheStrategyOfItsEntry) {
       auto module = e.make({s, *c.engine, c.gpus, c.nodes_of, s.training.iterations, ctx, plan.get()});
       return std::string(module ? module->name() : "none");
     });
-    ASSERT_TRUE(r.ok) << e.name << ": " << r.value;
-    EXPECT_EQ(r.value, e.name);
+    ASSERT_TRUE(r.ok) << e.name() << ": " << r.value;
+    EXPECT_EQ(r.value, e.name());
   }
 }
 
 TEST(SyncRegistry, PeriodicStrategiesReportTheirPeriod) {
   const Scenario s = load_scenario(scenario("localsgd"), "t");
   for (const SyncStrategyEntry& e : sync_strategies()) {
-    const std::string name = e.name;
+    const std::string name = e.name();
     const bool periodic = name == "localsgd" || name == "plsgd" || name == "dreamddp";
     EXPECT_EQ(e.period != nullptr, periodic) << name;
   }

@@ -55,42 +55,42 @@ const SyncConfig& sync_of(const SyncBuild& b) { return b.scenario.training.sync;
 
 const std::vector<SyncStrategyEntry>& sync_strategies() {
   static const std::vector<SyncStrategyEntry> table = {
-      {"none", SyncStrategyKind::None, no_sync, false, nullptr},
-      {"ddp", SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, nullptr},
-      {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, nullptr},
-      {"layerwise", SyncStrategyKind::Layerwise,
+      {SyncStrategyKind::None, no_sync, false, nullptr},
+      {SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, nullptr},
+      {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, nullptr},
+      {SyncStrategyKind::Layerwise,
        [](const SyncBuild& b) {
          return unit_sync(b, grouped_config("layerwise", b.scenario.workload, common(b.scenario), grouping(sync_of(b), 1)));
        },
        false, nullptr},
-      {"blockwise", SyncStrategyKind::Blockwise,
+      {SyncStrategyKind::Blockwise,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
          return unit_sync(b, grouped_config("blockwise", b.scenario.workload, common(b.scenario), grouping(sc, sc.block)));
        },
        false, nullptr},
-      {"adaptive", SyncStrategyKind::Adaptive,
+      {SyncStrategyKind::Adaptive,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
          return unit_sync(b, adaptive_config(b.scenario.workload, common(b.scenario), grouping(sc, 1), sc.block,
                                              sc.util_high, sc.util_low));
        },
        false, nullptr},
-      {"asc_wfbp", SyncStrategyKind::AscWfbp,
+      {SyncStrategyKind::AscWfbp,
        [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.scenario.workload, common(b.scenario))); }, false,
        nullptr},
-      {"localsgd", SyncStrategyKind::LocalSgd,
+      {SyncStrategyKind::LocalSgd,
        [](const SyncBuild& b) {
          return unit_sync(b, local_sgd_config(b.scenario.workload, common(b.scenario), sync_of(b).period));
        },
        false, configured_period},
-      {"plsgd", SyncStrategyKind::Plsgd,
+      {SyncStrategyKind::Plsgd,
        [](const SyncBuild& b) {
          const Workload& w = b.scenario.workload;
          return unit_sync(b, partial_config("plsgd", w, common(b.scenario), plsgd_sets(w, sync_of(b).period)));
        },
        false, configured_period},
-      {"dreamddp", SyncStrategyKind::DreamDdp,
+      {SyncStrategyKind::DreamDdp,
        [](const SyncBuild& b) {
          if (!b.plan) throw std::logic_error("dreamddp needs its plan");
          return unit_sync(b, partial_config("dreamddp", b.scenario.workload, common(b.scenario), b.plan->schedule));

@@ -25,8 +25,9 @@ struct SyncBuild {
 };
 
 struct SyncStrategyEntry {
-  const char* name;  // as in /training/sync/strategy and results.json
   SyncStrategyKind kind;
+  // As in /training/sync/strategy and results.json: the config layer's one name table.
+  const char* name() const { return sync_strategy_name(kind); }
   // The module (null for `none`: nothing synchronizes).
   std::unique_ptr<SyncStrategy> (*make)(const SyncBuild& b);
   // Runs from a plan made before elaboration (DreamDDP's profile and schedule: plan_dreamddp).
