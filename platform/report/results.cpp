@@ -121,7 +121,7 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
   for (const CxlDevice* d : sim.cxl_devices()) {
     const CxlStats& st = d->stats();
     list.push_back({{"name", d->name()},
-                    {"fidelity", d->params().fidelity == CxlFidelity::Rtl ? "rtl" : "calibrated"},
+                    {"fidelity", cxl_fidelity_name(d->params().fidelity)},
                     {"engine_lanes", d->params().engine_lanes},
                     {"jobs", st.jobs},
                     {"lines", st.lines},
