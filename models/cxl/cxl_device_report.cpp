@@ -34,7 +34,7 @@ void CxlDevice::report(nlohmann::ordered_json& out) const {
   std::vector<std::uint64_t> port_bytes;
   for (auto& p : ports) port_bytes.push_back(p->bytes_in());
   out["name"] = name();
-  out["fidelity"] = params().fidelity == CxlFidelity::Rtl ? "rtl" : "calibrated";
+  out["fidelity"] = cxl_fidelity_name(params().fidelity);
   out["engine_lanes"] = params().engine_lanes;
   out["jobs"] = stats_.jobs;
   out["lines"] = stats_.lines;

@@ -2,6 +2,13 @@
 
 namespace trainvp {
 
+const NameTable<CxlFidelity>& cxl_fidelity_names() {
+  static const NameTable<CxlFidelity> t = {{"rtl", CxlFidelity::Rtl}, {"calibrated", CxlFidelity::Calibrated}};
+  return t;
+}
+
+const char* cxl_fidelity_name(CxlFidelity f) { return name_in(cxl_fidelity_names(), f); }
+
 const ParamSet<CxlParams>& cxl_schema() {
   static const ParamSet<CxlParams> s = [] {
     ParamSet<CxlParams> p("cxl", "/cluster/node/cxl",
@@ -23,8 +30,7 @@ const ParamSet<CxlParams>& cxl_schema() {
               "interleaved over the ports in stripes of this size, so each chunk is split over the ports")
         .integer("engine_lanes", &CxlParams::engine_lanes, 16, "grad_reduce LANES variant (compiled: 8, 16, 32)", {1, 1024})
         .frequency("rtl_clock", &CxlParams::rtl_clock_hz, "1GHz", "Clock of the engine's domain")
-        .choice("fidelity", &CxlParams::fidelity, "calibrated",
-                {{"rtl", CxlFidelity::Rtl}, {"calibrated", CxlFidelity::Calibrated}},
+        .choice("fidelity", &CxlParams::fidelity, "calibrated", cxl_fidelity_names(),
                 "rtl: every line goes through the Verilated engine; calibrated: the engine's cycles per "
                 "line and latency are measured on the RTL at start-up and applied per job")
         .time("mem_latency", &CxlParams::mem_latency_ps, "250ns",

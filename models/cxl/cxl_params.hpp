@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "platform/core/name_table.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -10,6 +11,10 @@ namespace trainvp {
 enum class CxlGeneration { Cxl2, Cxl3 };
 enum class CxlFidelity { Rtl, Calibrated };
 enum class CxlCompletion { Interrupt, Poll };
+
+// The names cluster.node.cxl.fidelity takes and results.json reports.
+const NameTable<CxlFidelity>& cxl_fidelity_names();
+const char* cxl_fidelity_name(CxlFidelity f);
 
 struct CxlParams {
   bool present = false;

@@ -7,6 +7,7 @@
 //
 // Table-driven: a fault kind takes part by one entry in the table of fault_generator.cpp (its
 // target type, compute or network class, default rate and severity levels).
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -35,6 +35,7 @@ TEST(NameTables, EveryEnumNameRoundTrips) {
   expect_round_trip(compression_kind_names(), compression_name);
   expect_round_trip(fault_kind_names(), fault_kind_name);
   expect_round_trip(sync_strategy_names(), sync_strategy_name);
+  expect_round_trip(cxl_fidelity_names(), cxl_fidelity_name);
   EXPECT_EQ(dtype_from_name("bf16"), DType::BF16);
   EXPECT_FALSE(dtype_from_name("int8"));
   EXPECT_STREQ(name_in(collective_algo_names(), static_cast<CollectiveAlgo>(99)), "?");
@@ -62,6 +63,7 @@ TEST(NameTables, SchemasOfferExactlyTheTablesNames) {
   EXPECT_EQ(choices("workload", "dtype"), names_of(dtype_names()));
   EXPECT_EQ(choices("workload", "grad_dtype"), names_of(dtype_names()));
   EXPECT_EQ(choices("compression", "kind"), names_of(compression_kind_names()));
+  EXPECT_EQ(choices("cxl", "fidelity"), names_of(cxl_fidelity_names()));
   for (auto& [name, kind] : fault_kind_names()) {
     EXPECT_EQ(choices("fault_" + name, "kind"), names_of(fault_kind_names()));
     EXPECT_EQ(fault_kind_schema(kind).info().name, "fault_" + name);
