@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "models/collectives/strategies/unit_sync.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/system/sync/registry.hpp"
@@ -11,12 +12,6 @@ namespace trainvp {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-ojson layer_names(const Workload& w, const std::vector<int>& layers) {
-  ojson out = ojson::array();
-  for (int l : layers) out.push_back(w.layers[static_cast<std::size_t>(l)].name);
-  return out;
-}
 
 }  // namespace
 

@@ -107,4 +107,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   int plan_track_ = -1;
 };
 
+// The names of `layers` (indices into w.layers), as results.json lists them.
+nlohmann::ordered_json layer_names(const Workload& w, const std::vector<int>& layers);
+
 }  // namespace trainvp

@@ -10,12 +10,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson layer_names(const Workload& w, const std::vector<int>& layers) {
-  ojson out = ojson::array();
-  for (int l : layers) out.push_back(w.layers[static_cast<std::size_t>(l)].name);
-  return out;
-}
-
 std::vector<int> plan_layers(const UnitSyncConfig& cfg, int plan) {
   std::vector<int> out;
   for (int u : cfg.plans[static_cast<std::size_t>(plan)].units)
@@ -36,6 +30,12 @@ double plan_extra_flops(const UnitSyncConfig& cfg, int plan) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json layer_names(const Workload& w, const std::vector<int>& layers) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (int l : layers) out.push_back(w.layers[static_cast<std::size_t>(l)].name);
+  return out;
+}
 
 void UnitSync::report(ojson& results) const {
   const Workload& w = workload_;

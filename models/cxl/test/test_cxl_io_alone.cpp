@@ -29,6 +29,7 @@
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/core/test/own_process.hpp"
+#include "platform/core/test/timing.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
@@ -36,10 +37,7 @@ namespace {
 
 using test::in_own_process;
 
-#define REQUIRE_RTL() \
-  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
-
-std::int64_t ser(std::uint64_t bytes, double bps) { return std::llround(static_cast<double>(bytes) * 8.0 / bps * 1e12); }
+constexpr auto ser = test::ser_ps;
 
 // The host side's stand-in parameters: a PCIe 4.0 x16 link (256 Gbit/s raw: 31.25 ps a byte, so
 // 28- and 24-byte TLPs are whole picoseconds) with 24 bytes of framing per TLP, 300 ns of link
@@ -166,9 +164,8 @@ struct Wired {
 
   // Runs to just before `t` (ps): what is due at `t` has not happened yet.
   static void run_to(std::int64_t t) {
-    const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
-    ASSERT_GE(t, now);
-    sc_core::sc_start(sc_core::sc_time(static_cast<double>(t - now), sc_core::SC_PS));
+    ASSERT_GE(t, now_ps());
+    test::run_to(t);
   }
   static void step() { sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_PS)); }  // runs what is due now
 
@@ -182,7 +179,6 @@ struct Wired {
   }
 };
 
-std::int64_t now_ps_() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
 struct JobSpec {
   std::uint64_t bytes;
@@ -228,7 +224,7 @@ void interrupt_jobs(CxlFidelity fidelity, double mem_bytes_per_s, const std::vec
     Wired::run_to(t_sub);
     std::vector<std::int64_t> done_at(jobs.size(), -1);
     for (std::size_t i = 0; i < jobs.size(); ++i)
-      w.dev.reduce(jobs[i].bytes, jobs[i].contributors, [&done_at, i] { done_at[i] = now_ps_(); });
+      w.dev.reduce(jobs[i].bytes, jobs[i].contributors, [&done_at, i] { done_at[i] = now_ps(); });
 
     std::int64_t t0 = t_sub;
     std::uint64_t base = kResultBase;
@@ -329,17 +325,17 @@ void interrupt_jobs(CxlFidelity fidelity, double mem_bytes_per_s, const std::vec
 // sets the pace of both (3079 and 633 cycles against 1024 and 625 ns of memory); at 32 GB/s the
 // second job's memory writes (1250 ns) outlast its engine.
 TEST(CxlIoAlone, InterruptJobsCalibrated) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   interrupt_jobs(CxlFidelity::Calibrated, 64e9, {{64 * 1024, 3}, {40000, 1}});
 }
 
 TEST(CxlIoAlone, InterruptJobsRtl) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   interrupt_jobs(CxlFidelity::Rtl, 64e9, {{64 * 1024, 3}, {40000, 1}});
 }
 
 TEST(CxlIoAlone, InterruptJobsMemoryBoundCalibrated) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   interrupt_jobs(CxlFidelity::Calibrated, 32e9, {{64 * 1024, 3}, {40000, 1}});
 }
 
@@ -380,7 +376,7 @@ void polled_job(CxlFidelity fidelity, std::int64_t period) {
     const std::int64_t t_sub = 1000000;
     Wired::run_to(t_sub);
     std::int64_t done_at = -1;
-    w.dev.reduce(j.bytes, j.contributors, [&done_at] { done_at = now_ps_(); });
+    w.dev.reduce(j.bytes, j.contributors, [&done_at] { done_at = now_ps(); });
     const std::int64_t t_db = t_sub + 5 * m;
     const std::int64_t t_done = t_db + P.write + engine_ps(cx, j.contributors, lines, kLineBytes);
     const Polled want = polled(t_db, m, period, P, t_done);
@@ -426,12 +422,12 @@ void polled_job(CxlFidelity fidelity, std::int64_t period) {
 }
 
 TEST(CxlIoAlone, PolledJobCalibratedShortPeriodSkipsTicks) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   polled_job(CxlFidelity::Calibrated, 1000000);  // 1 us: shorter than a read's round trip
 }
 
 TEST(CxlIoAlone, PolledJobRtlLongPeriod) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   polled_job(CxlFidelity::Rtl, 3000000);  // 3 us: every tick is used
 }
 

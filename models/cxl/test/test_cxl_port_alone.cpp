@@ -19,6 +19,7 @@
 #include "models/link/traffic.hpp"
 #include "platform/core/test/at_modules.hpp"
 #include "platform/core/test/own_process.hpp"
+#include "platform/core/test/timing.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
@@ -26,19 +27,15 @@ namespace {
 
 using test::in_own_process;
 
-#define REQUIRE_RTL() \
-  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
-
-std::int64_t ser(std::uint64_t bytes, double bps) { return std::llround(static_cast<double>(bytes) * 8.0 / bps * 1e12); }
-std::int64_t now_ps_() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
-void run_to(std::int64_t t) { sc_core::sc_start(sc_core::sc_time(static_cast<double>(t - now_ps_()), sc_core::SC_PS)); }
+using test::run_to;
+constexpr auto ser = test::ser_ps;
 void step() { sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_PS)); }
 
 // Records when each chunk written into the window was handed to its sink, and its tail time.
 struct Recorder : ChunkSink {
   std::vector<std::int64_t> at, tail;
   void chunk_delivered(tlm::tlm_generic_payload& p) override {
-    at.push_back(now_ps_());
+    at.push_back(now_ps());
     tail.push_back(chunk_of(p)->tail_ps);
     p.release();  // the sender's reference
   }
@@ -56,7 +53,7 @@ tlm::tlm_generic_payload* make_chunk(PayloadPool& pool, const Route& route, std:
   c->hop = 0;
   c->flow = 1;
   c->payload_bytes = bytes;
-  c->tail_ps = now_ps_();
+  c->tail_ps = now_ps();
   c->tag = tag;
   c->sink = sink;
   if (buffer.size() < bytes) buffer.resize(bytes);
@@ -71,7 +68,7 @@ tlm::tlm_generic_payload* make_chunk(PayloadPool& pool, const Route& route, std:
 }
 
 TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   in_own_process([] {
     RunContext ctx(1, false);
     CxlParams cx;
@@ -134,7 +131,7 @@ TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
     EXPECT_EQ(in_link->stats().busy_ps, start);
 
     // Out of the port (read-backs): sent at t0, each counted by the sink when its tail arrives.
-    const std::int64_t t0 = now_ps_() + 1000000;
+    const std::int64_t t0 = now_ps() + 1000000;
     run_to(t0);
     for (std::size_t k = 0; k < 3; ++k) port.send_chunk(make_chunk(gpu.pool, route, sizes[k], k, nullptr, buffer));
     start = t0;

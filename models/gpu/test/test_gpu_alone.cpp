@@ -11,6 +11,7 @@
 #include "models/gpu/gpu.hpp"
 #include "platform/core/test/at_modules.hpp"
 #include "platform/core/test/own_process.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
@@ -18,7 +19,6 @@ namespace {
 
 using test::in_own_process;
 
-std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 std::int64_t ps(double seconds) { return std::llround(seconds * 1e12); }
 
 // Effective rates: bf16 100 TFLOP/s x 0.5, fp32 50 x 0.5; HBM 1 TB/s x 0.8; 5 ns per launch.
