@@ -1,7 +1,12 @@
 #include "platform/config/document.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "platform/config/scenario.hpp"
@@ -36,6 +41,12 @@ const ParamSet<TopRaw>& scenario_schema() {
 
 namespace {
 
+// A pointer as a message shows it: cut when a hostile document makes it long.
+std::string clip_pointer(const std::string& p) {
+  constexpr std::size_t kMax = 200;
+  return p.size() <= kMax ? p : p.substr(0, kMax - 3) + "...";
+}
+
 bool safe_name(const std::string& s) {
   if (s.empty() || s == "." || s == "..") return false;
   for (char c : s)
@@ -45,8 +56,14 @@ bool safe_name(const std::string& s) {
 
 // `trainvp run --faults F`: F's list replaces the document's faults, and its fault_generator goes.
 void replace_faults(json& doc, const std::string& faults_file) {
-  json f = read_json_file(faults_file);
-  if (f.is_object() && f.contains("faults")) f = f["faults"];
+  json f = read_json_file(faults_file, "faults file");
+  if (f.is_object() && f.contains("faults")) {
+    for (auto it = f.begin(); it != f.end(); ++it)
+      if (it.key() != "faults")
+        throw ScenarioError("", "--faults \"" + faults_file + "\": unknown key " + clip_pointer(ptr_join("", it.key())) +
+                                    ": an object there holds only `faults` (the list)");
+    f = json(f["faults"]);
+  }
   if (!f.is_array())
     throw ScenarioError("", "--faults \"" + faults_file +
                                 "\": expected a JSON list of faults (as DIR/faults.json holds it) or an object with "
@@ -56,24 +73,172 @@ void replace_faults(json& doc, const std::string& faults_file) {
 
 }  // namespace
 
-json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError("", "cannot read scenario file \"" + path + "\"");
-  std::stringstream ss;
-  ss << in.rdbuf();
+namespace {
+
+struct TextPos {
+  std::size_t line = 1, column = 1;
+};
+
+// Line and column (both from 1, columns in bytes) of byte `offset` of `text`.
+TextPos position_of(const std::string& text, std::size_t offset) {
+  TextPos p;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') p.line++, p.column = 1;
+    else p.column++;
+  }
+  return p;
+}
+
+// One pass over the text, following its structure as far as it is JSON: a stack of the open
+// containers (never recursion), the keys seen in each open object, the pointer of the value being
+// read. It stops quietly where the text is not JSON; the parser then reports that.
+class JsonScanner {
+ public:
+  JsonScanner(const std::string& text, const std::string& source, const std::string& base, int base_depth)
+      : text_(text), source_(source), base_(base), base_depth_(base_depth) {}
+
+  void run() {
+    if (auto nul = text_.find('\0'); nul != std::string::npos) {
+      TextPos p = position_of(text_, nul);
+      throw ScenarioError(base_, "NUL byte at byte offset " + std::to_string(nul) + " (" + at(p) +
+                                     "): JSON text may not contain one, and nothing after it may be ignored");
+    }
+    std::size_t i = 0;
+    const std::size_t n = text_.size();
+    while (i < n) {
+      const char c = text_[i];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++i;
+      } else if (c == '{' || c == '[') {
+        if (base_depth_ + static_cast<int>(stack_.size()) >= kMaxJsonDepth)
+          throw ScenarioError(clip_pointer(pointer()), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels " +
+                                                           at(position_of(text_, i)) +
+                                                           " (the limit of every JSON input, docs/reliability.md)");
+        stack_.push_back(Frame{c == '{'});
+        ++i;
+      } else if (c == '}' || c == ']') {
+        if (stack_.empty()) return;
+        stack_.pop_back();
+        ++i;
+      } else if (c == ',') {
+        if (stack_.empty()) return;
+        if (stack_.back().object) stack_.back().expect_key = true;
+        else stack_.back().index++;
+        ++i;
+      } else if (c == ':') {
+        if (stack_.empty() || !stack_.back().object) return;
+        stack_.back().expect_key = false;
+        ++i;
+      } else if (c == '"') {
+        const std::size_t start = i++;
+        while (i < n && text_[i] != '"') i += text_[i] == '\\' ? 2 : 1;
+        if (i >= n) return;  // unterminated: the parser says so
+        ++i;
+        if (!stack_.empty() && stack_.back().object && stack_.back().expect_key && !key(start, i)) return;
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        const std::size_t start = i;
+        while (i < n && (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '.' || text_[i] == 'e' ||
+                         text_[i] == 'E' || text_[i] == '+' || text_[i] == '-'))
+          ++i;
+        if (i < n && (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) return;  // not a number
+        number(start, i);
+      } else if (std::isalpha(static_cast<unsigned char>(c))) {
+        while (i < n && std::isalpha(static_cast<unsigned char>(text_[i]))) ++i;
+      } else {
+        return;
+      }
+    }
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    bool expect_key = true;
+    std::size_t index = 0;
+    std::string key;
+    std::map<std::string, std::size_t> keys;  // key -> byte offset of its first occurrence
+  };
+
+  std::string at(const TextPos& p) const {
+    return (source_.empty() ? "" : "in " + source_ + " ") + "at line " + std::to_string(p.line) + ", column " +
+           std::to_string(p.column);
+  }
+
+  std::string pointer() const {
+    std::string p = base_;
+    for (const Frame& f : stack_) p = f.object ? ptr_join(p, f.key) : ptr_join(p, f.index);
+    return p;
+  }
+
+  // The key quoted at [start, end): recorded, or a duplicate reported. False when it is not a
+  // valid JSON string (the parser reports it).
+  bool key(std::size_t start, std::size_t end) {
+    std::string k = text_.substr(start + 1, end - start - 2);
+    if (k.find('\\') != std::string::npos) {
+      try {
+        k = json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start), text_.begin() + static_cast<std::ptrdiff_t>(end))
+                .get<std::string>();
+      } catch (const json::exception&) {
+        return false;
+      }
+    }
+    Frame& f = stack_.back();
+    f.expect_key = false;
+    auto [it, fresh] = f.keys.emplace(k, start);
+    f.key = k;
+    if (!fresh)
+      throw ScenarioError(clip_pointer(pointer()),
+                          "duplicate key " + quote_clipped(k) + " " + at(position_of(text_, it->second)) +
+                              " and again at line " + std::to_string(position_of(text_, start).line) + ", column " +
+                              std::to_string(position_of(text_, start).column) + ": a key may appear once in an object");
+    return true;
+  }
+
+  void number(std::size_t start, std::size_t end) {
+    const std::string t = text_.substr(start, end - start);
+    const double v = std::strtod(t.c_str(), nullptr);
+    if (std::isinf(v))
+      throw ScenarioError(clip_pointer(pointer()), "number " + quote_clipped(t) + " " + at(position_of(text_, start)) +
+                                                       " is beyond the range of a double (about 1.8e308)");
+  }
+
+  const std::string& text_;
+  std::string source_, base_;
+  int base_depth_;  // containers above the text's root
+  std::vector<Frame> stack_;
+};
+
+}  // namespace
+
+void check_json_text(const std::string& text, const std::string& source, const std::string& base, int base_depth) {
+  JsonScanner(text, source, base, base_depth).run();
+}
+
+json parse_json_text(const std::string& text, const std::string& source) {
+  check_json_text(text, source);
   try {
-    return json::parse(ss.str());
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // nlohmann reports a byte offset; turn it into line:column for people.
-    const std::string text = ss.str();
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') line++, col = 1;
-      else col++;
-    }
-    throw ScenarioError("", "malformed JSON in \"" + path + "\" at line " + std::to_string(line) + ", column " +
-                                std::to_string(col) + ": expected valid JSON (" + e.what() + ")");
+    TextPos p = position_of(text, e.byte == 0 ? 0 : e.byte - 1);
+    const std::string where = "at line " + std::to_string(p.line) + ", column " + std::to_string(p.column);
+    if (source.empty()) throw ScenarioError("", "malformed JSON " + where + " (" + e.what() + ")");
+    throw ScenarioError("", "malformed JSON in " + source + " " + where + ": expected valid JSON (" + e.what() + ")");
+  } catch (const json::exception& e) {  // check_json_text catches the known ones first
+    throw ScenarioError("", (source.empty() ? "" : source + ": ") + e.what());
   }
+}
+
+json read_json_file(const std::string& path, const std::string& role) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ScenarioError("", "cannot read " + role + " \"" + path + "\": it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError("", "cannot read " + role + " \"" + path + "\"" + (std::filesystem::exists(path, ec) ? "" : ": no such file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ScenarioError("", "cannot read " + role + " \"" + path + "\"");
+  return parse_json_text(ss.str(), "\"" + path + "\"");
 }
 
 void apply_override(json& doc, const std::string& assignment) {
@@ -81,17 +246,25 @@ void apply_override(json& doc, const std::string& assignment) {
   if (eq == std::string::npos || assignment.empty() || assignment[0] != '/')
     throw ScenarioError("", "bad --set \"" + assignment + "\": expected /json/pointer=VALUE");
   std::string ptr = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  std::vector<std::string> tokens;
+  try {
+    for (json::json_pointer jp(ptr); !jp.empty(); jp.pop_back()) tokens.push_back(jp.back());
+  } catch (const json::exception& e) {
+    throw ScenarioError(clip_pointer(ptr), std::string("bad --set pointer: ") + e.what());
+  }
+  std::reverse(tokens.begin(), tokens.end());
+  // The value sits `tokens` containers down: together they keep to the document's depth limit.
+  if (tokens.size() > static_cast<std::size_t>(kMaxJsonDepth))
+    throw ScenarioError(clip_pointer(ptr), "bad --set pointer: deeper than " + std::to_string(kMaxJsonDepth) +
+                                               " levels (the limit of every JSON input, docs/reliability.md)");
+  check_json_text(text, "--set " + clip_pointer(ptr), ptr, static_cast<int>(tokens.size()));
   json value;
   try {
     value = json::parse(text);
   } catch (const json::parse_error&) {
     value = text;  // not JSON: a plain string such as 400Gbps or gpt2-xl
-  }
-  std::vector<std::string> tokens;
-  try {
-    for (json::json_pointer jp(ptr); !jp.empty(); jp.pop_back()) tokens.insert(tokens.begin(), jp.back());
-  } catch (const json::exception& e) {
-    throw ScenarioError(ptr, std::string("bad --set pointer: ") + e.what());
+  } catch (const json::exception&) {
+    value = text;  // e.g. 1e400abc: not JSON either (a number out of range alone was refused above)
   }
   // Walk from the root. Missing containers are created (an array where the next token is an
   // index, else an object), as a user writing --set /output/dir=... expects; array indices must

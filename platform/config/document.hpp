@@ -23,8 +23,27 @@ struct TopRaw {
 };
 const ParamSet<TopRaw>& scenario_schema();
 
-// Reads and parses a JSON file; parse errors name the line and column.
-json read_json_file(const std::string& path);
+// Every JSON input (a scenario, a --faults file, a --set value, a sweep SPEC) is read by the
+// functions below, so all are held to the same limits (docs/reliability.md): nesting at most
+// kMaxJsonDepth containers deep, no key twice in one object, no number beyond the range of a
+// double, no NUL byte. Each problem is a ScenarioError naming where it is: the JSON pointer, and
+// the line and column (or byte offset) in the text.
+constexpr int kMaxJsonDepth = 64;
+
+// Checks `text` for the problems above without building a value; throws on the first. `source`
+// names the text in messages ("\"s.json\"", "--set /a/b"; "" when the caller prefixes it),
+// `base` is the pointer the text's root will sit at and `base_depth` the containers above it there.
+// Malformed JSON is left to the parser (check_json_text stops where it cannot follow the text).
+void check_json_text(const std::string& text, const std::string& source, const std::string& base = "",
+                     int base_depth = 0);
+
+// check_json_text, then the parse; malformed JSON names the line and column.
+json parse_json_text(const std::string& text, const std::string& source);
+
+// Reads and parses a JSON file as above. `role` names what the file is in messages: "scenario
+// file", "faults file", "sweep spec". A missing file, an unreadable one and a directory each get
+// their own message.
+json read_json_file(const std::string& path, const std::string& role = "scenario file");
 
 // Applies "--set /json/pointer=VALUE": VALUE is parsed as JSON, or else taken as a string.
 void apply_override(json& doc, const std::string& assignment);

@@ -23,8 +23,20 @@ struct RunError : std::runtime_error {
 std::string ptr_join(const std::string& path, const std::string& key);
 std::string ptr_join(const std::string& path, std::size_t index);
 
-// A short rendering of a JSON value for messages: strings quoted, long values cut.
+// A short rendering of a JSON value for messages: strings quoted, long values cut. It never
+// serializes more than it shows: a 100 MB or 100,000-deep value costs as much as a short one.
 std::string describe_found(const nlohmann::json& value);
+
+// The first `max_chars` characters of `value`'s JSON text ("..." appended when cut), written
+// without recursion and without building the whole text.
+std::string bounded_dump(const nlohmann::json& value, std::size_t max_chars);
+
+// The most characters of a user's value that an error message echoes.
+constexpr std::size_t kMaxEchoChars = 80;
+
+// `text` in double quotes for a message, cut to kMaxEchoChars (at a UTF-8 character boundary)
+// with "..." when longer.
+std::string quote_clipped(const std::string& text, std::size_t max_chars = kMaxEchoChars);
 
 [[noreturn]] void fail_expected(const std::string& path, const std::string& expected, const nlohmann::json& found);
 

@@ -46,10 +46,13 @@ void check_range(double v, const std::string& path, const Range& r, const std::s
 
 std::int64_t as_integer(const json& v, const std::string& path, const Range& r) {
   std::string expected = "an integer" + (r.text().empty() ? std::string() : " " + r.phrase());
+  // A value past what an integer holds is named by that bound, not by the range's lower end.
+  const std::string within = std::isinf(r.hi) ? expected + (r.text().empty() ? " " : " and ") + "<= 9223372036854775807 (2^63-1)"
+                                              : expected;
   if (v.is_number_integer()) {
     auto x = v.get<std::int64_t>();
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-      fail_expected(path, expected, v);
+      fail_expected(path, within, v);
     check_range(static_cast<double>(x), path, r, "an integer", v);
     return x;
   }
@@ -60,6 +63,9 @@ std::int64_t as_integer(const json& v, const std::string& path, const Range& r) 
       check_range(d, path, r, "an integer", v);
       return static_cast<std::int64_t>(d);
     }
+    if (std::floor(d) == d && std::fabs(d) > 9.2e18) fail_expected(path, within, v);
+    if (std::floor(d) == d)
+      fail_expected(path, expected + ", written in full digits (a value this large with an exponent or a decimal point is not exact)", v);
   }
   fail_expected(path, expected, v);
 }

@@ -1,5 +1,7 @@
 #include "platform/core/units.hpp"
 
+#include "platform/core/errors.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -39,7 +41,7 @@ std::pair<double, std::string> split_number(const std::string& text, Quantity q)
   }
   if (!digits)
     throw UnitError("expected a " + std::string(quantity_name(q)) + " such as a number followed by a unit (" +
-                    units_of(q) + "), found \"" + text + "\"");
+                    units_of(q) + "), found " + quote_clipped(text));
   double value = std::strtod(text.substr(start, i - start).c_str(), nullptr);
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   std::size_t end = text.size();
@@ -50,19 +52,19 @@ std::pair<double, std::string> split_number(const std::string& text, Quantity q)
 double parse_with(const std::string& text, Quantity q, const std::vector<UnitScale>& table) {
   auto [value, unit] = split_number(text, q);
   if (unit.empty())
-    throw UnitError("missing unit in \"" + text + "\": expected a " + quantity_name(q) + " with one of " +
+    throw UnitError("missing unit in " + quote_clipped(text) + ": expected a " + quantity_name(q) + " with one of " +
                     units_of(q));
   for (const auto& u : table) {
     if (unit == u.unit) {
       if (value < 0)
-        throw UnitError("negative " + std::string(quantity_name(q)) + " \"" + text + "\": expected a value >= 0");
+        throw UnitError("negative " + std::string(quantity_name(q)) + " " + quote_clipped(text) + ": expected a value >= 0");
       double r = value * u.scale;
-      if (!std::isfinite(r)) throw UnitError("out-of-range " + std::string(quantity_name(q)) + " \"" + text + "\"");
+      if (!std::isfinite(r)) throw UnitError("out-of-range " + std::string(quantity_name(q)) + " " + quote_clipped(text));
       return r;
     }
   }
-  throw UnitError("unknown " + std::string(quantity_name(q)) + " unit \"" + unit + "\" in \"" + text +
-                  "\": expected one of " + units_of(q));
+  throw UnitError("unknown " + std::string(quantity_name(q)) + " unit " + quote_clipped(unit) + " in " + quote_clipped(text) +
+                  ": expected one of " + units_of(q));
 }
 
 constexpr double kKi = 1024.0, kMi = kKi * 1024.0, kGi = kMi * 1024.0, kTi = kGi * 1024.0;
@@ -115,18 +117,18 @@ double parse_bandwidth_bps(const std::string& text) { return parse_with(text, Qu
 
 std::int64_t parse_time_ps(const std::string& text) {
   double ps = parse_with(text, Quantity::Time, kTime);
-  if (ps > 9.0e18) throw UnitError("time \"" + text + "\" is too long (the limit is about 100 days)");
+  if (ps > 9.0e18) throw UnitError("time " + quote_clipped(text) + " is too long (the limit is about 100 days)");
   return static_cast<std::int64_t>(std::llround(ps));
 }
 
 std::uint64_t parse_size_bytes(const std::string& text) {
   double b = parse_with(text, Quantity::Size, kSize);
-  if (b > 1.8e19) throw UnitError("size \"" + text + "\" is too large");
+  if (b > 1.8e19) throw UnitError("size " + quote_clipped(text) + " is too large");
   double r = std::round(b);
   // Allow only the rounding error of the decimal conversion (a few ulps), so that "1.1KB" is
   // 1100 B but "1000000.5B" is refused rather than rounded.
   if (std::fabs(b - r) > std::max(1e-9, 8 * std::numeric_limits<double>::epsilon() * b))
-    throw UnitError("size \"" + text + "\" is not a whole number of bytes");
+    throw UnitError("size " + quote_clipped(text) + " is not a whole number of bytes");
   return static_cast<std::uint64_t>(r);
 }
 

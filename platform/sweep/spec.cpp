@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "platform/config/document.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/params.hpp"
 
@@ -454,24 +455,14 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
 }
 
 SweepSpec read_spec_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError("", "cannot read sweep spec \"" + path + "\"");
+  // The messages leave the file's name to the CLI, which prefixes every SPEC error with it.
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ScenarioError("", "cannot read sweep spec \"" + path + "\": it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError("", "cannot read sweep spec \"" + path + "\"" + (fs::exists(path, ec) ? "" : ": no such file"));
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') line++, col = 1;
-      else col++;
-    }
-    throw ScenarioError("", "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
-                                " (" + e.what() + ")");
-  }
-  return parse_spec(doc, path);
+  return parse_spec(parse_json_text(ss.str(), ""), path);
 }
 
 }  // namespace trainvp::sweep

@@ -155,7 +155,10 @@ bool Simulation::work_done() const {
 std::string Simulation::stall_report() const {
   std::string msg = hit_limit_ ? "the simulated-time limit (/training/time_limit) was reached with work pending"
                              : "simulation stalled: work is pending but no event can make progress";
-  msg += " at t = " + format_time_s(static_cast<double>(stats_.simulated_ps) * 1e-12);
+  // At the limit, simulated time stands at the last event before it (SystemC does not advance
+  // to a time nothing happens at), which may be t = 0: the limit is the time that was reached.
+  const std::int64_t at_ps = hit_limit_ ? scenario_.training.time_limit_ps : stats_.simulated_ps;
+  msg += " at t = " + format_time_s(static_cast<double>(at_ps) * 1e-12);
   if (bench_ && !bench_->finished()) msg += "\n  collective benchmark: " + bench_->state();
   int listed = 0, unfinished = 0;
   for (const Gpu* g : gpus()) {

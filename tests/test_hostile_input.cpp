@@ -1,0 +1,118 @@
+// Hostile input through the whole CLI (docs/reliability.md): each class of input that crashed,
+// exited 1 with the library's message, or was silently misread now exits 2 with a message naming
+// where, whichever door it comes in by: the scenario, a --set value, a --faults file, a sweep SPEC.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using trainvp::test::Cmd;
+using trainvp::test::run_command;
+
+const std::string kScenario = R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
+ "workload": {"model": "gpt2-xl", "batch": 8, "seq": 1024},
+ "training": {"iterations": 2, "warmup": 0, "sync": {"strategy": "none"}}, "output": {"trace": false}})";
+
+std::string nested(int depth) {
+  std::string t;
+  for (int i = 0; i < depth; ++i) t += "{\"a\": ";
+  t += "1";
+  t += std::string(static_cast<std::size_t>(depth), '}');
+  return t;
+}
+
+class HostileInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("trainvp-hostile-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    write("base.json", kScenario);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    return (dir_ / name).string();
+  }
+  std::string base() const { return (dir_ / "base.json").string(); }
+  // A SPEC over base.json with `params` as its parameters (JSON text, written as given).
+  std::string spec(const std::string& name, const std::string& params) {
+    return write(name, "{\"sweep\": 1, \"base\": \"base.json\",\n \"parameters\": " + params + "}");
+  }
+  static Cmd cli(const std::string& args) { return run_command(std::string(TRAINVP_BINARY) + " " + args); }
+  // Exit 2 with `part` in the message, and no crash.
+  static void expect_input_error(const Cmd& r, const std::string& part) {
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(part), std::string::npos) << r.out.substr(0, 2000);
+  }
+  fs::path dir_;
+};
+
+TEST_F(HostileInput, DeepNestingExitsTwoInsteadOfCrashing) {
+  std::string deep = write("deep.json", "{\"trainvp\": 1,\n \"cluster\": " + nested(100000) + "}");
+  expect_input_error(cli("validate " + deep), "nesting deeper than 64 levels in \"" + deep + "\" at line 2");
+  expect_input_error(cli("sweep " + spec("deep-spec.json", "[{\"path\": \"/x\", \"values\": [" + nested(100000) + "]}]") +
+                         " --dry-run"),
+                     "deep-spec.json: /parameters/0/values/0/a/a");
+  expect_input_error(cli("validate " + base() + " --set '/cluster=" + nested(10000) + "'"),
+                     "nesting deeper than 64 levels in --set /cluster");
+}
+
+TEST_F(HostileInput, NumberBeyondDoubleRangeExitsTwoNamingThePointer) {
+  expect_input_error(cli("validate " + write("big.json", R"({"trainvp": 1, "seed": 1e400})")), "/seed: number \"1e400\"");
+  expect_input_error(cli("validate " + base() + " --set /training/iterations=1e400"), "/training/iterations: number \"1e400\"");
+  std::string faults = write("faults.json", R"([{"kind": "gpu_slowdown", "target": "node0.gpu0", "factor": 1e400}])");
+  expect_input_error(cli("validate " + base() + " --faults " + faults), "/0/factor: number \"1e400\" in \"" + faults);
+  expect_input_error(cli("sweep " + spec("big-spec.json", R"([{"path": "/seed", "values": [1, 1e400]}])") + " --dry-run"),
+                     "big-spec.json: /parameters/0/values/1: number \"1e400\"");
+}
+
+TEST_F(HostileInput, DuplicateKeysExitTwoNamingBothLines) {
+  expect_input_error(cli("validate " + write("dup.json", "{\"trainvp\": 1,\n\"seed\": 1,\n\"seed\": 2}")),
+                     "/seed: duplicate key \"seed\" in");
+  std::string faults = write("dup-faults.json", "{\"faults\": [],\n \"faults\": []}");
+  expect_input_error(cli("validate " + base() + " --faults " + faults),
+                     "duplicate key \"faults\" in \"" + faults + "\" at line 1, column 2 and again at line 2, column 2");
+  expect_input_error(cli("sweep " + write("dup-spec.json", "{\"sweep\": 1, \"sweep\": 1}") + " --dry-run"),
+                     "dup-spec.json: /sweep: duplicate key \"sweep\" at line 1, column 2 and again at line 1, column 14");
+}
+
+TEST_F(HostileInput, NulByteAndUnknownFaultsKeysExitTwo) {
+  std::string text = kScenario;
+  text += '\0';
+  text += "garbage";
+  expect_input_error(cli("validate " + write("nul.json", text)), "NUL byte at byte offset " + std::to_string(kScenario.size()));
+  std::string faults = write("extra.json", R"({"faults": [], "x": 1})");
+  expect_input_error(cli("validate " + base() + " --faults " + faults), "--faults \"" + faults + "\": unknown key /x");
+}
+
+TEST_F(HostileInput, FileErrorsSayWhichFileAndWhatIsWrong) {
+  expect_input_error(cli("validate " + base() + " --faults " + (dir_ / "none.json").string()),
+                     "cannot read faults file \"" + (dir_ / "none.json").string() + "\": no such file");
+  expect_input_error(cli("validate " + dir_.string()), "cannot read scenario file \"" + dir_.string() + "\": it is a directory");
+  expect_input_error(cli("sweep " + dir_.string() + " --dry-run"), "it is a directory");
+  // A 100 kB quantity is echoed in 80 characters.
+  Cmd r = cli("validate " + base() + " --set /cluster/fabric/link_bw=" + std::string(100000, '9') + "xyz");
+  expect_input_error(r, "/cluster/fabric/link_bw:");
+  EXPECT_LT(r.out.size(), 1000u) << r.out.substr(0, 2000);
+}
+
+TEST_F(HostileInput, TimeLimitFailureNamesTheLimit) {
+  Cmd r = cli("run " + base() + " --set /training/time_limit=1ns -o " + (dir_ / "out").string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("the simulated-time limit (/training/time_limit) was reached with work pending at t = 1.000 ns"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
+}
+
+}  // namespace
