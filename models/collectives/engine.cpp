@@ -193,12 +193,8 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   const DataRange* range = t.full ? &t.full->data : &c.cp->no_data;
   ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];
   for (std::uint64_t off = 0; off < t.bytes; off += chunk_) {
-    tlm::tlm_generic_payload* p = pool_.acquire();
-    ChunkExt* e = chunk_of(*p);
-    if (!e) {
-      e = new ChunkExt;
-      p->set_extension(e);  // stays with the pooled payload (reset() keeps non-auto extensions)
-    }
+    ChunkPayload* p = pool_.acquire();
+    ChunkExt* e = &p->chunk;
     e->route = route;
     e->hop = 0;
     e->flow = flow;

@@ -142,7 +142,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   RouteProvider& routes_;
   std::uint64_t chunk_;
   RunContext& ctx_;
-  PayloadPool pool_;
+  BasicPayloadPool<ChunkPayload> pool_;  // chunks: payload and extension in one allocation
   tlm_utils::peq_with_get<tlm::tlm_generic_payload> tails_;
   std::unordered_map<int, Live> live_map_;
   std::size_t live_ = 0;

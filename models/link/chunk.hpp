@@ -5,6 +5,7 @@
 // chunk into its own packets (RoCE MTU, NVLink or PCIe TLP payload) and pays their overhead.
 #include <algorithm>
 #include <cstdint>
+#include <typeinfo>
 #include <vector>
 
 #include <tlm>
@@ -87,8 +88,21 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const ChunkExt&>(e); }
 };
 
+// A payload with its ChunkExt in the same allocation (pooled by BasicPayloadPool<ChunkPayload>):
+// the extension is set on it for good, so get_extension finds it as usual, and chunk_of reaches
+// it without the extension array (a cache miss per chunk and hop at scale).
+class ChunkPayload : public tlm::tlm_generic_payload {
+ public:
+  explicit ChunkPayload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) { set_extension(&chunk); }
+  ChunkPayload(const ChunkPayload&) = delete;
+  ChunkPayload& operator=(const ChunkPayload&) = delete;
+  ~ChunkPayload() override { clear_extension(&chunk); }  // a member: the base must not free it
+  ChunkExt chunk;
+};
+
 inline ChunkExt* chunk_of(tlm::tlm_generic_payload& p) {
-  ChunkExt* e = nullptr;
+  if (typeid(p) == typeid(ChunkPayload)) return &static_cast<ChunkPayload&>(p).chunk;
+  ChunkExt* e = nullptr;  // a plain payload that may carry one (CXL.io TLPs, tests)
   p.get_extension(e);
   return e;
 }

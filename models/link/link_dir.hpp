@@ -107,6 +107,7 @@ class LinkDir : public sc_core::sc_module {
   void accept_express(tlm::tlm_generic_payload* p);
   void propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps);
   void try_transmit();
+  void transmit(tlm::tlm_generic_payload* p, bool follows);  // puts p on the idle link
   void on_serialized();
   void on_arrival();
   void try_deliver();
