@@ -4,10 +4,10 @@
 #include <limits>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
-static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
                                    std::uint64_t chunk, RunContext& ctx)
@@ -223,7 +223,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
 void CollectiveEngine::chunk_delivered(tlm::tlm_generic_payload& p) {
   // The destination took the chunk when its head arrived; it is complete when its tail has.
   std::int64_t wait = chunk_of(p)->tail_ps - now_ps();
-  tails_.notify(p, sc_core::sc_time(static_cast<double>(std::max<std::int64_t>(0, wait)), sc_core::SC_PS));
+  tails_.notify(p, ps_time(std::max<std::int64_t>(0, wait)));
 }
 
 void CollectiveEngine::on_tail() {

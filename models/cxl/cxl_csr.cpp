@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -40,7 +41,7 @@ void CxlCsrTarget::set_host_path(ChunkEndpoint* port, const Route* to_host, std:
 void CxlCsrTarget::receive(tlm::tlm_generic_payload& p) {
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const std::int64_t wait = std::max<std::int64_t>(0, chunk_of(p)->tail_ps - now);
-  tails_.notify(p, sc_core::sc_time(static_cast<double>(wait), sc_core::SC_PS));
+  tails_.notify(p, ps_time(wait));
 }
 
 void CxlCsrTarget::on_tail() {

@@ -2,6 +2,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "models/link/chunk.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -85,7 +86,7 @@ void Gpu::start_phase() {
       phase_extra_ps_ = phase_time_ps(params_, dt, extra, speed_, launch_scale_);
     }
   }
-  next_trigger(sc_time(static_cast<double>(phase_duration_ps(next_) + phase_extra_ps_), SC_PS));
+  next_trigger(ps_time(phase_duration_ps(next_) + phase_extra_ps_));
 }
 
 void Gpu::end_phase() {

@@ -6,13 +6,13 @@
 
 #include "models/link/chunk.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
 using sc_core::sc_time;
 using sc_core::SC_PS;
 
-static std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
 LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirParams& p, std::uint32_t chunk,
                  RunContext& ctx)
@@ -199,7 +199,7 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
       express_end_ = start + own;
       wire_end_ += own;
       serialized_ev_.cancel();
-      serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
+      serialized_ev_.notify(ps_time(wire_end_ - now));
       if (track_ >= 0) busy_to_ = wire_end_;
       ++stats_.chunks;
       stats_.payload_bytes += p->get_data_length();
@@ -214,7 +214,7 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
 }
 
 void LinkDir::propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps) {
-  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head_ps - now_ps()), SC_PS));
+  if (propagating_.empty()) arrival_ev_.notify(ps_time(head_ps - now_ps()));
   propagating_.push_back({head_ps, p});
   ++unaccepted_;
 }
@@ -270,7 +270,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   wire_end_ = now + ser(static_cast<double>(wire_bytes(size))) + loss.total_ps;
   const std::int64_t tail_out =
       std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(packet_wire(last))) + loss.tail_ps);
-  serialized_ev_.notify(sc_time(static_cast<double>(wire_end_ - now), SC_PS));
+  serialized_ev_.notify(ps_time(wire_end_ - now));
   if (track_ >= 0) {
     if (now > busy_to_) flush_trace(), busy_from_ = now;
     busy_to_ = wire_end_;
@@ -281,7 +281,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   const std::int64_t latency = p_.latency_ps + extra_latency_ps_;
   const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
   const std::int64_t head = ser(packet_wire(first)) + latency + loss.head_ps;
-  if (propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(head), SC_PS));
+  if (propagating_.empty()) arrival_ev_.notify(ps_time(head));
   propagating_.push_back({now + head, p});
   ++unaccepted_;
   // Space freed: a chunk that did not fit may now enter.
@@ -347,7 +347,7 @@ void LinkDir::on_arrival() {
     if (out->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
     accepted_downstream(p);
   }
-  if (!propagating_.empty()) arrival_ev_.notify(sc_time(static_cast<double>(propagating_.front().head_ps - now), SC_PS));
+  if (!propagating_.empty()) arrival_ev_.notify(ps_time(propagating_.front().head_ps - now));
   try_deliver();
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -49,7 +50,7 @@ void AtMemoryTarget::on_peq(tlm::tlm_generic_payload& p, const tlm::tlm_phase& p
     bytes_ += p.get_data_length();
     ++transactions_;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
-    peq_.notify(p, internal_response_ready, free_at_ - now + sc_core::sc_time(static_cast<double>(latency_ps_), sc_core::SC_PS));
+    peq_.notify(p, internal_response_ready, free_at_ - now + ps_time(latency_ps_));
   } else if (phase == internal_response_ready) {
     port(index).responses.push_back(&p);
     send_response(index);
