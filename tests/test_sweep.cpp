@@ -738,10 +738,14 @@ TEST_F(SweepCli, PlotsConvertQuantitiesLabelUnitsAndDrawASeriesPerByValue) {
   for (auto& row : db_rows(out / "sweep.db")) {
     double v = std::stod(row["iteration_time_s"]);
     char buf[32];
-    for (int p = 1; p <= 17; ++p) {
+    int p = 1;
+    for (; p < 17; ++p) {
       std::snprintf(buf, sizeof buf, "%.*g", p, v);
       if (std::strtod(buf, nullptr) == v) break;
     }
+    const int e = v != 0 ? static_cast<int>(std::floor(std::log10(std::fabs(v)))) : 0;
+    if (e >= p && e < 17) p = e + 1;
+    std::snprintf(buf, sizeof buf, "%.*g", p, v);
     EXPECT_NE(script.find(" " + std::string(buf) + "\n"), std::string::npos) << buf << "\n" << script;
   }
   EXPECT_EQ(script.find("000000000"), std::string::npos) << script;
