@@ -115,4 +115,36 @@ TEST_F(HostileInput, TimeLimitFailureNamesTheLimit) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
 }
 
+TEST_F(HostileInput, Gpt2NamesGpt2SmallInDescribeAndScenarios) {
+  Cmd d = cli("describe model gpt2 --json");
+  EXPECT_EQ(d.code, 0) << d.out;
+  EXPECT_NE(d.out.find("\"model\": \"gpt2-small\""), std::string::npos) << d.out.substr(0, 500);
+  Cmd v = cli("validate " + base() + " --set /workload/model=gpt2");
+  EXPECT_EQ(v.code, 0) << v.out;
+}
+
+TEST_F(HostileInput, PeriodicSyncWithFewerIterationsThanItsPeriodExitsTwo) {
+  for (const char* strategy : {"localsgd", "plsgd", "dreamddp"})
+    expect_input_error(cli("validate " + base() + " --set /training/sync/strategy=" + strategy +
+                           " --set /training/sync/period=5 --set /training/iterations=3"),
+                       "/training/iterations");
+}
+
+TEST_F(HostileInput, SizeOverflowExitsTwoNamingThePointer) {
+  std::string layers = write("layers.json", R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
+ "workload": {"grad_dtype": "fp32", "layers": [{"name": "a", "params": 4611686018427387904, "fwd_flops": 1, "bwd_flops": 1}]},
+ "training": {"iterations": 2, "warmup": 0, "sync": {"strategy": "ddp"}}, "output": {"trace": false}})");
+  expect_input_error(cli("validate " + layers), "/workload/layers/0/params");
+  expect_input_error(cli("validate " + base() + " --set /workload/model=resnet50 --set /workload/image_size=2000000000"),
+                     "/workload/image_size");
+}
+
+TEST_F(HostileInput, CountsBeyondTheirBoundsExitTwo) {
+  expect_input_error(cli("validate " + base() + " --set /cluster/fabric/spines=100000"), "/cluster/fabric/spines");
+  expect_input_error(cli("validate " + base() + " --set /cluster/fabric/leaf_ports=1000000000"), "/cluster/fabric/leaf_ports");
+  expect_input_error(cli("validate " + base() + " --set /cluster/node/cxl/ports=1000000"), "/cluster/node/cxl/ports");
+  expect_input_error(cli("validate " + base() + " --set /training/iterations=100000000"), "/training/iterations");
+  expect_input_error(cli("validate " + base() + " --set /workload/micro_batches=1000000"), "/workload/micro_batches");
+}
+
 }  // namespace

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -732,12 +733,22 @@ TEST_F(SweepCli, PlotsConvertQuantitiesLabelUnitsAndDrawASeriesPerByValue) {
   EXPECT_EQ(script.find("$s2 << EOD"), std::string::npos);
   EXPECT_NE(script.find("title 'gpt2-small'"), std::string::npos);
   EXPECT_NE(script.find("title 'bert-base'"), std::string::npos);
-  // The y values are the metric's values from sweep.db.
+  // The y values are the metric's values from sweep.db, written as the shortest decimal that reads
+  // back exactly (no 58.200000000000003).
   for (auto& row : db_rows(out / "sweep.db")) {
+    double v = std::stod(row["iteration_time_s"]);
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", std::stod(row["iteration_time_s"]));
-    EXPECT_NE(script.find(" " + std::string(buf).substr(0, 10)), std::string::npos) << buf;
+    int p = 1;
+    for (; p < 17; ++p) {
+      std::snprintf(buf, sizeof buf, "%.*g", p, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
+    const int e = v != 0 ? static_cast<int>(std::floor(std::log10(std::fabs(v)))) : 0;
+    if (e >= p && e < 17) p = e + 1;
+    std::snprintf(buf, sizeof buf, "%.*g", p, v);
+    EXPECT_NE(script.find(" " + std::string(buf) + "\n"), std::string::npos) << buf << "\n" << script;
   }
+  EXPECT_EQ(script.find("000000000"), std::string::npos) << script;
 
   fs::path png = dir_ / "p.png";
   r = sh(bin() + " plot " + out.string() + " --x /workload/model --y samples_per_s --where '/cluster/node/gpu/mem_bw=2TB/s' -o " +

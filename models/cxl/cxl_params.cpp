@@ -24,7 +24,7 @@ const ParamSet<CxlParams>& cxl_schema() {
         .integer("ports", &CxlParams::ports, 0,
                  "Device ports, one link each to a PCIe switch; 0: one per PCIe switch. The HDM decoder "
                  "interleaves the reduction window across them",
-                 Range::non_negative())
+                 {0, 1024})
         .size("interleave_granularity", &CxlParams::interleave_granularity, "256B",
               "HDM interleave granularity (256 B << k, up to 16 KiB, at most the chunk): the reduction window is "
               "interleaved over the ports in stripes of this size, so each chunk is split over the ports")

@@ -69,10 +69,13 @@ struct ZooModelInfo {
 
 // Models the zoo can generate, in a stable order.
 const std::vector<ZooModelInfo>& zoo_models();
-// nullptr when unknown.
+// The zoo's own name for `name`: aliases in common use ("gpt2" for "gpt2-small") map to the
+// entry's name; any other string is returned unchanged.
+std::string zoo_canonical_name(const std::string& name);
+// nullptr when unknown. Accepts the aliases of zoo_canonical_name.
 const ZooModelInfo* find_zoo_model(const std::string& name);
 // Generates the layer list (forward order, input side first) from the architecture's
-// hyper-parameters. Throws std::invalid_argument for an unknown name or a bad shape.
+// hyper-parameters (aliases accepted). Throws std::invalid_argument for an unknown name or a bad shape.
 std::vector<Layer> build_zoo_model(const std::string& name, const WorkloadShape& shape);
 
 }  // namespace trainvp

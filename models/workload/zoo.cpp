@@ -144,16 +144,23 @@ const std::vector<ZooModelInfo>& zoo_models() {
   return infos;
 }
 
+std::string zoo_canonical_name(const std::string& name) {
+  if (name == "gpt2") return "gpt2-small";  // Hugging Face's and OpenAI's name for the 124M model
+  return name;
+}
+
 const ZooModelInfo* find_zoo_model(const std::string& name) {
+  const std::string canonical = zoo_canonical_name(name);
   for (const ZooModelInfo& info : zoo_models()) {
-    if (info.name == name) return &info;
+    if (info.name == canonical) return &info;
   }
   return nullptr;
 }
 
 std::vector<Layer> build_zoo_model(const std::string& name, const WorkloadShape& shape) {
+  const std::string canonical = zoo_canonical_name(name);
   for (const ZooEntry& e : entries()) {
-    if (e.info.name == name) return e.build(shape);
+    if (e.info.name == canonical) return e.build(shape);
   }
   throw std::invalid_argument("unknown zoo model '" + name + "'; known models: " + known_names());
 }

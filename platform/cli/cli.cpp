@@ -237,6 +237,7 @@ int cmd_describe(const std::vector<std::string>& args) {
     return kOk;
   }
   if (model.empty()) throw UsageError("describe model: missing NAME");
+  model = zoo_canonical_name(model);  // "gpt2" names gpt2-small
   // Without --seq, use the default 1024 or the model's longest sequence, whichever is shorter.
   const ZooModelInfo* info = find_zoo_model(model);
   if (!seq_given && info && info->max_seq > 0 && shape.seq > info->max_seq) shape.seq = info->max_seq;

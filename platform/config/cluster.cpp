@@ -8,13 +8,18 @@
 
 namespace trainvp {
 
+namespace {
+constexpr long long kMaxGpus = 65536;               // GPUs in all (docs/reliability.md)
+constexpr long long kMaxElaboration = 1LL << 22;    // devices + links elaborated
+}  // namespace
+
 const ParamSet<NodeRaw>& node_schema() {
   static const ParamSet<NodeRaw> s = [] {
     ParamSet<NodeRaw> p("node", "/cluster/node", "One node; every node of the cluster is alike.");
     p.integer("gpus", &NodeRaw::gpus, 8, "GPUs per node", {1, 1024})
         .nested("gpu", "string or object", nullptr, "The node's GPU: a preset name or a `gpu` object")
         .integer("nics", &NodeRaw::nics, 0, "RoCE NICs per node; 0: one per GPU. NIC i serves a contiguous group of GPUs",
-                 Range::non_negative())
+                 {0, 1024})
         .nested("nvlink", "object", json::object(), "NVLink/NVSwitch parameters (see `nvlink`)")
         .nested("pcie", "object", json::object(), "PCIe parameters (see `pcie`)")
         .nested("cxl", "object", json::object(), "The node's CXL aggregation device (see `cxl`)")
@@ -27,7 +32,7 @@ const ParamSet<NodeRaw>& node_schema() {
 const ParamSet<ClusterRaw>& cluster_schema() {
   static const ParamSet<ClusterRaw> s = [] {
     ParamSet<ClusterRaw> p("cluster", "/cluster", "Nodes of GPUs. GPUs are named nodeN.gpuM; rank = N x gpus + M.");
-    p.integer("nodes", &ClusterRaw::nodes, 1, "Number of nodes", {1, 65536})
+    p.integer("nodes", &ClusterRaw::nodes, 1, "Number of nodes", {1, 8192})
         .nested("node", "object", nullptr, "What each node holds (see `node`)")
         .nested("gpu_overrides", "array", json::array(),
                 "Per-GPU changes applied in order: objects {target, gpu, speed} (see `gpu_override`)")
@@ -68,8 +73,11 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   node_resolved["cxl"] = cxl_schema().load(c.cxl, object_or_empty(member(node_value, "cxl")), ptr_join(node_path, "cxl"));
   c.nodes = raw.nodes;
   c.gpus_per_node = node.gpus;
-  if (static_cast<long long>(c.nodes) * c.gpus_per_node > 1 << 20)
-    throw ScenarioError(path, "more than 1,048,576 GPUs: expected a smaller cluster");
+  if (static_cast<long long>(c.nodes) * c.gpus_per_node > kMaxGpus)
+    fail_expected(ptr_join(path, "nodes"),
+                  "at most " + std::to_string(kMaxGpus) + " GPUs in all (" + std::to_string(c.nodes) + " nodes x " +
+                      std::to_string(c.gpus_per_node) + " GPUs per node; docs/reliability.md)",
+                  json(c.nodes));
   if (node.nics > node.gpus)
     fail_expected(ptr_join(node_path, "nics"), "at most one NIC per GPU (" + std::to_string(node.gpus) + ")", json(node.nics));
   c.nics_per_node = node.nics == 0 ? node.gpus : node.nics;
@@ -106,6 +114,19 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
     c.spines = f.spines ? f.spines : std::max(1, f.leaf_ports / 2);
     fres["leaves"] = c.leaves;
     fres["spines"] = c.spines;
+  }
+  // Elaboration cost, checked before anything is built: devices (GPUs, NICs, switches) plus links
+  // (a leaf-spine mesh is leaves x spines of them) stay within a bound a workstation elaborates.
+  {
+    const long long gpus = static_cast<long long>(c.nodes) * c.gpus_per_node;
+    const long long mesh = static_cast<long long>(c.leaves) * c.spines;
+    const long long cost = 2 * gpus + 2 * nics_total + c.leaves + c.spines + mesh;
+    if (cost > kMaxElaboration)
+      fail_expected(ptr_join(fp, f.spines ? "spines" : "leaf_ports"),
+                    "a fabric of at most " + std::to_string(kMaxElaboration) + " devices and links (this one: " +
+                        std::to_string(cost) + ", " + std::to_string(c.leaves) + " leaves x " + std::to_string(c.spines) +
+                        " spines; docs/reliability.md)",
+                    json(f.spines ? f.spines : f.leaf_ports));
   }
   resolved["fabric"] = fres;
   if (c.cxl.present) {

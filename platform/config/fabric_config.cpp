@@ -30,15 +30,15 @@ const ParamSet<FabricConfig>& fabric_schema() {
               "is paused (PFC-like), nothing is dropped",
               Range::positive())
         .integer("switch_ports", &FabricConfig::switch_ports, 64, "Ports of the single switch (topology switch)",
-                 Range::at_least(1))
+                 {1, 1024})
         .time("nic_latency", &FabricConfig::nic_latency_ps, "500ns", "NIC processing latency, each way")
         .size("chunk", &FabricConfig::chunk, "1MiB",
               "Transfer granularity: smaller is more faithful (pipelining, sharing), larger is faster to simulate",
               Range::at_least(64))
         .integer("leaves", &FabricConfig::leaves, 0, "Leaf switches; 0: as many as the NICs need (leaf_ports each), "
-                 "or NICs per node when rail_optimized", Range::non_negative())
-        .integer("spines", &FabricConfig::spines, 0, "Spine switches; 0: leaf_ports / 2", Range::non_negative())
-        .integer("leaf_ports", &FabricConfig::leaf_ports, 32, "NIC-facing ports per leaf", Range::at_least(1))
+                 "or NICs per node when rail_optimized", {0, 4096})
+        .integer("spines", &FabricConfig::spines, 0, "Spine switches; 0: leaf_ports / 2", {0, 4096})
+        .integer("leaf_ports", &FabricConfig::leaf_ports, 32, "NIC-facing ports per leaf", {1, 1024})
         .number("oversubscription", &FabricConfig::oversubscription, 1.0,
                 "Leaf downlink to uplink bandwidth ratio: each leaf-spine link runs at leaf_ports x link_bw / "
                 "(spines x oversubscription)",

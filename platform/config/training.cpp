@@ -7,7 +7,7 @@ namespace trainvp {
 const ParamSet<TrainingRaw>& training_schema() {
   static const ParamSet<TrainingRaw> s = [] {
     ParamSet<TrainingRaw> p("training", "/training", "How the job trains.");
-    p.integer("iterations", &TrainingRaw::iterations, 10, "Iterations simulated, warm-up included", Range::at_least(1))
+    p.integer("iterations", &TrainingRaw::iterations, 10, "Iterations simulated, warm-up included", {1, 10000000})
         .integer("warmup", &TrainingRaw::warmup, 1, "Leading iterations excluded from means; < iterations",
                  Range::non_negative())
         .choice("optimizer", &TrainingRaw::optimizer, "adam",
@@ -30,6 +30,16 @@ json load_training(TrainingConfig& t, Workload& w, const json& value, const Clus
                   json(tr.warmup));
   SyncConfig sc;
   resolved["sync"] = load_sync(sc, member(value, "sync"), w, c);
+  // localsgd averages every `period` iterations and plsgd/dreamddp spread each layer's averaging
+  // over `period` iterations: fewer iterations than that would report a run without communication.
+  if ((sc.strategy == SyncStrategyKind::LocalSgd || sc.strategy == SyncStrategyKind::Plsgd ||
+       sc.strategy == SyncStrategyKind::DreamDdp) &&
+      tr.iterations < sc.period)
+    fail_expected("/training/iterations",
+                  "at least /training/sync/period (" + std::to_string(sc.period) + ") iterations: " +
+                      sync_strategy_name(sc.strategy) + " synchronizes once per period, so fewer would simulate no "
+                      "(or partial) communication",
+                  json(tr.iterations));
   t = {tr.iterations, tr.warmup, sc, tr.time_limit};
   w.optimizer = tr.optimizer;
   return resolved;

@@ -1,9 +1,12 @@
 #include "platform/config/workload.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 #include "platform/config/scenario.hpp"
 #include "platform/config/section.hpp"
+#include "platform/core/checked.hpp"
 
 namespace trainvp {
 
@@ -18,7 +21,7 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .integer("seq", &WorkloadRaw::seq, 1024, "Tokens per sample (sequence models)", Range::at_least(1))
         .integer("image_size", &WorkloadRaw::image_size, 224, "Pixels per side (vision models)", Range::at_least(1))
         .integer("micro_batches", &WorkloadRaw::micro_batches, 1, "Gradient-accumulation micro-batches per iteration",
-                 Range::at_least(1))
+                 {1, 65536})
         .choice("dtype", &WorkloadRaw::dtype, "bf16", dtype_names(), "Compute dtype (selects the GPU peak)")
         .nested("kind", "choice", "training",
                 "training (this schema) or collective (a collective benchmark: see `collective_workload`)")
@@ -107,7 +110,13 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
   Layer l;
   l.name = r.name;
   l.params = r.params;
-  l.grad_bytes = r.params * dtype_bytes(grad_dtype);
+  const auto grad_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(r.params), dtype_bytes(grad_dtype));
+  if (!grad_bytes || *grad_bytes > static_cast<std::uint64_t>(INT64_MAX))
+    fail_expected(ptr_join(path, "params"),
+                  "a parameter count whose gradient (x " + std::to_string(dtype_bytes(grad_dtype)) +
+                      " bytes) fits in 2^63 bytes",
+                  json(r.params));
+  l.grad_bytes = *grad_bytes;
   l.activation_bytes = r.activation_bytes;
   l.fwd_bytes = static_cast<double>(r.fwd_bytes);
   l.bwd_input_bytes = static_cast<double>(r.bwd_input_bytes);
@@ -231,10 +240,25 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
                                         : "missing the work: expected `model` (a zoo name) or `layers` (a list)");
   if (has_model) {
     const ZooModelInfo* info = find_zoo_model(r.model);
-    if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list(), value["model"]);
+    if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list() + " (\"gpt2\" names gpt2-small)", value["model"]);
+    r.model = info->name;  // aliases ("gpt2") resolve to the zoo's own name
+    resolved["model"] = info->name;
     if (info->max_seq > 0 && r.seq > info->max_seq)
       fail_expected(ptr_join(path, "seq"),
                     "at most " + std::to_string(info->max_seq) + " tokens (" + r.model + "'s position table)", json(r.seq));
+    // Activation and traffic sizes are batch x seq (or image_size^2) x width x dtype bytes: require
+    // the element count times 2^20 (widths and bytes the zoo uses, with room) to fit in 2^63.
+    {
+      auto per_sample = info->sequence_model ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(r.seq))
+                                             : checked_mul<std::uint64_t>(r.image_size, r.image_size);
+      auto elems = per_sample ? checked_mul<std::uint64_t>(static_cast<std::uint64_t>(r.batch), *per_sample) : std::nullopt;
+      auto bytes = elems ? checked_mul<std::uint64_t>(*elems, std::uint64_t{1} << 20) : std::nullopt;
+      if (!bytes || *bytes > static_cast<std::uint64_t>(INT64_MAX))
+        fail_expected(ptr_join(path, info->sequence_model ? "batch" : "image_size"),
+                      std::string("a batch and sample size whose activation sizes (batch x ") +
+                          (info->sequence_model ? "seq" : "image_size^2") + " x width x dtype bytes) fit in 2^63 bytes",
+                      json(info->sequence_model ? r.batch : r.image_size));
+    }
     try {
       w.layers = build_zoo_model(r.model, w.shape);
     } catch (const std::invalid_argument& e) {
@@ -249,10 +273,19 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
     std::string lp = ptr_join(path, "layers");
     if (!layers.is_array() || layers.empty()) fail_expected(lp, "a non-empty array of layer objects", layers);
     json out = json::array();
+    std::uint64_t total_params = 0, total_grad = 0;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       std::string p = ptr_join(lp, i);
       json lr;
       w.layers.push_back(load_layer(layers[i], p, r.grad_dtype, lr));
+      // The workload's totals (parameters, gradient bytes: every bucket is a sum of these) fit too.
+      const auto params_sum = checked_add<std::uint64_t>(total_params, w.layers.back().params);
+      const auto grad_sum = checked_add<std::uint64_t>(total_grad, w.layers.back().grad_bytes);
+      if (!params_sum || !grad_sum || *grad_sum > static_cast<std::uint64_t>(INT64_MAX))
+        fail_expected(ptr_join(p, "params"), "parameters whose sum over the layers (gradient bytes included) fits in 2^63",
+                      json(w.layers.back().params));
+      total_params = *params_sum;
+      total_grad = *grad_sum;
       for (std::size_t j = 0; j + 1 < w.layers.size(); ++j)
         if (w.layers[j].name == w.layers.back().name)
           throw ScenarioError(ptr_join(p, "name"), "duplicate layer name \"" + w.layers.back().name + "\"");

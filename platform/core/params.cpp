@@ -14,6 +14,8 @@ bool Range::contains(double v) const {
 }
 
 static std::string num(double v) {
+  // Whole bounds print whole ("10000000", not "1e+07").
+  if (std::abs(v) < 1e15 && v == std::floor(v)) return std::to_string(static_cast<long long>(v));
   std::ostringstream os;
   os << v;
   return os.str();

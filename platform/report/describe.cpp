@@ -193,7 +193,7 @@ nlohmann::ordered_json describe_model_json(const std::string& name, const Worklo
                     {"gradient_bytes", l.grad_bytes},
                     {"kernels", {l.fwd_kernels, l.bwd_input_kernels, l.bwd_weight_kernels}}});
   }
-  out["model"] = name;
+  out["model"] = info ? info->name : name;  // an alias ("gpt2") shows the zoo's own name
   if (info) out["convention"] = info->convention;
   out["shape"] = {{"batch", shape.batch}, {"seq", shape.seq}, {"image_size", shape.image_size},
                   {"dtype", dtype_name(shape.dtype)}, {"grad_dtype", dtype_name(shape.grad_dtype)}};

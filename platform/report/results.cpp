@@ -378,8 +378,13 @@ RunResults collect_results(const Simulation& sim) {
   }
   double peak = 0;  // the dense tensor peak of every GPU together
   for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(w.shape.dtype) / g.params.efficiency;
-  std::snprintf(buf, sizeof buf, ", %.1f%% of peak FLOP/s (MFU)\n", 100.0 * flops / iter_time / peak);
-  sum << buf;
+  // Explicit layers with measured times may give no FLOP count: then the MFU is unknown, not 0%.
+  if (flops > 0 && peak > 0 && iter_time > 0) {
+    std::snprintf(buf, sizeof buf, ", %.1f%% of peak FLOP/s (MFU)\n", 100.0 * flops / iter_time / peak);
+    sum << buf;
+  } else {
+    sum << ", n/a of peak FLOP/s (MFU; the layers give no FLOP count)\n";
+  }
   sum << sync_summary(j, sim);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -140,9 +141,18 @@ std::string gq(const std::string& s) {  // a gnuplot single-quoted string
   return q + "'";
 }
 
+// The shortest decimal that reads back as `v` (58.2, not 58.200000000000003); whole numbers up to
+// 17 digits keep their digits (8000, not 8e+03).
 std::string num(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  int precision = 1;
+  for (; precision < 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  const int exponent = v != 0 && std::isfinite(v) ? static_cast<int>(std::floor(std::log10(std::fabs(v)))) : 0;
+  if (exponent >= precision && exponent < 17) precision = exponent + 1;
+  std::snprintf(buf, sizeof buf, "%.*g", precision, v);
   return buf;
 }
 

@@ -87,6 +87,13 @@ TEST(ModelZoo, ParamsDoNotDependOnBatchOrSequenceLength) {
   EXPECT_EQ(total_params(build_zoo_model("gpt2-small", s)), 124439808ULL);
 }
 
+TEST(ModelZoo, Gpt2IsAnAliasOfGpt2Small) {
+  ASSERT_NE(find_zoo_model("gpt2"), nullptr);
+  EXPECT_EQ(find_zoo_model("gpt2")->name, "gpt2-small");
+  EXPECT_EQ(total_params(build_zoo_model("gpt2", shape_for("gpt2-small", 8))), 124439808ULL);
+  EXPECT_EQ(find_zoo_model("gpt3"), nullptr);
+}
+
 TEST(ModelZoo, LayerCountsFollowTheArchitecture) {
   // Transformers: embed + 2 per block + final norm (not BERT) + head.
   const std::map<std::string, std::size_t> expected = {

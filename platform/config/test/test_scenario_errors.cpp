@@ -117,13 +117,16 @@ const std::vector<BadScenario>& bad_scenarios() {
        "unknown key \"nodess\" in cluster (did you mean \"nodes\"?)"},
       {"ClusterNotAnObject", {set("/cluster", "big")}, "/cluster", "expected an object (cluster)"},
       {"ClusterNodeMissing", {erase("/cluster/node")}, "/cluster/node", "missing required key \"node\""},
-      {"NodesNegative", {set("/cluster/nodes", -1)}, "/cluster/nodes", "expected an integer in [1, 65536], found number -1"},
-      {"NodesZero", {set("/cluster/nodes", 0)}, "/cluster/nodes", "expected an integer in [1, 65536]"},
+      {"NodesNegative", {set("/cluster/nodes", -1)}, "/cluster/nodes", "expected an integer in [1, 8192], found number -1"},
+      {"NodesZero", {set("/cluster/nodes", 0)}, "/cluster/nodes", "expected an integer in [1, 8192]"},
       {"NodesFractional", {set("/cluster/nodes", 1.5)}, "/cluster/nodes", "expected an integer"},
       {"NodesNaN", {set("/cluster/nodes", std::nan(""))}, "/cluster/nodes", "expected an integer"},
       {"NodesAsString", {set("/cluster/nodes", "4")}, "/cluster/nodes", "found string \"4\""},
-      {"TooManyGpus", {set("/cluster/nodes", 65536), set("/cluster/node/gpus", 1024)}, "/cluster",
-       "more than 1,048,576 GPUs"},
+      {"TooManyGpus", {set("/cluster/nodes", 8192), set("/cluster/node/gpus", 16)}, "/cluster/nodes",
+       "at most 65536 GPUs in all (8192 nodes x 16 GPUs per node"},
+      {"FabricTooCostly", {set("/cluster/nodes", 2), set("/cluster/fabric/topology", "leaf-spine"),
+                           set("/cluster/fabric/leaves", 4096), set("/cluster/fabric/spines", 4096)},
+       "/cluster/fabric/spines", "a fabric of at most 4194304 devices and links"},
       {"NodeUnknownKeyGpuss", {set("/cluster/node/gpuss", 4)}, "/cluster/node/gpuss",
        "unknown key \"gpuss\" in node (did you mean \"gpus\"?)"},
       {"NodeGpusZero", {set("/cluster/node/gpus", 0)}, "/cluster/node/gpus",
@@ -203,7 +206,7 @@ const std::vector<BadScenario>& bad_scenarios() {
        "missing the work: expected `model` (a zoo name) or `layers` (a list)"},
       {"WorkloadBatchZero", {set("/workload/batch", 0)}, "/workload/batch", "expected an integer >= 1, found number 0"},
       {"WorkloadMicroBatchesZero", {set("/workload/micro_batches", 0)}, "/workload/micro_batches",
-       "expected an integer >= 1"},
+       "expected an integer in [1, 65536]"},
       {"WorkloadSeqBeyondGpt2Positions", {set("/workload/seq", 2048)}, "/workload/seq",
        "expected at most 1024 tokens (gpt2-xl's position table), found number 2048"},
       {"WorkloadSeqBeyondBertPositions", {set("/workload/model", "bert-base"), set("/workload/seq", 1024)},
@@ -260,7 +263,7 @@ const std::vector<BadScenario>& bad_scenarios() {
       {"TrainingUnknownKeyIteration", {set("/training/iteration", 5)}, "/training/iteration",
        "unknown key \"iteration\" in training (did you mean \"iterations\"?)"},
       {"TrainingIterationsZero", {set("/training/iterations", 0)}, "/training/iterations",
-       "expected an integer >= 1, found number 0"},
+       "expected an integer in [1, 10000000], found number 0"},
       {"TrainingWarmupEqualsIterations", {set("/training/warmup", 20)}, "/training/warmup",
        "expected fewer warm-up iterations than iterations (20), found number 20"},
       {"TrainingWarmupAboveIterations", {set("/training/iterations", 3), set("/training/warmup", 5)},
@@ -385,6 +388,14 @@ TEST(ScenarioErrorsOverride, ValueThatIsNotJsonIsAPlainString) {
   EXPECT_TRUE(doc["cluster"]["node"]["gpu"].is_object());
   apply_override(doc, "/output/trace=false");
   EXPECT_EQ(doc["output"]["trace"], false);
+}
+
+TEST(ScenarioErrorsOverride, Gpt2IsAnAliasOfGpt2Small) {
+  json doc = base_doc();
+  apply_override(doc, "/workload/model=gpt2");
+  Scenario s = load_scenario(doc, "base");
+  EXPECT_EQ(s.workload.model, "gpt2-small");
+  EXPECT_EQ(s.workload.total_params(), 124439808ULL);
 }
 
 TEST(ScenarioErrorsOverride, CreatesMissingParentObjects) {
