@@ -325,13 +325,7 @@ void LinkDir::on_arrival() {
     // One chunk due and nothing before it: handed on without the arrived_ queue.
     tlm::tlm_generic_payload* p = propagating_.front().p;
     propagating_.pop_front();
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
-    sc_time t = sc_core::SC_ZERO_TIME;
-    switch (out->nb_transport_fw(*p, ph, t)) {
-      case tlm::TLM_COMPLETED: accepted_downstream(p); break;
-      case tlm::TLM_ACCEPTED: delivering_ = p; break;
-      default: throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");
-    }
+    offer_downstream(p);
     return;
   }
   while (!propagating_.empty() && propagating_.front().head_ps <= now) {
@@ -351,17 +345,22 @@ void LinkDir::on_arrival() {
   try_deliver();
 }
 
+// Offers a chunk to the far end: taken at once, or held there (delivering_) until its BEGIN_RESP.
+void LinkDir::offer_downstream(tlm::tlm_generic_payload* p) {
+  tlm::tlm_phase ph = tlm::BEGIN_REQ;
+  sc_time t = sc_core::SC_ZERO_TIME;
+  switch (out->nb_transport_fw(*p, ph, t)) {
+    case tlm::TLM_COMPLETED: accepted_downstream(p); break;
+    case tlm::TLM_ACCEPTED: delivering_ = p; break;
+    default: throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");
+  }
+}
+
 void LinkDir::try_deliver() {
   while (!delivering_ && !arrived_.empty()) {
     tlm::tlm_generic_payload* p = arrived_.front();
     arrived_.pop_front();
-    tlm::tlm_phase ph = tlm::BEGIN_REQ;
-    sc_time t = sc_core::SC_ZERO_TIME;
-    switch (out->nb_transport_fw(*p, ph, t)) {
-      case tlm::TLM_COMPLETED: accepted_downstream(p); break;
-      case tlm::TLM_ACCEPTED: delivering_ = p; break;
-      default: throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");
-    }
+    offer_downstream(p);
   }
 }
 

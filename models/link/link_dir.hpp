@@ -111,6 +111,7 @@ class LinkDir : public sc_core::sc_module {
   void on_serialized();
   void on_arrival();
   void try_deliver();
+  void offer_downstream(tlm::tlm_generic_payload* p);
   void accepted_downstream(tlm::tlm_generic_payload* p);
   void on_resume();
   void set_queued(std::uint64_t bytes);  // changes queued_bytes_, integrating it over time
