@@ -94,7 +94,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   void step();
   void start_phase();
   void end_phase();
-  std::int64_t phase_duration_ps(std::size_t idx) const;
+  std::int64_t phase_duration_ps(std::uint64_t idx) const;
   tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
   tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
 
@@ -104,9 +104,9 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   int iterations_;
   RunContext& ctx_;
   int track_;
-  std::vector<Phase> schedule_;
-  std::vector<std::int64_t> nominal_ps_;  // per schedule entry at speed 1, launch scale 1
-  std::vector<int> slice_names_;  // trace name ids
+  PhaseSchedule schedule_;
+  std::vector<std::int64_t> nominal_ps_;  // per schedule slot at speed 1, launch scale 1
+  std::vector<int> slice_names_;  // per schedule slot: trace name ids
   const PhaseGate* gate_ = nullptr;
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
   std::vector<PhaseEnd> phase_listeners_;
@@ -121,7 +121,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   std::vector<RankIteration> records_;
   bool finished_ = false;
   int current_iteration_ = 0;
-  std::size_t next_ = 0;          // schedule index of the phase to run (or running)
+  std::uint64_t next_ = 0;        // schedule index of the phase to run (or running)
   bool in_phase_ = false;         // a phase is executing until phase_end_
   bool blocked_ = false;          // waiting at the gate since blocked_since_
   std::int64_t phase_start_ = 0, blocked_since_ = 0;

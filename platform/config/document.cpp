@@ -41,12 +41,6 @@ const ParamSet<TopRaw>& scenario_schema() {
 
 namespace {
 
-// A pointer as a message shows it: cut when a hostile document makes it long.
-std::string clip_pointer(const std::string& p) {
-  constexpr std::size_t kMax = 200;
-  return p.size() <= kMax ? p : p.substr(0, kMax - 3) + "...";
-}
-
 bool safe_name(const std::string& s) {
   if (s.empty() || s == "." || s == "..") return false;
   for (char c : s)
