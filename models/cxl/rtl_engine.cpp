@@ -52,7 +52,7 @@ struct WaveWriter<VerilatedVcdC> {
 template <>
 struct WaveWriter<VerilatedFstC> {
   // The FST writer compresses blocks in memory and writes each whole; its size on disk is all
-  // there is to read (a stat, so every 4096 cycles, about 2 us of simulation).
+  // there is to read (a stat, so only every 4096 cycles: 4 us of engine time at 1 GHz).
   static constexpr std::uint64_t kCheckEvery = 4096;
   VerilatedFstC tracer;
   std::uint64_t bytes(const std::string& path) const {
