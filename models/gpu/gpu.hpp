@@ -53,6 +53,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   // Called when any phase ends (Local SGD starts its parameter average after the optimizer step).
   using PhaseEnd = std::function<void(int rank, int iteration, const Phase& phase)>;
   void on_phase_end(PhaseEnd cb) { phase_listeners_.push_back(std::move(cb)); }
+  std::size_t phases_per_iteration() const { return schedule_.size(); }
   // Work a synchronization strategy adds to a phase of an iteration (gradient compression
   // kernels). It is timed by roofline on this GPU, runs right after the phase's own work, and is
   // reported as RankIteration::extra_ps (and as an `extra` slice in the trace).
