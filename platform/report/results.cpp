@@ -354,6 +354,7 @@ RunResults collect_results(const Simulation& sim) {
     j["functional"] = {{"elements_checked", f->elements_checked()},
                        {"elements_per_gpu", f->elements_checked() / gpus.size()},
                        {"mismatches", 0}};
+  if (const FastForward* ff = sim.fast_forward()) j["fast_forward"] = ff->report();
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();

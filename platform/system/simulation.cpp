@@ -58,6 +58,23 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
+  if (!bench_ && !(planned && elaborate_only)) {
+    FastForwardParts ff;
+    ff.cfg = s.training.fast_forward;
+    ff.iterations = s.training.iterations;
+    ff.warmup = s.training.warmup;
+    ff.cycle = sync.period ? sync.period(s, dreamddp_.get()) : 1;
+    ff.gpus = all;
+    ff.strategy = strategy_.get();
+    ff.engine = cluster_.engine.get();
+    ff.fabric = cluster_.fabric.get();
+    ff.faults = faults_.get();
+    // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
+    if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
+    else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
+    else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
+    fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
+  }
   if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
   // Background traffic never lets the kernel starve: end the run when the work is done.
   if (faults_ && faults_->has_background()) {
