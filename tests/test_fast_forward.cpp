@@ -14,14 +14,15 @@ namespace {
 
 using nlohmann::json;
 
-// The shipped 2-hour campaign, shortened: 2 nodes (16 GPUs), 40 minutes of events drawn at twice
-// the shipped rates, 150 iterations of ~16 s.
+// The shipped 2-hour campaign, shortened: 2 nodes (16 GPUs), 40 minutes of events (GPU, CPU and
+// link degradations at twice the shipped rates), 220 iterations of ~16 s: about 12 faults, and
+// stretches between them and after the last long enough to skip.
 json short_campaign(const std::string& strategy, bool fast_forward) {
   json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/campaign-2h-64gpu-" + strategy + ".json");
   doc["cluster"]["nodes"] = 2;
-  doc["training"]["iterations"] = 150;
+  doc["training"]["iterations"] = 220;
   doc["fault_generator"]["horizon"] = "40min";
-  for (const char* kind : {"gpu_slowdown", "cpu_contention", "link_degrade", "link_down"})
+  for (const char* kind : {"gpu_slowdown", "cpu_contention", "link_degrade"})
     doc["fault_generator"][kind]["rate"] = 2 * doc["fault_generator"][kind]["rate"].get<double>();
   doc["training"]["fast_forward"] = {{"enabled", fast_forward}};
   return doc;
@@ -34,8 +35,8 @@ void expect_same_results(const std::string& strategy) {
   const json& ff = on["fast_forward"];
   EXPECT_TRUE(ff["enabled"].get<bool>());
   EXPECT_GT(ff["iterations_skipped"].get<int>(), 0);
-  EXPECT_GE(ff["skips"].size(), 2u);
-  EXPECT_EQ(ff["iterations_simulated"].get<int>() + ff["iterations_skipped"].get<int>(), 150);
+  EXPECT_GE(ff["skips"].size(), 2u) << ff.dump();
+  EXPECT_EQ(ff["iterations_simulated"].get<int>() + ff["iterations_skipped"].get<int>(), 220);
   int sum = 0;
   for (const json& s : ff["skips"]) sum += s["iterations"].get<int>();
   EXPECT_EQ(sum, ff["iterations_skipped"].get<int>());
@@ -68,7 +69,7 @@ void expect_same_results(const std::string& strategy) {
   for (const auto& d : golden::compare(off, on, opt)) ADD_FAILURE() << d;
   for (const auto& d : golden::compare(off, on, loose)) ADD_FAILURE() << d;
   ASSERT_TRUE(on["degradation"]["gpu_hours_lost"].is_number());
-  EXPECT_EQ(on["iterations"].size(), 150u);
+  EXPECT_EQ(on["iterations"].size(), 220u);
 }
 
 TEST(FastForward, ShortDdpCampaignGivesTheResultsOfAFullSimulation) { expect_same_results("ddp"); }

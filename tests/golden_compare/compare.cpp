@@ -55,8 +55,11 @@ struct Walker {
         else if (std::find(opt.ignored.begin(), opt.ignored.end(), p) == opt.ignored.end())
           report(p, "missing");
       }
-      for (auto it = a.begin(); it != a.end(); ++it)
-        if (!e.contains(it.key())) report(ptr + "/" + escape(it.key()), "unexpected key");
+      for (auto it = a.begin(); it != a.end(); ++it) {
+        const std::string p = ptr + "/" + escape(it.key());
+        if (!e.contains(it.key()) && std::find(opt.ignored.begin(), opt.ignored.end(), p) == opt.ignored.end())
+          report(p, "unexpected key");
+      }
       return;
     }
     if (e.is_array()) {
