@@ -149,6 +149,17 @@ std::string DdpSync::waiting_for(int rank, int iteration, const Phase& phase) co
   return "nothing (all buckets done)";
 }
 
+void DdpSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
+  for (std::size_t r = 0; r < gpus_.size(); ++r)
+    for (int i = first; i < first + count; ++i) {
+      const SkipSource src = skip_source(first, i, period);
+      done_[r][static_cast<std::size_t>(i)] = done_[r][static_cast<std::size_t>(src.iteration)];
+      auto& busy = busy_[r][static_cast<std::size_t>(i)];
+      busy = busy_[r][static_cast<std::size_t>(src.iteration)];
+      for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+    }
+}
+
 std::int64_t DdpSync::comm_ps(int rank, int iteration) const {
   return union_length(busy_[static_cast<std::size_t>(rank)].at(iteration));
 }

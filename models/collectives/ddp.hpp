@@ -46,6 +46,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
   void report(nlohmann::ordered_json& results) const override;  // the buckets
+  void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
  private:

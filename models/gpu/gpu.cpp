@@ -58,6 +58,11 @@ void Gpu::step() {
   if (finished_) return;
   if (in_phase_) end_phase();
   if (finished_) return;
+  if (delay_ps_ > 0) {  // skipped iterations: the next one starts a whole number of periods later
+    next_trigger(ps_time(delay_ps_));
+    delay_ps_ = 0;
+    return;
+  }
   const Phase ph = schedule_.at(next_);
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   if (gate_ && !gate_->may_start(rank_, current_iteration_, ph)) {
@@ -120,7 +125,15 @@ void Gpu::end_phase() {
   rec_ = RankIteration{now, 0, 0, 0};
   next_ = 0;
   if (ctx_.on_iteration_end) ctx_.on_iteration_end(current_iteration_);
-  if (++current_iteration_ >= iterations_) finished_ = true;
+  const IterationSkip skip = boundary_ ? boundary_->at_boundary(rank_, current_iteration_) : IterationSkip{};
+  if (++current_iteration_ >= iterations_) {
+    finished_ = true;
+  } else if (skip.iterations > 0 && current_iteration_ + skip.iterations < iterations_) {
+    append_skipped(records_, skip);
+    current_iteration_ += skip.iterations;
+    delay_ps_ = skip.delay_ps();
+    rec_.start_ps = now + delay_ps_;
+  }
 }
 
 std::string Gpu::state() const {

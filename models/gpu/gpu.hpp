@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/gpu/gpu_params.hpp"
+#include "models/gpu/iteration_boundary.hpp"
 #include "models/gpu/phase.hpp"
 #include "models/gpu/phase_gate.hpp"
 #include "models/gpu/roofline.hpp"
@@ -48,6 +49,8 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
 
   // The gate consulted before each phase; null means "never wait".
   void set_gate(const PhaseGate* gate) { gate_ = gate; }
+  // Consulted at the end of every iteration (fast-forward); null means "never skip".
+  void set_boundary(IterationBoundary* b) { boundary_ = b; }
   void on_gradient_ready(std::function<void(const GradientReady&)> cb) { grad_listeners_.push_back(std::move(cb)); }
   const sc_core::sc_event& gradient_ready_event() const { return grad_event_; }
   // Called when any phase ends (Local SGD starts its parameter average after the optimizer step).
@@ -109,6 +112,8 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   std::vector<std::int64_t> nominal_ps_;  // per schedule slot at speed 1, launch scale 1
   std::vector<int> slice_names_;  // per schedule slot: trace name ids
   const PhaseGate* gate_ = nullptr;
+  IterationBoundary* boundary_ = nullptr;
+  std::int64_t delay_ps_ = 0;     // a fast-forward: wait this long before the next iteration
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
   std::vector<PhaseEnd> phase_listeners_;
   ExtraWork extra_work_;

@@ -56,6 +56,12 @@ struct LinkDirStats {
   std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
 };
 
+// What a direction has counted up to a time: its statistics and the time integral of its queue.
+struct LinkDirTotals {
+  LinkDirStats stats;
+  double queue_byte_ps = 0;
+};
+
 class LinkDir : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<LinkDir> in;
@@ -93,6 +99,12 @@ class LinkDir : public sc_core::sc_module {
   // results.json `links` entry's statistics over a run that ended at `end_ps` (link_dir_report.cpp).
   void report(nlohmann::ordered_json& out, std::int64_t end_ps) const;
   static const ModelInfo& info();
+  // Steady-state fast-forward (link_dir_repeat.cpp): nothing queued, on the wire, propagating or
+  // waiting at the far end; the totals now; adding `times` x (to - from) for skipped iterations
+  // (peaks are kept: a repeated period reaches the same peak).
+  bool idle() const;
+  LinkDirTotals totals(std::int64_t now_ps) const;
+  void add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times);
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) { track_ = track; }
   void flush_trace();

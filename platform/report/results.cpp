@@ -359,6 +359,7 @@ RunResults collect_results(const Simulation& sim) {
                        {"mismatches", 0}};
   const ojson warnings = output_warnings(sim);
   if (!warnings.empty()) j["warnings"] = warnings;  // absent when none: results stay as they were
+  if (const FastForward* ff = sim.fast_forward()) j["fast_forward"] = ff->report();
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();

@@ -59,6 +59,23 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
+  if (!bench_ && !(planned && elaborate_only)) {
+    FastForwardParts ff;
+    ff.cfg = s.training.fast_forward;
+    ff.iterations = s.training.iterations;
+    ff.warmup = s.training.warmup;
+    ff.cycle = sync.period ? sync.period(s, dreamddp_.get()) : 1;
+    ff.gpus = all;
+    ff.strategy = strategy_.get();
+    ff.engine = cluster_.engine.get();
+    ff.fabric = cluster_.fabric.get();
+    ff.faults = faults_.get();
+    // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
+    if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
+    else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
+    else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
+    fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
+  }
   // Training runs only: a collective benchmark has no iterations to count.
   if (progress && !elaborate_only && !bench_ && !all.empty()) {
     progress_ = std::make_unique<RunProgress>(stderr, s.training.iterations, static_cast<int>(all.size()),

@@ -12,6 +12,7 @@
 #include "platform/system/cluster_builder.hpp"
 #include "platform/system/collective_bench.hpp"
 #include "platform/system/fabric/fabric.hpp"
+#include "platform/system/fast_forward/fast_forward.hpp"
 #include "platform/system/faults/faults.hpp"
 #include "platform/system/run_end.hpp"
 #include "platform/system/run_progress.hpp"
@@ -50,6 +51,8 @@ class Simulation {
   const CollectiveBench* bench() const { return bench_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
+  // Steady-state fast-forward (null for a collective benchmark).
+  const FastForward* fast_forward() const { return fast_forward_.get(); }
   // Every fault injected, resolved: the scenario's, then the fault generator's in order of start
   // (a plain `faults` list, as DIR/faults.json holds it), and how many of them were generated.
   const nlohmann::json& fault_list() const { return fault_list_json_; }
@@ -84,6 +87,7 @@ class Simulation {
   std::size_t generated_ = 0;
   std::unique_ptr<FaultInjector> faults_;
   std::unique_ptr<RunEnd> run_end_;  // with background traffic only
+  std::unique_ptr<FastForward> fast_forward_;
   bool work_done() const;
   SimStats stats_;
   std::unique_ptr<RunProgress> progress_;  // null unless drawn

@@ -234,6 +234,20 @@ std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) c
   return "nothing (all units done)";
 }
 
+void UnitSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
+  for (int i = first; i < first + count; ++i) {
+    const SkipSource src = skip_source(first, i, period);
+    const std::size_t to = static_cast<std::size_t>(i), from = static_cast<std::size_t>(src.iteration);
+    plan_of_[to] = plan_of_[from];
+    util_[to] = util_[from];
+    for (std::size_t r = 0; r < gpus_.size(); ++r) {
+      done_[r][to] = done_[r][from];
+      busy_[r][to] = busy_[r][from];
+      for (TimeInterval& t : busy_[r][to]) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+    }
+  }
+}
+
 std::int64_t UnitSync::comm_ps(int rank, int iteration) const {
   return union_length(busy_[static_cast<std::size_t>(rank)].at(iteration));
 }

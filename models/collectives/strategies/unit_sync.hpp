@@ -64,6 +64,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::int64_t comm_ps(int rank, int iteration) const override;
   // Units, plans, each iteration's plan and bytes, compression (unit_sync_report.cpp).
   void report(nlohmann::ordered_json& results) const override;
+  void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
 
   const UnitSyncConfig& config() const { return cfg_; }
   // The plan an iteration used (-1 if no rank reached it), and for adaptive the utilization that

@@ -117,7 +117,13 @@ void FaultInjector::apply_due(std::int64_t now_ps) {
     }
     changed = true;
   }
-  if (changed) recompute();
+  if (changed) recompute(), last_change_ps_ = now_ps;
+}
+
+bool FaultInjector::loss_active() const {
+  for (const Active& a : faults_)
+    if (a.active && a.cfg->kind == FaultKind::PacketLoss) return true;
+  return false;
 }
 
 // Every model hook is recomputed from the base values and all active faults, so overlapping
