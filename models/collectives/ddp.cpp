@@ -153,10 +153,12 @@ void DdpSync::skip_iterations(int first, int count, int period, std::int64_t per
   for (std::size_t r = 0; r < gpus_.size(); ++r)
     for (int i = first; i < first + count; ++i) {
       const SkipSource src = skip_source(first, i, period);
-      done_[r][static_cast<std::size_t>(i)] = done_[r][static_cast<std::size_t>(src.iteration)];
-      auto& busy = busy_[r][static_cast<std::size_t>(i)];
-      busy = busy_[r][static_cast<std::size_t>(src.iteration)];
+      // Copies first: touching iteration i may grow the per-iteration storage the source is in.
+      const int done = done_[r].at(src.iteration);
+      std::vector<TimeInterval> busy = busy_[r].at(src.iteration);
       for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+      done_[r][i] = done;
+      busy_[r][i] = std::move(busy);
     }
 }
 

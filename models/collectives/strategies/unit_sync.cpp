@@ -237,13 +237,18 @@ std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) c
 void UnitSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
   for (int i = first; i < first + count; ++i) {
     const SkipSource src = skip_source(first, i, period);
-    const std::size_t to = static_cast<std::size_t>(i), from = static_cast<std::size_t>(src.iteration);
-    plan_of_[to] = plan_of_[from];
-    util_[to] = util_[from];
+    // Copies first: touching iteration i may grow the per-iteration storage the source is in.
+    const int from = src.iteration;
+    const int plan = plan_of_.at(from);
+    const double util = util_.at(from);
+    plan_of_[i] = plan;
+    util_[i] = util;
     for (std::size_t r = 0; r < gpus_.size(); ++r) {
-      done_[r][to] = done_[r][from];
-      busy_[r][to] = busy_[r][from];
-      for (TimeInterval& t : busy_[r][to]) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+      const int done = done_[r].at(from);
+      std::vector<TimeInterval> busy = busy_[r].at(from);
+      for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+      done_[r][i] = done;
+      busy_[r][i] = std::move(busy);
     }
   }
 }
