@@ -183,6 +183,27 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       for (int sp : spine) eth(l, sp, up);
   }
   route_host_paths();
+  if (f.fidelity == FabricFidelity::Flow) {
+    std::vector<LinkDir*> dirs;
+    dirs.reserve(dirs_.size());
+    for (FabricDir& d : dirs_) dirs.push_back(d.dir.get());
+    flow_ = std::make_unique<FlowNetwork>("flow_network", std::move(dirs));
+  }
+}
+
+std::vector<ChunkEndpoint*> Fabric::endpoints(const std::vector<Gpu*>& gpus) {
+  if (!flow_) return {gpus.begin(), gpus.end()};
+  std::vector<ChunkEndpoint*> out;
+  for (Gpu* g : gpus) {
+    flow_ports_.push_back(std::make_unique<FlowEndpoint>(*flow_, g->endpoint_name()));
+    out.push_back(flow_ports_.back().get());
+  }
+  return out;
+}
+
+void Fabric::links_changed(const std::vector<int>& dirs) {
+  if (flow_)
+    for (int d : dirs) flow_->link_changed(d);
 }
 
 // The driver's TLPs enter the root complex from its socket (route entry 0) and take the shortest
@@ -345,6 +366,7 @@ void Fabric::trace_nics() {
 }
 
 void Fabric::flush_trace() {
+  if (flow_) flow_->settle();
   for (auto& d : dirs_) d.dir->flush_trace();
 }
 

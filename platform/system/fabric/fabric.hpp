@@ -23,6 +23,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
+#include "models/link/flow_network.hpp"
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/config/scenario.hpp"
@@ -69,6 +70,14 @@ class Fabric : public RouteProvider {
   // A link direction went down or came up (faults): routes handed out from now on are computed
   // afresh. Those handed out before stay valid (in-flight chunks point at them) and keep their path.
   void down_changed();
+  // Faults changed these link directions' parameters; the flow network (flow fidelity) re-reads them.
+  void links_changed(const std::vector<int>& dirs);
+  // Flow fidelity (fabric.fidelity "flow"): the network the collectives' transfers go through as
+  // flows, null in packet fidelity. The links stay elaborated: their names, routes, faults and
+  // statistics are the same in both fidelities.
+  FlowNetwork* flow() { return flow_.get(); }
+  // The endpoints the collective engine sends through: the GPUs, or their flow-fidelity stand-ins.
+  std::vector<ChunkEndpoint*> endpoints(const std::vector<Gpu*>& gpus);
 
   // Background traffic (congestion faults): binds a source's socket into a NIC's forwarder, or
   // the NIC's forwarder to a sink (returning the sink's out-port index there). Elaboration only,
@@ -125,6 +134,8 @@ class Fabric : public RouteProvider {
   };
   std::vector<HostPath> host_paths_;
   std::vector<std::unique_ptr<Route>> host_routes_;
+  std::unique_ptr<FlowNetwork> flow_;
+  std::vector<std::unique_ptr<FlowEndpoint>> flow_ports_;
 };
 
 }  // namespace trainvp
