@@ -124,7 +124,7 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     f.chunks.push_back(p);
     const int id = it->second;
     if (!c->more) f.open = false, open_.erase(it);
-    const bool running = f.fifo < 0 || fifo_[f.fifo].front() == id;
+    const bool running = f.fifo < 0 || links_[static_cast<std::size_t>(f.fifo)].fifo_head == id;
     if (running && !f.links->empty()) dirty((*f.links)[0]);  // its finish time moves
     return;
   }
@@ -138,9 +138,15 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     return;
   }
   f.fifo = c->route->links[0];
-  std::deque<int>& q = fifo_[f.fifo];
-  q.push_back(id);
-  if (q.size() == 1) activate(id);
+  f.fifo_next = -1;
+  Link& src = links_[static_cast<std::size_t>(f.fifo)];
+  if (src.fifo_head < 0) {
+    src.fifo_head = src.fifo_tail = id;
+    activate(id);
+  } else {
+    flows_[static_cast<std::size_t>(src.fifo_tail)].fifo_next = id;
+    src.fifo_tail = id;
+  }
 }
 
 void FlowNetwork::stop(int id) {
@@ -314,9 +320,10 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   }
   account(f);
   if (f.fifo >= 0) {  // the next transfer of its source's queue starts
-    std::deque<int>& q = fifo_[f.fifo];
-    q.pop_front();
-    if (!q.empty()) activate(q.front());
+    Link& src = links_[static_cast<std::size_t>(f.fifo)];
+    src.fifo_head = f.fifo_next;
+    if (src.fifo_head < 0) src.fifo_tail = -1;
+    else activate(src.fifo_head);
   }
   f.live = false;
   f.rate = 0;

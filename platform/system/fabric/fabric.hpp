@@ -65,6 +65,7 @@ class Fabric : public RouteProvider {
   // cxl[n]: node n's CXL device, or null. Its ports become endpoints numbered after the GPUs'
   // ranks, in node order (the collective engine registers them in the same order).
   Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx);
+  ~Fabric() override;
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
   // A link direction went down or came up (faults): routes handed out from now on are computed
@@ -105,13 +106,15 @@ class Fabric : public RouteProvider {
   void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
   void route_host_paths();
-  // Shortest times to a target, only the devices that reach it (sorted by device): a dense
-  // vector per target would hold O(devices) doubles for each of O(ranks) targets.
+  // Shortest times to a target, only the transit devices that reach it and the target itself
+  // (sorted by device): a dense vector per target would hold O(devices) doubles for each of
+  // O(ranks) targets, and the endpoints' own entries O(NICs) per NIC target on a leaf-spine.
   using Dist = std::vector<std::pair<int, double>>;
   const Dist& dist_to(int target);
   static double dist_at(const Dist& d, int device);
   double cost(const FabricDir& d) const;
-  void append_path(Route& r, int from, int to, std::uint32_t flow);
+  // Appends the hops from `from` to `to`; returns whether ECMP had a choice on the way.
+  bool append_path(Route& r, int from, int to, std::uint32_t flow);
   bool transit(int device) const;
 
   const Scenario& s_;
@@ -125,6 +128,7 @@ class Fabric : public RouteProvider {
   std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)
   std::vector<double> scratch_;            // dense distances of the target being computed
   std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
+  std::unordered_map<std::uint64_t, const Route*> single_path_;  // (src, dst) with one shortest path -> its route
   std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
   // A CXL device's host driver on its node's root complex: the driver's socket is the root
   // complex's out-port `rc_port` (not a link: no routes but these use it).
