@@ -81,6 +81,10 @@ class LinkDir : public sc_core::sc_module {
   // Bandwidth and latency can change during a run (faults).
   void set_bandwidth(double bps) { p_.bandwidth_bps = bps; }
   void set_extra_latency(std::int64_t ps) { extra_latency_ps_ = ps; }
+  std::int64_t extra_latency_ps() const { return extra_latency_ps_; }
+  // Flow fidelity (FlowNetwork): the statistics are the flow model's, and the queue figures it
+  // cannot give (queue depth, pauses, individual losses) are left out of report().
+  void set_flow_stats(const LinkDirStats& s) { stats_ = s, flow_stats_ = true; }
   // A link that is down starts no new transmission; the chunk on the wire and those propagating
   // finish. Bringing it up resumes transmission (in the next delta cycle). Safe to call between
   // sc_start() calls.
@@ -188,6 +192,7 @@ class LinkDir : public sc_core::sc_module {
   int track_ = -1;
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
   LinkDirStats stats_;
+  bool flow_stats_ = false;
 };
 
 }  // namespace trainvp

@@ -31,7 +31,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
   c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx);
   c.fabric->trace_nics();
   c.engine = std::make_unique<CollectiveEngine>(
-      "collectives", std::vector<ChunkEndpoint*>(c.gpus.begin(), c.gpus.end()), *c.fabric, s.cluster.fabric.chunk, ctx);
+      "collectives", c.fabric->endpoints(c.gpus), *c.fabric, s.cluster.fabric.chunk, ctx);
   for (CxlDevice* d : cxl)
     for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
   c.engine->set_device_map(c.fabric->device_map());
