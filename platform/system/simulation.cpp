@@ -74,6 +74,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
+    else if (s.cluster.fabric.fidelity == FabricFidelity::Flow)
+      ff.off_reason = "flow fidelity's network holds flow progress and link statistics a skip cannot shift";
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
   }
   // Training runs only: a collective benchmark has no iterations to count.
