@@ -29,6 +29,7 @@ struct Workload {
   bool sequence_model = false;
   OptimizerKind optimizer = OptimizerKind::Adam;
   TransformerDims dims;       // transformer zoo models only
+  int optimizer_shards = 1;   // ZeRO: the optimizer step updates 1/d of the parameters held
 
   std::uint64_t total_params() const {
     return std::accumulate(layers.begin(), layers.end(), std::uint64_t{0},

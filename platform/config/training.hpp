@@ -1,6 +1,7 @@
 #pragma once
 // /training: iterations, warm-up, the optimizer step, the simulated-time limit and the gradient
 // synchronization (sync.hpp).
+#include "models/parallel/parallel_config.hpp"
 #include <cstdint>
 
 #include "models/workload/workload.hpp"
@@ -28,6 +29,7 @@ struct TrainingConfig {
   std::int64_t time_limit_ps = 0;
   bool functional = false;  // workload.functional: gradients' values travel and are checked (docs/cxl.md)
   FastForwardConfig fast_forward;
+  ParallelConfig parallel;  // training.parallel (enabled when present)
 };
 
 // The keys of /training as given.
