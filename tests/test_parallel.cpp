@@ -164,5 +164,18 @@ TEST(ParallelData, ZeroOneMovesTheBytesOfDdp) {
   EXPECT_TRUE(gathered);
 }
 
+TEST(ParallelData, ZeroThreeMovesOneAndAHalfTimesTheBytesOfDdp) {
+  // One micro-batch: each layer's parameters are gathered before its forward and its backward,
+  // and its gradients reduce-scattered once: 3 x (d-1)/d n against all-reduce's 2 x (d-1)/d n.
+  json doc = gpt2_doc(4, 3);
+  json ddp = run(doc, [](Scenario& s) {
+    s.training.parallel.enabled = true, s.training.parallel.dp = 4;
+  });
+  json zero = run(doc, [](Scenario& s) {
+    s.training.parallel.enabled = true, s.training.parallel.dp = 4, s.training.parallel.zero = 3;
+  });
+  EXPECT_NEAR(ring_wire_bytes(zero), 1.5 * ring_wire_bytes(ddp), 1e-9 * ring_wire_bytes(ddp));
+}
+
 }  // namespace
 }  // namespace trainvp

@@ -59,6 +59,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   void on_phase_end(PhaseEnd cb) { phase_listeners_.push_back(std::move(cb)); }
   std::size_t phases_per_iteration() const { return schedule_.size(); }
   const PhaseSchedule& schedule() const { return schedule_; }
+  int iterations_planned() const { return iterations_; }
   const Workload& workload() const { return workload_; }
   // Work a synchronization strategy adds to a phase of an iteration (gradient compression
   // kernels). It is timed by roofline on this GPU, runs right after the phase's own work, and is

@@ -80,6 +80,10 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
       }
   // Last: the DP strategies made themselves the GPUs' gates; this module stands in front of them.
   for (Gpu* g : parts_.gpus) g->set_gate(this);
+  if (c.zero == 3 && d_ > 1 && !dp_.empty()) {
+    SC_HAS_PROCESS(ParallelSync);
+    SC_METHOD(zero3_start);  // the first iteration's first gathers, at time 0
+  }
 }
 
 const char* ParallelSync::name() const { return dp_.empty() ? "none" : dp_.front()->name(); }
@@ -126,9 +130,14 @@ WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
   if (g < 0) return WaitKind::Count;
   // ZeRO: the next iteration's first forward needs the parameters the last step updated.
   const int s = parts_.layout->coord(rank).pp;
-  if (parts_.layout->config().zero >= 1 && iteration > 0 && ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
+  const int zero = parts_.layout->config().zero;
+  if ((zero == 1 || zero == 2) && d_ > 1 && iteration > 0 && ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
       ph.layer == shape_[static_cast<std::size_t>(s)].fwd_first[0] && st.gathered < iteration - 1)
     return WaitKind::Dp;
+  if (parts_.layout->config().zero == 3 && d_ > 1) {
+    const std::uint64_t need = zero3_need(rank, iteration, st.phase_index);
+    if (need != 0 && !st.z3_done.count(need)) return WaitKind::Dp;
+  }
   if (!dp_[static_cast<std::size_t>(g)]->may_start(rank, iteration, ph)) {
     st.dp_gate = true;
     return WaitKind::Dp;
@@ -181,9 +190,19 @@ std::string ParallelSync::waiting_for(int rank, int iteration, const Phase& ph) 
 void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
   RankState& st = state_[static_cast<std::size_t>(rank)];
   const std::int64_t t = now();
+  const std::uint64_t ended = st.phase_index;
+  const std::uint64_t phases = parts_.gpus[static_cast<std::size_t>(rank)]->schedule().size();
+  st.phase_index = ended + 1 == phases ? 0 : ended + 1;
+  if (parts_.layout->config().zero == 3 && d_ > 1 && dp_of_[static_cast<std::size_t>(rank)] >= 0) {
+    st.z3_done.erase(zero3_need(rank, iteration, ended));  // used: the gathered copy is freed
+    // Prefetch: the gathers of the next two phases (into the next iteration after the last).
+    for (std::uint64_t ahead = ended + 1; ahead <= ended + 2; ++ahead)
+      zero3_join(rank, ahead < phases ? iteration : iteration + 1, ahead % phases);
+  }
   if (ph.kind == PhaseKind::Optimizer) {
-    if (parts_.layout->config().zero >= 1 && dp_of_[static_cast<std::size_t>(rank)] >= 0 && d_ > 1)
-      gather(rank, iteration);
+    // ZeRO-1 and -2 gather the updated parameters whole; ZeRO-3 keeps them sharded.
+    const int zero = parts_.layout->config().zero;
+    if ((zero == 1 || zero == 2) && dp_of_[static_cast<std::size_t>(rank)] >= 0 && d_ > 1) gather(rank, iteration);
     return;
   }
   record(rank, iteration).model_compute += t - st.phase_start;
@@ -329,6 +348,67 @@ void ParallelSync::gather(int rank, int iteration) {
   }
   const int id = entry->second.first;
   if (--entry->second.second == 0) gather_live_.erase(entry);
+  parts_.engine->join(id, rank);
+}
+
+namespace {
+
+// A ZeRO-3 layer gather: (iteration, micro-batch, layer, backward), never 0.
+std::uint64_t zero3_key(int iteration, int micro_batch, int layer, bool backward) {
+  return (static_cast<std::uint64_t>(iteration + 1) << 30) | (static_cast<std::uint64_t>(micro_batch) << 14) |
+         (static_cast<std::uint64_t>(layer) << 1) | (backward ? 1u : 0u);
+}
+
+}  // namespace
+
+std::uint64_t ParallelSync::zero3_need(int rank, int iteration, std::uint64_t index) const {
+  const Gpu* gpu = parts_.gpus[static_cast<std::size_t>(rank)];
+  if (iteration >= gpu->iterations_planned() || index >= gpu->schedule().size()) return 0;
+  const Phase ph = gpu->schedule().at(index);
+  if (ph.layer < 0) return 0;
+  const Layer& l = gpu->workload().layers[static_cast<std::size_t>(ph.layer)];
+  if (l.params == 0) return 0;
+  // A layer's parameters are gathered before its forward and again before its backward's first phase.
+  if (ph.kind == PhaseKind::Forward) return zero3_key(iteration, ph.micro_batch, ph.layer, false);
+  if (ph.kind == PhaseKind::BackwardInput || !has_input_grad_phase(l))
+    return zero3_key(iteration, ph.micro_batch, ph.layer, true);
+  return 0;
+}
+
+void ParallelSync::zero3_start() {
+  for (const Gpu* g : parts_.gpus)
+    if (dp_of_[static_cast<std::size_t>(g->rank())] >= 0)
+      for (std::uint64_t i = 0; i < 2; ++i) zero3_join(g->rank(), 0, i);
+}
+
+void ParallelSync::zero3_join(int rank, int iteration, std::uint64_t index) {
+  const std::uint64_t need = zero3_need(rank, iteration, index);
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  if (need == 0 || st.z3_done.count(need) || !st.z3_joined.insert(need).second) return;
+  const ParallelCoord c = parts_.layout->coord(rank);
+  const std::uint64_t key = need ^ (static_cast<std::uint64_t>(c.pp * t_ + c.tp) << 53);
+  auto [entry, fresh] = z3_live_.try_emplace(key, -1, d_);
+  const std::int64_t start = now();
+  if (fresh) {
+    const Gpu* gpu = parts_.gpus[static_cast<std::size_t>(rank)];
+    const Phase ph = gpu->schedule().at(index);
+    const Layer& l = gpu->workload().layers[static_cast<std::size_t>(ph.layer)];
+    const std::uint64_t bytes = l.params * dtype_bytes(gpu->workload().shape.dtype);
+    entry->second.first = parts_.engine->launch(
+        program(CollectiveOp::AllGather, parts_.layout->dp_group(c.tp, c.pp), bytes), CollectiveOp::AllGather,
+        CollectiveAlgo::Ring, bytes,
+        "zero3 it" + std::to_string(iteration) + " mb" + std::to_string(ph.micro_batch) + " " + l.name +
+            ((need & 1) ? " bwd" : " fwd") + " s" + std::to_string(c.pp) + "t" + std::to_string(c.tp),
+        [this, iteration, need, start](int r) {
+          add_comm(r, iteration, WaitKind::Dp, start, now());
+          RankState& rs = state_[static_cast<std::size_t>(r)];
+          rs.z3_joined.erase(need);
+          rs.z3_done.insert(need);
+          changed_[static_cast<std::size_t>(r)]->notify(sc_core::SC_ZERO_TIME);
+        });
+  }
+  const int id = entry->second.first;
+  if (--entry->second.second == 0) z3_live_.erase(entry);
   parts_.engine->join(id, rank);
 }
 

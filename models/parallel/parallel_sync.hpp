@@ -84,6 +84,10 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     std::vector<int> send_iteration;
     std::unordered_set<std::uint64_t> arrived;  // PP inputs: (iteration, direction, chunk, micro-batch)
     int gathered = -1;  // ZeRO: last iteration whose parameter all-gather completed here
+    // ZeRO-3: the index in the iteration's schedule of the phase to run next, and the layer
+    // parameter all-gathers (zero3_key) joined and completed on this GPU.
+    std::uint64_t phase_index = 0;
+    std::unordered_set<std::uint64_t> z3_joined, z3_done;
     // Blocked-time attribution (mutable: may_start observes the wait it answers).
     WaitKind reason = WaitKind::Count;
     bool dp_gate = false;  // the DP strategy's gate refused (its event wakes the GPU)
@@ -113,6 +117,11 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   void tp_done(int rank, int iteration, const Phase& phase, int part);
   void send(int rank, int iteration, const ScheduleBlock& block);
   void gather(int rank, int iteration);
+  // ZeRO-3: the layer all-gather phase `index` of `iteration` needs (0: none), joining it, and the
+  // prefetch that joins the next two phases' at every phase end (and at time 0).
+  std::uint64_t zero3_need(int rank, int iteration, std::uint64_t index) const;
+  void zero3_join(int rank, int iteration, std::uint64_t index);
+  void zero3_start();
   bool pp_ready(int rank, int iteration, const Phase& phase, std::uint64_t* key) const;
   WaitKind refusal(int rank, int iteration, const Phase& phase) const;
   void note_wait(int rank, int iteration, WaitKind why) const;
@@ -135,6 +144,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   std::unordered_map<std::string, std::shared_ptr<const CompiledProgram>> programs_;
   std::unordered_map<TpKey, std::pair<int, int>, TpKeyHash> tp_live_;  // -> (collective id, joins left)
   std::unordered_map<std::uint64_t, std::pair<int, int>> gather_live_;  // (DP group, iteration) -> same
+  std::unordered_map<std::uint64_t, std::pair<int, int>> z3_live_;      // (DP group, layer key) -> same
   mutable std::vector<std::vector<ParallelRankIteration>> records_;  // [rank][iteration]
   mutable std::vector<std::vector<std::int64_t>> comm_all_;           // [rank][iteration], filled on first use
   std::vector<int> tracks_;  // per rank: its pipeline track in the trace (-1: none)
