@@ -21,6 +21,9 @@ struct TransformerDims {
   bool valid() const { return layers > 0 && hidden > 0 && heads > 0; }
 };
 
+// The zoo model's transformer dimensions (aliases accepted); zero for other models and unknown names.
+TransformerDims zoo_transformer_dims(const std::string& name);
+
 struct Workload {
   std::string model;          // zoo name, or "custom" for an explicit layer list
   std::vector<Layer> layers;  // forward order
