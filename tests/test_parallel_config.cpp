@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/parallel/plan.hpp"
 #include "platform/config/scenario.hpp"
 #include "tests/command.hpp"
 #include "tests/scenario_cases.hpp"

@@ -11,7 +11,7 @@ namespace trainvp {
 // Per virtual chunk k (0 .. v-1) of `stage`: GPipe runs every forward first, so m; 1F1B runs
 // p - stage - 1 warm-up forwards, then one forward and one backward at a time, so min(p - stage, m);
 // interleaved 1F1B (Megatron's order: groups of p micro-batches per chunk, (p - stage - 1) x 2
-// + (v - 1) x p warm-up forwards) is walked pass by pass and each chunk's peak taken.
+// + (v - 1) x p warm-up forwards) gives each chunk's peak along the way.
 std::vector<int> peak_in_flight(const ParallelConfig& cfg, int stage);
 
 }  // namespace trainvp

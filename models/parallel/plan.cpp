@@ -24,6 +24,20 @@ void add_recompute(Workload& w, const ParallelConfig& cfg) {
   }
 }
 
+std::vector<double> layer_times_ps(const Workload& full, const ParallelConfig& cfg, const GpuParams& gpu) {
+  Workload sharded = full;
+  for (Layer& l : sharded.layers) l = tp_shard(l, cfg.tp, cfg.sequence_parallel, full.shape.grad_dtype);
+  add_recompute(sharded, cfg);
+  std::vector<double> time;
+  for (int l = 0; l < static_cast<int>(sharded.layers.size()); ++l) {
+    double t = 0;
+    for (PhaseKind k : {PhaseKind::Forward, PhaseKind::BackwardInput, PhaseKind::BackwardWeight})
+      t += static_cast<double>(phase_time_ps(gpu, sharded.shape.dtype, phase_work(sharded, {k, l, 0}), 1.0));
+    time.push_back(t);
+  }
+  return time;
+}
+
 std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const ParallelConfig& cfg, int gpus,
                                                  const GpuParams& gpu) {
   ParallelLayout layout(cfg, gpus);
@@ -35,18 +49,7 @@ std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const Par
   if (!cfg.stage_layers.empty()) {
     part = explicit_partition(cfg.stage_layers, chunks, static_cast<int>(full.layers.size()));
   } else {
-    // Balanced by the time of a TP rank's forward and backward of each layer on this GPU.
-    Workload sharded = full;
-    for (Layer& l : sharded.layers) l = tp_shard(l, cfg.tp, cfg.sequence_parallel, full.shape.grad_dtype);
-    add_recompute(sharded, cfg);
-    std::vector<double> time;
-    for (int l = 0; l < static_cast<int>(sharded.layers.size()); ++l) {
-      double t = 0;
-      for (PhaseKind k : {PhaseKind::Forward, PhaseKind::BackwardInput, PhaseKind::BackwardWeight})
-        t += static_cast<double>(phase_time_ps(gpu, sharded.shape.dtype, phase_work(sharded, {k, l, 0}), 1.0));
-      time.push_back(t);
-    }
-    part = balanced_partition(time, chunks);
+    part = balanced_partition(layer_times_ps(full, cfg, gpu), chunks);
   }
   auto plan = std::make_unique<ParallelPlan>(ParallelPlan{std::move(layout), std::move(part), {}, {}, {}, 0});
   const int v = cfg.virtual_stages;

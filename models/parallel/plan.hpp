@@ -29,6 +29,10 @@ struct ParallelPlan {
 std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const ParallelConfig& cfg, int gpus,
                                                  const GpuParams& gpu);
 
+// What the balanced partition balances: per layer, a TP rank's forward + backward time of one
+// micro-batch on `gpu` (recomputation included).
+std::vector<double> layer_times_ps(const Workload& full, const ParallelConfig& cfg, const GpuParams& gpu);
+
 // Recomputation's extra backward work on one TP rank: full recomputation reruns each layer's
 // forward before its dX; selective reruns the attention core of Attention halves
 // (4·b·s²·h/t FLOPs, Korthikanti et al.).

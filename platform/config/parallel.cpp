@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "models/gpu/roofline.hpp"
-#include "models/parallel/in_flight.hpp"
+#include "models/parallel/plan.hpp"
 #include "models/parallel/memory.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/config/section.hpp"
@@ -155,20 +155,6 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c)
   return resolved;
 }
 
-std::vector<double> layer_times_ps(const Workload& w, const ParallelConfig& p, const GpuParams& gpu) {
-  std::vector<double> out;
-  for (const Layer& full : w.layers) {
-    const Layer l = tp_shard(full, p.tp, p.sequence_parallel, w.shape.grad_dtype);
-    double t = 0;
-    const PhaseWork phases[3] = {{l.fwd_flops, l.fwd_bytes, l.fwd_kernels, l.fwd_time_ps},
-                                 {l.bwd_input_flops, l.bwd_input_bytes, l.bwd_input_kernels, l.bwd_input_time_ps},
-                                 {l.bwd_weight_flops, l.bwd_weight_bytes, l.bwd_weight_kernels, l.bwd_weight_time_ps}};
-    for (const PhaseWork& ph : phases) t += static_cast<double>(phase_time_ps(gpu, w.shape.dtype, ph, 1.0));
-    out.push_back(t);
-  }
-  return out;
-}
-
 void check_parallel_workload(Scenario& s) {
   const ParallelConfig& p = s.training.parallel;
   if (!p.enabled) return;
@@ -179,22 +165,16 @@ void check_parallel_workload(Scenario& s) {
     fail_expected("/workload/micro_batches",
                   "1 with training.parallel: the pipeline's micro-batches are /training/parallel/micro_batches",
                   json(s.workload.micro_batches));
-  const int layers = static_cast<int>(s.workload.layers.size());
+  // The plan the run will execute: partition, TP shards with recomputation, schedules, memory.
+  std::unique_ptr<ParallelPlan> plan;
   try {
-    s.training.partition =
-        p.stage_layers.empty()
-            ? balanced_partition(layer_times_ps(s.workload, p, s.cluster.gpus.front().params), p.chunks())
-            : explicit_partition(p.stage_layers, p.chunks(), layers);
+    plan = make_parallel_plan(s.workload, p, static_cast<int>(s.cluster.gpus.size()), s.cluster.gpus.front().params);
   } catch (const LayoutError& e) {
     throw ScenarioError(path + "/" + e.field, e.what());
   }
-  const ParallelLayout layout(p, static_cast<int>(s.cluster.gpus.size()));
-  std::vector<StageMemory> per_stage;
-  for (int stage = 0; stage < p.pp; ++stage) {
-    std::vector<int> chunk_of;
-    const Workload st = stage_workload(s.workload, p, s.training.partition, stage, &chunk_of);
-    per_stage.push_back(stage_memory(st, p, chunk_of, peak_in_flight(p, stage)));
-  }
+  s.training.partition = plan->partition;
+  const ParallelLayout& layout = plan->layout;
+  const std::vector<StageMemory>& per_stage = plan->memory;
   for (const GpuInstance& g : s.cluster.gpus) {
     const int stage = layout.coord(g.rank).pp;
     const StageMemory& m = per_stage[static_cast<std::size_t>(stage)];

@@ -36,10 +36,6 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c)
 // rank 0's GPU, stored in s.training.partition) and every GPU's memory against its HBM.
 void check_parallel_workload(Scenario& s);
 
-// The per-layer forward + backward time of one micro-batch on `gpu`, TP-sharded as `p` says:
-// what the balanced partition balances.
-std::vector<double> layer_times_ps(const Workload& w, const ParallelConfig& p, const GpuParams& gpu);
-
 // Which GPU holds which (tp, pp, dp) coordinate and which layers each stage runs, for
 // `trainvp describe topology` (and results): null without training.parallel.
 json parallel_placement(const Scenario& s);
