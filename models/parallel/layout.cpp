@@ -98,25 +98,31 @@ StagePartition balanced_partition(const std::vector<double>& layer_time, int chu
   for (int i = 0; i < n; ++i) prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + layer_time[static_cast<std::size_t>(i)];
   auto span = [&](int a, int b) { return prefix[static_cast<std::size_t>(b)] - prefix[static_cast<std::size_t>(a)]; };
   // best[c][i]: the least possible slowest-chunk time of the first i layers in c chunks; cut[c][i]
-  // where its last chunk starts. Exact dynamic programme, O(chunks n^2): n ~ 100s, chunks ~ 10s.
-  // Ties (within rounding) keep the earliest cut, i.e. the later chunks take more layers.
+  // where its last chunk starts. best[c - 1][j] grows with j and the last chunk's time span(j, i)
+  // shrinks, so the best j is where they cross: a binary search, O(chunks n log n) in all (explicit
+  // layer lists may be long). Ties keep the earlier cut: later chunks take more layers.
   const double inf = std::numeric_limits<double>::infinity();
   const auto N = static_cast<std::size_t>(n) + 1;
   std::vector<std::vector<double>> best(static_cast<std::size_t>(chunks) + 1, std::vector<double>(N, inf));
   std::vector<std::vector<int>> cut(static_cast<std::size_t>(chunks) + 1, std::vector<int>(N, -1));
   best[0][0] = 0;
-  for (int c = 1; c <= chunks; ++c)
-    for (int i = c; i <= n - (chunks - c); ++i)
-      for (int j = c - 1; j < i; ++j) {
-        const double prev = best[static_cast<std::size_t>(c) - 1][static_cast<std::size_t>(j)];
-        if (prev == inf) continue;
-        const double v = std::max(prev, span(j, i));
-        double& b = best[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)];
-        if (v < b - 1e-12 * std::max(1.0, std::abs(b == inf ? v : b))) {
-          b = v;
-          cut[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)] = j;
-        }
+  for (int c = 1; c <= chunks; ++c) {
+    const std::vector<double>& prev = best[static_cast<std::size_t>(c) - 1];
+    for (int i = c; i <= n - (chunks - c); ++i) {
+      int lo = c - 1, hi = i - 1;  // the last chunk is layers [j, i), j in [c - 1, i - 1]
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (prev[static_cast<std::size_t>(mid)] >= span(mid, i)) hi = mid;
+        else lo = mid + 1;
       }
+      double& b = best[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)];
+      for (int j : {lo - 1, lo}) {
+        if (j < c - 1 || j > i - 1) continue;
+        const double v = std::max(prev[static_cast<std::size_t>(j)], span(j, i));
+        if (v < b) b = v, cut[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)] = j;
+      }
+    }
+  }
   StagePartition part;
   part.first.assign(static_cast<std::size_t>(chunks) + 1, 0);
   int i = n;

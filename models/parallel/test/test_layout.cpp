@@ -117,6 +117,42 @@ TEST(BalancedPartition, SkewedTimesIsolateTheHeavyLayer) {
   EXPECT_EQ(slowest(balanced_partition(r, 3), r), best);
 }
 
+// The textbook O(k n^2) programme: the least possible slowest chunk.
+double reference_optimum(const std::vector<double>& t, int k) {
+  const int n = static_cast<int>(t.size());
+  std::vector<std::vector<double>> f(static_cast<std::size_t>(k) + 1, std::vector<double>(static_cast<std::size_t>(n) + 1, 1e300));
+  f[0][0] = 0;
+  for (int c = 1; c <= k; ++c)
+    for (int i = 1; i <= n; ++i) {
+      double last = 0;
+      for (int j = i - 1; j >= c - 1; --j) {
+        last += t[static_cast<std::size_t>(j)];
+        f[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)] =
+            std::min(f[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)],
+                     std::max(f[static_cast<std::size_t>(c) - 1][static_cast<std::size_t>(j)], last));
+      }
+    }
+  return f[static_cast<std::size_t>(k)][static_cast<std::size_t>(n)];
+}
+
+TEST(BalancedPartition, MatchesTheExhaustiveProgrammeOnRaggedTimes) {
+  std::uint64_t x = 12345;  // a fixed LCG: deterministic ragged integer times
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> t;
+    const int n = 20 + trial * 3;
+    for (int i = 0; i < n; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      t.push_back(static_cast<double>(1 + (x >> 33) % 100));
+    }
+    for (int k : {2, 5, 8, n}) {
+      const StagePartition p = balanced_partition(t, k);
+      ASSERT_EQ(p.chunks(), k);
+      EXPECT_EQ(p.first.back(), n);
+      EXPECT_EQ(slowest(p, t), static_cast<int>(reference_optimum(t, k))) << "trial " << trial << " k " << k;
+    }
+  }
+}
+
 TEST(BalancedPartition, FewerLayersThanChunksIsAnError) {
   EXPECT_THROW(balanced_partition(std::vector<double>(3, 1.0), 4), LayoutError);
 }
