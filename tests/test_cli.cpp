@@ -185,7 +185,7 @@ TEST_F(Cli, DescribeListsEveryParameterAndModelTablesAsJson) {
   json d = json::parse(r.out);
   EXPECT_GE(d["schemas"].size(), 8u);
   EXPECT_EQ(d["gpu_presets"].size(), 5u);
-  EXPECT_EQ(d["zoo_models"].size(), 9u);
+  EXPECT_EQ(d["zoo_models"].size(), 11u);
 
   r = trainvp("describe model gpt2-xl --batch 8 --seq 1024 --json");
   ASSERT_EQ(r.code, 0) << r.out;

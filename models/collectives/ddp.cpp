@@ -44,10 +44,16 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   for (std::size_t b = 0; b < buckets_.size(); ++b)
     for (int l : buckets_[b].layers) bucket_of_layer_[static_cast<std::size_t>(l)] = static_cast<int>(b);
   const std::size_t n = gpus_.size();
-  for (std::size_t r = 0; r < n; ++r) world_.push_back(static_cast<int>(r));
+  // The communicator: these GPUs' global ranks (every GPU in pure data parallelism, one DP group
+  // of a pipeline stage in hybrid parallelism). Per-rank state is indexed by position in it.
+  for (std::size_t r = 0; r < n; ++r) {
+    world_.push_back(gpus_[r]->rank());
+    if (gpus_[r]->rank() != static_cast<int>(r)) dense_ = false;
+    local_[gpus_[r]->rank()] = r;
+  }
   for (auto& b : buckets_)
     programs_.push_back(std::make_shared<const CompiledProgram>(
-        build_program(CollectiveOp::AllReduce, cfg.algorithm, world_, b.bytes, engine.chunk(), nodes_of_, 0,
+        build_program(cfg.op, cfg.algorithm, world_, b.bytes, engine.chunk(), nodes_of_, 0,
                       &engine.device_map())));
   pending_layers_.assign(n, std::vector<int>(buckets_.size()));
   for (auto& p : pending_layers_)
@@ -78,7 +84,7 @@ int DdpSync::collective(int iteration, int b) {
     layout->what = "bucket " + std::to_string(b);
     for (int l : buckets_[bi].layers) layout->layers.push_back({l, layer_bytes_[static_cast<std::size_t>(l)]});
   }
-  const int id = engine_.launch(programs_[bi], CollectiveOp::AllReduce, cfg_.algorithm, buckets_[bi].bytes,
+  const int id = engine_.launch(programs_[bi], cfg_.op, cfg_.algorithm, buckets_[bi].bytes,
                                 std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
                                 [this, iteration, b](int rank) { rank_finished(rank, iteration, b); }, std::move(layout));
   ids_[iteration][bi] = id;
@@ -88,7 +94,7 @@ int DdpSync::collective(int iteration, int b) {
 void DdpSync::on_gradient(const GradientReady& g) {
   int b = bucket_of_layer_[static_cast<std::size_t>(g.layer)];
   if (b < 0) return;
-  int& left = pending_layers_[static_cast<std::size_t>(g.rank)][static_cast<std::size_t>(b)];
+  int& left = pending_layers_[at(g.rank)][static_cast<std::size_t>(b)];
   if (--left == 0) {
     left = static_cast<int>(buckets_[static_cast<std::size_t>(b)].layers.size());  // ready for the next iteration
     bucket_ready(g.rank, g.iteration, b);
@@ -98,33 +104,33 @@ void DdpSync::on_gradient(const GradientReady& g) {
 void DdpSync::bucket_ready(int rank, int iteration, int b) {
   collective(iteration, b);
   int stream = b % cfg_.comm_streams;
-  waiting_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)].push_back({iteration, b});
+  waiting_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, b});
   try_join(rank, stream);
 }
 
 void DdpSync::try_join(int rank, int stream) {
-  auto& q = waiting_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
-  auto busy = stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
+  auto& q = waiting_[at(rank)][static_cast<std::size_t>(stream)];
+  auto busy = stream_busy_[at(rank)][static_cast<std::size_t>(stream)];
   if (busy || q.empty()) return;
   auto [iteration, b] = q.front();
   q.erase(q.begin());
-  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = true;
-  join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(b)] =
+  stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = true;
+  join_at_[at(rank)][static_cast<std::size_t>(b)] =
       static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   engine_.join(collective(iteration, b), rank);
 }
 
 void DdpSync::rank_finished(int rank, int iteration, int b) {
   std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
-  const std::int64_t joined = join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(b)];
-  busy_[static_cast<std::size_t>(rank)][iteration].push_back({joined, now});
-  if (tracks_[static_cast<std::size_t>(rank)] >= 0)
-    ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)], "all_reduce bucket " + std::to_string(b), "comm", joined, now,
+  const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(b)];
+  busy_[at(rank)][iteration].push_back({joined, now});
+  if (tracks_[at(rank)] >= 0)
+    ctx_.trace.slice(tracks_[at(rank)], std::string(op_name(cfg_.op)) + " bucket " + std::to_string(b), "comm", joined, now,
                      {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});
-  ++done_[static_cast<std::size_t>(rank)][iteration];
+  ++done_[at(rank)][iteration];
   int stream = b % cfg_.comm_streams;
-  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = false;
-  changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
+  stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = false;
+  changed_[at(rank)]->notify(sc_core::SC_ZERO_TIME);
   try_join(rank, stream);
 }
 
@@ -136,7 +142,7 @@ bool DdpSync::may_start(int rank, int iteration, const Phase& phase) const {
     if (phase.kind != PhaseKind::Forward || phase.layer != 0 || phase.micro_batch != 0 || iteration == 0) return true;
     it = iteration - 1;
   }
-  return done_[static_cast<std::size_t>(rank)].at(it) == static_cast<int>(buckets_.size());
+  return done_[at(rank)].at(it) == static_cast<int>(buckets_.size());
 }
 
 std::string DdpSync::waiting_for(int rank, int iteration, const Phase& phase) const {
@@ -163,7 +169,7 @@ void DdpSync::skip_iterations(int first, int count, int period, std::int64_t per
 }
 
 std::int64_t DdpSync::comm_ps(int rank, int iteration) const {
-  return union_length(busy_[static_cast<std::size_t>(rank)].at(iteration));
+  return union_length(busy_[at(rank)].at(iteration));
 }
 
 void DdpSync::report(nlohmann::ordered_json& results) const {

@@ -6,6 +6,7 @@
 // With several comm streams, bucket b runs on stream b mod streams, in order per stream.
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "platform/core/per_iteration.hpp"
@@ -25,6 +26,8 @@ struct DdpConfig {
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;
   int comm_streams = 1;
   bool overlap = true;  // false: ddp_no_overlap
+  // AllReduce; ReduceScatter under ZeRO (each rank keeps the shard its optimizer updates).
+  CollectiveOp op = CollectiveOp::AllReduce;
 };
 
 struct Bucket {
@@ -42,7 +45,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
 
   const char* name() const override { return cfg_.overlap ? "ddp" : "ddp_no_overlap"; }
   bool may_start(int rank, int iteration, const Phase& phase) const override;
-  const sc_core::sc_event& changed(int rank) const override { return *changed_[static_cast<std::size_t>(rank)]; }
+  const sc_core::sc_event& changed(int rank) const override { return *changed_[at(rank)]; }
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
   void report(nlohmann::ordered_json& results) const override;  // the buckets
@@ -63,7 +66,11 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<Gpu*> gpus_;
   CollectiveEngine& engine_;
   std::vector<int> nodes_of_;
-  std::vector<int> world_;
+  std::vector<int> world_;  // the GPUs' global ranks
+  // Position of a global rank among the GPUs (the identity in pure data parallelism).
+  std::size_t at(int rank) const { return dense_ ? static_cast<std::size_t>(rank) : local_.at(rank); }
+  bool dense_ = true;
+  std::unordered_map<int, std::size_t> local_;
   std::vector<std::shared_ptr<const CompiledProgram>> programs_;  // per bucket, reused every iteration
   // Per rank: layers still to come per bucket (current iteration), buckets done per iteration.
   std::vector<std::vector<int>> pending_layers_;

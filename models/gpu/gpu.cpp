@@ -10,7 +10,7 @@ using sc_core::sc_time;
 using sc_core::SC_PS;
 
 Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const Workload& workload, int iterations,
-         RunContext& ctx, int trace_track)
+         RunContext& ctx, int trace_track, PhaseSchedule schedule)
     : sc_module(name),
       dma("dma"),
       mem("mem"),
@@ -31,7 +31,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
            }) {
   dma.register_nb_transport_bw(this, &Gpu::nb_transport_bw);
   mem.register_nb_transport_fw(this, &Gpu::nb_transport_fw);
-  schedule_ = data_parallel_schedule(workload);
+  schedule_ = schedule.empty() ? data_parallel_schedule(workload) : std::move(schedule);
   // Phase times depend only on the GPU and the workload: compute them once, not per iteration.
   for (std::size_t slot = 0; slot < schedule_.slots(); ++slot) {
     const Phase& ph = schedule_.slot_phase(slot);

@@ -44,8 +44,9 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   tlm_utils::multi_passthrough_initiator_socket_optional<Gpu> dma;
   tlm_utils::multi_passthrough_target_socket_optional<Gpu> mem;
 
+  // `schedule`: the iteration's phases; empty: data_parallel_schedule(workload).
   Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const Workload& workload, int iterations,
-      RunContext& ctx, int trace_track = -1);
+      RunContext& ctx, int trace_track = -1, PhaseSchedule schedule = {});
 
   // The gate consulted before each phase; null means "never wait".
   void set_gate(const PhaseGate* gate) { gate_ = gate; }
@@ -57,6 +58,9 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   using PhaseEnd = std::function<void(int rank, int iteration, const Phase& phase)>;
   void on_phase_end(PhaseEnd cb) { phase_listeners_.push_back(std::move(cb)); }
   std::size_t phases_per_iteration() const { return schedule_.size(); }
+  const PhaseSchedule& schedule() const { return schedule_; }
+  int iterations_planned() const { return iterations_; }
+  const Workload& workload() const { return workload_; }
   // Work a synchronization strategy adds to a phase of an iteration (gradient compression
   // kernels). It is timed by roofline on this GPU, runs right after the phase's own work, and is
   // reported as RankIteration::extra_ps (and as an `extra` slice in the trace).

@@ -32,7 +32,7 @@ PhaseWork phase_work(const Workload& w, const Phase& ph) {
   PhaseWork r;
   if (ph.kind == PhaseKind::Optimizer) {
     if (w.optimizer == OptimizerKind::None) return r;  // the step boundary alone: no work
-    double p = static_cast<double>(w.total_params());
+    double p = static_cast<double>(w.total_params()) / w.optimizer_shards;
     r.flops = p * optimizer_flops_per_param(w.optimizer);
     r.bytes = p * optimizer_bytes_per_param(w.optimizer, w.shape.dtype, w.shape.grad_dtype);
     r.kernels = static_cast<int>(w.layers.size());  // one multi-tensor kernel per layer's tensors

@@ -41,6 +41,24 @@ struct Layer {
   int bwd_input_kernels = 1;
   int bwd_weight_kernels = 1;
 
+  // Tensor parallelism (Megatron). The part of each phase's work a TP split leaves whole on every
+  // TP rank (norms, residual adds: split only with sequence parallelism); the rest (GEMMs,
+  // attention, vocabulary-parallel lookups and losses, activations on the split width) divides
+  // by t. Zoo layers fill it; explicit layer lists leave it 0 (all split).
+  struct Replicated {
+    double fwd_flops = 0, bwd_input_flops = 0, bwd_weight_flops = 0;
+    double fwd_bytes = 0, bwd_input_bytes = 0, bwd_weight_bytes = 0;
+  };
+  Replicated tp_replicated;
+  // The TP group's activation all-reduce this layer's forward ends with (the row-parallel output
+  // of attention and MLP; the vocabulary-parallel embedding) and its backward's input-gradient
+  // all-reduce (the column-parallel input), bytes per micro-batch (b·s·h·dtype); 0: none.
+  std::uint64_t tp_fwd_bytes = 0;
+  std::uint64_t tp_bwd_bytes = 0;
+  // Which half of a transformer layer this is, for the activation-memory formula.
+  enum class Part { Other, Attention, Mlp };
+  Part part = Part::Other;
+
   // Measured phase times in picoseconds; when >= 0 they replace the roofline estimate
   // (still scaled by the GPU's speed factor). Set only by explicit JSON layer lists.
   std::int64_t fwd_time_ps = -1;

@@ -11,6 +11,19 @@ namespace trainvp {
 
 enum class OptimizerKind { Adam, Sgd, None };
 
+// A transformer's hyper-parameters, for the closed forms of DOMAIN.md section 7 (activation
+// memory, model FLOPs). Zero for other models.
+struct TransformerDims {
+  int layers = 0;  // l: transformer layers (each an Attention and an Mlp Layer)
+  int hidden = 0;  // h
+  int heads = 0;   // a
+  int vocab = 0;   // V
+  bool valid() const { return layers > 0 && hidden > 0 && heads > 0; }
+};
+
+// The zoo model's transformer dimensions (aliases accepted); zero for other models and unknown names.
+TransformerDims zoo_transformer_dims(const std::string& name);
+
 struct Workload {
   std::string model;          // zoo name, or "custom" for an explicit layer list
   std::vector<Layer> layers;  // forward order
@@ -18,6 +31,8 @@ struct Workload {
   int micro_batches = 1;      // gradient accumulation steps per iteration
   bool sequence_model = false;
   OptimizerKind optimizer = OptimizerKind::Adam;
+  TransformerDims dims;       // transformer zoo models only
+  int optimizer_shards = 1;   // ZeRO: the optimizer step updates 1/d of the parameters held
 
   std::uint64_t total_params() const {
     return std::accumulate(layers.begin(), layers.end(), std::uint64_t{0},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/workload/layer.hpp"
+#include "models/workload/workload.hpp"
 #include "models/workload/zoo_ops.hpp"
 
 namespace trainvp {
@@ -20,7 +21,12 @@ using zoo::NormKind;
 struct ZooEntry {
   ZooModelInfo info;
   std::function<std::vector<Layer>(const WorkloadShape&)> build;
+  TransformerDims dims;  // GPT-2, BERT and Llama families; zero otherwise
 };
+
+TransformerDims dims_of(const zoo::TransformerConfig& c) {
+  return {c.n_layers, c.block.d_model, c.block.n_heads, c.vocab};
+}
 
 std::string describe_block(const BlockConfig& b, int n_layers) {
   return std::to_string(n_layers) + " layers, d_model " + std::to_string(b.d_model) + ", " +
@@ -28,22 +34,23 @@ std::string describe_block(const BlockConfig& b, int n_layers) {
 }
 
 // HF GPT2LMHeadModel: pre-LayerNorm, fused QKV (c_attn), GELU MLP of 4*d, learned positions.
-ZooEntry gpt2(const std::string& name, int d, int n_layers, int heads, std::uint64_t published) {
+ZooEntry gpt2(const std::string& name, int d, int n_layers, int heads, std::uint64_t published,
+             int positions = 1024) {
   zoo::TransformerConfig c;
   c.block = {d, heads, 4 * d, NormKind::LayerNorm, /*pre_norm=*/true, /*bias=*/true,
              /*fused_qkv=*/true, /*gated_mlp=*/false, /*rotary=*/false};
   c.n_layers = n_layers;
   c.vocab = 50257;
-  c.max_positions = 1024;
+  c.max_positions = positions;
   c.final_norm = "ln_f";
   c.head = HeadKind::TiedLm;
   c.head_name = "lm_head";
   ZooModelInfo info{name, "gpt2", true, published,
                     "HF GPT2LMHeadModel; LM head tied to the token embedding (0 own params)",
                     "GPT-2: " + describe_block(c.block, n_layers) +
-                        ", vocab 50257, 1024 positions"};
+                        ", vocab 50257, " + std::to_string(positions) + " positions"};
   info.max_seq = c.max_positions;
-  return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }};
+  return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }, dims_of(c)};
 }
 
 // HF BertModel: post-LayerNorm, separate Q/K/V, GELU MLP of 4*d, token types, pooler.
@@ -63,7 +70,7 @@ ZooEntry bert(const std::string& name, int d, int n_layers, int heads, std::uint
                     "BERT: " + describe_block(c.block, n_layers) +
                         ", vocab 30522, 512 positions, 2 token types"};
   info.max_seq = c.max_positions;
-  return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }};
+  return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }, dims_of(c)};
 }
 
 // HF LlamaForCausalLM: pre-RMSNorm, no biases, rotary positions, SwiGLU MLP, untied LM head.
@@ -83,7 +90,30 @@ ZooEntry llama2_7b() {
                     "Llama-2-7B: " + describe_block(c.block, c.n_layers) +
                         ", vocab 32000, 4096 positions (rotary)"};
   info.max_seq = c.max_positions;
-  return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }};
+  return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }, dims_of(c)};
+}
+
+// GPT-3 175B (Brown et al. 2020, Table 2.1): 96 layers, d_model 12288, 96 heads, 2048 tokens of
+// context, GPT-2's vocabulary. Built as GPT-2's architecture (tied LM head, learned positions,
+// dense attention: GPT-3's alternating banded-sparse layers have the same parameters), which
+// counts 174,604,259,328 parameters; the paper rounds to 175B, kept as the reference.
+ZooEntry gpt3_175b() {
+  ZooEntry e = gpt2("gpt3-175b", 12288, 96, 96, 175000000000ULL, 2048);
+  e.info.family = "gpt3";
+  e.info.convention = "GPT-2 architecture at GPT-3's shape, LM head tied; published 175B is rounded (ours 174.6B)";
+  e.info.description = "GPT-3 175B (Brown et al. 2020): 96 layers, d_model 12288, 96 heads, ffn 49152, vocab 50257, "
+                       "2048 positions";
+  return e;
+}
+
+// GREYHOUND's "40-billion-parameter GPT-2 configuration": the paper gives no shape, so this is
+// GPT-2's architecture at h 8192, 48 layers, 64 heads and 2048 positions (39.09B parameters).
+ZooEntry gpt2_40b() {
+  ZooEntry e = gpt2("gpt2-40b", 8192, 48, 64, 39088316416ULL, 2048);
+  e.info.description = "GPT-2 40B (GREYHOUND's configuration; the paper publishes no shape, this one is assumed): "
+                       "48 layers, d_model 8192, 64 heads, ffn 32768, vocab 50257, 2048 positions";
+  e.info.convention = "HF GPT2LMHeadModel at an assumed shape; LM head tied; count = 12lh^2 + 13lh + (V + s)h + 2h";
+  return e;
 }
 
 // torchvision vit_b_16: pre-LayerNorm encoder, packed in_proj, GELU MLP, class-token head.
@@ -123,6 +153,8 @@ const std::vector<ZooEntry>& entries() {
       resnet50(),
       vit_b16(),
       llama2_7b(),
+      gpt2_40b(),
+      gpt3_175b(),
   };
   return all;
 }
@@ -155,6 +187,13 @@ const ZooModelInfo* find_zoo_model(const std::string& name) {
     if (info.name == canonical) return &info;
   }
   return nullptr;
+}
+
+TransformerDims zoo_transformer_dims(const std::string& name) {
+  const std::string canonical = zoo_canonical_name(name);
+  for (const ZooEntry& e : entries())
+    if (e.info.name == canonical) return e.dims;
+  return {};
 }
 
 std::vector<Layer> build_zoo_model(const std::string& name, const WorkloadShape& shape) {

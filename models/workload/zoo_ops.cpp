@@ -66,6 +66,7 @@ Op norm(double elems, std::uint64_t params) {
   op.saved_elems = elems;
   op.bwd_read_elems = elems;
   op.grad_elems = static_cast<double>(params);
+  op.tp_replicated = true;  // Megatron runs norms on the full hidden width of every token
   return op;
 }
 
@@ -84,7 +85,11 @@ Op relu_inplace(double elems) {
   return op;
 }
 
-Op add(double in, double out) { return pointwise(in, out, 0); }
+Op add(double in, double out) {
+  Op op = pointwise(in, out, 0);
+  op.tp_replicated = true;  // residual sums follow the row-parallel all-reduce, on full width
+  return op;
+}
 
 Op param_add(double in, double out, std::uint64_t params) {
   Op op = add(in, out);
@@ -162,17 +167,25 @@ Layer make_layer(std::string name, const std::vector<Op>& ops, const WorkloadSha
   Layer l;
   l.name = std::move(name);
   l.fwd_kernels = l.bwd_input_kernels = l.bwd_weight_kernels = 0;
+  Layer rep;  // the work of the ops tensor parallelism leaves whole
   double saved = 0;
   for (const Op& op : ops) {
     l.params += op.params;
     add_forward(l, op, act);
     add_input_grad(l, op, act);
     add_weight_grad(l, op, act, grad);
+    if (op.tp_replicated) {
+      add_forward(rep, op, act);
+      add_input_grad(rep, op, act);
+      add_weight_grad(rep, op, act, grad);
+    }
     saved += op.saved_elems;
     // A tied weight (the LM head's) is counted, and compressed, where it is owned.
     if (op.params > 0 && op.mat_rows > 0 && op.mat_cols > 0)
       l.matrices.push_back({static_cast<std::uint64_t>(op.mat_rows), static_cast<std::uint64_t>(op.mat_cols)});
   }
+  l.tp_replicated = {rep.fwd_flops, rep.bwd_input_flops, rep.bwd_weight_flops,
+                     rep.fwd_bytes, rep.bwd_input_bytes, rep.bwd_weight_bytes};
   l.activation_bytes = static_cast<std::uint64_t>(std::llround(saved * act));
   l.grad_bytes = l.params * dtype_bytes(shape.grad_dtype);
   return l;

@@ -31,6 +31,7 @@ struct Op {
   double grad_elems = 0;     // weight-gradient elements written by dW; 0 means no dW kernel
   bool input_grad = true;    // false when the input needs no gradient (token ids, the image)
   double mat_rows = 0, mat_cols = 0;  // the weight matrix among `params` (GEMM, lookup table)
+  bool tp_replicated = false;  // tensor parallelism leaves it whole on every rank (norms, adds)
 };
 
 // ---- Op constructors (all counts per micro-batch) ----

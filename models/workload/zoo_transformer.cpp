@@ -1,6 +1,8 @@
 // Transformer generators: GPT-2, BERT and Llama (build_transformer) and ViT (build_vit) share
 // one block generator, parameterized by BlockConfig.
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/workload/zoo_ops.hpp"
@@ -66,12 +68,23 @@ std::vector<Op> mlp_ops(const BlockConfig& b, Tokens t) {
   return ops;
 }
 
+// The b·s·h activation tensor a TP group all-reduces (Megatron: after the row-parallel GEMM in
+// forward, for the column-parallel input's gradient in backward).
+std::uint64_t hidden_bytes(const BlockConfig& b, Tokens t, const WorkloadShape& shape) {
+  return static_cast<std::uint64_t>(std::llround(t.total * b.d_model)) * dtype_bytes(shape.dtype);
+}
+
 void append_blocks(std::vector<Layer>& layers, const BlockConfig& b, int n_layers, Tokens t,
                    const WorkloadShape& shape) {
+  const std::uint64_t tp_bytes = hidden_bytes(b, t, shape);
   for (int i = 0; i < n_layers; ++i) {
     const std::string prefix = "h" + std::to_string(i);
-    layers.push_back(make_layer(prefix + ".attn", attn_ops(b, t), shape));
-    layers.push_back(make_layer(prefix + ".mlp", mlp_ops(b, t), shape));
+    for (bool attn : {true, false}) {
+      Layer l = make_layer(prefix + (attn ? ".attn" : ".mlp"), attn ? attn_ops(b, t) : mlp_ops(b, t), shape);
+      l.part = attn ? Layer::Part::Attention : Layer::Part::Mlp;
+      l.tp_fwd_bytes = l.tp_bwd_bytes = tp_bytes;
+      layers.push_back(std::move(l));
+    }
   }
 }
 
@@ -145,11 +158,16 @@ std::vector<Layer> build_transformer(const std::string& model, const Transformer
 
   std::vector<Layer> layers;
   layers.push_back(make_layer("embed", embed_ops(c, t), shape));
+  // The vocabulary-parallel lookup ends with an all-reduce of its partial embeddings.
+  layers.back().tp_fwd_bytes = hidden_bytes(c.block, t, shape);
   append_blocks(layers, c.block, c.n_layers, t, shape);
   if (!c.final_norm.empty()) {
     layers.push_back(make_layer(c.final_norm, {block_norm(c.block, t)}, shape));
   }
   layers.push_back(make_layer(c.head_name, head_ops(c, batch, t), shape));
+  // A column-parallel LM head (with its vocabulary-parallel loss) needs no forward all-reduce;
+  // its input's gradient is summed over the TP group in backward.
+  if (c.head != HeadKind::Pooler) layers.back().tp_bwd_bytes = hidden_bytes(c.block, t, shape);
   return layers;
 }
 

@@ -85,7 +85,8 @@ const char* kDescribeHelp =
     "statistics; for a zoo model, its layers with parameters,\n"
     "forward/backward FLOPs per micro-batch, activation and gradient bytes. With\n"
     "`topology FILE`: every device (GPU, NIC, NVSwitch, PCIe switch, root complex, switch,\n"
-    "leaf, spine) and link of the scenario's cluster, by the names results and faults use.\n"
+    "leaf, spine) and link of the scenario's cluster, by the names results and faults use; with\n"
+    "training.parallel, each GPU's (tp, pp, dp) coordinate and the layers of each pipeline stage.\n"
     "\n"
     "  --batch B          samples per micro-batch (default 1)\n"
     "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
@@ -192,6 +193,8 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
   Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   Simulation sim(s, false, true);  // elaboration only: the fabric's names and links exist once it is built
   nlohmann::ordered_json t = sim.fabric().describe();
+  const json placement = parallel_placement(s);
+  if (!placement.is_null()) t["parallel"] = placement;
   if (as_json) {
     std::cout << t.dump(2) << "\n";
     return kOk;
@@ -207,6 +210,19 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
   for (auto& g : t["gpus"])
     std::printf("  rank %-5d %-20s %s\n", g["rank"].get<int>(), g["name"].get<std::string>().c_str(),
                 g["nic"].get<std::string>().c_str());
+  if (placement.is_null()) return kOk;
+  std::printf("parallel layout (tp %d x pp %d x dp %d, order %s): GPU -> [tp, pp, dp]\n", placement["tp"].get<int>(),
+              placement["pp"].get<int>(), placement["dp"].get<int>(), placement["order"].get<std::string>().c_str());
+  for (auto& r : placement["ranks"])
+    std::printf("  rank %-5d %-20s tp %-3d pp %-3d dp %d\n", r["rank"].get<int>(), r["gpu"].get<std::string>().c_str(),
+                r["tp"].get<int>(), r["pp"].get<int>(), r["dp"].get<int>());
+  std::cout << "pipeline stages (layers per model chunk):\n";
+  for (auto& st : placement["stages"])
+    for (auto& c : st["chunks"]) {
+      const auto& names = c["layers"];
+      std::printf("  stage %-3d chunk %-3d %3zu layers: %s .. %s\n", st["stage"].get<int>(), c["chunk"].get<int>(),
+                  names.size(), names.front().get<std::string>().c_str(), names.back().get<std::string>().c_str());
+    }
   return kOk;
 }
 

@@ -327,6 +327,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   resolved["output"] = load_output(s.output, member(doc, "output"), s.name, s.cluster.cxl);
 
   check_workload_dtype_on_gpus(s);
+  check_parallel_workload(s);  // the partition's roofline times need a dtype every GPU computes in
   s.resolved = resolved;
   return s;
 }

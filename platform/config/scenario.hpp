@@ -13,6 +13,7 @@
 #include "platform/config/fault_generator.hpp"
 #include "platform/config/faults.hpp"
 #include "platform/config/output.hpp"
+#include "platform/config/parallel.hpp"
 #include "platform/config/schema_registry.hpp"
 #include "platform/config/slo.hpp"
 #include "platform/config/sync.hpp"

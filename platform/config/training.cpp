@@ -1,5 +1,6 @@
 #include "platform/config/training.hpp"
 
+#include "platform/config/parallel.hpp"
 #include "platform/config/section.hpp"
 
 namespace trainvp {
@@ -15,6 +16,8 @@ const ParamSet<TrainingRaw>& training_schema() {
                 "Optimizer step after backward: adam (fp32 w, m, v), sgd (fp32 w, momentum) or none")
         .nested("sync", "object", json{{"strategy", "none"}}, "Gradient synchronization (see `sync`)")
         .nested("fast_forward", "object", json::object(), "Steady-state fast-forward (see `fast_forward`)")
+        .nested("parallel", "object", nullptr,
+                "Tensor, pipeline and data parallelism with ZeRO (see `parallel`); absent: data parallelism only")
         .time("time_limit", &TrainingRaw::time_limit, "24h",
               "Simulated-time limit; a run that reaches it fails naming what each GPU waits for",
               Range::positive());
@@ -69,6 +72,7 @@ json load_training(TrainingConfig& t, Workload& w, const json& value, const Clus
   resolved["fast_forward"] = fast_forward_schema().load(ff, object_or_empty(member(value, "fast_forward")), "/training/fast_forward");
   t = {tr.iterations, tr.warmup, sc, tr.time_limit};
   t.fast_forward = ff;
+  if (json par = load_parallel(t.parallel, member(value, "parallel"), c); !par.is_null()) resolved["parallel"] = par;
   w.optimizer = tr.optimizer;
   return resolved;
 }

@@ -3,6 +3,8 @@
 // synchronization (sync.hpp).
 #include <cstdint>
 
+#include "models/parallel/layout.hpp"
+#include "models/parallel/parallel_config.hpp"
 #include "models/workload/workload.hpp"
 #include "platform/config/cluster.hpp"
 #include "platform/config/sync.hpp"
@@ -28,6 +30,8 @@ struct TrainingConfig {
   std::int64_t time_limit_ps = 0;
   bool functional = false;  // workload.functional: gradients' values travel and are checked (docs/cxl.md)
   FastForwardConfig fast_forward;
+  ParallelConfig parallel;   // /training/parallel (parallel.hpp); enabled when present
+  StagePartition partition;  // with parallel: the layers of each model chunk, explicit or balanced at load
 };
 
 // The keys of /training as given.

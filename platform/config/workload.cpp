@@ -265,6 +265,7 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
       throw ScenarioError(path, e.what());
     }
     w.model = r.model;
+    w.dims = zoo_transformer_dims(r.model);
     w.sequence_model = info->sequence_model;
     if (value.contains("sequence"))
       throw ScenarioError(ptr_join(path, "sequence"), "`sequence` applies to explicit layers only");

@@ -8,6 +8,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "platform/report/output_warnings.hpp"
+#include "platform/report/parallel_results.hpp"
 #include "platform/report/sync_results.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
@@ -70,6 +71,7 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
   using ojson = nlohmann::ordered_json;
   ojson list = ojson::array();
   for (const CollectiveRecord& r : sim.engine().records()) {
+    if (sim.parallel() && summed_parallel_collective(r.label)) continue;  // parallel.traffic sums them
     double t = sec(r.end_ps - r.start_ps);
     double algbw = t > 0 ? static_cast<double>(r.bytes) / t : 0.0;
     list.push_back({{"op", op_name(r.op)},
@@ -318,10 +320,16 @@ RunResults collect_results(const Simulation& sim) {
   }
   j["iterations"] = list;
 
-  const double samples = static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  const double samples = sim.parallel() ? parallel_samples(sim)
+                                        : static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
   ojson tp = {{"samples_per_s", samples / iter_time}};
   if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
-  const double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
+  // Every GPU's own work (its pipeline stage's TP shard in hybrid parallelism; recomputation included).
+  double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
+  if (sim.parallel()) {
+    flops = 0;
+    for (const Gpu* g : gpus) flops += flops_per_iteration(g->workload());
+  }
   tp["model_flops_per_s"] = flops / iter_time;
   j["throughput"] = tp;
 
@@ -335,8 +343,8 @@ RunResults collect_results(const Simulation& sim) {
                    {"layers", w.layers.size()},
                    {"parameters", w.total_params()},
                    {"gradient_bytes", w.total_grad_bytes()},
-                   {"flops_per_gpu_iteration", flops_per_iteration(w)},
-                   {"global_batch", w.samples_per_iteration() * gpus.size()}};
+                   {"flops_per_gpu_iteration", sim.parallel() ? flops / static_cast<double>(gpus.size()) : flops_per_iteration(w)},
+                   {"global_batch", sim.parallel() ? static_cast<std::uint64_t>(samples) : w.samples_per_iteration() * gpus.size()}};
 
   ojson ranks = ojson::array();
   for (const Gpu* g : gpus) {
@@ -347,6 +355,7 @@ RunResults collect_results(const Simulation& sim) {
   j["ranks"] = ranks;
 
   add_sync_results(j, sim);
+  if (sim.parallel()) add_parallel_results(j, sim, iter_time);
   j["collectives"] = collective_records(sim);
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   add_faults(r, sim);
@@ -391,7 +400,7 @@ RunResults collect_results(const Simulation& sim) {
   } else {
     sum << ", n/a of peak FLOP/s (MFU; the layers give no FLOP count)\n";
   }
-  sum << sync_summary(j, sim);
+  sum << sync_summary(j, sim) << parallel_summary(j);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
                 st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);

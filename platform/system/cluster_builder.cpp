@@ -2,20 +2,25 @@
 
 namespace trainvp {
 
-Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx) : sc_module(name) {
+Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx, const ParallelPlan* parallel)
+    : sc_module(name) {
   std::string node_name = basename();
   for (int g = 0; g < s.cluster.gpus_per_node; ++g) {
     const GpuInstance& inst = s.cluster.gpus[static_cast<std::size_t>(index * s.cluster.gpus_per_node + g)];
     int track = ctx.trace.track(node_name, "gpu" + std::to_string(g));
-    gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank, s.workload,
-                                         s.collective_bench ? 0 : s.training.iterations, ctx, track));
+    const ParallelStage* stage =
+        parallel ? &parallel->stages[static_cast<std::size_t>(parallel->layout.coord(inst.rank).pp)] : nullptr;
+    gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank,
+                                         stage ? stage->workload : s.workload,
+                                         s.collective_bench ? 0 : s.training.iterations, ctx, track,
+                                         stage ? stage->schedule : PhaseSchedule{}));
   }
 }
 
-Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves) {
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves, const ParallelPlan* parallel) {
   Cluster c;
   for (int n = 0; n < s.cluster.nodes; ++n)
-    c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx));
+    c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx, parallel));
   for (auto& n : c.nodes)
     for (auto& g : n->gpus) c.gpus.push_back(g.get());
   for (auto& g : s.cluster.gpus) c.nodes_of.push_back(g.node);

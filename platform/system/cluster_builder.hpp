@@ -8,6 +8,7 @@
 
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
+#include "models/parallel/plan.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/system/fabric/fabric.hpp"
@@ -26,6 +27,7 @@ struct Cluster {
 };
 
 // `waves`: the file the first node's CXL device writes its waveforms to (path "": none).
-Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves);
+// `parallel` (null without training.parallel): each GPU runs its pipeline stage's layers and schedule.
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves, const ParallelPlan* parallel = nullptr);
 
 }  // namespace trainvp

@@ -7,13 +7,15 @@
 #include <systemc>
 
 #include "models/gpu/gpu.hpp"
+#include "models/parallel/plan.hpp"
 #include "platform/config/scenario.hpp"
 
 namespace trainvp {
 
 class Node : public sc_core::sc_module {
  public:
-  Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx);
+  // `parallel`: the hybrid-parallel plan whose stages the GPUs run (null: the scenario's workload).
+  Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx, const ParallelPlan* parallel);
   std::vector<std::unique_ptr<Gpu>> gpus;
 };
 

@@ -29,7 +29,15 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     std::filesystem::create_directories(s.output.dir);
     waves_tmp_ = (std::filesystem::path(s.output.dir) / ("." + s.output.waves_file() + ".tmp")).string();
   }
-  cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes});
+  if (s.training.parallel.enabled && !s.collective_bench) {
+    try {
+      parallel_ = make_parallel_plan(s.workload, s.training.parallel, static_cast<int>(s.cluster.gpus.size()),
+                                     s.cluster.gpus.front().params);
+    } catch (const LayoutError& e) {  // the config layer checks the same plan; kept for direct callers
+      throw ScenarioError("/training/parallel/" + e.field, e.what());
+    }
+  }
+  cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes}, parallel_.get());
   const std::vector<Gpu*>& all = cluster_.gpus;
   const std::vector<int>& nodes_of = cluster_.nodes_of;
   if (s.training.functional) {
@@ -43,6 +51,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (s.collective_bench)
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *cluster_.engine, nodes_of, ctx_);
+  else if (parallel_)
+    strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
     strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp_.get()});
   // The fault campaign is drawn against the fabric's names and validated like explicit faults;
@@ -72,6 +82,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     ff.faults = faults_.get();
     // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
     if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
+    else if (parallel_) ff.off_reason = "hybrid-parallel runs are not fast-forwarded yet";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.cluster.fabric.fidelity == FabricFidelity::Flow)
@@ -96,6 +107,29 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
       if (it >= last) run_end_->poke();
     };
   }
+}
+
+std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, const SyncStrategyEntry& sync,
+                                                             const std::vector<int>& nodes_of) {
+  if (!sync.hybrid)
+    throw ScenarioError("/training/sync/strategy",
+                        std::string("\"") + sync.name() + "\" does not run within the DP groups of a hybrid-parallel job "
+                        "yet; use ddp, ddp_no_overlap or none with /training/parallel");
+  ParallelSync::Parts p;
+  p.layout = &parallel_->layout;
+  p.stages = &parallel_->stages;
+  p.gpus = cluster_.gpus;
+  p.engine = cluster_.engine.get();
+  p.nodes_of = nodes_of;
+  p.tp_algorithm = CollectiveAlgo::Ring;
+  p.boundary_bytes = parallel_->boundary_bytes;
+  if (s.training.parallel.dp > 1 && sync.kind != SyncStrategyKind::None)
+    p.make_dp = [this, &s, &sync, nodes_of](const Workload& stage, std::vector<Gpu*> group) {
+      SyncBuild b{s, *cluster_.engine, std::move(group), nodes_of, s.training.iterations, ctx_, nullptr};
+      b.workload = &stage;
+      return sync.make(b);
+    };
+  return std::make_unique<ParallelSync>("parallel", std::move(p), ctx_);
 }
 
 Simulation::~Simulation() {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/collectives/engine.hpp"
+#include "models/parallel/plan.hpp"
 #include "platform/system/cluster_builder.hpp"
 #include "platform/system/collective_bench.hpp"
 #include "platform/system/fabric/fabric.hpp"
@@ -48,6 +49,9 @@ class Simulation {
   const CollectiveEngine& engine() const { return *cluster_.engine; }
   CollectiveEngine& engine() { return *cluster_.engine; }  // tests and tools may launch their own traffic
   const SyncStrategy* strategy() const { return strategy_.get(); }
+  // training.parallel only (null otherwise): the plan, and the module that runs its traffic.
+  const ParallelPlan* parallel() const { return parallel_.get(); }
+  const ParallelSync* parallel_sync() const { return parallel_ ? static_cast<const ParallelSync*>(strategy_.get()) : nullptr; }
   const CollectiveBench* bench() const { return bench_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
@@ -72,11 +76,14 @@ class Simulation {
 
  private:
   std::string stall_report() const;
+  std::unique_ptr<SyncStrategy> make_parallel_sync(const Scenario& s, const SyncStrategyEntry& sync,
+                                                   const std::vector<int>& nodes_of);
 
   const Scenario& scenario_;
   RunContext ctx_;
   std::string waves_tmp_;
   bool kept_ = false;
+  std::unique_ptr<ParallelPlan> parallel_;  // before the cluster: its GPUs hold its stages' workloads
   Cluster cluster_;
   std::unique_ptr<FunctionalData> functional_;
   std::unique_ptr<SyncStrategy> strategy_;

@@ -54,22 +54,23 @@ const std::map<std::string, std::uint64_t> kPublished = {
     {"resnet50", 25557032ULL},     {"vit-b16", 86567656ULL},      {"llama2-7b", 6738415616ULL},
 };
 
-TEST(ModelZoo, ListsTheNineModelsInStableOrderWithFamilies) {
-  const std::vector<std::string> expected = {"gpt2-small", "gpt2-medium", "gpt2-large",
-                                             "gpt2-xl",    "bert-base",   "bert-large",
-                                             "resnet50",   "vit-b16",     "llama2-7b"};
+TEST(ModelZoo, ListsTheElevenModelsInStableOrderWithFamilies) {
+  const std::vector<std::string> expected = {"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl",
+                                             "bert-base",  "bert-large",  "resnet50",   "vit-b16",
+                                             "llama2-7b",  "gpt2-40b",    "gpt3-175b"};
   EXPECT_EQ(all_models(), expected);
   EXPECT_EQ(find_zoo_model("gpt2-xl")->family, "gpt2");
   EXPECT_EQ(find_zoo_model("bert-large")->family, "bert");
   EXPECT_EQ(find_zoo_model("resnet50")->family, "resnet");
   EXPECT_EQ(find_zoo_model("vit-b16")->family, "vit");
   EXPECT_EQ(find_zoo_model("llama2-7b")->family, "llama");
+  EXPECT_EQ(find_zoo_model("gpt3-175b")->family, "gpt3");
   EXPECT_EQ(find_zoo_model("gpt3"), nullptr);
 }
 
 TEST(ModelZoo, SequenceModelFlagIsTrueForLanguageModelsOnly) {
   for (const ZooModelInfo& m : zoo_models()) {
-    const bool language = m.family == "gpt2" || m.family == "bert" || m.family == "llama";
+    const bool language = m.family == "gpt2" || m.family == "gpt3" || m.family == "bert" || m.family == "llama";
     EXPECT_EQ(m.sequence_model, language) << m.name;
   }
 }

@@ -15,7 +15,10 @@ std::unique_ptr<SyncStrategy> no_sync(const SyncBuild&) { return nullptr; }
 std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {
   const SyncConfig& sc = b.scenario.training.sync;
   DdpConfig d{sc.bucket, sc.first_bucket, sc.algorithm, sc.comm_streams, overlap};
-  return std::make_unique<DdpSync>("ddp", d, b.scenario.workload, b.gpus, b.engine, b.nodes_of, b.iterations, b.ctx);
+  // ZeRO: each rank reduces only the shard of the gradients its optimizer updates.
+  if (b.scenario.training.parallel.enabled && b.scenario.training.parallel.zero >= 1) d.op = CollectiveOp::ReduceScatter;
+  const std::string name = b.workload ? "ddp_s" + std::to_string(b.gpus.front()->rank()) : "ddp";
+  return std::make_unique<DdpSync>(name.c_str(), d, b.layers(), b.gpus, b.engine, b.nodes_of, b.iterations, b.ctx);
 }
 
 std::unique_ptr<SyncStrategy> unit_sync(const SyncBuild& b, UnitSyncConfig cfg) {
@@ -55,47 +58,47 @@ const SyncConfig& sync_of(const SyncBuild& b) { return b.scenario.training.sync;
 
 const std::vector<SyncStrategyEntry>& sync_strategies() {
   static const std::vector<SyncStrategyEntry> table = {
-      {SyncStrategyKind::None, no_sync, false, nullptr},
-      {SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, nullptr},
-      {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, nullptr},
+      {SyncStrategyKind::None, no_sync, false, true, nullptr},
+      {SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, true, nullptr},
+      {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, true, nullptr},
       {SyncStrategyKind::Layerwise,
        [](const SyncBuild& b) {
          return unit_sync(b, grouped_config("layerwise", b.scenario.workload, common(b.scenario), grouping(sync_of(b), 1)));
        },
-       false, nullptr},
+       false, false, nullptr},
       {SyncStrategyKind::Blockwise,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
          return unit_sync(b, grouped_config("blockwise", b.scenario.workload, common(b.scenario), grouping(sc, sc.block)));
        },
-       false, nullptr},
+       false, false, nullptr},
       {SyncStrategyKind::Adaptive,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
          return unit_sync(b, adaptive_config(b.scenario.workload, common(b.scenario), grouping(sc, 1), sc.block,
                                              sc.util_high, sc.util_low));
        },
-       false, nullptr},
+       false, false, nullptr},
       {SyncStrategyKind::AscWfbp,
        [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.scenario.workload, common(b.scenario))); }, false,
-       nullptr},
+       false, nullptr},
       {SyncStrategyKind::LocalSgd,
        [](const SyncBuild& b) {
          return unit_sync(b, local_sgd_config(b.scenario.workload, common(b.scenario), sync_of(b).period));
        },
-       false, configured_period},
+       false, false, configured_period},
       {SyncStrategyKind::Plsgd,
        [](const SyncBuild& b) {
          const Workload& w = b.scenario.workload;
          return unit_sync(b, partial_config("plsgd", w, common(b.scenario), plsgd_sets(w, sync_of(b).period)));
        },
-       false, configured_period},
+       false, false, configured_period},
       {SyncStrategyKind::DreamDdp,
        [](const SyncBuild& b) {
          if (!b.plan) throw std::logic_error("dreamddp needs its plan");
          return unit_sync(b, partial_config("dreamddp", b.scenario.workload, common(b.scenario), b.plan->schedule));
        },
-       true, schedule_period},
+       true, false, schedule_period},
   };
   return table;
 }

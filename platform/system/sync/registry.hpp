@@ -22,6 +22,9 @@ struct SyncBuild {
   int iterations;
   RunContext& ctx;
   const DreamDdpPlan* plan;   // the strategy's plan when it is `planned` (null otherwise)
+  // Hybrid parallelism: the layers the GPUs hold (a pipeline stage's); null: the scenario's.
+  const Workload* workload = nullptr;
+  const Workload& layers() const { return workload ? *workload : scenario.workload; }
 };
 
 struct SyncStrategyEntry {
@@ -32,6 +35,8 @@ struct SyncStrategyEntry {
   std::unique_ptr<SyncStrategy> (*make)(const SyncBuild& b);
   // Runs from a plan made before elaboration (DreamDDP's profile and schedule: plan_dreamddp).
   bool planned;
+  // Runs within the DP groups of a hybrid-parallel job (training.parallel).
+  bool hybrid = false;
   // Strategies that synchronize every H iterations: H, the window their throughput is reported
   // over (null for the others, which synchronize every iteration).
   int (*period)(const Scenario& s, const DreamDdpPlan* plan);

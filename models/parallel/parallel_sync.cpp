@@ -1,0 +1,504 @@
+#include "models/parallel/parallel_sync.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/workload/dtype.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+namespace {
+
+constexpr int kTp = static_cast<int>(WaitKind::Tp);
+constexpr int kPp = static_cast<int>(WaitKind::Pp);
+constexpr int kDp = static_cast<int>(WaitKind::Dp);
+
+// A pipeline input: (iteration, direction, the receiving GPU's virtual chunk, micro-batch).
+std::uint64_t input_key(int iteration, bool backward, int chunk, int micro_batch) {
+  return (static_cast<std::uint64_t>(iteration) << 32) | (static_cast<std::uint64_t>(micro_batch) << 16) |
+         (static_cast<std::uint64_t>(chunk) << 1) | (backward ? 1u : 0u);
+}
+
+bool same_phase(const Phase& a, const Phase& b) { return a.kind == b.kind && a.layer == b.layer; }
+
+}  // namespace
+
+const char* wait_kind_name(WaitKind k) {
+  switch (k) {
+    case WaitKind::Tp: return "tp";
+    case WaitKind::Pp: return "pp";
+    case WaitKind::Dp: return "dp";
+    case WaitKind::Count: break;
+  }
+  return "?";
+}
+
+std::size_t ParallelSync::TpKeyHash::operator()(const TpKey& k) const {
+  std::uint64_t h = static_cast<std::uint64_t>(k.group);
+  for (int x : {k.iteration, k.micro_batch, k.layer, k.tag}) h = h * 1000003u ^ static_cast<std::uint64_t>(x);
+  return std::hash<std::uint64_t>()(h);
+}
+
+ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext& ctx)
+    : sc_module(name), parts_(std::move(parts)), ctx_(ctx) {
+  const ParallelConfig& c = parts_.layout->config();
+  t_ = c.tp, p_ = c.pp, d_ = c.dp, v_ = c.virtual_stages, m_ = c.micro_batches;
+  for (const ParallelStage& st : *parts_.stages) {
+    const BlockPatterns pat = chunk_patterns(st.workload, st.chunk_of, v_);
+    StageShape sh;
+    for (int k = 0; k < v_; ++k) {
+      const auto& f = pat.forward[static_cast<std::size_t>(k)];
+      const auto& b = pat.backward[static_cast<std::size_t>(k)];
+      if (f.empty() || b.empty()) throw std::logic_error("a model chunk without layers");
+      sh.fwd_first.push_back(f.front().layer), sh.fwd_last.push_back(f.back().layer);
+      sh.bwd_first.push_back(b.front()), sh.bwd_last.push_back(b.back());
+    }
+    shape_.push_back(std::move(sh));
+  }
+  const std::size_t n = parts_.gpus.size();
+  state_.resize(n);
+  records_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    changed_.push_back(std::make_unique<sc_core::sc_event>());
+    parts_.gpus[r]->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
+    std::string full = parts_.gpus[r]->name();  // nodeN.gpuM
+    tracks_.push_back(ctx.trace.enabled()
+                          ? ctx.trace.track(full.substr(0, full.find('.')), full.substr(full.find('.') + 1) + " pipeline")
+                          : -1);
+  }
+  dp_of_.assign(n, -1);
+  if (parts_.make_dp)
+    for (int pp = 0; pp < p_; ++pp)
+      for (int tp = 0; tp < t_; ++tp) {
+        std::vector<Gpu*> group;
+        for (int r : parts_.layout->dp_group(tp, pp)) group.push_back(parts_.gpus[static_cast<std::size_t>(r)]);
+        auto s = parts_.make_dp((*parts_.stages)[static_cast<std::size_t>(pp)].workload, group);
+        if (!s) continue;
+        for (Gpu* g : group) dp_of_[static_cast<std::size_t>(g->rank())] = static_cast<int>(dp_.size());
+        dp_.push_back(std::move(s));
+      }
+  // Last: the DP strategies made themselves the GPUs' gates; this module stands in front of them.
+  for (Gpu* g : parts_.gpus) g->set_gate(this);
+  if (c.zero == 3 && d_ > 1 && !dp_.empty()) {
+    SC_HAS_PROCESS(ParallelSync);
+    SC_METHOD(zero3_start);  // the first iteration's first gathers, at time 0
+  }
+}
+
+const char* ParallelSync::name() const { return dp_.empty() ? "none" : dp_.front()->name(); }
+
+const SyncStrategy* ParallelSync::dp_strategy(int rank) const {
+  const int g = dp_of_[static_cast<std::size_t>(rank)];
+  return g < 0 ? nullptr : dp_[static_cast<std::size_t>(g)].get();
+}
+
+ParallelRankIteration& ParallelSync::record(int rank, int iteration) const {
+  auto& v = records_[static_cast<std::size_t>(rank)];
+  if (static_cast<std::size_t>(iteration) >= v.size()) v.resize(static_cast<std::size_t>(iteration) + 1);
+  return v[static_cast<std::size_t>(iteration)];
+}
+
+const ParallelRankIteration& ParallelSync::rank_iteration(int rank, int iteration) const { return record(rank, iteration); }
+
+// ---------------------------------------------------------------- the gate
+
+bool ParallelSync::pp_ready(int rank, int iteration, const Phase& ph, std::uint64_t* key) const {
+  if (p_ == 1 || ph.layer < 0) return true;
+  const int s = parts_.layout->coord(rank).pp;
+  const StageShape& sh = shape_[static_cast<std::size_t>(s)];
+  const int k = (*parts_.stages)[static_cast<std::size_t>(s)].chunk_of[static_cast<std::size_t>(ph.layer)];
+  const int g = global_chunk(s, k);
+  bool backward;
+  if (ph.kind == PhaseKind::Forward && ph.layer == sh.fwd_first[static_cast<std::size_t>(k)] && g > 0)
+    backward = false;
+  else if (same_phase(ph, sh.bwd_first[static_cast<std::size_t>(k)]) && g < p_ * v_ - 1)
+    backward = true;
+  else
+    return true;
+  const std::uint64_t want = input_key(iteration, backward, k, ph.micro_batch);
+  if (key) *key = want;
+  return state_[static_cast<std::size_t>(rank)].arrived.count(want) > 0;
+}
+
+WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  st.dp_gate = false;
+  if (ph.kind != PhaseKind::BackwardWeight && st.tp_pending > 0) return WaitKind::Tp;
+  if (!pp_ready(rank, iteration, ph, nullptr)) return WaitKind::Pp;
+  const int g = dp_of_[static_cast<std::size_t>(rank)];
+  if (g < 0) return WaitKind::Count;
+  // ZeRO: the next iteration's first forward needs the parameters the last step updated.
+  const int s = parts_.layout->coord(rank).pp;
+  const int zero = parts_.layout->config().zero;
+  if ((zero == 1 || zero == 2) && d_ > 1 && iteration > 0 && ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
+      ph.layer == shape_[static_cast<std::size_t>(s)].fwd_first[0] && st.gathered < iteration - 1)
+    return WaitKind::Dp;
+  if (parts_.layout->config().zero == 3 && d_ > 1) {
+    const std::uint64_t need = zero3_need(rank, iteration, st.phase_index);
+    if (need != 0 && !st.z3_done.count(need)) return WaitKind::Dp;
+  }
+  if (!dp_[static_cast<std::size_t>(g)]->may_start(rank, iteration, ph)) {
+    st.dp_gate = true;
+    return WaitKind::Dp;
+  }
+  return WaitKind::Count;
+}
+
+void ParallelSync::note_wait(int rank, int iteration, WaitKind why) const {
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  const std::int64_t t = now();
+  if (st.reason != WaitKind::Count) {
+    if (why == st.reason) return;
+    record(rank, st.reason_iteration).blocked[static_cast<int>(st.reason)] += t - st.since;
+  }
+  st.reason = why, st.since = t, st.reason_iteration = iteration;
+  if (why == WaitKind::Count) st.phase_start = t;
+}
+
+bool ParallelSync::may_start(int rank, int iteration, const Phase& ph) const {
+  const WaitKind why = refusal(rank, iteration, ph);
+  note_wait(rank, iteration, why);
+  return why == WaitKind::Count;
+}
+
+const sc_core::sc_event& ParallelSync::changed(int rank) const {
+  if (state_[static_cast<std::size_t>(rank)].dp_gate) return dp_strategy(rank)->changed(rank);
+  return *changed_[static_cast<std::size_t>(rank)];
+}
+
+std::string ParallelSync::waiting_for(int rank, int iteration, const Phase& ph) const {
+  const RankState& st = state_[static_cast<std::size_t>(rank)];
+  switch (refusal(rank, iteration, ph)) {
+    case WaitKind::Tp: return "its tensor-parallel collective (" + std::to_string(st.tp_pending) + " in flight)";
+    case WaitKind::Pp: {
+      const bool fwd = ph.kind == PhaseKind::Forward;
+      return std::string(fwd ? "activations" : "gradients") + " of micro-batch " + std::to_string(ph.micro_batch) +
+             " from pipeline stage " +
+             std::to_string((parts_.layout->coord(rank).pp + (fwd ? p_ - 1 : 1)) % p_);
+    }
+    case WaitKind::Dp:
+      if (st.dp_gate) return dp_strategy(rank)->waiting_for(rank, iteration, ph);
+      return "the ZeRO parameter all-gather of iteration " + std::to_string(iteration - 1);
+    case WaitKind::Count: break;
+  }
+  return "nothing";
+}
+
+// ---------------------------------------------------------------- traffic
+
+void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  const std::int64_t t = now();
+  const std::uint64_t ended = st.phase_index;
+  const std::uint64_t phases = parts_.gpus[static_cast<std::size_t>(rank)]->schedule().size();
+  st.phase_index = ended + 1 == phases ? 0 : ended + 1;
+  if (parts_.layout->config().zero == 3 && d_ > 1 && dp_of_[static_cast<std::size_t>(rank)] >= 0) {
+    st.z3_done.erase(zero3_need(rank, iteration, ended));  // used: the gathered copy is freed
+    // Prefetch: the gathers of the next two phases (into the next iteration after the last).
+    for (std::uint64_t ahead = ended + 1; ahead <= ended + 2; ++ahead)
+      zero3_join(rank, ahead < phases ? iteration : iteration + 1, ahead % phases);
+  }
+  if (ph.kind == PhaseKind::Optimizer) {
+    // ZeRO-1 and -2 gather the updated parameters whole; ZeRO-3 keeps them sharded.
+    const int zero = parts_.layout->config().zero;
+    if ((zero == 1 || zero == 2) && dp_of_[static_cast<std::size_t>(rank)] >= 0 && d_ > 1) gather(rank, iteration);
+    return;
+  }
+  record(rank, iteration).model_compute += t - st.phase_start;
+  const int s = parts_.layout->coord(rank).pp;
+  const ParallelStage& stage = (*parts_.stages)[static_cast<std::size_t>(s)];
+  const StageShape& sh = shape_[static_cast<std::size_t>(s)];
+  const Layer& layer = stage.workload.layers[static_cast<std::size_t>(ph.layer)];
+  const int k = stage.chunk_of[static_cast<std::size_t>(ph.layer)];
+  const bool fwd_first = ph.kind == PhaseKind::Forward && ph.layer == sh.fwd_first[static_cast<std::size_t>(k)];
+  const bool bwd_first = same_phase(ph, sh.bwd_first[static_cast<std::size_t>(k)]);
+  if (fwd_first || bwd_first) {
+    st.arrived.erase(input_key(iteration, bwd_first, k, ph.micro_batch));
+    st.block_start = st.phase_start;
+  }
+  if (t_ > 1) {
+    if ((ph.kind == PhaseKind::Forward && layer.tp_fwd_bytes > 0) ||
+        (ph.kind == PhaseKind::BackwardInput && layer.tp_bwd_bytes > 0))
+      tp_join(rank, iteration, ph, 0);
+  }
+  const bool fwd_last = ph.kind == PhaseKind::Forward && ph.layer == sh.fwd_last[static_cast<std::size_t>(k)];
+  const bool bwd_last = same_phase(ph, sh.bwd_last[static_cast<std::size_t>(k)]);
+  if (fwd_last || bwd_last) {
+    if (tracks_[static_cast<std::size_t>(rank)] >= 0)
+      ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)],
+                       ctx_.trace.name(std::string(fwd_last ? "F" : "B") + std::to_string(ph.micro_batch) +
+                                       (v_ > 1 ? "." + std::to_string(k) : "")),
+                       "pipeline", st.block_start, t, iteration, ph.micro_batch);
+    const int g = global_chunk(s, k);
+    if (p_ > 1 && (fwd_last ? g < p_ * v_ - 1 : g > 0)) {
+      st.sends.push_back({bwd_last, k, ph.micro_batch});
+      st.send_iteration.push_back(iteration);
+    }
+  }
+  if (st.tp_pending == 0 && !st.sends.empty()) {
+    for (std::size_t i = 0; i < st.sends.size(); ++i) send(rank, st.send_iteration[i], st.sends[i]);
+    st.sends.clear(), st.send_iteration.clear();
+  }
+}
+
+std::shared_ptr<const CompiledProgram> ParallelSync::program(CollectiveOp op, const std::vector<int>& comm,
+                                                             std::uint64_t bytes) {
+  std::string key = std::to_string(static_cast<int>(op)) + ":" + std::to_string(bytes);
+  for (int r : comm) key += "," + std::to_string(r);
+  auto it = programs_.find(key);
+  if (it != programs_.end()) return it->second;
+  Program pr;
+  if (op == CollectiveOp::SendRecv) {  // one direction only: a pipeline send
+    pr.ranks = comm;
+    Transfer x;
+    x.src = comm[0], x.dst = comm[1], x.bytes = bytes;
+    pr.transfers.push_back(x);
+  } else {
+    pr = build_program(op, op == CollectiveOp::AllReduce ? parts_.tp_algorithm : CollectiveAlgo::Ring, comm, bytes,
+                       parts_.engine->chunk(), parts_.nodes_of, 0, &parts_.engine->device_map());
+  }
+  auto cp = std::make_shared<const CompiledProgram>(std::move(pr));
+  programs_.emplace(std::move(key), cp);
+  return cp;
+}
+
+void ParallelSync::tp_join(int rank, int iteration, const Phase& ph, int part) {
+  const ParallelCoord c = parts_.layout->coord(rank);
+  const bool fwd = ph.kind == PhaseKind::Forward;
+  const TpKey key{c.pp * d_ + c.dp, iteration, ph.micro_batch, ph.layer, (fwd ? 0 : 2) + part};
+  auto [entry, fresh] = tp_live_.try_emplace(key, -1, t_);
+  if (fresh) {
+    const Layer& layer = (*parts_.stages)[static_cast<std::size_t>(c.pp)].workload.layers[static_cast<std::size_t>(ph.layer)];
+    const std::uint64_t bytes = fwd ? layer.tp_fwd_bytes : layer.tp_bwd_bytes;
+    const bool sp = parts_.layout->config().sequence_parallel;
+    const CollectiveOp op = !sp ? CollectiveOp::AllReduce : part == 0 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather;
+    const CollectiveAlgo algo = op == CollectiveOp::AllReduce ? parts_.tp_algorithm : CollectiveAlgo::Ring;
+    entry->second.first = parts_.engine->launch(
+        program(op, parts_.layout->tp_group(c.pp, c.dp), bytes), op, algo, bytes,
+        "tp it" + std::to_string(iteration) + " mb" + std::to_string(ph.micro_batch) + " " + layer.name +
+            (fwd ? " fwd" : " bwd") + " s" + std::to_string(c.pp) + "d" + std::to_string(c.dp),
+        [this, iteration, ph, part](int r) { tp_done(r, iteration, ph, part); });
+  }
+  const int id = entry->second.first;
+  if (--entry->second.second == 0) tp_live_.erase(entry);
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  ++st.tp_pending;
+  st.tp_joined = now();
+  parts_.engine->join(id, rank);
+}
+
+void ParallelSync::tp_done(int rank, int iteration, const Phase& ph, int part) {
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  add_comm(rank, iteration, WaitKind::Tp, st.tp_joined, now());
+  --st.tp_pending;
+  if (part == 0 && parts_.layout->config().sequence_parallel) {  // then the all-gather
+    tp_join(rank, iteration, ph, 1);
+    return;
+  }
+  if (st.tp_pending > 0) return;
+  for (std::size_t i = 0; i < st.sends.size(); ++i) send(rank, st.send_iteration[i], st.sends[i]);
+  st.sends.clear(), st.send_iteration.clear();
+  changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
+}
+
+void ParallelSync::send(int rank, int iteration, const ScheduleBlock& b) {
+  const ParallelCoord c = parts_.layout->coord(rank);
+  const int g = global_chunk(c.pp, b.chunk) + (b.backward ? -1 : 1);
+  const int to_stage = g % p_, to_chunk = g / p_;
+  const int dst = parts_.layout->rank({c.tp, to_stage, c.dp});
+  const std::uint64_t bytes = parts_.boundary_bytes;
+  const std::int64_t start = now();
+  const int id = parts_.engine->launch(
+      program(CollectiveOp::SendRecv, {rank, dst}, bytes), CollectiveOp::SendRecv, CollectiveAlgo::Ring, bytes,
+      "pp it" + std::to_string(iteration) + " mb" + std::to_string(b.micro_batch) + " s" + std::to_string(c.pp) + ">s" +
+          std::to_string(to_stage) + (b.backward ? " bwd" : " fwd") + " t" + std::to_string(c.tp) + "d" +
+          std::to_string(c.dp),
+      [this, iteration, dst, to_chunk, b, start](int r) {
+        add_comm(r, iteration, WaitKind::Pp, start, now());
+        if (r != dst) return;
+        state_[static_cast<std::size_t>(dst)].arrived.insert(input_key(iteration, b.backward, to_chunk, b.micro_batch));
+        changed_[static_cast<std::size_t>(dst)]->notify(sc_core::SC_ZERO_TIME);
+      });
+  parts_.engine->join(id, rank);
+  parts_.engine->join(id, dst);  // the receive is posted ahead, as Megatron's batched p2p does
+}
+
+std::uint64_t ParallelSync::gather_bytes(int stage) const {
+  const Workload& w = (*parts_.stages)[static_cast<std::size_t>(stage)].workload;
+  return w.total_params() * dtype_bytes(w.shape.dtype);
+}
+
+void ParallelSync::gather(int rank, int iteration) {
+  const ParallelCoord c = parts_.layout->coord(rank);
+  const std::uint64_t key = (static_cast<std::uint64_t>(iteration) << 24) | static_cast<std::uint64_t>(c.pp * t_ + c.tp);
+  auto [entry, fresh] = gather_live_.try_emplace(key, -1, d_);
+  const std::int64_t start = now();
+  if (fresh) {
+    const std::uint64_t bytes = gather_bytes(c.pp);
+    entry->second.first = parts_.engine->launch(
+        program(CollectiveOp::AllGather, parts_.layout->dp_group(c.tp, c.pp), bytes), CollectiveOp::AllGather,
+        CollectiveAlgo::Ring, bytes,
+        "zero it" + std::to_string(iteration) + " params s" + std::to_string(c.pp) + "t" + std::to_string(c.tp),
+        [this, iteration, start](int r) {
+          add_comm(r, iteration, WaitKind::Dp, start, now());
+          state_[static_cast<std::size_t>(r)].gathered = iteration;
+          changed_[static_cast<std::size_t>(r)]->notify(sc_core::SC_ZERO_TIME);
+        });
+  }
+  const int id = entry->second.first;
+  if (--entry->second.second == 0) gather_live_.erase(entry);
+  parts_.engine->join(id, rank);
+}
+
+namespace {
+
+// A ZeRO-3 layer gather: (iteration, micro-batch, layer, backward), never 0.
+std::uint64_t zero3_key(int iteration, int micro_batch, int layer, bool backward) {
+  return (static_cast<std::uint64_t>(iteration + 1) << 30) | (static_cast<std::uint64_t>(micro_batch) << 14) |
+         (static_cast<std::uint64_t>(layer) << 1) | (backward ? 1u : 0u);
+}
+
+}  // namespace
+
+std::uint64_t ParallelSync::zero3_need(int rank, int iteration, std::uint64_t index) const {
+  const Gpu* gpu = parts_.gpus[static_cast<std::size_t>(rank)];
+  if (iteration >= gpu->iterations_planned() || index >= gpu->schedule().size()) return 0;
+  const Phase ph = gpu->schedule().at(index);
+  if (ph.layer < 0) return 0;
+  const Layer& l = gpu->workload().layers[static_cast<std::size_t>(ph.layer)];
+  if (l.params == 0) return 0;
+  // A layer's parameters are gathered before its forward and again before its backward's first phase.
+  if (ph.kind == PhaseKind::Forward) return zero3_key(iteration, ph.micro_batch, ph.layer, false);
+  if (ph.kind == PhaseKind::BackwardInput || !has_input_grad_phase(l))
+    return zero3_key(iteration, ph.micro_batch, ph.layer, true);
+  return 0;
+}
+
+void ParallelSync::zero3_start() {
+  for (const Gpu* g : parts_.gpus)
+    if (dp_of_[static_cast<std::size_t>(g->rank())] >= 0)
+      for (std::uint64_t i = 0; i < 2; ++i) zero3_join(g->rank(), 0, i);
+}
+
+void ParallelSync::zero3_join(int rank, int iteration, std::uint64_t index) {
+  const std::uint64_t need = zero3_need(rank, iteration, index);
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  if (need == 0 || st.z3_done.count(need) || !st.z3_joined.insert(need).second) return;
+  const ParallelCoord c = parts_.layout->coord(rank);
+  const std::uint64_t key = need ^ (static_cast<std::uint64_t>(c.pp * t_ + c.tp) << 53);
+  auto [entry, fresh] = z3_live_.try_emplace(key, -1, d_);
+  const std::int64_t start = now();
+  if (fresh) {
+    const Gpu* gpu = parts_.gpus[static_cast<std::size_t>(rank)];
+    const Phase ph = gpu->schedule().at(index);
+    const Layer& l = gpu->workload().layers[static_cast<std::size_t>(ph.layer)];
+    const std::uint64_t bytes = l.params * dtype_bytes(gpu->workload().shape.dtype);
+    entry->second.first = parts_.engine->launch(
+        program(CollectiveOp::AllGather, parts_.layout->dp_group(c.tp, c.pp), bytes), CollectiveOp::AllGather,
+        CollectiveAlgo::Ring, bytes,
+        "zero3 it" + std::to_string(iteration) + " mb" + std::to_string(ph.micro_batch) + " " + l.name +
+            ((need & 1) ? " bwd" : " fwd") + " s" + std::to_string(c.pp) + "t" + std::to_string(c.tp),
+        [this, iteration, need, start](int r) {
+          add_comm(r, iteration, WaitKind::Dp, start, now());
+          RankState& rs = state_[static_cast<std::size_t>(r)];
+          rs.z3_joined.erase(need);
+          rs.z3_done.insert(need);
+          changed_[static_cast<std::size_t>(r)]->notify(sc_core::SC_ZERO_TIME);
+        });
+  }
+  const int id = entry->second.first;
+  if (--entry->second.second == 0) z3_live_.erase(entry);
+  parts_.engine->join(id, rank);
+}
+
+void ParallelSync::add_comm(int rank, int iteration, WaitKind kind, std::int64_t from, std::int64_t to) {
+  // Completions arrive in time order, so a running union needs only the latest end.
+  std::int64_t& end = state_[static_cast<std::size_t>(rank)].comm_end[static_cast<int>(kind)];
+  std::int64_t& total = record(rank, iteration).comm[static_cast<int>(kind)];
+  if (from >= end) total += to - from;
+  else if (to > end) total += to - end;
+  end = std::max(end, to);
+}
+
+// ---------------------------------------------------------------- accounting
+
+void ParallelSync::fill_comm_all() const {
+  // Per rank, the union of all its collectives' [join, done] intervals, each counted in the
+  // iteration during which it ended (the engine lists them in completion order).
+  comm_all_.assign(parts_.gpus.size(), {});
+  for (const Gpu* g : parts_.gpus) {
+    const auto& recs = g->iterations();
+    auto& out = comm_all_[static_cast<std::size_t>(g->rank())];
+    out.assign(recs.size(), 0);
+    std::int64_t end = 0;
+    std::size_t it = 0;
+    for (const auto& iv : parts_.engine->intervals(g->rank())) {
+      while (it + 1 < recs.size() && iv.end > recs[it].end_ps) ++it;
+      if (recs.empty()) break;
+      if (iv.start >= end) out[it] += iv.end - iv.start;
+      else if (iv.end > end) out[it] += iv.end - end;
+      end = std::max(end, iv.end);
+    }
+  }
+}
+
+std::int64_t ParallelSync::comm_ps(int rank, int iteration) const {
+  if (comm_all_.empty()) fill_comm_all();
+  const auto& v = comm_all_[static_cast<std::size_t>(rank)];
+  return static_cast<std::size_t>(iteration) < v.size() ? v[static_cast<std::size_t>(iteration)] : 0;
+}
+
+void ParallelSync::skip_iterations(int, int, int, std::int64_t) {
+  // The platform never fast-forwards hybrid-parallel runs (Simulation gives the reason).
+  throw std::logic_error("hybrid-parallel runs are not fast-forwarded");
+}
+
+void ParallelSync::report(nlohmann::ordered_json& results) const {
+  using ojson = nlohmann::ordered_json;
+  if (!dp_.empty()) dp_.front()->report(results);  // the sync section: stage 0's buckets
+  int n = 0, warm = 0;
+  for (const auto& it : results["iterations"]) ++n, warm += it.value("warmup", false) ? 1 : 0;
+  const int measured = std::max(1, n - warm);
+  ojson stages = ojson::array();
+  for (int s = 0; s < p_; ++s) {
+    const std::vector<int> ranks = parts_.layout->stage_ranks(s);
+    double compute = 0, model = 0, blocked[3] = {0, 0, 0}, comm[3] = {0, 0, 0}, all = 0;
+    for (int r : ranks) {
+      const Gpu* g = parts_.gpus[static_cast<std::size_t>(r)];
+      for (int i = warm; i < n; ++i) {
+        const RankIteration& gi = g->iterations()[static_cast<std::size_t>(i)];
+        const ParallelRankIteration& pi = record(r, i);
+        compute += sec(gi.compute_ps);
+        model += sec(pi.model_compute);
+        for (int k = 0; k < 3; ++k) blocked[k] += sec(pi.blocked[k]);
+        comm[kTp] += sec(pi.comm[kTp]);
+        comm[kPp] += sec(pi.comm[kPp]);
+        comm[kDp] += sec(pi.comm[kDp]);
+        if (const SyncStrategy* d = dp_strategy(r)) comm[kDp] += sec(d->comm_ps(r, i));
+        all += sec(comm_ps(r, i));
+      }
+    }
+    const double div = static_cast<double>(measured) * static_cast<double>(ranks.size());
+    const Workload& w = (*parts_.stages)[static_cast<std::size_t>(s)].workload;
+    ojson o;
+    o["stage"] = s;
+    o["layers"] = {w.layers.front().name, w.layers.back().name};
+    o["layer_count"] = w.layers.size();
+    o["gpus"] = ranks.size();
+    o["compute_s"] = compute / div;
+    o["model_compute_s"] = model / div;  // forward and backward phases
+    o["bubble_s"] = blocked[kPp] / div;
+    o["bubble_fraction"] = model > 0 ? ojson(blocked[kPp] / model) : ojson(nullptr);
+    o["tp_comm_s"] = comm[kTp] / div;
+    o["tp_exposed_s"] = blocked[kTp] / div;
+    o["pp_comm_s"] = comm[kPp] / div;
+    o["dp_comm_s"] = comm[kDp] / div;
+    o["dp_exposed_s"] = blocked[kDp] / div;
+    o["comm_s"] = all / div;
+    stages.push_back(o);
+  }
+  results["parallel"]["stages"] = stages;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,217 @@
+#include "platform/config/parallel.hpp"
+
+#include <cstdio>
+
+#include "models/gpu/roofline.hpp"
+#include "models/parallel/plan.hpp"
+#include "models/parallel/memory.hpp"
+#include "platform/config/scenario.hpp"
+#include "platform/config/section.hpp"
+
+namespace trainvp {
+
+const ParamSet<ParallelRaw>& parallel_schema() {
+  static const ParamSet<ParallelRaw> s = [] {
+    ParamSet<ParallelRaw> p("parallel", "/training/parallel",
+                            "Hybrid parallelism (Megatron-LM): tp x pp x dp GPUs, the GPU count of the cluster. "
+                            "Present: the layout is used; absent: pure data parallelism (docs/parallelism.md).");
+    p.integer("tp", &ParallelRaw::tp, 1, "Tensor-parallel size t: each layer's GEMMs split over t GPUs", {1, 65536})
+        .integer("pp", &ParallelRaw::pp, 1, "Pipeline stages p: contiguous layers per stage", {1, 65536})
+        .integer("dp", &ParallelRaw::dp, nullptr,
+                 "Data-parallel size d; default: the GPUs left, GPU count / (tp x pp)", {1, 65536})
+        .integer("micro_batches", &ParallelRaw::micro_batches, 1,
+                 "Micro-batches m per iteration through each pipeline (workload.batch samples each)", {1, 65536})
+        .choice("schedule", &ParallelRaw::schedule, "1f1b",
+                {{"gpipe", PipelineScheduleKind::GPipe},
+                 {"1f1b", PipelineScheduleKind::OneFOneB},
+                 {"interleaved", PipelineScheduleKind::Interleaved}},
+                "Pipeline schedule: gpipe (all forwards, then all backwards), 1f1b, or interleaved 1F1B "
+                "(virtual_stages chunks per GPU, micro_batches a multiple of pp)")
+        .integer("virtual_stages", &ParallelRaw::virtual_stages, 1,
+                 "Model chunks v per GPU: >= 2 with interleaved, 1 otherwise", {1, 1024})
+        .flag("sequence_parallel", &ParallelRaw::sequence_parallel, false,
+              "Split norms, dropout and their activations by t too (all-reduce becomes reduce-scatter + all-gather)")
+        .integer("zero", &ParallelRaw::zero, 0,
+                 "ZeRO stage over each DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + parameters", {0, 3})
+        .choice("recompute", &ParallelRaw::recompute, "none",
+                {{"none", RecomputeKind::None}, {"selective", RecomputeKind::Selective}, {"full", RecomputeKind::Full}},
+                "Activation recomputation: none, selective (attention scores) or full (each layer's input kept)")
+        .text("order", &ParallelRaw::order, "tp-dp-pp",
+              "Rank order, fastest-varying first: a permutation of tp, dp and pp joined by '-' (Megatron: tp-dp-pp)")
+        .nested("stage_layers", "array", nullptr,
+                "Layers per model chunk, pp x virtual_stages positive counts in model order summing to the "
+                "workload's layers; default: balanced by roofline time")
+        .nested("rank_map", "array", nullptr,
+                "The [tp, pp, dp] coordinate of each GPU in global rank order (a bijection); default: from `order`");
+    return p;
+  }();
+  return s;
+}
+
+namespace {
+
+std::array<ParallelDim, 3> parse_order(const std::string& text, const std::string& path) {
+  std::array<ParallelDim, 3> out{};
+  bool seen[3] = {false, false, false};
+  std::size_t start = 0;
+  int n = 0;
+  for (;;) {
+    const std::size_t dash = text.find('-', start);
+    const std::string tok = text.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
+    const int k = tok == "tp" ? 0 : tok == "dp" ? 1 : tok == "pp" ? 2 : -1;
+    if (k < 0 || n >= 3 || seen[k]) break;
+    seen[k] = true;
+    out[static_cast<std::size_t>(n++)] = k == 0 ? ParallelDim::Tp : k == 1 ? ParallelDim::Dp : ParallelDim::Pp;
+    if (dash == std::string::npos) break;
+    start = dash + 1;
+  }
+  if (n != 3 || text.size() != 8)
+    fail_expected(path, "a permutation of tp, dp and pp joined by '-', fastest first (e.g. \"tp-dp-pp\")", json(text));
+  return out;
+}
+
+std::vector<int> read_stage_layers(const json& v, const std::string& path) {
+  if (!v.is_array() || v.empty()) fail_expected(path, "a non-empty array of layer counts", v);
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(static_cast<int>(params_detail::as_integer(v[i], ptr_join(path, i), {1, 1 << 30})));
+  return out;
+}
+
+std::vector<ParallelCoord> read_rank_map(const json& v, const std::string& path) {
+  if (!v.is_array() || v.empty()) fail_expected(path, "a non-empty array of [tp, pp, dp] coordinates", v);
+  std::vector<ParallelCoord> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string p = ptr_join(path, i);
+    if (!v[i].is_array() || v[i].size() != 3) fail_expected(p, "a [tp, pp, dp] triple of integers", v[i]);
+    int c[3];
+    for (std::size_t k = 0; k < 3; ++k)
+      c[k] = static_cast<int>(params_detail::as_integer(v[i][k], ptr_join(p, k), {0, 65535}));
+    out.push_back({c[0], c[1], c[2]});
+  }
+  return out;
+}
+
+std::string gib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+std::string gib_capacity(std::uint64_t bytes) {
+  const double g = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, g == static_cast<double>(static_cast<std::uint64_t>(g)) ? "%.0f" : "%.1f", g);
+  return buf;
+}
+
+}  // namespace
+
+json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c) {
+  p = ParallelConfig{};
+  if (value.is_null()) return nullptr;
+  const std::string path = "/training/parallel";
+  ParallelRaw r;
+  json resolved = parallel_schema().load(r, value, path);
+  const int gpus = static_cast<int>(c.gpus.size());
+  if (r.dp == 0) {
+    const long long tp_pp = 1LL * r.tp * r.pp;
+    if (gpus % tp_pp != 0)
+      fail_expected(ptr_join(path, "tp"),
+                    "tp x pp dividing the cluster's " + std::to_string(gpus) + " GPUs (dp is omitted: GPU count / (tp x pp)); tp x pp = " +
+                        std::to_string(r.tp) + " x " + std::to_string(r.pp),
+                    json(r.tp));
+    r.dp = static_cast<int>(gpus / tp_pp);
+    resolved["dp"] = r.dp;
+  }
+  p.enabled = true;
+  p.tp = r.tp, p.pp = r.pp, p.dp = r.dp;
+  p.micro_batches = r.micro_batches;
+  p.schedule = r.schedule;
+  p.virtual_stages = r.virtual_stages;
+  p.sequence_parallel = r.sequence_parallel;
+  p.zero = r.zero;
+  p.recompute = r.recompute;
+  p.order = parse_order(r.order, ptr_join(path, "order"));
+  if (p.schedule == PipelineScheduleKind::Interleaved) {
+    if (p.pp < 2) fail_expected(ptr_join(path, "pp"), "at least 2 stages with the interleaved schedule", json(p.pp));
+    if (p.virtual_stages < 2)
+      fail_expected(ptr_join(path, "virtual_stages"), "at least 2 model chunks per GPU with the interleaved schedule",
+                    json(p.virtual_stages));
+    if (p.micro_batches % p.pp != 0)
+      fail_expected(ptr_join(path, "micro_batches"),
+                    "a multiple of pp (" + std::to_string(p.pp) + ") with the interleaved schedule, as Megatron-LM requires",
+                    json(p.micro_batches));
+  } else if (p.virtual_stages != 1) {
+    fail_expected(ptr_join(path, "virtual_stages"), "1 unless schedule is \"interleaved\"", json(p.virtual_stages));
+  }
+  if (const json& sl = member(value, "stage_layers"); !sl.is_null()) p.stage_layers = read_stage_layers(sl, ptr_join(path, "stage_layers"));
+  if (const json& rm = member(value, "rank_map"); !rm.is_null()) p.rank_map = read_rank_map(rm, ptr_join(path, "rank_map"));
+  try {
+    ParallelLayout(p, gpus);
+  } catch (const LayoutError& e) {
+    throw ScenarioError(path + "/" + e.field, e.what());  // field: "tp", "rank_map/3", ...
+  }
+  return resolved;
+}
+
+void check_parallel_workload(Scenario& s) {
+  const ParallelConfig& p = s.training.parallel;
+  if (!p.enabled) return;
+  const std::string path = "/training/parallel";
+  if (s.collective_bench)
+    throw ScenarioError(path, "applies to training workloads, not to workload.kind \"collective\"");
+  if (s.workload.micro_batches != 1)
+    fail_expected("/workload/micro_batches",
+                  "1 with training.parallel: the pipeline's micro-batches are /training/parallel/micro_batches",
+                  json(s.workload.micro_batches));
+  // The plan the run will execute: partition, TP shards with recomputation, schedules, memory.
+  std::unique_ptr<ParallelPlan> plan;
+  try {
+    plan = make_parallel_plan(s.workload, p, static_cast<int>(s.cluster.gpus.size()), s.cluster.gpus.front().params);
+  } catch (const LayoutError& e) {
+    throw ScenarioError(path + "/" + e.field, e.what());
+  }
+  s.training.partition = plan->partition;
+  const ParallelLayout& layout = plan->layout;
+  const std::vector<StageMemory>& per_stage = plan->memory;
+  for (const GpuInstance& g : s.cluster.gpus) {
+    const int stage = layout.coord(g.rank).pp;
+    const StageMemory& m = per_stage[static_cast<std::size_t>(stage)];
+    if (m.total() > g.params.mem_capacity)
+      throw ScenarioError(path, "GPU " + g.name + " (stage " + std::to_string(stage) + ") needs " + gib(m.total()) +
+                                    " GiB (weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer " +
+                                    gib(m.optimizer) + ", activations " + gib(m.activations) + " GiB) but has " +
+                                    gib_capacity(g.params.mem_capacity) + " GiB of HBM");
+  }
+}
+
+json parallel_placement(const Scenario& s) {
+  const ParallelConfig& p = s.training.parallel;
+  if (!p.enabled) return nullptr;
+  const ParallelLayout layout(p, static_cast<int>(s.cluster.gpus.size()));
+  json ranks = json::array();
+  for (const GpuInstance& g : s.cluster.gpus) {
+    const ParallelCoord c = layout.coord(g.rank);
+    ranks.push_back({{"rank", g.rank}, {"gpu", g.name}, {"tp", c.tp}, {"pp", c.pp}, {"dp", c.dp}});
+  }
+  json stages = json::array();
+  for (int stage = 0; stage < p.pp; ++stage) {
+    json chunks = json::array();
+    for (int k = 0; stage + k * p.pp < s.training.partition.chunks(); ++k) {
+      const int c = stage + k * p.pp;
+      json names = json::array();
+      for (int i = s.training.partition.begin(c); i < s.training.partition.end(c); ++i)
+        names.push_back(s.workload.layers[static_cast<std::size_t>(i)].name);
+      chunks.push_back({{"chunk", c}, {"virtual", k}, {"first_layer", s.training.partition.begin(c)},
+                        {"layers", names}});
+    }
+    stages.push_back({{"stage", stage}, {"chunks", chunks}});
+  }
+  static const char* dims[] = {"tp", "dp", "pp"};
+  std::string order;
+  for (ParallelDim d : p.order) order += (order.empty() ? "" : "-") + std::string(dims[static_cast<int>(d)]);
+  return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"order", order}, {"ranks", ranks}, {"stages", stages}};
+}
+
+}  // namespace trainvp

@@ -1,0 +1,146 @@
+#include "platform/report/parallel_results.hpp"
+
+#include <cstdio>
+
+#include "models/workload/dtype.hpp"
+#include "platform/core/sim_time.hpp"
+#include "platform/core/units.hpp"
+
+namespace trainvp {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const char* schedule_name(PipelineScheduleKind k) {
+  switch (k) {
+    case PipelineScheduleKind::GPipe: return "gpipe";
+    case PipelineScheduleKind::OneFOneB: return "1f1b";
+    case PipelineScheduleKind::Interleaved: return "interleaved";
+  }
+  return "?";
+}
+
+const char* recompute_name(RecomputeKind k) {
+  switch (k) {
+    case RecomputeKind::None: return "none";
+    case RecomputeKind::Selective: return "selective";
+    case RecomputeKind::Full: return "full";
+  }
+  return "?";
+}
+
+// Narayanan et al. (SC'21), eq. 3: a GPT's FLOPs per iteration, B samples of s tokens, with the
+// backward's forward recomputed (96) or not (72).
+double gpt_flops(const Workload& w, double global_batch, bool recompute) {
+  const double s = w.shape.seq, l = w.dims.layers, h = w.dims.hidden, V = w.dims.vocab;
+  if (recompute) return 96 * global_batch * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  return 72 * global_batch * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+}
+
+double gib(std::uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0); }
+
+}  // namespace
+
+bool summed_parallel_collective(const std::string& label) {
+  return label.rfind("tp ", 0) == 0 || label.rfind("pp ", 0) == 0;
+}
+
+double parallel_samples(const Simulation& sim) {
+  const ParallelConfig& c = sim.scenario().training.parallel;
+  return static_cast<double>(sim.scenario().workload.shape.batch) * c.micro_batches * c.dp;
+}
+
+void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
+  const ParallelPlan& plan = *sim.parallel();
+  const ParallelConfig& c = plan.layout.config();
+  const Scenario& s = sim.scenario();
+  ojson& o = j["parallel"];
+  ojson stages = o.contains("stages") ? o["stages"] : ojson::array();  // ParallelSync::report's timing
+  o = ojson::object();
+  o["tp"] = c.tp, o["pp"] = c.pp, o["dp"] = c.dp;
+  o["micro_batches"] = c.micro_batches;
+  o["schedule"] = schedule_name(c.schedule);
+  o["virtual_stages"] = c.virtual_stages;
+  o["sequence_parallel"] = c.sequence_parallel;
+  o["zero"] = c.zero;
+  o["recompute"] = recompute_name(c.recompute);
+  o["global_batch"] = parallel_samples(sim);
+  o["boundary_bytes"] = plan.boundary_bytes;
+
+  const Workload& full = s.workload;
+  if (full.dims.valid()) {
+    const double B = parallel_samples(sim);
+    const bool full_recompute = c.recompute == RecomputeKind::Full;
+    double peak = 0;
+    for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(full.shape.dtype) / g.params.efficiency;
+    const double model = gpt_flops(full, B, false), counted = gpt_flops(full, B, full_recompute);
+    o["model_flops_per_iteration"] = model;
+    o["flops_per_iteration"] = counted;  // as Megatron-LM counts them: with the recomputed forward
+    if (peak > 0 && iteration_s > 0) {
+      o["mfu"] = model / iteration_s / peak;
+      o["utilization"] = counted / iteration_s / peak;
+    }
+  }
+
+  for (std::size_t st = 0; st < stages.size() && st < plan.memory.size(); ++st) {
+    const StageMemory& m = plan.memory[st];
+    const auto ranks = plan.layout.stage_ranks(static_cast<int>(st));
+    const std::uint64_t hbm = s.cluster.gpus[static_cast<std::size_t>(ranks.front())].params.mem_capacity;
+    stages[st]["memory"] = {{"weights_bytes", m.weights},         {"gradients_bytes", m.gradients},
+                            {"optimizer_bytes", m.optimizer},     {"activations_bytes", m.activations},
+                            {"total_bytes", m.total()},           {"hbm_bytes", hbm},
+                            {"in_flight_micro_batches", plan.in_flight[st]}};
+  }
+  o["stages"] = stages;
+
+  // TP and PP traffic, summed by kind.
+  ojson kinds = ojson::object();
+  for (const char* kind : {"tp", "pp"}) kinds[kind] = {{"collectives", 0}, {"bytes", 0}, {"time_s", 0.0}};
+  for (const CollectiveRecord& r : sim.engine().records()) {
+    if (!summed_parallel_collective(r.label) || r.end_ps < 0) continue;
+    ojson& k = kinds[r.label.substr(0, 2)];
+    k["collectives"] = k["collectives"].get<std::uint64_t>() + 1;
+    k["bytes"] = k["bytes"].get<std::uint64_t>() + r.bytes;
+    k["time_s"] = k["time_s"].get<double>() + sec(r.end_ps - r.start_ps);
+  }
+  o["traffic"] = kinds;
+
+  ojson place = ojson::array();
+  for (const Gpu* g : sim.gpus()) {
+    const ParallelCoord pc = plan.layout.coord(g->rank());
+    place.push_back({{"gpu", g->name()}, {"rank", g->rank()}, {"tp", pc.tp}, {"pp", pc.pp}, {"dp", pc.dp}});
+  }
+  o["placement"] = place;
+}
+
+std::string parallel_summary(const ojson& j) {
+  if (!j.contains("parallel")) return "";
+  const ojson& o = j["parallel"];
+  char buf[256];
+  std::string out;
+  std::snprintf(buf, sizeof buf, "  parallel         tp %d x pp %d x dp %d, %s, %d micro-batches", o["tp"].get<int>(),
+                o["pp"].get<int>(), o["dp"].get<int>(), o["schedule"].get<std::string>().c_str(),
+                o["micro_batches"].get<int>());
+  out += buf;
+  if (o.contains("utilization")) {
+    std::snprintf(buf, sizeof buf, ", %.1f%% utilization (MFU %.1f%%)", 100 * o["utilization"].get<double>(),
+                  100 * o["mfu"].get<double>());
+    out += buf;
+  }
+  out += "\n";
+  for (const ojson& st : o["stages"]) {
+    std::snprintf(buf, sizeof buf,
+                  "    stage %d: compute %s, bubble %s, exposed tp %s dp %s, memory %.1f of %.0f GiB\n",
+                  st["stage"].get<int>(), format_time_s(st["compute_s"].get<double>()).c_str(),
+                  format_time_s(st["bubble_s"].get<double>()).c_str(),
+                  format_time_s(st["tp_exposed_s"].get<double>()).c_str(),
+                  format_time_s(st["dp_exposed_s"].get<double>()).c_str(),
+                  st.contains("memory") ? gib(st["memory"]["total_bytes"].get<std::uint64_t>()) : 0.0,
+                  st.contains("memory") ? gib(st["memory"]["hbm_bytes"].get<std::uint64_t>()) : 0.0);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace trainvp

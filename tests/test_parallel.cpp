@@ -1,0 +1,181 @@
+// Hybrid parallelism run end to end (docs/parallelism.md) against closed forms: the pipeline
+// bubble (p-1)/m for GPipe and 1F1B and (p-1)/(m v) interleaved with uniform stages and free
+// communication (Narayanan et al.), Megatron's TP collectives per layer and their bytes, the
+// point-to-point sends per stage boundary, ZeRO-1's bytes against DDP's, and a 1 x 1 x d layout
+// reproducing plain data parallelism bit for bit. Simulations run in forked children.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <regex>
+#include <string>
+
+#include "platform/config/scenario.hpp"
+#include "platform/report/results.hpp"
+#include "platform/system/simulation.hpp"
+#include "tests/sim_child.hpp"
+
+namespace trainvp {
+namespace {
+
+using json = nlohmann::json;
+
+// Runs `doc` with `edit` applied to the loaded scenario (the parallel layout is set in code, so
+// these tests check execution, not the JSON keys, which tests/test_parallel_config.cpp covers).
+json run(const json& doc, const std::function<void(Scenario&)>& edit) {
+  auto r = test::in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    edit(s);
+    Simulation sim(s);
+    sim.run();
+    return collect_results(sim).json.dump();
+  });
+  if (!r.ok) throw std::runtime_error(r.value);
+  return json::parse(r.value);
+}
+
+// `layers` identical layers of 1 ms forward, dX and dW each (measured times: exact), on one node
+// of `gpus` GPUs whose NVLink is free (1000 Tbit/s, no latency), no optimizer work.
+json uniform_doc(int gpus, int layers, int iterations) {
+  json ls = json::array();
+  for (int i = 0; i < layers; ++i)
+    ls.push_back({{"name", "l" + std::to_string(i)}, {"params", 1000}, {"fwd_time", "1ms"}, {"bwd_input_time", "1ms"},
+                  {"bwd_weight_time", "1ms"}});
+  return {{"trainvp", 1},
+          {"name", "uniform"},
+          {"cluster",
+           {{"nodes", 1},
+            {"node",
+             {{"gpus", gpus},
+              {"gpu", {{"preset", "H100-SXM5-80GB"}, {"nvlink_bw", "1000Tbps"}}},
+              {"nvlink", {{"latency", "0ns"}, {"switch_latency", "0ns"}}}}}}},
+          {"workload", {{"batch", 1}, {"seq", 1}, {"dtype", "bf16"}, {"layers", ls}}},
+          {"training", {{"iterations", iterations}, {"warmup", 1}, {"optimizer", "none"}}}};
+}
+
+void pipeline(Scenario& s, int p, int m, PipelineScheduleKind kind, int v) {
+  ParallelConfig& c = s.training.parallel;
+  c.enabled = true;
+  c.pp = p, c.dp = static_cast<int>(s.cluster.gpus.size()) / p, c.micro_batches = m;
+  c.schedule = kind, c.virtual_stages = v;
+  // A transformer's shape for the b·s·h boundary tensor: 1 x 1 x 8 bf16 = 16 bytes.
+  s.workload.dims = {static_cast<int>(s.workload.layers.size()), 8, 1, 0};
+}
+
+double bubble_fraction(const json& r, int stage) {
+  return r["parallel"]["stages"][static_cast<std::size_t>(stage)]["bubble_fraction"].get<double>();
+}
+
+TEST(ParallelPipeline, OneFOneBAndGPipeBubbleIsPMinusOneOverM) {
+  for (PipelineScheduleKind kind : {PipelineScheduleKind::OneFOneB, PipelineScheduleKind::GPipe})
+    for (int m : {4, 8}) {
+      const int p = 4;
+      json r = run(uniform_doc(p, 8, 3), [&](Scenario& s) { pipeline(s, p, m, kind, 1); });
+      for (int k = 0; k < p; ++k)
+        EXPECT_NEAR(bubble_fraction(r, k), static_cast<double>(p - 1) / m, 1e-9) << "m " << m << " stage " << k;
+      // Every stage computes m x (tf + tb) = m x 2 layers x 3 ms, and the iteration adds the
+      // bubble: (m + p - 1) x 6 ms.
+      EXPECT_NEAR(r["iteration_time_s"].get<double>(), (m + p - 1) * 6e-3, 1e-12);
+    }
+}
+
+TEST(ParallelPipeline, InterleavedBubbleIsPMinusOneOverMV) {
+  const int p = 4, v = 2, m = 8;
+  json r = run(uniform_doc(p, 8, 3), [&](Scenario& s) { pipeline(s, p, m, PipelineScheduleKind::Interleaved, v); });
+  for (int k = 0; k < p; ++k)
+    EXPECT_NEAR(bubble_fraction(r, k), static_cast<double>(p - 1) / (m * v), 1e-9) << "stage " << k;
+}
+
+TEST(ParallelPipeline, EachBoundarySendsEveryMicroBatchForwardAndBack) {
+  const int p = 4, m = 4, iterations = 3;
+  json r = run(uniform_doc(8, 8, iterations), [&](Scenario& s) { pipeline(s, p, m, PipelineScheduleKind::OneFOneB, 1); });
+  const json& pp = r["parallel"]["traffic"]["pp"];
+  const int d = 2;
+  // (p - 1) boundaries x m micro-batches x 2 directions per pipeline (one per DP replica).
+  const std::uint64_t sends = static_cast<std::uint64_t>((p - 1) * m * 2 * d * iterations);
+  EXPECT_EQ(pp["collectives"].get<std::uint64_t>(), sends);
+  EXPECT_EQ(pp["bytes"].get<std::uint64_t>(), sends * 16);  // b·s·h bf16
+}
+
+// GPT-2 small, 2 GPUs of one node, TP 2.
+json gpt2_doc(int gpus, int iterations) {
+  return {{"trainvp", 1},
+          {"name", "gpt2-tp"},
+          {"cluster", {{"nodes", 1}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 128}, {"dtype", "bf16"}}},
+          {"training", {{"iterations", iterations}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}}}}}};
+}
+
+TEST(ParallelTensor, FourActivationAllReducesPerTransformerLayerOfBshBytes) {
+  const int m = 2, iterations = 2;
+  json r = run(gpt2_doc(2, iterations), [&](Scenario& s) {
+    ParallelConfig& c = s.training.parallel;
+    c.enabled = true, c.tp = 2, c.micro_batches = m;
+  });
+  const std::uint64_t bsh = 2ull * 128 * 768 * 2;  // b·s·h bf16
+  const std::regex block(R"(^tp it\d+ mb\d+ h\d+\.(attn|mlp) (fwd|bwd) )");
+  // Engine records are not in results (too many); the per-kind sums are.
+  const json& tp = r["parallel"]["traffic"]["tp"];
+  // Per micro-batch: 2 forward + 2 backward per transformer layer (12), the vocabulary-parallel
+  // embedding's forward and the LM head's input gradient.
+  const std::uint64_t count = static_cast<std::uint64_t>((4 * 12 + 2) * m * iterations);
+  EXPECT_EQ(tp["collectives"].get<std::uint64_t>(), count);
+  EXPECT_EQ(tp["bytes"].get<std::uint64_t>(), count * bsh);
+  (void)block;
+}
+
+TEST(ParallelData, OneByOneByDReproducesDataParallelismExactly) {
+  json doc = gpt2_doc(8, 4);
+  doc["workload"]["micro_batches"] = 1;
+  json plain = run(doc, [](Scenario&) {});
+  json hybrid = run(doc, [](Scenario& s) {
+    ParallelConfig& c = s.training.parallel;
+    c.enabled = true, c.dp = 8;
+  });
+  EXPECT_EQ(plain["iteration_time_s"], hybrid["iteration_time_s"]);
+  EXPECT_EQ(plain["iterations"], hybrid["iterations"]);
+  EXPECT_EQ(plain["ranks"], hybrid["ranks"]);
+  EXPECT_EQ(plain["collectives"], hybrid["collectives"]);
+  EXPECT_EQ(plain["links"], hybrid["links"]);
+}
+
+// Bytes each rank sends in a ring: all-reduce 2(d-1)/d n, reduce-scatter and all-gather (d-1)/d n.
+double ring_wire_bytes(const json& r) {
+  double total = 0;
+  for (const json& c : r["collectives"]) {
+    const double n = c["bytes"].get<double>(), d = c["ranks"].get<double>();
+    const std::string op = c["op"];
+    total += (op == "all_reduce" ? 2 : 1) * (d - 1) / d * n;
+  }
+  return total;
+}
+
+TEST(ParallelData, ZeroOneMovesTheBytesOfDdp) {
+  json doc = gpt2_doc(4, 3);
+  json ddp = run(doc, [](Scenario& s) {
+    s.training.parallel.enabled = true, s.training.parallel.dp = 4;
+  });
+  json zero = run(doc, [](Scenario& s) {
+    s.training.parallel.enabled = true, s.training.parallel.dp = 4, s.training.parallel.zero = 1;
+  });
+  EXPECT_NEAR(ring_wire_bytes(zero), ring_wire_bytes(ddp), 1e-9 * ring_wire_bytes(ddp));
+  bool gathered = false;
+  for (const json& c : zero["collectives"]) gathered |= c["op"] == "all_gather";
+  EXPECT_TRUE(gathered);
+}
+
+TEST(ParallelData, ZeroThreeMovesOneAndAHalfTimesTheBytesOfDdp) {
+  // One micro-batch: each layer's parameters are gathered before its forward and its backward,
+  // and its gradients reduce-scattered once: 3 x (d-1)/d n against all-reduce's 2 x (d-1)/d n.
+  json doc = gpt2_doc(4, 3);
+  json ddp = run(doc, [](Scenario& s) {
+    s.training.parallel.enabled = true, s.training.parallel.dp = 4;
+  });
+  json zero = run(doc, [](Scenario& s) {
+    s.training.parallel.enabled = true, s.training.parallel.dp = 4, s.training.parallel.zero = 3;
+  });
+  EXPECT_NEAR(ring_wire_bytes(zero), 1.5 * ring_wire_bytes(ddp), 1e-9 * ring_wire_bytes(ddp));
+}
+
+}  // namespace
+}  // namespace trainvp
