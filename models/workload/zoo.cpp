@@ -128,7 +128,7 @@ ZooEntry vit_b16() {
                     "torchvision vit_b_16 at 224 px (position table grows with image_size)",
                     "ViT-B/16: patch 16, " + describe_block(c.block, c.n_layers) +
                         ", 1000 classes"};
-  return {info, [name, c](const WorkloadShape& s) { return zoo::build_vit(name, c, s); }};
+  return {info, [name, c](const WorkloadShape& s) { return zoo::build_vit(name, c, s); }, TransformerDims{}};
 }
 
 // torchvision resnet50: bottleneck blocks [3, 4, 6, 3], widths 64..512, expansion 4.
@@ -139,7 +139,7 @@ ZooEntry resnet50() {
   ZooModelInfo info{name, "resnet", false, 25557032ULL,
                     "torchvision resnet50; BatchNorm weight+bias are params, running stats not",
                     "ResNet-50: bottleneck blocks [3, 4, 6, 3], widths 64-512 x4, 1000 classes"};
-  return {info, [name, c](const WorkloadShape& s) { return zoo::build_resnet(name, c, s); }};
+  return {info, [name, c](const WorkloadShape& s) { return zoo::build_resnet(name, c, s); }, TransformerDims{}};
 }
 
 const std::vector<ZooEntry>& entries() {

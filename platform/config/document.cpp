@@ -106,7 +106,9 @@ class JsonScanner {
           throw ScenarioError(clip_pointer(pointer()), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels " +
                                                            at(position_of(text_, i)) +
                                                            " (the limit of every JSON input, docs/reliability.md)");
-        stack_.push_back(Frame{c == '{'});
+        Frame f;
+        f.object = c == '{';
+        stack_.push_back(std::move(f));
         ++i;
       } else if (c == '}' || c == ']') {
         if (stack_.empty()) return;

@@ -70,7 +70,8 @@ json load_training(TrainingConfig& t, Workload& w, const json& value, const Clus
                   json(tr.iterations));
   FastForwardConfig ff;
   resolved["fast_forward"] = fast_forward_schema().load(ff, object_or_empty(member(value, "fast_forward")), "/training/fast_forward");
-  t = {tr.iterations, tr.warmup, sc, tr.time_limit};
+  t = TrainingConfig{};
+  t.iterations = tr.iterations, t.warmup = tr.warmup, t.sync = sc, t.time_limit_ps = tr.time_limit;
   t.fast_forward = ff;
   if (json par = load_parallel(t.parallel, member(value, "parallel"), c); !par.is_null()) resolved["parallel"] = par;
   w.optimizer = tr.optimizer;
