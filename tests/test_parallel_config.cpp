@@ -58,6 +58,7 @@ TEST(ParallelConfig, BadLayoutsNameTheirPointer) {
                  {"dp omitted, not dividing", [&](json& d) { par(d)["tp"] = 3; }, "/training/parallel/tp"},
                  {"tp zero", [&](json& d) { par(d)["tp"] = 0; }, "/training/parallel/tp"},
                  {"v without interleaved", [&](json& d) { par(d)["virtual_stages"] = 2; }, "/training/parallel/virtual_stages"},
+                 {"functional", [&](json& d) { d["workload"]["functional"] = true; }, "/workload/functional"},
                  {"interleaved v 1", [&](json& d) { par(d)["schedule"] = "interleaved"; }, "/training/parallel/virtual_stages"},
                  {"interleaved m", [&](json& d) {
                     par(d)["schedule"] = "interleaved", par(d)["virtual_stages"] = 2, par(d)["micro_batches"] = 3;

@@ -165,6 +165,11 @@ void check_parallel_workload(Scenario& s) {
     fail_expected("/workload/micro_batches",
                   "1 with training.parallel: the pipeline's micro-batches are /training/parallel/micro_batches",
                   json(s.workload.micro_batches));
+  // Functional mode checks a whole replica's gradients arriving at every GPU; a TP shard of a
+  // pipeline stage is not that replica.
+  if (s.training.functional)
+    fail_expected("/workload/functional", "false with training.parallel (functional mode checks whole replicas)",
+                  json(true));
   // The plan the run will execute: partition, TP shards with recomputation, schedules, memory.
   std::unique_ptr<ParallelPlan> plan;
   try {
