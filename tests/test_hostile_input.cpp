@@ -2,6 +2,7 @@
 // exited 1 with the library's message, or was silently misread now exits 2 with a message naming
 // where, whichever door it comes in by: the scenario, a --set value, a --faults file, a sweep SPEC.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -145,6 +146,57 @@ TEST_F(HostileInput, CountsBeyondTheirBoundsExitTwo) {
   expect_input_error(cli("validate " + base() + " --set /cluster/node/cxl/ports=1000000"), "/cluster/node/cxl/ports");
   expect_input_error(cli("validate " + base() + " --set /training/iterations=100000000"), "/training/iterations");
   expect_input_error(cli("validate " + base() + " --set /workload/micro_batches=1000000"), "/workload/micro_batches");
+}
+
+// The largest resident set of any command this test process has run and waited for, in MiB.
+long children_peak_mib() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return u.ru_maxrss / 1024;
+}
+
+TEST_F(HostileInput, ValidationAllocatesNothingPerIterationOrMicroBatch) {
+  // At the bounds, validation elaborates the same two GPUs as with 2 iterations and 1
+  // micro-batch. Before, the GPUs expanded every micro-batch's phases and the strategies sized
+  // per-iteration tables for the whole run: gigabytes here, and std::bad_alloc at 1e9.
+  for (const char* strategy : {"ddp", "layerwise"}) {
+    Cmd r = cli("validate " + base() + " --set /training/sync/strategy=" + strategy +
+                " --set /training/iterations=10000000 --set /workload/micro_batches=65536");
+    EXPECT_EQ(r.code, 0) << r.out;
+  }
+  EXPECT_LT(children_peak_mib(), 400) << "validation memory grows with iterations or micro-batches";
+}
+
+TEST_F(HostileInput, RatesAndTimesBeyondTheTimeBaseExitTwo) {
+  // 1e15 Tbps made a chunk take under a picosecond and the link's credit count overflow (a stall).
+  expect_input_error(cli("validate " + base() + " --set /cluster/fabric/link_bw=1e15Tbps"),
+                     "/cluster/fabric/link_bw: expected a bandwidth at most 1000Tbps");
+  expect_input_error(cli("validate " + base() + " --set /training/time_limit=1000h"), "/training/time_limit");
+  std::string fast_gpu = write("gpu.json", R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2,
+ "gpu": {"preset": "H100-SXM5-80GB", "peak_bf16": "1e9PFLOPS"}}}, "workload": {"model": "gpt2-small"}})");
+  expect_input_error(cli("validate " + fast_gpu), "/cluster/node/gpu/peak_bf16: expected a compute rate at most 1000PFLOPS");
+}
+
+TEST_F(HostileInput, ExtremeButRepresentableRatesRunOrReachTheTimeLimit) {
+  const std::string two_nodes = " --set /cluster/nodes=2 --set /cluster/node/gpus=1 --set /training/sync/strategy=ddp";
+  // The fastest representable link runs to the end.
+  Cmd fast = cli("run " + base() + two_nodes + " --set /cluster/fabric/link_bw=1000Tbps -q -o " + (dir_ / "fast").string());
+  EXPECT_EQ(fast.code, 0) << fast.out;
+  // A 1 bit/s link: a chunk takes longer than the clock can hold; the run ends at its limit.
+  Cmd slow = cli("run " + base() + two_nodes + " --set /cluster/fabric/link_bw=1bps --set /training/time_limit=1s -q -o " +
+                 (dir_ / "slow").string());
+  EXPECT_EQ(slow.code, 1) << slow.out;
+  EXPECT_NE(slow.out.find("the simulated-time limit (/training/time_limit) was reached"), std::string::npos) << slow.out;
+}
+
+TEST_F(HostileInput, UnknownKeysAreEchoedClipped) {
+  const std::string key(100000, 'k');
+  Cmd r = cli("validate " + write("key.json", R"({"trainvp": 1, ")" + key + R"(": 1})"));
+  expect_input_error(r, "unknown key \"kkk");
+  EXPECT_LT(r.out.size(), 1000u) << r.out.substr(0, 2000);
+  Cmd nested = cli("validate " + base() + " --set /training/" + key + "=1");
+  expect_input_error(nested, "unknown key");
+  EXPECT_LT(nested.out.size(), 1000u) << nested.out.substr(0, 2000);
 }
 
 }  // namespace

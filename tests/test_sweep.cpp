@@ -406,6 +406,21 @@ const std::vector<BadSpec>& bad_specs() {
       {"log range from 0",
        [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {0, 1}}, {"steps", 2}, {"scale", "log"}}; },
        "/parameters/0/range/0", "> 0 for a log scale"},
+      {"range wider than a double holds",  // its inner values were infinite: null in the scenario
+       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {-1.7e308, 1.7e308}}, {"steps", 3}}; },
+       "/parameters/0/range", "width hi - lo is below the largest double"},
+      {"log range whose ratio overflows",
+       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {1e-300, 1e300}}, {"steps", 3}, {"scale", "log"}}; },
+       "/parameters/0/range", "ratio hi / lo is below the largest double"},
+      {"integer range beyond 2^53",  // values beyond 2^63 rounded to -9223372036854775808
+       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {1, 1e19}}, {"steps", 3}, {"integer", true}}; },
+       "/parameters/0/range", "within [-2^53, 2^53]"},
+      {"random integer range beyond 2^53",  // every draw was the same garbage value
+       [](json& s) {
+         s["design"] = "random", s["samples"] = 5;
+         s["parameters"] = json::array({{{"path", "/x"}, {"range", {-1e18, 1}}, {"integer", true}}});
+       },
+       "/parameters/0/range", "within [-2^53, 2^53]"},
       {"range of mixed units", [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {"1us", "2ms"}}, {"steps", 2}}; },
        "/parameters/0/range", "same unit"},
       {"range end not a number", [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {"fast", 2}}, {"steps", 2}}; },

@@ -59,7 +59,7 @@ TEST(SyncRegistry, MakeBuildsTheStrategyOfItsEntry) {
       std::unique_ptr<DreamDdpPlan> plan;
       if (e.planned) plan = plan_dreamddp(s);  // forks: before any module exists
       RunContext ctx(s.seed, false);
-      Cluster c = build_cluster(s, ctx, "");
+      Cluster c = build_cluster(s, ctx, WaveOptions{});
       auto module = e.make({s, *c.engine, c.gpus, c.nodes_of, s.training.iterations, ctx, plan.get()});
       return std::string(module ? module->name() : "none");
     });

@@ -52,12 +52,13 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   pending_layers_.assign(n, std::vector<int>(buckets_.size()));
   for (auto& p : pending_layers_)
     for (std::size_t b = 0; b < buckets_.size(); ++b) p[b] = static_cast<int>(buckets_[b].layers.size());
-  done_.assign(n, std::vector<int>(static_cast<std::size_t>(iterations), 0));
+  done_.assign(n, PerIteration<int>(0));
   join_at_.assign(n, std::vector<std::int64_t>(buckets_.size(), -1));
-  busy_.assign(n, std::vector<std::vector<TimeInterval>>(static_cast<std::size_t>(iterations)));
+  busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
   waiting_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg.comm_streams)));
   stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg.comm_streams), false));
-  ids_.assign(static_cast<std::size_t>(iterations), std::vector<int>(buckets_.size(), -1));
+  ids_ = PerIteration<std::vector<int>>(std::vector<int>(buckets_.size(), -1));
+  (void)iterations;  // per-iteration state grows as iterations are reached
   for (std::size_t r = 0; r < n; ++r) {
     changed_.push_back(std::make_unique<sc_core::sc_event>());
     gpus_[r]->on_gradient_ready([this](const GradientReady& g) { on_gradient(g); });
@@ -68,20 +69,19 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
 }
 
 int DdpSync::collective(int iteration, int b) {
-  int& id = ids_[static_cast<std::size_t>(iteration)][static_cast<std::size_t>(b)];
-  if (id < 0) {
-    std::shared_ptr<BufferLayout> layout;
-    if (engine_.functional()) {  // the bucket's gradients, in bucket order
-      layout = std::make_shared<BufferLayout>();
-      layout->iteration = iteration;
-      layout->what = "bucket " + std::to_string(b);
-      for (int l : buckets_[static_cast<std::size_t>(b)].layers) layout->layers.push_back({l, layer_bytes_[static_cast<std::size_t>(l)]});
-    }
-    id = engine_.launch(programs_[static_cast<std::size_t>(b)], CollectiveOp::AllReduce, cfg_.algorithm,
-                        buckets_[static_cast<std::size_t>(b)].bytes,
-                        std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
-                        [this, iteration, b](int rank) { rank_finished(rank, iteration, b); }, std::move(layout));
+  const std::size_t bi = static_cast<std::size_t>(b);
+  if (ids_[iteration][bi] >= 0) return ids_[iteration][bi];
+  std::shared_ptr<BufferLayout> layout;
+  if (engine_.functional()) {  // the bucket's gradients, in bucket order
+    layout = std::make_shared<BufferLayout>();
+    layout->iteration = iteration;
+    layout->what = "bucket " + std::to_string(b);
+    for (int l : buckets_[bi].layers) layout->layers.push_back({l, layer_bytes_[static_cast<std::size_t>(l)]});
   }
+  const int id = engine_.launch(programs_[bi], CollectiveOp::AllReduce, cfg_.algorithm, buckets_[bi].bytes,
+                                std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
+                                [this, iteration, b](int rank) { rank_finished(rank, iteration, b); }, std::move(layout));
+  ids_[iteration][bi] = id;
   return id;
 }
 
@@ -117,11 +117,11 @@ void DdpSync::try_join(int rank, int stream) {
 void DdpSync::rank_finished(int rank, int iteration, int b) {
   std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const std::int64_t joined = join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(b)];
-  busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)].push_back({joined, now});
+  busy_[static_cast<std::size_t>(rank)][iteration].push_back({joined, now});
   if (tracks_[static_cast<std::size_t>(rank)] >= 0)
     ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)], "all_reduce bucket " + std::to_string(b), "comm", joined, now,
                      {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});
-  ++done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)];
+  ++done_[static_cast<std::size_t>(rank)][iteration];
   int stream = b % cfg_.comm_streams;
   stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = false;
   changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
@@ -136,21 +136,34 @@ bool DdpSync::may_start(int rank, int iteration, const Phase& phase) const {
     if (phase.kind != PhaseKind::Forward || phase.layer != 0 || phase.micro_batch != 0 || iteration == 0) return true;
     it = iteration - 1;
   }
-  return done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(it)] == static_cast<int>(buckets_.size());
+  return done_[static_cast<std::size_t>(rank)].at(it) == static_cast<int>(buckets_.size());
 }
 
 std::string DdpSync::waiting_for(int rank, int iteration, const Phase& phase) const {
   if (phase.kind != PhaseKind::Optimizer) --iteration;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    int id = ids_[static_cast<std::size_t>(iteration)][b];
+    int id = ids_.at(iteration)[b];
     if (id < 0) return "bucket " + std::to_string(b) + " of iteration " + std::to_string(iteration) + " (never launched)";
     if (!engine_.rank_done(id, rank)) return engine_.describe(id, rank);
   }
   return "nothing (all buckets done)";
 }
 
+void DdpSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
+  for (std::size_t r = 0; r < gpus_.size(); ++r)
+    for (int i = first; i < first + count; ++i) {
+      const SkipSource src = skip_source(first, i, period);
+      // Copies first: touching iteration i may grow the per-iteration storage the source is in.
+      const int done = done_[r].at(src.iteration);
+      std::vector<TimeInterval> busy = busy_[r].at(src.iteration);
+      for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+      done_[r][i] = done;
+      busy_[r][i] = std::move(busy);
+    }
+}
+
 std::int64_t DdpSync::comm_ps(int rank, int iteration) const {
-  return union_length(busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)]);
+  return union_length(busy_[static_cast<std::size_t>(rank)].at(iteration));
 }
 
 void DdpSync::report(nlohmann::ordered_json& results) const {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/core/per_iteration.hpp"
+
 #include <systemc>
 
 #include "models/collectives/engine.hpp"
@@ -44,6 +46,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
   void report(nlohmann::ordered_json& results) const override;  // the buckets
+  void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
  private:
@@ -64,13 +67,13 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::shared_ptr<const CompiledProgram>> programs_;  // per bucket, reused every iteration
   // Per rank: layers still to come per bucket (current iteration), buckets done per iteration.
   std::vector<std::vector<int>> pending_layers_;
-  std::vector<std::vector<int>> done_;       // [rank][iteration]
+  std::vector<PerIteration<int>> done_;      // [rank][iteration]
   std::vector<std::vector<std::int64_t>> join_at_;  // [rank][bucket], current iteration
-  std::vector<std::vector<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
+  std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
   // Per rank and stream, buckets ready but not yet joined (in order).
   std::vector<std::vector<std::vector<std::pair<int, int>>>> waiting_;  // [rank][stream] -> (iteration, bucket)
   std::vector<std::vector<bool>> stream_busy_;
-  std::vector<std::vector<int>> ids_;        // [iteration][bucket] -> collective id, -1 before launch
+  PerIteration<std::vector<int>> ids_;       // [iteration][bucket] -> collective id, -1 before launch
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   RunContext& ctx_;
   std::vector<int> tracks_;  // per rank: its collective stream in the trace

@@ -286,6 +286,36 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   if (cb) cb(rank);
 }
 
+bool CollectiveEngine::rank_idle(int rank) const {
+  for (const auto& [id, c] : live_map_) {
+    auto it = c.cp->pos.find(rank);
+    if (it == c.cp->pos.end()) continue;
+    const auto p = static_cast<std::size_t>(it->second);
+    if (c.joined_at[p] < 0 || c.left[p] > 0) return false;
+  }
+  return true;
+}
+
+void CollectiveEngine::repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times,
+                                      std::int64_t period_ps,
+                                      const std::function<std::string(const std::string&, int)>& relabel) {
+  for (int m = 1; m <= times; ++m)
+    for (std::size_t i = from; i < to; ++i) {
+      CollectiveRecord r = records_[i];
+      r.id = static_cast<int>(records_.size());
+      r.start_ps += m * period_ps;
+      r.end_ps += m * period_ps;
+      r.label = relabel(r.label, m);
+      records_.push_back(std::move(r));
+    }
+  for (auto& list : intervals_) {
+    const std::size_t n = list.size();
+    for (int m = 1; m <= times; ++m)
+      for (std::size_t i = 0; i < n; ++i)
+        if (list[i].start >= since_ps) list.push_back({list[i].start + m * period_ps, list[i].end + m * period_ps});
+  }
+}
+
 std::string CollectiveEngine::describe(int id, int rank) const {
   const CollectiveRecord& rec = records_.at(static_cast<std::size_t>(id));
   std::string s = std::string(op_name(rec.op)) + " \"" + rec.label + "\"";

@@ -103,6 +103,13 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   const std::vector<Interval>& intervals(int rank) const { return intervals_[static_cast<std::size_t>(rank)]; }
   std::uint64_t chunk() const { return chunk_; }
   std::size_t in_flight() const { return live_; }
+  // No collective in flight has `rank` still to join or still moving its transfers.
+  bool rank_idle(int rank) const;
+  // Steady-state fast-forward: appends `times` copies of the complete records [from, to), copy m
+  // shifted by m x period_ps and labelled relabel(label, m), and of each rank's intervals that
+  // start at or after since_ps, so that results list the collectives of skipped iterations.
+  void repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times, std::int64_t period_ps,
+                      const std::function<std::string(const std::string&, int)>& relabel);
   // For stall reports: what a collective is waiting for on a rank.
   std::string describe(int id, int rank) const;
 

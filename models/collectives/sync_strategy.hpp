@@ -20,7 +20,23 @@ class SyncStrategy : public PhaseGate {
   // Writes what results.json says about the strategy: fields of `results["sync"]` (which holds
   // `strategy` already) and of each of `results["iterations"]` (which hold `warmup`).
   virtual void report(nlohmann::ordered_json& results) const = 0;
+  // Steady-state fast-forward: iterations [first, first + count) are not simulated. They repeat
+  // the `period` iterations before `first`, each shifted by whole periods of `period_ps` (the
+  // records of iteration first + j copy first + j - m x period, m = ceil((j + 1) / period)).
+  // The strategy records them as done, with their communication shifted, so that its gates and
+  // its report go on as if they had run. Called while no collective is in flight.
+  virtual void skip_iterations(int first, int count, int period, std::int64_t period_ps) = 0;
 };
+
+// The iteration a skipped one copies and by how many periods it is shifted (see skip_iterations).
+struct SkipSource {
+  int iteration;
+  int periods;
+};
+inline SkipSource skip_source(int first, int iteration, int period) {
+  const int m = (iteration - first) / period + 1;
+  return {iteration - m * period, m};
+}
 
 // Length of the union of [start, end) intervals.
 struct TimeInterval {

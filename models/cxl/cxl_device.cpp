@@ -57,10 +57,10 @@ tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tl
 }
 
 CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nports, DType dtype, RunContext& ctx,
-                     const std::string& waves_path, std::int64_t waves_from_ps, std::int64_t waves_to_ps)
+                     const WaveOptions& waves, std::int64_t waves_from_ps, std::int64_t waves_to_ps)
     : sc_module(name), p_(p), bf16_(dtype == DType::BF16), ctx_(ctx), waves_from_ps_(waves_from_ps), waves_to_ps_(waves_to_ps) {
-  engine_ = make_rtl_engine(p.engine_lanes);
-  if (!waves_path.empty()) engine_->trace_to(waves_path, 1e12 / p.rtl_clock_hz);
+  engine_ = make_rtl_engine(p.engine_lanes, waves.format);
+  if (!waves.path.empty()) engine_->trace_to(waves, 1e12 / p.rtl_clock_hz);
   for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str(), *this));
   std::string full = this->name();  // nodeN_cxl
   const std::string node = full.substr(0, full.find_first_of("._"));

@@ -66,9 +66,12 @@ struct CxlStats {
 
 class CxlDevice : public sc_core::sc_module, public ReduceDevice {
  public:
-  // `dtype` is the gradients' (fp32 or bf16); waves: a VCD path ("" for none) and its window.
+  // `dtype` is the gradients' (fp32 or bf16); waves: the file (path "" for none), its format and
+  // size cap, and the window of simulated time whose jobs it records.
   CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int ports, DType dtype, RunContext& ctx,
-            const std::string& waves_path = "", std::int64_t waves_from_ps = 0, std::int64_t waves_to_ps = -1);
+            const WaveOptions& waves = {}, std::int64_t waves_from_ps = 0, std::int64_t waves_to_ps = -1);
+  // Whether the waveform file reached its size cap, and when.
+  const WaveStatus& wave_status() const { return engine_->wave_status(); }
 
   std::vector<std::unique_ptr<CxlPort>> ports;
 

@@ -4,14 +4,19 @@
 
 #include <systemc.h>  // before verilated.h: Verilator's headers expect SystemC's names
 
+#include <filesystem>
 #include <stdexcept>
 
 #include <verilated.h>
+#include <verilated_fst_c.h>
 #include <verilated_vcd_c.h>
 
 #include "Vgrad_reduce_l16.h"
+#include "Vgrad_reduce_l16_fst.h"
 #include "Vgrad_reduce_l32.h"
+#include "Vgrad_reduce_l32_fst.h"
 #include "Vgrad_reduce_l8.h"
+#include "Vgrad_reduce_l8_fst.h"
 #include "rtl/driver/grad_reduce_driver.hpp"
 
 namespace trainvp {
@@ -20,9 +25,46 @@ namespace {
 
 using namespace csr;
 
-template <class Model, int kLanes>
-class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model, kLanes>, Model> {
-  using Driver = rtl::GradReduceDriver<Engine<Model, kLanes>, Model>;
+// The VCD writer's file, counting the bytes handed to it: the cap then costs one comparison per
+// cycle. The writer buffers up to 48 KiB before it writes, so the count lags the data by that much.
+class CountingVcdFile final : public VerilatedVcdFile {
+ public:
+  ssize_t write(const char* buf, ssize_t len) override {
+    const ssize_t n = VerilatedVcdFile::write(buf, len);
+    if (n > 0) bytes += static_cast<std::uint64_t>(n);
+    return n;
+  }
+  std::uint64_t bytes = 0;
+};
+
+// One waveform writer per format: its tracer, and the bytes it has written so far.
+template <class Tracer>
+struct WaveWriter;
+
+template <>
+struct WaveWriter<VerilatedVcdC> {
+  static constexpr std::uint64_t kCheckEvery = 1;  // counting is free: check every cycle
+  CountingVcdFile file;                            // declared first: it outlives the tracer
+  VerilatedVcdC tracer{&file};
+  std::uint64_t bytes(const std::string&) const { return file.bytes; }
+};
+
+template <>
+struct WaveWriter<VerilatedFstC> {
+  // The FST writer compresses blocks in memory and writes each whole; its size on disk is all
+  // there is to read (a stat, so only every 4096 cycles: 4 us of engine time at 1 GHz).
+  static constexpr std::uint64_t kCheckEvery = 4096;
+  VerilatedFstC tracer;
+  std::uint64_t bytes(const std::string& path) const {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(path, ec);
+    return ec ? 0 : static_cast<std::uint64_t>(n);
+  }
+};
+
+template <class Model, int kLanes, class Tracer>
+class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model, kLanes, Tracer>, Model> {
+  using Driver = rtl::GradReduceDriver<Engine<Model, kLanes, Tracer>, Model>;
   friend Driver;  // it clocks the model through tick()
   using Driver::read;
   using Driver::write;
@@ -32,24 +74,24 @@ class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model
     this->reset();
     max_contrib_ = static_cast<int>((read(kParams) >> 8) & 0xFF);
   }
-  ~Engine() override {
-    if (vcd_) vcd_->close();
-  }
+  ~Engine() override { stop_waves(); }
   int lanes() const override { return kLanes; }
   int max_contributors() const override { return max_contrib_; }
   std::uint64_t total_cycles() const override { return cycle_; }
 
-  void trace_to(const std::string& path, double period_ps) override {
-    vcd_ = std::make_unique<VerilatedVcdC>();
-    m_.trace(vcd_.get(), 99);
-    vcd_->open(path.c_str());
+  void trace_to(const WaveOptions& w, double period_ps) override {
+    waves_ = std::make_unique<WaveWriter<Tracer>>();
+    m_.trace(&waves_->tracer, 99);
+    waves_->tracer.open(w.path.c_str());
+    opts_ = w;
     period_ps_ = period_ps;
   }
   void trace_window(bool on, std::uint64_t t0_ps) override {
-    tracing_ = on && vcd_;
+    tracing_ = on && waves_ && !status_.capped;
     t0_ps_ = t0_ps;
     job_cycle0_ = cycle_;
   }
+  const WaveStatus& wave_status() const override { return status_; }
 
   void write_csr(std::uint32_t offset, std::uint32_t value) override { write(offset, value); }
   std::uint32_t read_csr(std::uint32_t offset) override { return read(offset); }
@@ -102,14 +144,33 @@ class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model
   void tick() {
     m_.clk = 1;
     m_.eval();
-    if (tracing_) vcd_->dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ - job_cycle0_) * period_ps_ + period_ps_ / 2));
+    if (tracing_) waves_->tracer.dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ - job_cycle0_) * period_ps_ + period_ps_ / 2));
     m_.clk = 0;
     m_.eval();
-    if (tracing_) vcd_->dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ + 1 - job_cycle0_) * period_ps_));
+    if (tracing_) {
+      const auto t = static_cast<std::uint64_t>(t0_ps_ + (cycle_ + 1 - job_cycle0_) * period_ps_);
+      waves_->tracer.dump(t);
+      if (opts_.max_bytes && cycle_ % WaveWriter<Tracer>::kCheckEvery == 0) check_cap(t);
+    }
     ++cycle_;
   }
+  // At the cap the file is closed at once, so it ends cleanly at the last whole cycle recorded.
+  void check_cap(std::uint64_t t_ps) {
+    const std::uint64_t bytes = waves_->bytes(opts_.path);
+    if (bytes < opts_.max_bytes) return;
+    status_ = {true, bytes, t_ps};
+    tracing_ = false;
+    stop_waves();
+  }
+  void stop_waves() {
+    if (waves_ && !closed_) waves_->tracer.close();
+    closed_ = true;
+  }
   Model& m_;
-  std::unique_ptr<VerilatedVcdC> vcd_;
+  std::unique_ptr<WaveWriter<Tracer>> waves_;
+  WaveOptions opts_;
+  WaveStatus status_;
+  bool closed_ = false;
   bool tracing_ = false;
   double period_ps_ = 1000;
   std::uint64_t t0_ps_ = 0, job_cycle0_ = 0, cycle_ = 0;
@@ -125,11 +186,18 @@ const std::vector<int>& rtl_lanes_available() {
 
 bool rtl_available() { return true; }
 
-std::unique_ptr<RtlEngine> make_rtl_engine(int lanes) {
+std::unique_ptr<RtlEngine> make_rtl_engine(int lanes, WaveFormat waves) {
+  const bool fst = waves == WaveFormat::Fst;
   switch (lanes) {
-    case 8: return std::make_unique<Engine<Vgrad_reduce_l8, 8>>();
-    case 16: return std::make_unique<Engine<Vgrad_reduce_l16, 16>>();
-    case 32: return std::make_unique<Engine<Vgrad_reduce_l32, 32>>();
+    case 8:
+      if (fst) return std::make_unique<Engine<Vgrad_reduce_l8_fst, 8, VerilatedFstC>>();
+      return std::make_unique<Engine<Vgrad_reduce_l8, 8, VerilatedVcdC>>();
+    case 16:
+      if (fst) return std::make_unique<Engine<Vgrad_reduce_l16_fst, 16, VerilatedFstC>>();
+      return std::make_unique<Engine<Vgrad_reduce_l16, 16, VerilatedVcdC>>();
+    case 32:
+      if (fst) return std::make_unique<Engine<Vgrad_reduce_l32_fst, 32, VerilatedFstC>>();
+      return std::make_unique<Engine<Vgrad_reduce_l32, 32, VerilatedVcdC>>();
     default: throw std::invalid_argument("no grad_reduce variant with LANES " + std::to_string(lanes));
   }
 }

@@ -22,6 +22,24 @@ struct RtlJob {
   bool program = true;
 };
 
+// Waveform file formats: VCD (text, any viewer) or FST (GTKWave's compressed binary format).
+enum class WaveFormat { Vcd, Fst };
+
+// Where the engine's waveforms go and how much of them to keep.
+struct WaveOptions {
+  std::string path;               // "" for none
+  WaveFormat format = WaveFormat::Vcd;
+  std::uint64_t max_bytes = 0;    // 0: no cap; else recording stops once the file reaches it
+};
+
+// What happened to the waveform file: `capped` once the size cap stopped the recording (the file
+// was closed then, so it ends cleanly at `capped_at_ps`).
+struct WaveStatus {
+  bool capped = false;
+  std::uint64_t bytes = 0;        // written when recording stopped (counted as the writer flushes)
+  std::uint64_t capped_at_ps = 0; // simulated time of the last cycle recorded
+};
+
 struct RtlJobStats {
   std::uint64_t cycles = 0;        // from the CTRL.START write (its APB cycles included) to DONE
   std::uint64_t lines_out = 0;
@@ -39,17 +57,19 @@ class RtlEngine {
   virtual void write_csr(std::uint32_t offset, std::uint32_t value) = 0;
   virtual std::uint32_t read_csr(std::uint32_t offset) = 0;
   virtual bool irq() const = 0;  // the engine's interrupt output
-  // Waveforms: while enabled, every cycle is dumped to `path` (VCD), stamped with `t0_ps` plus the
-  // cycle count times the period.
-  virtual void trace_to(const std::string& path, double period_ps) = 0;
+  // Waveforms: while enabled, every cycle is dumped to `w.path` in `w.format`, stamped with `t0_ps`
+  // plus the cycle count times the period, until the file reaches `w.max_bytes`.
+  virtual void trace_to(const WaveOptions& w, double period_ps) = 0;
   virtual void trace_window(bool on, std::uint64_t t0_ps) = 0;
+  virtual const WaveStatus& wave_status() const = 0;
   virtual std::uint64_t total_cycles() const = 0;
 };
 
 // The compiled variants, e.g. {8, 16, 32}.
 const std::vector<int>& rtl_lanes_available();
 bool rtl_available();
-// Throws std::invalid_argument for a LANES value that was not compiled.
-std::unique_ptr<RtlEngine> make_rtl_engine(int lanes);
+// Throws std::invalid_argument for a LANES value that was not compiled. Each variant is compiled
+// twice, once per wave format (Verilator builds a model for one format); `waves` picks which.
+std::unique_ptr<RtlEngine> make_rtl_engine(int lanes, WaveFormat waves = WaveFormat::Vcd);
 
 }  // namespace trainvp

@@ -33,22 +33,23 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
   mem.register_nb_transport_fw(this, &Gpu::nb_transport_fw);
   schedule_ = data_parallel_schedule(workload);
   // Phase times depend only on the GPU and the workload: compute them once, not per iteration.
-  for (const Phase& ph : schedule_) {
+  for (std::size_t slot = 0; slot < schedule_.slots(); ++slot) {
+    const Phase& ph = schedule_.slot_phase(slot);
     DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload.shape.dtype;
     nominal_ps_.push_back(phase_time_ps(params_, dt, phase_work(workload, ph), 1.0));
     std::string label = phase_label(ph.kind);
     slice_names_.push_back(
         ctx.trace.name(ph.layer >= 0 ? label + " " + workload.layers[static_cast<std::size_t>(ph.layer)].name : label));
   }
-  records_.reserve(static_cast<std::size_t>(iterations));
   finished_ = iterations <= 0 || schedule_.empty();
   SC_HAS_PROCESS(Gpu);
   SC_METHOD(step);
 }
 
-std::int64_t Gpu::phase_duration_ps(std::size_t idx) const {
-  if (speed_ == 1.0 && launch_scale_ == 1.0) return nominal_ps_[idx];
-  const Phase& ph = schedule_[idx];
+std::int64_t Gpu::phase_duration_ps(std::uint64_t idx) const {
+  const std::size_t slot = schedule_.slot(idx);
+  if (speed_ == 1.0 && launch_scale_ == 1.0) return nominal_ps_[slot];
+  const Phase& ph = schedule_.slot_phase(slot);
   DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
   return phase_time_ps(params_, dt, phase_work(workload_, ph), speed_, launch_scale_);
 }
@@ -57,7 +58,12 @@ void Gpu::step() {
   if (finished_) return;
   if (in_phase_) end_phase();
   if (finished_) return;
-  const Phase& ph = schedule_[next_];
+  if (delay_ps_ > 0) {  // skipped iterations: the next one starts a whole number of periods later
+    next_trigger(ps_time(delay_ps_));
+    delay_ps_ = 0;
+    return;
+  }
+  const Phase ph = schedule_.at(next_);
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   if (gate_ && !gate_->may_start(rank_, current_iteration_, ph)) {
     if (!blocked_) blocked_ = true, blocked_since_ = now;
@@ -79,7 +85,7 @@ void Gpu::start_phase() {
   in_phase_ = true;
   phase_extra_ps_ = 0;
   if (extra_work_) {
-    const Phase& ph = schedule_[next_];
+    const Phase ph = schedule_.at(next_);
     PhaseWork extra = extra_work_(current_iteration_, ph);
     if (extra.flops > 0 || extra.bytes > 0 || extra.kernels > 0 || extra.measured_ps > 0) {
       DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
@@ -91,14 +97,14 @@ void Gpu::start_phase() {
 
 void Gpu::end_phase() {
   in_phase_ = false;
-  const Phase& ph = schedule_[next_];
+  const Phase ph = schedule_.at(next_);
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   ++ctx_.events;
   rec_.compute_ps += now - phase_start_;
   rec_.extra_ps += phase_extra_ps_;
   if (track_ >= 0) {
     const std::int64_t own_end = now - phase_extra_ps_;
-    ctx_.trace.slice(track_, slice_names_[next_], "compute", phase_start_, own_end, current_iteration_,
+    ctx_.trace.slice(track_, slice_names_[schedule_.slot(next_)], "compute", phase_start_, own_end, current_iteration_,
                      workload_.micro_batches > 1 ? ph.micro_batch : -1);
     if (phase_extra_ps_ > 0)
       ctx_.trace.slice(track_, ctx_.trace.name(std::string("extra ") + phase_label(ph.kind) +
@@ -119,14 +125,22 @@ void Gpu::end_phase() {
   rec_ = RankIteration{now, 0, 0, 0};
   next_ = 0;
   if (ctx_.on_iteration_end) ctx_.on_iteration_end(current_iteration_);
-  if (++current_iteration_ >= iterations_) finished_ = true;
+  const IterationSkip skip = boundary_ ? boundary_->at_boundary(rank_, current_iteration_) : IterationSkip{};
+  if (++current_iteration_ >= iterations_) {
+    finished_ = true;
+  } else if (skip.iterations > 0 && current_iteration_ + skip.iterations < iterations_) {
+    append_skipped(records_, skip);
+    current_iteration_ += skip.iterations;
+    delay_ps_ = skip.delay_ps();
+    rec_.start_ps = now + delay_ps_;
+  }
 }
 
 std::string Gpu::state() const {
   if (finished_) return "finished";
   std::string s = "iteration " + std::to_string(current_iteration_);
   if (!in_phase_ && !blocked_) return s + ", not started";
-  const Phase& ph = schedule_[next_];
+  const Phase ph = schedule_.at(next_);
   s += std::string(blocked_ ? ", blocked before " : ", in ") + phase_label(ph.kind);
   if (ph.layer >= 0) s += " of layer " + workload_.layers[static_cast<std::size_t>(ph.layer)].name;
   if (blocked_ && gate_) s += ": waiting for " + gate_->waiting_for(rank_, current_iteration_, ph);

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/gpu/gpu_params.hpp"
+#include "models/gpu/iteration_boundary.hpp"
 #include "models/gpu/phase.hpp"
 #include "models/gpu/phase_gate.hpp"
 #include "models/gpu/roofline.hpp"
@@ -48,11 +49,14 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
 
   // The gate consulted before each phase; null means "never wait".
   void set_gate(const PhaseGate* gate) { gate_ = gate; }
+  // Consulted at the end of every iteration (fast-forward); null means "never skip".
+  void set_boundary(IterationBoundary* b) { boundary_ = b; }
   void on_gradient_ready(std::function<void(const GradientReady&)> cb) { grad_listeners_.push_back(std::move(cb)); }
   const sc_core::sc_event& gradient_ready_event() const { return grad_event_; }
   // Called when any phase ends (Local SGD starts its parameter average after the optimizer step).
   using PhaseEnd = std::function<void(int rank, int iteration, const Phase& phase)>;
   void on_phase_end(PhaseEnd cb) { phase_listeners_.push_back(std::move(cb)); }
+  std::size_t phases_per_iteration() const { return schedule_.size(); }
   // Work a synchronization strategy adds to a phase of an iteration (gradient compression
   // kernels). It is timed by roofline on this GPU, runs right after the phase's own work, and is
   // reported as RankIteration::extra_ps (and as an `extra` slice in the trace).
@@ -94,7 +98,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   void step();
   void start_phase();
   void end_phase();
-  std::int64_t phase_duration_ps(std::size_t idx) const;
+  std::int64_t phase_duration_ps(std::uint64_t idx) const;
   tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
   tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
 
@@ -104,10 +108,12 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   int iterations_;
   RunContext& ctx_;
   int track_;
-  std::vector<Phase> schedule_;
-  std::vector<std::int64_t> nominal_ps_;  // per schedule entry at speed 1, launch scale 1
-  std::vector<int> slice_names_;  // trace name ids
+  PhaseSchedule schedule_;
+  std::vector<std::int64_t> nominal_ps_;  // per schedule slot at speed 1, launch scale 1
+  std::vector<int> slice_names_;  // per schedule slot: trace name ids
   const PhaseGate* gate_ = nullptr;
+  IterationBoundary* boundary_ = nullptr;
+  std::int64_t delay_ps_ = 0;     // a fast-forward: wait this long before the next iteration
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
   std::vector<PhaseEnd> phase_listeners_;
   ExtraWork extra_work_;
@@ -121,7 +127,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   std::vector<RankIteration> records_;
   bool finished_ = false;
   int current_iteration_ = 0;
-  std::size_t next_ = 0;          // schedule index of the phase to run (or running)
+  std::uint64_t next_ = 0;        // schedule index of the phase to run (or running)
   bool in_phase_ = false;         // a phase is executing until phase_end_
   bool blocked_ = false;          // waiting at the gate since blocked_since_
   std::int64_t phase_start_ = 0, blocked_since_ = 0;

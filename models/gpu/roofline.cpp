@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "platform/core/sim_time.hpp"
+
 namespace trainvp {
 
 double optimizer_bytes_per_param(OptimizerKind k, DType weights, DType grads) {
@@ -57,7 +59,7 @@ std::int64_t phase_time_ps(const GpuParams& gpu, DType dtype, const PhaseWork& w
     double memory = work.bytes > 0 ? work.bytes / gpu.mem_bytes_per_s() : 0.0;
     seconds = std::max(compute, memory) + work.kernels * launch_scale * static_cast<double>(gpu.kernel_launch_ps) * 1e-12;
   }
-  return static_cast<std::int64_t>(std::llround(seconds / speed * 1e12));
+  return round_ps(seconds / speed * 1e12);
 }
 
 }  // namespace trainvp

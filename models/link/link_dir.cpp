@@ -22,8 +22,9 @@ LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirP
   out.register_nb_transport_bw(this, &LinkDir::bw);
   // Enough chunks in flight to keep the link busy across its latency, plus slack.
   double chunk_s = static_cast<double>(wire_bytes(chunk)) * 8.0 / p_.bandwidth_bps;
-  headroom_ = p_.headroom > 0 ? p_.headroom
-                              : static_cast<int>(std::ceil(static_cast<double>(p_.latency_ps) * 1e-12 / chunk_s)) + 2;
+  // Capped: on a link so fast that a chunk takes (nearly) no time, the quotient would overflow.
+  const double across = std::min(std::ceil(static_cast<double>(p_.latency_ps) * 1e-12 / chunk_s), 1e6);
+  headroom_ = p_.headroom > 0 ? p_.headroom : static_cast<int>(across) + 2;
   SC_HAS_PROCESS(LinkDir);
   SC_METHOD(on_serialized);
   sensitive << serialized_ev_;
@@ -74,7 +75,7 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
   if (loss_rate_ <= 0) return c;
   const std::int64_t n = size == 0 ? 1 : (static_cast<std::int64_t>(size) + p_.mtu - 1) / p_.mtu;
   const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
-  auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
+  auto ser = [this](double bytes) { return round_ps(bytes * 8.0 / p_.bandwidth_bps * 1e12); };
   const std::int64_t packet = ser(p_.mtu + p_.overhead), last_packet = ser(packet_wire(last));
   const std::int64_t window = 2 * (packet + p_.latency_ps + extra_latency_ps_);
   std::int64_t pos = 0;  // next packet in sequence
@@ -190,7 +191,7 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
 void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
   p->acquire();
   const std::int64_t now = now_ps();
-  auto ser = [this](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / p_.bandwidth_bps * 1e12)); };
+  auto ser = [this](double bytes) { return round_ps(bytes * 8.0 / p_.bandwidth_bps * 1e12); };
   if (busy_ && !down_ && !chunk_of(*on_wire_)->express) {
     const std::int64_t packet = ser(packet_wire(p_.mtu)), own = ser(static_cast<double>(wire_bytes(p->get_data_length())));
     std::int64_t start = std::max({now, express_end_, wire_start_ + packet});
@@ -263,7 +264,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   // the wire time, not after the tail).
   const double bps = p_.bandwidth_bps;
   const std::uint32_t last = size == 0 ? 0 : (size - 1) % p_.mtu + 1;
-  auto ser = [bps](double bytes) { return static_cast<std::int64_t>(std::llround(bytes * 8.0 / bps * 1e12)); };
+  auto ser = [bps](double bytes) { return round_ps(bytes * 8.0 / bps * 1e12); };
   // Packet loss stretches the chunk's time on the wire by its recoveries; a recovery of the first
   // (last) packet also delays the head (tail).
   const LossCost loss = draw_losses(size, follows);

@@ -56,6 +56,12 @@ struct LinkDirStats {
   std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
 };
 
+// What a direction has counted up to a time: its statistics and the time integral of its queue.
+struct LinkDirTotals {
+  LinkDirStats stats;
+  double queue_byte_ps = 0;
+};
+
 class LinkDir : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<LinkDir> in;
@@ -75,6 +81,10 @@ class LinkDir : public sc_core::sc_module {
   // Bandwidth and latency can change during a run (faults).
   void set_bandwidth(double bps) { p_.bandwidth_bps = bps; }
   void set_extra_latency(std::int64_t ps) { extra_latency_ps_ = ps; }
+  std::int64_t extra_latency_ps() const { return extra_latency_ps_; }
+  // Flow fidelity (FlowNetwork): the statistics are the flow model's, and the queue figures it
+  // cannot give (queue depth, pauses, individual losses) are left out of report().
+  void set_flow_stats(const LinkDirStats& s) { stats_ = s, flow_stats_ = true; }
   // A link that is down starts no new transmission; the chunk on the wire and those propagating
   // finish. Bringing it up resumes transmission (in the next delta cycle). Safe to call between
   // sc_start() calls.
@@ -93,6 +103,12 @@ class LinkDir : public sc_core::sc_module {
   // results.json `links` entry's statistics over a run that ended at `end_ps` (link_dir_report.cpp).
   void report(nlohmann::ordered_json& out, std::int64_t end_ps) const;
   static const ModelInfo& info();
+  // Steady-state fast-forward (link_dir_repeat.cpp): nothing queued, on the wire, propagating or
+  // waiting at the far end; the totals now; adding `times` x (to - from) for skipped iterations
+  // (peaks are kept: a repeated period reaches the same peak).
+  bool idle() const;
+  LinkDirTotals totals(std::int64_t now_ps) const;
+  void add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times);
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) { track_ = track; }
   void flush_trace();
@@ -176,6 +192,7 @@ class LinkDir : public sc_core::sc_module {
   int track_ = -1;
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
   LinkDirStats stats_;
+  bool flow_stats_ = false;
 };
 
 }  // namespace trainvp

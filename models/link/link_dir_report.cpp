@@ -35,6 +35,10 @@ void LinkDir::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
   out["chunks"] = stats_.chunks;
   out["busy_s"] = sec(stats_.busy_ps);
   out["utilization"] = simulated > 0 ? sec(stats_.busy_ps) / simulated : 0.0;
+  if (flow_stats_) {  // flow fidelity has no queues or packets (docs/fabric.md#flow-fidelity)
+    out["background_bytes"] = stats_.background_bytes;
+    return;
+  }
   out["peak_queue_bytes"] = stats_.peak_queue_bytes;
   out["mean_queue_bytes"] = mean_queue_bytes(end_ps);
   out["paused_s"] = sec(stats_.paused_ps);

@@ -22,6 +22,16 @@ std::int64_t TrafficPattern::next_on(std::int64_t t) const {
   return end_ps >= 0 && next >= end_ps ? -1 : next;
 }
 
+std::int64_t TrafficPattern::next_off(std::int64_t t) const {
+  std::int64_t off = end_ps;
+  if (off_ps > 0) {
+    const std::int64_t period = on_ps + off_ps, in = (t - start_ps) % period;
+    const std::int64_t end_of_on = t + (on_ps - in);
+    off = off < 0 ? end_of_on : std::min(off, end_of_on);
+  }
+  return off;
+}
+
 TrafficSource::TrafficSource(sc_core::sc_module_name name, TrafficPattern pattern, std::int64_t interval_ps,
                              std::uint32_t chunk, std::uint32_t flow, std::uint64_t tag, RouteFn route)
     : sc_module(name),

@@ -30,6 +30,8 @@ struct TrafficPattern {
   std::int64_t off_ps = 0;
   // The first time >= t at which sending is allowed, or -1 when never again.
   std::int64_t next_on(std::int64_t t) const;
+  // For a time t at which sending is allowed: the first time > t at which it stops, -1 when never.
+  std::int64_t next_off(std::int64_t t) const;
 };
 
 class TrafficSource : public sc_core::sc_module {

@@ -47,7 +47,7 @@ const char* kMainHelp =
     "exit codes: 0 success, 1 run failed (stall, time limit, I/O), 2 bad input or usage\n";
 
 const char* kRunHelp =
-    "usage: trainvp run FILE [-o DIR] [--faults F] [--set /json/pointer=VALUE]... [-q]\n"
+    "usage: trainvp run FILE [-o DIR] [--faults F] [--set /json/pointer=VALUE]... [-q] [--progress]\n"
     "\n"
     "Simulates the scenario FILE and writes DIR/results.json, DIR/iterations.csv,\n"
     "DIR/trace.json (open it in ui.perfetto.dev) and, with faults, DIR/faults.json (every\n"
@@ -59,7 +59,10 @@ const char* kRunHelp =
     "  --set P=VALUE      set the value at JSON pointer P before validation; VALUE is parsed\n"
     "                     as JSON, else taken as a string (--set /cluster/nodes=4,\n"
     "                     --set /workload/model=gpt2-small); repeatable\n"
-    "  -q, --quiet        no summary on stdout\n";
+    "  -q, --quiet        no summary on stdout and no progress line (-q wins over --progress)\n"
+    "  --progress         a one-line progress display on stderr (simulated time, iterations\n"
+    "                     done of planned, rate, time left); on by default when stderr is a\n"
+    "                     terminal\n";
 
 const char* kValidateHelp =
     "usage: trainvp validate FILE [--faults F] [--set /json/pointer=VALUE]... [--resolved]\n"
@@ -104,6 +107,7 @@ struct ScenarioArgs {
   std::string output;
   std::string faults;
   bool quiet = false;
+  bool progress = false;
   bool resolved = false;
 };
 
@@ -120,6 +124,7 @@ ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_r
     else if (s == "--faults") a.faults = value("--faults");
     else if (is_run && (s == "-o" || s == "--output")) a.output = value("-o");
     else if (is_run && (s == "-q" || s == "--quiet")) a.quiet = true;
+    else if (is_run && s == "--progress") a.progress = true;
     else if (!is_run && s == "--resolved") a.resolved = true;
     else if (!s.empty() && s[0] == '-') throw UsageError("unknown option " + s);
     else if (a.file.empty()) a.file = s;
@@ -158,14 +163,20 @@ int cmd_run(const std::vector<std::string>& args) {
     s.output.dir = a.output;
     s.resolved["output"]["dir"] = a.output;
   }
-  Simulation sim(s, isatty(STDERR_FILENO) != 0);
+  // -q promises a silent run (scripts, CI): it wins over --progress.
+  Simulation sim(s, !a.quiet && (a.progress || isatty(STDERR_FILENO) != 0));
   sim.run();
   RunResults r = collect_results(sim);
   write_run_outputs(s.output.dir, r, sim.context().trace);
+  const std::filesystem::path dir(s.output.dir);
   if (!sim.waves_tmp().empty()) {
     sim.keep_waves();
-    std::filesystem::rename(sim.waves_tmp(), std::filesystem::path(s.output.dir) / "waves.vcd");
+    std::filesystem::rename(sim.waves_tmp(), dir / s.output.waves_file());
   }
+  // A waveform file of an earlier run (or the other format) would now be misleading.
+  std::error_code ec;
+  for (const char* name : {"waves.vcd", "waves.fst"})
+    if (sim.waves_tmp().empty() || name != s.output.waves_file()) std::filesystem::remove(dir / name, ec);
   if (!a.quiet) std::cout << r.summary << "  results in " << s.output.dir << "/\n";
   return kOk;
 }

@@ -41,12 +41,6 @@ const ParamSet<TopRaw>& scenario_schema() {
 
 namespace {
 
-// A pointer as a message shows it: cut when a hostile document makes it long.
-std::string clip_pointer(const std::string& p) {
-  constexpr std::size_t kMax = 200;
-  return p.size() <= kMax ? p : p.substr(0, kMax - 3) + "...";
-}
-
 bool safe_name(const std::string& s) {
   if (s.empty() || s == "." || s == "..") return false;
   for (char c : s)
@@ -54,24 +48,22 @@ bool safe_name(const std::string& s) {
   return true;
 }
 
-// `trainvp run --faults F`: F's list replaces the document's faults, and its fault_generator goes.
-void replace_faults(json& doc, const std::string& faults_file) {
-  json f = read_json_file(faults_file, "faults file");
-  if (f.is_object() && f.contains("faults")) {
-    for (auto it = f.begin(); it != f.end(); ++it)
+}  // namespace
+
+void apply_faults_document(json& doc, json faults, const std::string& faults_file) {
+  if (faults.is_object() && faults.contains("faults")) {
+    for (auto it = faults.begin(); it != faults.end(); ++it)
       if (it.key() != "faults")
         throw ScenarioError("", "--faults \"" + faults_file + "\": unknown key " + clip_pointer(ptr_join("", it.key())) +
                                     ": an object there holds only `faults` (the list)");
-    f = json(f["faults"]);
+    faults = json(faults["faults"]);
   }
-  if (!f.is_array())
+  if (!faults.is_array())
     throw ScenarioError("", "--faults \"" + faults_file +
                                 "\": expected a JSON list of faults (as DIR/faults.json holds it) or an object with "
-                                "a `faults` list, found " + describe_found(f));
-  if (doc.is_object()) doc["faults"] = f, doc.erase("fault_generator");
+                                "a `faults` list, found " + describe_found(faults));
+  if (doc.is_object()) doc["faults"] = faults, doc.erase("fault_generator");
 }
-
-}  // namespace
 
 namespace {
 
@@ -342,7 +334,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
                             const std::string& faults_file) {
   json doc = read_json_file(path);
-  if (!faults_file.empty()) replace_faults(doc, faults_file);
+  if (!faults_file.empty()) apply_faults_document(doc, read_json_file(faults_file, "faults file"), faults_file);
   for (auto& o : overrides) apply_override(doc, o);
   std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".json") stem.resize(stem.size() - 5);

@@ -48,13 +48,17 @@ json read_json_file(const std::string& path, const std::string& role = "scenario
 // Applies "--set /json/pointer=VALUE": VALUE is parsed as JSON, or else taken as a string.
 void apply_override(json& doc, const std::string& assignment);
 
+// What `--faults F` does to a document: F's content (`faults`, a list as DIR/faults.json holds it,
+// or an object whose only key is `faults`) replaces the document's faults and drops its
+// fault_generator. `faults_file` names F in messages.
+void apply_faults_document(json& doc, json faults, const std::string& faults_file);
+
 // Validates and resolves a scenario document. `default_name` is used when the file has no name
 // (the file's stem). Throws ScenarioError naming the JSON pointer of the first problem.
 Scenario load_scenario(const json& doc, const std::string& default_name);
 
-// Convenience: read + overrides + load. A `faults_file` (a list as DIR/faults.json holds it, or an
-// object with a `faults` list) replaces the scenario's faults and drops its fault_generator before
-// the overrides apply: the replay of a campaign.
+// Convenience: read + overrides + load. A `faults_file` is applied (apply_faults_document) before
+// the overrides: the replay of a campaign.
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides,
                             const std::string& faults_file = "");
 

@@ -44,7 +44,12 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "(spines x oversubscription)",
                 Range::at_least(1.0))
         .flag("rail_optimized", &FabricConfig::rail_optimized, false,
-              "HGX rail layout: NIC i of every node on leaf i (leaf-spine only)");
+              "HGX rail layout: NIC i of every node on leaf i (leaf-spine only)")
+        .choice("fidelity", &FabricConfig::fidelity, "packet",
+                {{"packet", FabricFidelity::Packet}, {"flow", FabricFidelity::Flow}},
+                "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "
+                "one flow at its max-min fair share of the links it crosses, recomputed when flows start or end "
+                "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity)");
     return p;
   }();
   return s;

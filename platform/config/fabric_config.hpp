@@ -9,6 +9,8 @@
 namespace trainvp {
 
 enum class Topology { Switch, LeafSpine };
+// packet: chunks store-and-forwarded hop by hop (LinkDir); flow: max-min fair flows (FlowNetwork).
+enum class FabricFidelity { Packet, Flow };
 
 struct FabricConfig {
   Topology topology = Topology::Switch;
@@ -24,6 +26,7 @@ struct FabricConfig {
   int leaves = 0, spines = 0, leaf_ports = 32;
   double oversubscription = 1.0;
   bool rail_optimized = false;
+  FabricFidelity fidelity = FabricFidelity::Packet;
 };
 
 struct NvlinkConfig {

@@ -4,15 +4,25 @@
 #include <string>
 
 #include "models/cxl/cxl_params.hpp"
+#include "models/cxl/rtl_engine.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
 
+// The caps' defaults (docs/reliability.md, "Bounded outputs", says why these values).
+constexpr std::uint64_t kDefaultWavesMaxBytes = 1ull << 30;       // 1 GiB
+constexpr std::uint64_t kDefaultTraceMaxEvents = 10'000'000;      // about 1.3 GB of trace.json
+
 struct OutputConfig {
   std::string dir;
   bool trace = true;
-  bool waves = false;             // VCD of the CXL engine (rtl fidelity) in DIR/waves.vcd
+  bool waves = false;             // the CXL engine's waveforms (rtl fidelity) in DIR/waves.vcd or .fst
   std::int64_t waves_from_ps = 0, waves_to_ps = -1;
+  WaveFormat waves_format = WaveFormat::Vcd;
+  std::uint64_t waves_max_bytes = kDefaultWavesMaxBytes;
+  std::uint64_t trace_max_events = kDefaultTraceMaxEvents;
+  // "waves.vcd" or "waves.fst".
+  std::string waves_file() const { return waves_format == WaveFormat::Fst ? "waves.fst" : "waves.vcd"; }
 };
 
 // The keys of /output as given.
@@ -20,6 +30,8 @@ struct OutputRaw {
   std::string dir;
   bool trace = true, waves = false;
   std::int64_t waves_from = 0, waves_to = -1;
+  WaveFormat waves_format = WaveFormat::Vcd;
+  std::uint64_t waves_max_bytes = kDefaultWavesMaxBytes, trace_max_events = kDefaultTraceMaxEvents;
 };
 const ParamSet<OutputRaw>& output_schema();
 

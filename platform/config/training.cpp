@@ -14,9 +14,34 @@ const ParamSet<TrainingRaw>& training_schema() {
                 {{"adam", OptimizerKind::Adam}, {"sgd", OptimizerKind::Sgd}, {"none", OptimizerKind::None}},
                 "Optimizer step after backward: adam (fp32 w, m, v), sgd (fp32 w, momentum) or none")
         .nested("sync", "object", json{{"strategy", "none"}}, "Gradient synchronization (see `sync`)")
+        .nested("fast_forward", "object", json::object(), "Steady-state fast-forward (see `fast_forward`)")
         .time("time_limit", &TrainingRaw::time_limit, "24h",
               "Simulated-time limit; a run that reaches it fails naming what each GPU waits for",
               Range::positive());
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<FastForwardConfig>& fast_forward_schema() {
+  static const ParamSet<FastForwardConfig> s = [] {
+    ParamSet<FastForwardConfig> p("fast_forward", "/training/fast_forward",
+                                  "Steady-state fast-forward: when per-rank timing repeats with no fault change, "
+                                  "background traffic or loss in the way, whole periods up to the next scheduled "
+                                  "change are skipped and accounted in every result (docs/performance.md).");
+    p.flag("enabled", &FastForwardConfig::enabled, true, "Skip repeating periods (results.json `fast_forward` says where)")
+        .integer("repeats", &FastForwardConfig::repeats, 3, "Consecutive periods that must repeat before a skip",
+                 {2, 1000})
+        .number("tolerance", &FastForwardConfig::tolerance, 1e-5,
+                "Largest difference between repeating per-rank timings, as a fraction of the period",
+                Range::unit_closed())
+        .integer("margin", &FastForwardConfig::margin, 2,
+                 "Periods simulated before each scheduled change (fault start or end) and before the last iteration",
+                 {1, 1000})
+        .integer("max_period", &FastForwardConfig::max_period, 16,
+                 "Longest repeating period searched, in iterations (a multiple of the strategy's own period)", {1, 100000})
+        .integer("min_skip", &FastForwardConfig::min_skip, 20,
+                 "Fewest iterations worth a skip (short runs are simulated in full)", {1, 10000000});
     return p;
   }();
   return s;
@@ -40,7 +65,10 @@ json load_training(TrainingConfig& t, Workload& w, const json& value, const Clus
                       sync_strategy_name(sc.strategy) + " synchronizes once per period, so fewer would simulate no "
                       "(or partial) communication",
                   json(tr.iterations));
+  FastForwardConfig ff;
+  resolved["fast_forward"] = fast_forward_schema().load(ff, object_or_empty(member(value, "fast_forward")), "/training/fast_forward");
   t = {tr.iterations, tr.warmup, sc, tr.time_limit};
+  t.fast_forward = ff;
   w.optimizer = tr.optimizer;
   return resolved;
 }

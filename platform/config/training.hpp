@@ -10,12 +10,24 @@
 
 namespace trainvp {
 
+// /training/fast_forward: steady-state fast-forward (docs/performance.md#steady-state-fast-forward).
+struct FastForwardConfig {
+  bool enabled = true;
+  int repeats = 3;          // periods that must repeat before a skip
+  double tolerance = 1e-5;  // of the period: how closely per-rank timings must repeat
+  int margin = 2;           // periods simulated before each scheduled change and before the end
+  int max_period = 16;      // longest period searched, iterations
+  int min_skip = 20;        // fewest iterations worth a skip
+};
+const ParamSet<FastForwardConfig>& fast_forward_schema();
+
 struct TrainingConfig {
   int iterations = 10;
   int warmup = 1;
   SyncConfig sync;
   std::int64_t time_limit_ps = 0;
   bool functional = false;  // workload.functional: gradients' values travel and are checked (docs/cxl.md)
+  FastForwardConfig fast_forward;
 };
 
 // The keys of /training as given.

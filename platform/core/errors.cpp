@@ -87,6 +87,11 @@ std::string bounded_dump(const nlohmann::json& value, std::size_t max_chars) {
   return out.substr(0, utf8_prefix(out, keep)) + "...";
 }
 
+std::string clip_pointer(const std::string& p) {
+  constexpr std::size_t kMax = 200;
+  return p.size() <= kMax ? p : p.substr(0, utf8_prefix(p, kMax - 3)) + "...";
+}
+
 std::string quote_clipped(const std::string& text, std::size_t max_chars) {
   if (text.size() <= max_chars) return "\"" + text + "\"";
   std::size_t keep = max_chars >= 3 ? max_chars - 3 : 0;

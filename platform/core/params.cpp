@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace trainvp {
@@ -87,6 +88,17 @@ double quantity(const json& v, const std::string& path, Quantity q, const Range&
   } catch (const UnitError& e) {
     throw ScenarioError(path, e.what());
   }
+  // What the 1 ps time base can represent (docs/reliability.md): above these rates a byte, a
+  // FLOP or a clock cycle takes under a picosecond and rounding swamps the result; above 720 h a
+  // time no longer fits beside others in the 63-bit picosecond clock.
+  struct Limit { double max; const char* text; };
+  static const Limit limits[] = {{1e15, "at most 1000Tbps (1 Pbit/s)"},  // Bandwidth
+                                 {720.0 * 3600 * 1e12, "at most 720h"},  // Time
+                                 {std::numeric_limits<double>::infinity(), ""},  // Size: overflow-checked where used
+                                 {1e18, "at most 1000PFLOPS"},           // FlopRate
+                                 {1e12, "at most 1000GHz"}};             // Frequency
+  const Limit& lim = limits[static_cast<int>(q)];
+  if (x > lim.max) fail_expected(path, std::string("a ") + quantity_name(q) + " " + lim.text + " (the 1 ps time base)", v);
   if (!r.contains(x)) {
     std::string bound = r.lo_open && r.lo == 0 ? "greater than zero" : r.text();
     fail_expected(path, std::string("a ") + quantity_name(q) + " " + bound, v);
@@ -111,6 +123,9 @@ std::string closest(const std::string& key, const std::vector<std::string>& cand
   std::string best;
   std::size_t best_d = 3;  // more than two edits away is no longer a typo
   for (auto& c : candidates) {
+    // Lengths more than two apart cannot be two edits apart: skip them (a hostile 100 kB key
+    // then costs nothing).
+    if (key.size() > c.size() + 2 || c.size() > key.size() + 2) continue;
     std::size_t d = edit_distance(key, c);
     if (d < best_d) best_d = d, best = c;
   }

@@ -166,7 +166,7 @@ class ParamSet {
       for (auto& d : decls_) names.push_back(d.info.name);
       std::string hint = params_detail::closest(it.key(), names);
       throw ScenarioError(ptr_join(path, it.key()),
-                          "unknown key \"" + it.key() + "\" in " + info_.name +
+                          "unknown key " + quote_clipped(it.key()) + " in " + info_.name +
                               (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
                               "; `trainvp describe` lists the keys");
     }

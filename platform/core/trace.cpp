@@ -28,15 +28,21 @@ int TraceRecorder::name(const std::string& text) {
   return static_cast<int>(names_.size() - 1);
 }
 
+bool TraceRecorder::full(std::int64_t at_ps) {
+  if (events_.size() < max_events_) return false;
+  if (dropped_++ == 0) first_dropped_ps_ = at_ps;
+  return true;
+}
+
 void TraceRecorder::slice(int track, int name_id, const char* category, std::int64_t start_ps, std::int64_t end_ps,
                           int iteration, int micro_batch) {
-  if (!enabled_) return;
+  if (!enabled_ || full(end_ps)) return;
   events_.push_back({start_ps, end_ps - start_ps, category, track, name_id, iteration, micro_batch, -1, 'X'});
 }
 
 void TraceRecorder::slice(int track, const std::string& text, const char* category, std::int64_t start_ps,
                           std::int64_t end_ps, nlohmann::ordered_json args) {
-  if (!enabled_) return;
+  if (!enabled_ || full(end_ps)) return;
   int a = -1;
   if (!args.is_null() && !args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
   events_.push_back({start_ps, end_ps - start_ps, category, track, name(text), -1, -1, a, 'X'});
@@ -44,7 +50,7 @@ void TraceRecorder::slice(int track, const std::string& text, const char* catego
 
 void TraceRecorder::instant(int track, const std::string& text, const char* category, std::int64_t at_ps,
                             nlohmann::ordered_json args) {
-  if (!enabled_) return;
+  if (!enabled_ || full(at_ps)) return;
   int a = -1;
   if (!args.is_null() && !args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
   events_.push_back({at_ps, 0, category, track, name(text), -1, -1, a, 'i'});

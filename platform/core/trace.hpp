@@ -2,6 +2,7 @@
 // Timeline in the Chrome/Perfetto trace-event JSON format (ui.perfetto.dev and chrome://tracing
 // open it). A track is a (process, thread) pair: a node is a process, a GPU or NIC a thread.
 #include <cstdint>
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <unordered_map>
@@ -15,6 +16,14 @@ class TraceRecorder {
  public:
   explicit TraceRecorder(bool enabled = true) : enabled_(enabled) {}
   bool enabled() const { return enabled_; }
+
+  // At most `n` events (slices and instants; track names do not count) are kept: the first n
+  // recorded, later ones are dropped and counted (a bounded file, docs/reliability.md).
+  void set_max_events(std::size_t n) { max_events_ = n; }
+  std::size_t max_events() const { return max_events_; }
+  std::uint64_t dropped() const { return dropped_; }
+  // Simulated time at which the first dropped event was recorded (its end), when dropped() > 0.
+  std::int64_t first_dropped_ps() const { return first_dropped_ps_; }
 
   // Returns a track id; ids (and so pids/tids) follow registration order, which elaboration fixes.
   int track(const std::string& process, const std::string& thread);
@@ -51,7 +60,12 @@ class TraceRecorder {
     int args;  // index into args_, or -1
     char type;
   };
+  bool full(std::int64_t at_ps);  // counts a dropped event when the cap is reached
+
   bool enabled_;
+  std::size_t max_events_ = SIZE_MAX;
+  std::uint64_t dropped_ = 0;
+  std::int64_t first_dropped_ps_ = -1;
   std::vector<std::string> names_;
   std::unordered_map<std::string, int> name_ids_;
   std::vector<nlohmann::ordered_json> args_;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/gpu/roofline.hpp"
+#include "platform/report/output_warnings.hpp"
 #include "platform/report/sync_results.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
@@ -263,11 +264,13 @@ RunResults bench_results(const Simulation& sim) {
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   add_faults(r, sim);
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  const nlohmann::ordered_json warnings = output_warnings(sim);
+  if (!warnings.empty()) j["warnings"] = warnings;
   j["sim"] = sim_stats(sim);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
                 format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
                 static_cast<unsigned long long>(sim.stats().events));
-  sum << buf;
+  sum << buf << warnings_summary(warnings);
   r.csv = csv.str();
   r.summary = sum.str();
   return r;
@@ -354,6 +357,9 @@ RunResults collect_results(const Simulation& sim) {
     j["functional"] = {{"elements_checked", f->elements_checked()},
                        {"elements_per_gpu", f->elements_checked() / gpus.size()},
                        {"mismatches", 0}};
+  const ojson warnings = output_warnings(sim);
+  if (!warnings.empty()) j["warnings"] = warnings;  // absent when none: results stay as they were
+  if (const FastForward* ff = sim.fast_forward()) j["fast_forward"] = ff->report();
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();
@@ -389,7 +395,7 @@ RunResults collect_results(const Simulation& sim) {
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
                 st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);
-  sum << buf;
+  sum << buf << warnings_summary(warnings);
   r.summary = sum.str();
   return r;
 }

@@ -34,6 +34,10 @@ json base_document(const SweepSpec& spec) {
   } catch (const ScenarioError& e) {
     throw ScenarioError("/base", message_of(e));
   }
+  return apply_spec_set(spec, std::move(doc));
+}
+
+json apply_spec_set(const SweepSpec& spec, json doc) {
   for (auto& [path, value] : spec.set) {
     try {
       apply_override(doc, path + "=" + value.dump());

@@ -25,6 +25,8 @@ struct PointError : std::runtime_error {
 // Reads the base scenario and applies the SPEC's "set". Errors are ScenarioError with a
 // pointer into the SPEC (/base, /set/...).
 nlohmann::json base_document(const SweepSpec& spec);
+// The second half of base_document: the SPEC's "set" applied to a base scenario already read.
+nlohmann::json apply_spec_set(const SweepSpec& spec, nlohmann::json doc);
 
 // The "P=V" assignments for `trainvp run --set`: the SPEC's set, then the point's parameters.
 // V is the value's JSON text, so a string stays a string ("\"100Gbps\"").

@@ -243,6 +243,16 @@ ParamSpec parse_param(const json& v, const std::string& path, Design design) {
   if (v.contains("integer")) p.integer = get_bool(v["integer"], ptr_join(path, "integer"));
   if (p.integer && std::ceil(p.lo.value) > std::floor(p.hi.value))
     fail_expected(rp, "a range that holds at least one integer", r);
+  // Values are computed in doubles: a range wider than a double holds (or a log range whose ratio
+  // is) made the inner values infinite, written as null into the scenario; integers beyond 2^53
+  // are not exact and beyond 2^63 rounded to garbage (docs/reliability.md, "Sweep ranges").
+  if (!std::isfinite(p.hi.value - p.lo.value) || (p.scale == Scale::Log && !std::isfinite(p.hi.value / p.lo.value)))
+    fail_expected(rp, std::string("a range whose ") + (p.scale == Scale::Log ? "ratio hi / lo" : "width hi - lo") +
+                          " is below the largest double (about 1.8e308)",
+                  r);
+  constexpr double kExactInteger = 9007199254740992.0;  // 2^53: every integer up to it is exact in a double
+  if (p.integer && (p.lo.value < -kExactInteger || p.hi.value > kExactInteger))
+    fail_expected(rp, "an integer range within [-2^53, 2^53] (9007199254740992), where every integer is exact", r);
   if (v.contains("digits")) p.digits = static_cast<int>(get_int(v["digits"], ptr_join(path, "digits"), 1, 17));
   if (design == Design::Random) {
     if (v.contains("steps"))

@@ -12,7 +12,7 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
   }
 }
 
-Cluster build_cluster(const Scenario& s, RunContext& ctx, const std::string& waves) {
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves) {
   Cluster c;
   for (int n = 0; n < s.cluster.nodes; ++n)
     c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx));
@@ -23,7 +23,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const std::string& wav
   for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
     DType dt = s.collective_bench ? DType::FP32 : s.workload.shape.grad_dtype;
     c.cxl.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
-                                                s.cluster.cxl_ports, dt, ctx, n == 0 ? waves : std::string(),
+                                                s.cluster.cxl_ports, dt, ctx, n == 0 ? waves : WaveOptions{},
                                                 s.output.waves_from_ps, s.output.waves_to_ps));
     c.cxl.back()->set_functional(s.collective_bench && s.bench.functional, s.seed);
     cxl.push_back(c.cxl.back().get());
@@ -31,7 +31,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const std::string& wav
   c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx);
   c.fabric->trace_nics();
   c.engine = std::make_unique<CollectiveEngine>(
-      "collectives", std::vector<ChunkEndpoint*>(c.gpus.begin(), c.gpus.end()), *c.fabric, s.cluster.fabric.chunk, ctx);
+      "collectives", c.fabric->endpoints(c.gpus), *c.fabric, s.cluster.fabric.chunk, ctx);
   for (CxlDevice* d : cxl)
     for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
   c.engine->set_device_map(c.fabric->device_map());

@@ -25,7 +25,7 @@ struct Cluster {
   std::vector<int> nodes_of;  // per rank: its node
 };
 
-// `waves`: the file the first node's CXL device writes its waveforms to ("": none).
-Cluster build_cluster(const Scenario& s, RunContext& ctx, const std::string& waves);
+// `waves`: the file the first node's CXL device writes its waveforms to (path "": none).
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves);
 
 }  // namespace trainvp

@@ -17,18 +17,19 @@ static double wall_now() {
 }
 
 Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
-    : scenario_(s), ctx_(s.seed, s.output.trace), progress_(progress) {
+    : scenario_(s), ctx_(s.seed, s.output.trace) {
+  ctx_.trace.set_max_events(s.output.trace_max_events);
   const SyncStrategyEntry& sync = sync_strategy(s.training.sync.strategy);
   const bool planned = !s.collective_bench && sync.planned;
   // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
   if (planned && !elaborate_only) dreamddp_ = plan_dreamddp(s);
-  // The first CXL device's waveforms go to a temporary file that becomes DIR/waves.vcd only if
-  // the run succeeds.
+  // The first CXL device's waveforms go to a temporary file that becomes DIR/waves.vcd (or .fst)
+  // only if the run succeeds.
   if (s.cluster.cxl.present && s.output.waves && !elaborate_only) {  // validate writes nothing
     std::filesystem::create_directories(s.output.dir);
-    waves_tmp_ = (std::filesystem::path(s.output.dir) / ".waves.vcd.tmp").string();
+    waves_tmp_ = (std::filesystem::path(s.output.dir) / ("." + s.output.waves_file() + ".tmp")).string();
   }
-  cluster_ = build_cluster(s, ctx_, waves_tmp_);
+  cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes});
   const std::vector<Gpu*>& all = cluster_.gpus;
   const std::vector<int>& nodes_of = cluster_.nodes_of;
   if (s.training.functional) {
@@ -58,7 +59,30 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
-  if (progress_) ctx_.on_iteration_end = [this](int it) { report_progress(it); };
+  if (!bench_ && !(planned && elaborate_only)) {
+    FastForwardParts ff;
+    ff.cfg = s.training.fast_forward;
+    ff.iterations = s.training.iterations;
+    ff.warmup = s.training.warmup;
+    ff.cycle = sync.period ? sync.period(s, dreamddp_.get()) : 1;
+    ff.gpus = all;
+    ff.strategy = strategy_.get();
+    ff.engine = cluster_.engine.get();
+    ff.fabric = cluster_.fabric.get();
+    ff.faults = faults_.get();
+    // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
+    if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
+    else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
+    else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
+    fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
+  }
+  // Training runs only: a collective benchmark has no iterations to count.
+  if (progress && !elaborate_only && !bench_ && !all.empty()) {
+    progress_ = std::make_unique<RunProgress>(stderr, s.training.iterations, static_cast<int>(all.size()),
+                                              all.front()->phases_per_iteration());
+    ctx_.on_iteration_end = [this](int it) { progress_->iteration_end(it); };
+    all.front()->on_phase_end([this](int, int it, const Phase&) { progress_->phase_end(it); });
+  }
   // Background traffic never lets the kernel starve: end the run when the work is done.
   if (faults_ && faults_->has_background()) {
     std::vector<const sc_core::sc_event*> also;
@@ -66,7 +90,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     run_end_ = std::make_unique<RunEnd>("run_end", [this] { return work_done(); }, also);
     const int last = s.training.iterations - 1;
     ctx_.on_iteration_end = [this, last](int it) {
-      if (progress_) report_progress(it);
+      if (progress_) progress_->iteration_end(it);
       if (it >= last) run_end_->poke();
     };
   }
@@ -90,18 +114,6 @@ void Simulation::keep_waves() {
 }
 
 std::vector<const Gpu*> Simulation::gpus() const { return {cluster_.gpus.begin(), cluster_.gpus.end()}; }
-
-void Simulation::report_progress(int) {
-  ++iterations_done_;
-  double now = wall_now();
-  if (now - wall_start_ < 1.0 || now - last_progress_ < 0.25) return;
-  last_progress_ = now;
-  printed_progress_ = true;
-  double total = static_cast<double>(scenario_.training.iterations) * static_cast<double>(scenario_.cluster.gpus.size());
-  std::fprintf(stderr, "\r[trainvp] %5.1f%%  simulated %.3f s  wall %.1f s ", 100.0 * iterations_done_ / total,
-               sc_core::sc_time_stamp().to_seconds(), now - wall_start_);
-  std::fflush(stderr);
-}
 
 void Simulation::run() {
   wall_start_ = wall_now();
@@ -132,7 +144,6 @@ void Simulation::run() {
   }
   run_until(limit_ps);
   if (faults_) faults_->finish(now_ps());
-  if (printed_progress_) std::fprintf(stderr, "\n");
   cluster_.fabric->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;
   stats_.events = ctx_.events;
@@ -140,10 +151,14 @@ void Simulation::run() {
   stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   // Work left with events still scheduled means the time limit cut the run; without, a stall.
   hit_limit_ = sc_core::sc_pending_activity();
+  std::string failure;
   for (auto& d : cluster_.cxl)
-    if (!d->failure().empty()) throw RunError(d->failure());
-  if (functional_ && !functional_->failure().empty()) throw RunError(functional_->failure());
-  if (!work_done()) throw RunError(stall_report());
+    if (failure.empty()) failure = d->failure();
+  if (failure.empty() && functional_) failure = functional_->failure();
+  if (failure.empty() && !work_done()) failure = stall_report();
+  // The final line only for a run that did all its iterations; a failed one ends the line it drew.
+  if (progress_) failure.empty() ? progress_->finish() : progress_->stop();
+  if (!failure.empty()) throw RunError(failure);
 }
 
 bool Simulation::work_done() const {

@@ -12,8 +12,10 @@
 #include "platform/system/cluster_builder.hpp"
 #include "platform/system/collective_bench.hpp"
 #include "platform/system/fabric/fabric.hpp"
+#include "platform/system/fast_forward/fast_forward.hpp"
 #include "platform/system/faults/faults.hpp"
 #include "platform/system/run_end.hpp"
+#include "platform/system/run_progress.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/system/sync/registry.hpp"
@@ -32,6 +34,7 @@ class Simulation {
  public:
   // elaborate_only: build every module (so the fabric's names exist and fault targets are
   // checked) but skip what only a run needs: dreamddp's profiling pre-simulation and its strategy.
+  // progress: draw the one-line progress display on stderr (platform/system/run_progress.hpp).
   explicit Simulation(const Scenario& s, bool progress = false, bool elaborate_only = false);
   ~Simulation();
   // Runs to completion. Throws RunError when it stalls or reaches the time limit.
@@ -48,6 +51,8 @@ class Simulation {
   const CollectiveBench* bench() const { return bench_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
+  // Steady-state fast-forward (null for a collective benchmark).
+  const FastForward* fast_forward() const { return fast_forward_.get(); }
   // Every fault injected, resolved: the scenario's, then the fault generator's in order of start
   // (a plain `faults` list, as DIR/faults.json holds it), and how many of them were generated.
   const nlohmann::json& fault_list() const { return fault_list_json_; }
@@ -59,14 +64,14 @@ class Simulation {
   CxlDevice& cxl_device(int node) { return *cluster_.cxl.at(static_cast<std::size_t>(node)); }
   // Functional training mode's generator and checker (null when off).
   const FunctionalData* functional() const { return functional_.get(); }
-  // The waveform file being written (DIR/.waves.vcd.tmp), or "": renamed to waves.vcd with the outputs.
+  // The waveform file being written (DIR/.waves.vcd.tmp or .waves.fst.tmp), or "": renamed to
+  // waves.vcd (waves.fst) with the outputs.
   const std::string& waves_tmp() const { return waves_tmp_; }
   // Closes the waveform file so it can be renamed; results must have been collected before.
   void keep_waves();
 
  private:
   std::string stall_report() const;
-  void report_progress(int iteration);
 
   const Scenario& scenario_;
   RunContext ctx_;
@@ -82,13 +87,12 @@ class Simulation {
   std::size_t generated_ = 0;
   std::unique_ptr<FaultInjector> faults_;
   std::unique_ptr<RunEnd> run_end_;  // with background traffic only
+  std::unique_ptr<FastForward> fast_forward_;
   bool work_done() const;
   SimStats stats_;
-  bool progress_;
-  double wall_start_ = 0, last_progress_ = 0;
-  bool printed_progress_ = false;
+  std::unique_ptr<RunProgress> progress_;  // null unless drawn
+  double wall_start_ = 0;
   bool hit_limit_ = false;
-  int iterations_done_ = 0;
 };
 
 }  // namespace trainvp

@@ -32,7 +32,7 @@ struct Walker {
   void walk(const nlohmann::json& e, const nlohmann::json& a, const std::string& ptr) {
     if (std::find(opt.ignored.begin(), opt.ignored.end(), ptr) != opt.ignored.end()) return;
     if (e.is_number() && a.is_number()) {
-      if (!is_float(e) && !is_float(a)) {
+      if (!is_float(e) && !is_float(a) && !opt.integers_relative) {
         if (e != a) report(ptr, "expected " + brief(e) + ", got " + brief(a));
         return;
       }
@@ -55,8 +55,11 @@ struct Walker {
         else if (std::find(opt.ignored.begin(), opt.ignored.end(), p) == opt.ignored.end())
           report(p, "missing");
       }
-      for (auto it = a.begin(); it != a.end(); ++it)
-        if (!e.contains(it.key())) report(ptr + "/" + escape(it.key()), "unexpected key");
+      for (auto it = a.begin(); it != a.end(); ++it) {
+        const std::string p = ptr + "/" + escape(it.key());
+        if (!e.contains(it.key()) && std::find(opt.ignored.begin(), opt.ignored.end(), p) == opt.ignored.end())
+          report(p, "unexpected key");
+      }
       return;
     }
     if (e.is_array()) {
@@ -70,6 +73,31 @@ struct Walker {
 };
 
 }  // namespace
+
+namespace {
+
+void widest(const nlohmann::json& e, const nlohmann::json& a, const std::string& ptr, const Options& opt,
+            MaxDifference& m) {
+  if (std::find(opt.ignored.begin(), opt.ignored.end(), ptr) != opt.ignored.end()) return;
+  if (e.is_number() && a.is_number()) {
+    const double x = e.get<double>(), y = a.get<double>(), scale = std::max(std::fabs(x), std::fabs(y));
+    const double d = x == y ? 0.0 : std::fabs(x - y) / scale;
+    if (d > m.relative) m = {d, ptr};
+  } else if (e.is_object() && a.is_object()) {
+    for (auto it = e.begin(); it != e.end(); ++it)
+      if (auto f = a.find(it.key()); f != a.end()) widest(*it, *f, ptr + "/" + escape(it.key()), opt, m);
+  } else if (e.is_array() && a.is_array()) {
+    for (std::size_t i = 0; i < std::min(e.size(), a.size()); ++i) widest(e[i], a[i], ptr + "/" + std::to_string(i), opt, m);
+  }
+}
+
+}  // namespace
+
+MaxDifference max_difference(const nlohmann::json& expected, const nlohmann::json& actual, const Options& opt) {
+  MaxDifference m;
+  widest(expected, actual, "", opt, m);
+  return m;
+}
 
 Options default_options() {
   Options o;

@@ -12,6 +12,7 @@ namespace trainvp::golden {
 
 struct Options {
   double rel_tol = 1e-9;
+  bool integers_relative = false;    // integers too within rel_tol (results of different methods)
   std::vector<std::string> ignored;  // JSON pointers whose subtrees are not compared
   std::size_t max_reports = 20;
 };
@@ -23,5 +24,13 @@ Options default_options();
 
 // Every difference as "POINTER: expected X, got Y" (at most max_reports, then a count).
 std::vector<std::string> compare(const nlohmann::json& expected, const nlohmann::json& actual, const Options& opt);
+
+// The largest relative difference between numbers at the same pointer (ignored subtrees and
+// fields present on one side only left out), and where: for saying how far a reference moved.
+struct MaxDifference {
+  double relative = 0;
+  std::string pointer;
+};
+MaxDifference max_difference(const nlohmann::json& expected, const nlohmann::json& actual, const Options& opt);
 
 }  // namespace trainvp::golden

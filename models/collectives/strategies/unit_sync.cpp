@@ -22,7 +22,7 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
       nodes_of_(std::move(nodes_of)),
       iterations_(iterations),
       ctx_(ctx) {
-  const std::size_t n = gpus_.size(), units = cfg_.units.size(), its = static_cast<std::size_t>(iterations);
+  const std::size_t n = gpus_.size(), units = cfg_.units.size();
   std::vector<int> world;
   for (std::size_t r = 0; r < n; ++r) world.push_back(static_cast<int>(r));
   for (const SyncUnit& u : cfg_.units) {
@@ -38,14 +38,12 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
     for (int u : p.units)
       for (int l : cfg_.units[static_cast<std::size_t>(u)].layers) unit_of_layer_.back()[static_cast<std::size_t>(l)] = u;
   }
-  plan_of_.assign(its, -1);
-  util_.assign(its, -1.0);
   layers_left_.assign(n, std::vector<int>(units));
   for (auto& left : layers_left_)
     for (std::size_t u = 0; u < units; ++u) left[u] = static_cast<int>(cfg_.units[u].layers.size());
-  done_.assign(n, std::vector<int>(its, 0));
+  done_.assign(n, PerIteration<int>(0));
   join_at_.assign(n, std::vector<std::int64_t>(units, -1));
-  busy_.assign(n, std::vector<std::vector<TimeInterval>>(its));
+  busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
   queue_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg_.streams)));
   stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg_.streams), false));
   for (std::size_t r = 0; r < n; ++r) {
@@ -83,7 +81,7 @@ std::uint64_t UnitSync::plan_bytes(int plan) const {
 }
 
 int UnitSync::plan_for(int iteration) const {
-  int& p = plan_of_[static_cast<std::size_t>(iteration)];
+  int& p = plan_of_[iteration];  // stays valid: recursion only reads earlier iterations
   if (p >= 0) return p;
   const AdaptivePolicy& a = cfg_.adaptive;
   if (!a.enabled) {
@@ -111,7 +109,7 @@ int UnitSync::plan_for(int iteration) const {
       p = previous;
     } else {
       const double u = busy / span;
-      util_[static_cast<std::size_t>(iteration)] = u;
+      util_[iteration] = u;
       p = u > a.high ? a.fine_plan : u < a.low ? a.coarse_plan : previous;
     }
   }
@@ -198,12 +196,12 @@ void UnitSync::step_done(int rank, int iteration, int unit, int step) {
   }
   const std::int64_t now = now_ps();
   const std::int64_t joined = join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(unit)];
-  busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)].push_back({joined, now});
+  busy_[static_cast<std::size_t>(rank)][iteration].push_back({joined, now});
   if (tracks_[static_cast<std::size_t>(rank)] >= 0)
     ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)],
                      std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit), "comm", joined, now,
                      {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
-  ++done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)];
+  ++done_[static_cast<std::size_t>(rank)][iteration];
   stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(u.stream)] = false;
   changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
   try_join(rank, u.stream);
@@ -218,7 +216,7 @@ bool UnitSync::may_start(int rank, int iteration, const Phase& phase) const {
     it = iteration - 1;
   }
   const std::size_t need = cfg_.plans[static_cast<std::size_t>(plan_for(it))].units.size();
-  return done_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(it)] == static_cast<int>(need);
+  return done_[static_cast<std::size_t>(rank)].at(it) == static_cast<int>(need);
 }
 
 std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) const {
@@ -236,8 +234,27 @@ std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) c
   return "nothing (all units done)";
 }
 
+void UnitSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
+  for (int i = first; i < first + count; ++i) {
+    const SkipSource src = skip_source(first, i, period);
+    // Copies first: touching iteration i may grow the per-iteration storage the source is in.
+    const int from = src.iteration;
+    const int plan = plan_of_.at(from);
+    const double util = util_.at(from);
+    plan_of_[i] = plan;
+    util_[i] = util;
+    for (std::size_t r = 0; r < gpus_.size(); ++r) {
+      const int done = done_[r].at(from);
+      std::vector<TimeInterval> busy = busy_[r].at(from);
+      for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
+      done_[r][i] = done;
+      busy_[r][i] = std::move(busy);
+    }
+  }
+}
+
 std::int64_t UnitSync::comm_ps(int rank, int iteration) const {
-  return union_length(busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration)]);
+  return union_length(busy_[static_cast<std::size_t>(rank)].at(iteration));
 }
 
 }  // namespace trainvp

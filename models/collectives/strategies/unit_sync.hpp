@@ -25,6 +25,7 @@
 #include "models/collectives/sync_strategy.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/core/per_iteration.hpp"
 
 namespace trainvp {
 
@@ -63,12 +64,13 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::int64_t comm_ps(int rank, int iteration) const override;
   // Units, plans, each iteration's plan and bytes, compression (unit_sync_report.cpp).
   void report(nlohmann::ordered_json& results) const override;
+  void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
 
   const UnitSyncConfig& config() const { return cfg_; }
   // The plan an iteration used (-1 if no rank reached it), and for adaptive the utilization that
   // chose it (-1 when it was not a decision from utilization).
-  int plan_of(int iteration) const { return plan_of_[static_cast<std::size_t>(iteration)]; }
-  double utilization_of(int iteration) const { return util_[static_cast<std::size_t>(iteration)]; }
+  int plan_of(int iteration) const { return plan_of_.at(iteration); }
+  double utilization_of(int iteration) const { return util_.at(iteration); }
   // Bytes of the collectives of a plan (all steps of all its units).
   std::uint64_t plan_bytes(int plan) const;
   // The label of a unit for traces and messages: "h3.mlp", "h3.mlp..h2.attn (4 layers)".
@@ -93,12 +95,12 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   RunContext& ctx_;
   std::vector<std::vector<std::shared_ptr<const CompiledProgram>>> programs_;  // [unit][step]
   std::vector<std::vector<int>> unit_of_layer_;  // [plan][layer] -> unit, -1 when not synchronized
-  mutable std::vector<int> plan_of_;             // per iteration
-  mutable std::vector<double> util_;
+  mutable PerIteration<int> plan_of_{-1};        // per iteration, -1 before it is chosen
+  mutable PerIteration<double> util_{-1.0};
   std::vector<std::vector<int>> layers_left_;    // [rank][unit]
-  std::vector<std::vector<int>> done_;           // [rank][iteration] units done
+  std::vector<PerIteration<int>> done_;          // [rank][iteration] units done
   std::vector<std::vector<std::int64_t>> join_at_;  // [rank][unit]
-  std::vector<std::vector<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
+  std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
   std::vector<std::vector<std::vector<std::pair<int, int>>>> queue_;  // [rank][stream] -> (iteration, unit)
   std::vector<std::vector<bool>> stream_busy_;   // [rank][stream]
   std::map<std::tuple<int, int, int>, int> ids_;  // (iteration, unit, step) -> collective id

@@ -60,14 +60,21 @@ TEST(Roofline, OptimizerTrafficPerParameter) {
 TEST(PhaseSchedule, ForwardThenReverseBackwardSkippingLayersWithoutInputGradientWork) {
   auto s = data_parallel_schedule({false, true, true}, 1, true);
   std::string got;
-  for (auto& p : s) got += std::string(phase_label(p.kind)) + (p.layer >= 0 ? std::to_string(p.layer) : "") + " ";
+  for (std::uint64_t i = 0; i < s.size(); ++i) got += std::string(phase_label(s.at(i).kind)) + (s.at(i).layer >= 0 ? std::to_string(s.at(i).layer) : "") + " ";
   EXPECT_EQ(got, "fwd0 fwd1 fwd2 bwd_in2 bwd_w2 bwd_in1 bwd_w1 bwd_w0 optimizer ");
 }
 
 TEST(PhaseSchedule, MicroBatchesRepeatForwardBackwardAndStepOnce) {
   auto s = data_parallel_schedule({false, true, true, true}, 3, true);
   EXPECT_EQ(s.size(), 3u * (4 + 3 + 4) + 1);
-  EXPECT_EQ(s.back().kind, PhaseKind::Optimizer);
+  EXPECT_EQ(s.at(s.size() - 1).kind, PhaseKind::Optimizer);
+  // The micro-batch index runs 0..2 over the repeats; the pattern is stored once.
+  EXPECT_EQ(s.at(11).micro_batch, 1);
+  EXPECT_EQ(s.at(11).kind, PhaseKind::Forward);
+  EXPECT_EQ(s.at(21).micro_batch, 1);
+  EXPECT_EQ(s.at(22).micro_batch, 2);
+  EXPECT_EQ(s.slots(), 4u + 3 + 4 + 1);
+  EXPECT_EQ(s.slot(22), 0u);
   EXPECT_EQ(data_parallel_schedule({true, true, true, true}, 1, false).size(), 12u);
 }
 

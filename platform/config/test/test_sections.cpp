@@ -187,6 +187,27 @@ TEST(OutputSection, DirectoryDefaultsToTheRunNameAndWavesNeedRtl) {
   EXPECT_EQ(error_path([&] { load_output(o, J(R"({"waves": true})"), "run1", CxlParams{}); }), "/output/waves");
 }
 
+TEST(OutputSection, CapsDefaultToOneGibibyteAndTenMillionEventsAndTakeUnits) {
+  OutputConfig o;
+  json r = load_output(o, nullptr, "run1", CxlParams{});
+  EXPECT_EQ(o.waves_max_bytes, 1024ull * 1024 * 1024);
+  EXPECT_EQ(o.trace_max_events, 10'000'000u);
+  EXPECT_EQ(o.waves_format, WaveFormat::Vcd);
+  EXPECT_EQ(o.waves_file(), "waves.vcd");
+  EXPECT_EQ(r["waves_max_bytes"], "1GiB");
+  load_output(o, J(R"({"waves_max_bytes": "3MiB", "trace_max_events": 500, "waves_format": "fst"})"), "run1", CxlParams{});
+  EXPECT_EQ(o.waves_max_bytes, 3u * 1024 * 1024);
+  EXPECT_EQ(o.trace_max_events, 500u);
+  EXPECT_EQ(o.waves_file(), "waves.fst");
+  // A cap of nothing would record nothing: refused, as is an unknown format.
+  EXPECT_EQ(error_path([&] { load_output(o, J(R"({"waves_max_bytes": "0B"})"), "run1", CxlParams{}); }),
+            "/output/waves_max_bytes");
+  EXPECT_EQ(error_path([&] { load_output(o, J(R"({"trace_max_events": 0})"), "run1", CxlParams{}); }),
+            "/output/trace_max_events");
+  EXPECT_EQ(error_path([&] { load_output(o, J(R"({"waves_format": "lxt"})"), "run1", CxlParams{}); }),
+            "/output/waves_format");
+}
+
 // ---- the document: the sections in order, and `--faults` ----
 
 std::string write_temp(const std::string& name, const std::string& text) {

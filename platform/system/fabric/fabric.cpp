@@ -183,6 +183,37 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       for (int sp : spine) eth(l, sp, up);
   }
   route_host_paths();
+  if (f.fidelity == FabricFidelity::Flow) {
+    std::vector<LinkDir*> dirs;
+    dirs.reserve(dirs_.size());
+    for (FabricDir& d : dirs_) dirs.push_back(d.dir.get());
+    flow_ = std::make_unique<FlowNetwork>("flow_network", std::move(dirs));
+  }
+}
+
+// Modules go in the reverse of their creation: SystemC's port and export registries find the
+// one leaving by a linear search from their end, so first-to-last (std::vector's order) was
+// quadratic in the links (a sixth of an 8,192-GPU run's CPU time).
+Fabric::~Fabric() {
+  flow_ports_.clear();
+  flow_.reset();
+  while (!dirs_.empty()) dirs_.pop_back();
+  while (!devices_.empty()) devices_.pop_back();
+}
+
+std::vector<ChunkEndpoint*> Fabric::endpoints(const std::vector<Gpu*>& gpus) {
+  if (!flow_) return {gpus.begin(), gpus.end()};
+  std::vector<ChunkEndpoint*> out;
+  for (Gpu* g : gpus) {
+    flow_ports_.push_back(std::make_unique<FlowEndpoint>(*flow_, g->endpoint_name()));
+    out.push_back(flow_ports_.back().get());
+  }
+  return out;
+}
+
+void Fabric::links_changed(const std::vector<int>& dirs) {
+  if (flow_)
+    for (int d : dirs) flow_->link_changed(d);
 }
 
 // The driver's TLPs enter the root complex from its socket (route entry 0) and take the shortest
@@ -218,6 +249,7 @@ double Fabric::cost(const FabricDir& d) const {
 
 void Fabric::down_changed() {
   dist_.clear();
+  single_path_.clear();
   for (auto& kv : routes_) retired_.push_back(std::move(kv.second));
   routes_.clear();
 }
@@ -247,7 +279,10 @@ const Fabric::Dist& Fabric::dist_to(int target) {
       int u = dirs_[static_cast<std::size_t>(e)].from;
       double nd = dv + cost(dirs_[static_cast<std::size_t>(e)]);
       if (nd < dist[static_cast<std::size_t>(u)]) {
-        if (std::isinf(dist[static_cast<std::size_t>(u)])) reached.push_back(u);
+        // Only devices a path may continue through are kept: an endpoint's (a NIC's, a GPU's)
+        // distance is the minimum over its out-links, which append_path takes there. A NIC
+        // target on a leaf-spine reaches every NIC: keeping them was O(NICs^2) memory.
+        if (std::isinf(dist[static_cast<std::size_t>(u)]) && transit(u)) reached.push_back(u);
         dist[static_cast<std::size_t>(u)] = nd, pq.push({nd, u});
       }
     }
@@ -264,29 +299,42 @@ double Fabric::dist_at(const Dist& d, int device) {
   return it != d.end() && it->first == device ? it->second : std::numeric_limits<double>::infinity();
 }
 
-void Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
+bool Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
   const Dist& dist = dist_to(to);
-  if (std::isinf(dist_at(dist, from)))
-    throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
   int cur = from;
   std::uint32_t h = flow;
+  bool choice = false;
+  std::vector<std::pair<int, double>> via;  // eligible out-ports and their distance to `to`
   while (cur != to) {
     const FabricDevice& d = devices_[static_cast<std::size_t>(cur)];
-    std::vector<int> best;  // out-port indices on a shortest path
+    // A device's distance is the shortest over its out-links (as Dijkstra computed it: the same
+    // sums, so the same ties), found here rather than stored for every endpoint.
+    via.clear();
+    double here = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < d.out.size(); ++k) {
       const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
       if (e.to != to && !transit(e.to)) continue;
-      double via = cost(e) + dist_at(dist, e.to);
-      const double here = dist_at(dist, cur);
-      if (std::isfinite(via) && std::fabs(via - here) <= 1e-12 * std::max(1.0, here)) best.push_back(static_cast<int>(k));
+      const double v = dist_at(dist, e.to) + cost(e);
+      if (std::isinf(v)) continue;
+      via.emplace_back(static_cast<int>(k), v);
+      here = std::min(here, v);
     }
-    if (best.empty()) throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);
+    if (std::isinf(here)) {
+      if (cur == from)
+        throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
+      throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);
+    }
+    std::vector<int> best;  // out-port indices on a shortest path
+    for (auto [k, v] : via)
+      if (std::fabs(v - here) <= 1e-12 * std::max(1.0, here)) best.push_back(k);
+    choice |= best.size() > 1;
     h = mix32(h + 0x9e3779b9u);  // a fresh hash per hop, deterministic per flow
     int k = best[h % best.size()];
     r.ports.push_back(k);
     r.links.push_back(d.out[static_cast<std::size_t>(k)]);
     cur = dirs_[static_cast<std::size_t>(d.out[static_cast<std::size_t>(k)])].to;
   }
+  return choice;
 }
 
 const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
@@ -295,18 +343,25 @@ const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
   std::uint64_t key = (static_cast<std::uint64_t>(src_rank) << 40) | (static_cast<std::uint64_t>(dst_rank) << 8) | bucket;
   auto it = routes_.find(key);
   if (it != routes_.end()) return *it->second;
+  // A pair with one shortest path (no ECMP choice on the way) has the same route in every bucket.
+  const std::uint64_t pair = key & ~static_cast<std::uint64_t>(0xff);
+  auto single = single_path_.find(pair);
+  if (single != single_path_.end()) return *single->second;
   auto r = std::make_unique<Route>();
   int src = gpu_device_[static_cast<std::size_t>(src_rank)], dst = gpu_device_[static_cast<std::size_t>(dst_rank)];
   const int sn = devices_[static_cast<std::size_t>(src)].node, dn = devices_[static_cast<std::size_t>(dst)].node;
+  bool choice = false;
   if (sn == dn) {
-    append_path(*r, src, dst, bucket);
+    choice = append_path(*r, src, dst, bucket);
   } else {
     int snic = nic_of_gpu_[static_cast<std::size_t>(src_rank)], dnic = nic_of_gpu_[static_cast<std::size_t>(dst_rank)];
-    append_path(*r, src, snic, bucket);
-    append_path(*r, snic, dnic, bucket);
-    append_path(*r, dnic, dst, bucket);
+    choice = append_path(*r, src, snic, bucket);
+    choice |= append_path(*r, snic, dnic, bucket);
+    choice |= append_path(*r, dnic, dst, bucket);
   }
-  return *routes_.emplace(key, std::move(r)).first->second;
+  const Route& out = *routes_.emplace(key, std::move(r)).first->second;
+  if (!choice) single_path_.emplace(pair, &out);
+  return out;
 }
 
 void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) {
@@ -345,6 +400,7 @@ void Fabric::trace_nics() {
 }
 
 void Fabric::flush_trace() {
+  if (flow_) flow_->settle();
   for (auto& d : dirs_) d.dir->flush_trace();
 }
 

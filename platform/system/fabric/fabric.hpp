@@ -23,6 +23,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
+#include "models/link/flow_network.hpp"
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/config/scenario.hpp"
@@ -64,11 +65,20 @@ class Fabric : public RouteProvider {
   // cxl[n]: node n's CXL device, or null. Its ports become endpoints numbered after the GPUs'
   // ranks, in node order (the collective engine registers them in the same order).
   Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx);
+  ~Fabric() override;
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
   // A link direction went down or came up (faults): routes handed out from now on are computed
   // afresh. Those handed out before stay valid (in-flight chunks point at them) and keep their path.
   void down_changed();
+  // Faults changed these link directions' parameters; the flow network (flow fidelity) re-reads them.
+  void links_changed(const std::vector<int>& dirs);
+  // Flow fidelity (fabric.fidelity "flow"): the network the collectives' transfers go through as
+  // flows, null in packet fidelity. The links stay elaborated: their names, routes, faults and
+  // statistics are the same in both fidelities.
+  FlowNetwork* flow() { return flow_.get(); }
+  // The endpoints the collective engine sends through: the GPUs, or their flow-fidelity stand-ins.
+  std::vector<ChunkEndpoint*> endpoints(const std::vector<Gpu*>& gpus);
 
   // Background traffic (congestion faults): binds a source's socket into a NIC's forwarder, or
   // the NIC's forwarder to a sink (returning the sink's out-port index there). Elaboration only,
@@ -96,13 +106,15 @@ class Fabric : public RouteProvider {
   void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
   void route_host_paths();
-  // Shortest times to a target, only the devices that reach it (sorted by device): a dense
-  // vector per target would hold O(devices) doubles for each of O(ranks) targets.
+  // Shortest times to a target, only the transit devices that reach it and the target itself
+  // (sorted by device): a dense vector per target would hold O(devices) doubles for each of
+  // O(ranks) targets, and the endpoints' own entries O(NICs) per NIC target on a leaf-spine.
   using Dist = std::vector<std::pair<int, double>>;
   const Dist& dist_to(int target);
   static double dist_at(const Dist& d, int device);
   double cost(const FabricDir& d) const;
-  void append_path(Route& r, int from, int to, std::uint32_t flow);
+  // Appends the hops from `from` to `to`; returns whether ECMP had a choice on the way.
+  bool append_path(Route& r, int from, int to, std::uint32_t flow);
   bool transit(int device) const;
 
   const Scenario& s_;
@@ -116,6 +128,7 @@ class Fabric : public RouteProvider {
   std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)
   std::vector<double> scratch_;            // dense distances of the target being computed
   std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
+  std::unordered_map<std::uint64_t, const Route*> single_path_;  // (src, dst) with one shortest path -> its route
   std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
   // A CXL device's host driver on its node's root complex: the driver's socket is the root
   // complex's out-port `rc_port` (not a link: no routes but these use it).
@@ -125,6 +138,8 @@ class Fabric : public RouteProvider {
   };
   std::vector<HostPath> host_paths_;
   std::vector<std::unique_ptr<Route>> host_routes_;
+  std::unique_ptr<FlowNetwork> flow_;
+  std::vector<std::unique_ptr<FlowEndpoint>> flow_ports_;
 };
 
 }  // namespace trainvp

@@ -52,13 +52,19 @@ std::vector<std::string> BackgroundTraffic::add(const FaultConfig& f, const std:
                                            (static_cast<std::uint64_t>(d) << 12) ^ static_cast<std::uint64_t>(k));
       const std::string name = "congestion" + std::to_string(f.index) + "_flow" + std::to_string(flows_.size());
       Fabric* fab = &fabric_;
+      for (int l : fabric_.nic_route(s, d, port, flow).links)
+        loads[static_cast<std::size_t>(fabric_.dirs()[static_cast<std::size_t>(l)].link)] = true;
+      if (FlowNetwork* net = fabric_.flow()) {
+        auto src = std::make_unique<FlowSource>(name.c_str(), *net, pat, f.congestion_bps / 8.0 / f.flows,
+                                                [fab, s = s, d = d, port, flow] { return &fab->nic_route(s, d, port, flow).links; });
+        flows_.push_back({f.index, nullptr, std::move(src), chunk});
+        continue;
+      }
       auto src = std::make_unique<TrafficSource>(name.c_str(), pat, interval_ps, static_cast<std::uint32_t>(chunk), flow,
                                                  static_cast<std::uint64_t>(f.index),
                                                  [fab, s = s, d = d, port, flow] { return &fab->nic_route(s, d, port, flow); });
       fabric_.attach_source(s, src->out);
-      for (int l : fabric_.nic_route(s, d, port, flow).links)
-        loads[static_cast<std::size_t>(fabric_.dirs()[static_cast<std::size_t>(l)].link)] = true;
-      flows_.push_back({f.index, std::move(src)});
+      flows_.push_back({f.index, std::move(src), nullptr, chunk});
     }
   }
   std::vector<std::string> names;
@@ -71,8 +77,15 @@ BackgroundTraffic::Totals BackgroundTraffic::totals(int fault_index) const {
   Totals t;
   auto it = pairs_.find(fault_index);
   t.pairs = it == pairs_.end() ? 0 : it->second;
-  for (const Flow& fl : flows_)
-    if (fl.fault == fault_index) t.sent_bytes += fl.src->sent_bytes(), t.sent_chunks += fl.src->sent_chunks();
+  for (const Flow& fl : flows_) {
+    if (fl.fault != fault_index) continue;
+    if (fl.flow_src) {
+      const std::uint64_t b = static_cast<std::uint64_t>(std::llround(fl.flow_src->sent_bytes()));
+      t.sent_bytes += b, t.delivered_bytes += b, t.sent_chunks += b / fl.chunk;
+      continue;
+    }
+    t.sent_bytes += fl.src->sent_bytes(), t.sent_chunks += fl.src->sent_chunks();
+  }
   for (const auto& s : sinks_) t.delivered_bytes += s->delivered_bytes(static_cast<std::uint64_t>(fault_index));
   return t;
 }

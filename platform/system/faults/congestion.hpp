@@ -33,9 +33,13 @@ class BackgroundTraffic {
   static constexpr int kMaxFlows = 4096;  // per fault: pairs x flows
 
  private:
+  // Packet fidelity: a paced chunk source. Flow fidelity: an endless flow capped at its rate
+  // (FlowSource); its bytes count as delivered as they drain (no chunks in flight).
   struct Flow {
     int fault;
     std::unique_ptr<TrafficSource> src;
+    std::unique_ptr<FlowSource> flow_src;
+    std::uint64_t chunk = 0;
   };
   int sink_port(int nic);
 

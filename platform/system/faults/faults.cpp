@@ -117,7 +117,13 @@ void FaultInjector::apply_due(std::int64_t now_ps) {
     }
     changed = true;
   }
-  if (changed) recompute();
+  if (changed) recompute(), last_change_ps_ = now_ps;
+}
+
+bool FaultInjector::loss_active() const {
+  for (const Active& a : faults_)
+    if (a.active && a.cfg->kind == FaultKind::PacketLoss) return true;
+  return false;
 }
 
 // Every model hook is recomputed from the base values and all active faults, so overlapping
@@ -157,8 +163,10 @@ void FaultInjector::recompute() {
     gpus_[g]->set_launch_scale(launch[g]);
   }
   bool down_changed = false;
+  std::vector<int> changed;
   for (std::size_t d = 0; d < base_bw_.size(); ++d) {
     if (!touched_dir[d]) continue;
+    changed.push_back(static_cast<int>(d));
     LinkDir& dir = *fabric_.dirs()[d].dir;
     dir.set_bandwidth(base_bw_[d] * bw[d]);
     dir.set_extra_latency(lat[d]);
@@ -167,6 +175,7 @@ void FaultInjector::recompute() {
     dir.set_loss(loss[d], timeout[d]);
   }
   if (down_changed) fabric_.down_changed();
+  fabric_.links_changed(changed);
 }
 
 void FaultInjector::finish(std::int64_t end_ps) {

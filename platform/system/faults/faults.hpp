@@ -48,6 +48,10 @@ class FaultInjector {
   bool empty() const { return faults_.empty(); }
   // Some fault generates traffic of its own (congestion): the run cannot end by starvation alone.
   bool has_background() const { return traffic_ != nullptr; }
+  // Time of the last change applied (-1 before any): fast-forward compares only iterations after it.
+  std::int64_t last_change_ps() const { return last_change_ps_; }
+  // A packet-loss fault is active: its losses are random draws, which a skip would not make.
+  bool loss_active() const;
 
  private:
   struct Active {
@@ -77,6 +81,7 @@ class FaultInjector {
   std::size_t next_ = 0;
   std::vector<double> base_speed_, base_bw_;
   std::int64_t end_ps_ = -1;
+  std::int64_t last_change_ps_ = -1;
   std::unique_ptr<BackgroundTraffic> traffic_;  // null without congestion faults
 };
 

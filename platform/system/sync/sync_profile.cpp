@@ -114,17 +114,18 @@ SyncProfile sync_profile(const Scenario& s) {
   // Compute: every GPU's roofline (the slowest per layer and per iteration).
   const int world = static_cast<int>(s.cluster.gpus.size());
   auto traffic = layer_traffics(w, w.shape.dtype, s.training.sync.compression, world);
-  const std::vector<Phase> schedule = data_parallel_schedule(w);
+  const PhaseSchedule schedule = data_parallel_schedule(w);
   std::vector<std::int64_t> roofline_bwd(L, 0);
   for (const GpuInstance& g : s.cluster.gpus) {
     std::vector<std::int64_t> bwd(L, 0);
     std::int64_t total = 0;
-    for (const Phase& ph : schedule) {
+    for (std::size_t slot = 0; slot < schedule.slots(); ++slot) {  // each distinct phase once, times its repeats
+      const Phase& ph = schedule.slot_phase(slot);
       DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : w.shape.dtype;
       const std::int64_t t = phase_time_ps(g.params, dt, phase_work(w, ph), g.params.speed);
-      total += t;
-      if ((ph.kind == PhaseKind::BackwardInput || ph.kind == PhaseKind::BackwardWeight) &&
-          ph.micro_batch == w.micro_batches - 1)
+      total += t * schedule.repeats(slot);
+      // The last micro-batch's backward is what the layer's synchronization waits for.
+      if (ph.kind == PhaseKind::BackwardInput || ph.kind == PhaseKind::BackwardWeight)
         bwd[static_cast<std::size_t>(ph.layer)] += t;
     }
     p.iteration_compute_ps = std::max(p.iteration_compute_ps, total);

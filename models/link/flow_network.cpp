@@ -1,0 +1,435 @@
+#include "models/link/flow_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/link/chunk.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links) : sc_module(name) {
+  links_.resize(links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    links_[i].dir = links[i];
+    read_link(links_[i]);
+  }
+  SC_HAS_PROCESS(FlowNetwork);
+  SC_METHOD(recompute);
+  sensitive << recompute_ev_;
+  dont_initialize();
+  SC_METHOD(on_finish);
+  sensitive << finish_ev_;
+  dont_initialize();
+  SC_METHOD(on_deliver);
+  sensitive << deliver_ev_;
+  dont_initialize();
+}
+
+// Payload bytes per ps: the wire rate less framing, less the go-back-N recoveries' share of link
+// time at the loss rate (each loss costs the window LinkDir::draw_losses charges), 0 when down.
+void FlowNetwork::read_link(Link& l) {
+  const LinkDir& d = *l.dir;
+  const LinkDirParams& p = d.params();
+  if (d.down() || p.bandwidth_bps <= 0) {
+    l.cap = 0;
+    return;
+  }
+  const double packet_ps = static_cast<double>(p.mtu + p.overhead) * 8.0 / p.bandwidth_bps * 1e12;
+  const double window_ps = 2.0 * (packet_ps + static_cast<double>(p.latency_ps + d.extra_latency_ps()));
+  const double efficiency = packet_ps / (packet_ps + d.loss_rate() * window_ps);
+  l.cap = p.bandwidth_bps / 8.0 * 1e-12 * p.mtu / (p.mtu + p.overhead) * efficiency;
+}
+
+// Latencies plus one packet time per hop but the slowest one (that one's serialization is the
+// flow's own drain time): a cut-through path's head start over store-and-forward of the bottleneck.
+std::int64_t FlowNetwork::path_latency(const std::vector<int>& links, double first_bytes) const {
+  double sum = 0, slowest = 0;
+  for (int id : links) {
+    const LinkDir& d = *links_[static_cast<std::size_t>(id)].dir;
+    const LinkDirParams& p = d.params();
+    const double payload = std::min<double>(first_bytes, p.mtu);
+    const double packet = static_cast<double>(d.packet_wire(static_cast<std::uint32_t>(std::max(1.0, payload)))) * 8.0 /
+                          p.bandwidth_bps * 1e12;
+    sum += static_cast<double>(p.latency_ps + d.extra_latency_ps()) + packet;
+    slowest = std::max(slowest, packet);
+  }
+  return std::llround(sum - slowest);
+}
+
+void FlowNetwork::dirty(int link) {
+  dirty_links_.push_back(link);
+  if (!recompute_pending_) {
+    recompute_pending_ = true;
+    recompute_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+int FlowNetwork::start(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background) {
+  const int id = create(links, bytes, rate_cap_Bps, std::move(done), background);
+  activate(id);
+  return id;
+}
+
+int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background) {
+  int id;
+  if (!free_.empty()) id = free_.back(), free_.pop_back();
+  else id = static_cast<int>(flows_.size()), flows_.emplace_back();
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.links = &links;
+  f.slot.assign(links.size(), 0);
+  f.remaining = f.total = bytes;
+  f.sent = 0;
+  f.rate = 0;
+  f.cap = rate_cap_Bps > 0 ? rate_cap_Bps * 1e-12 : 0;
+  f.latency = path_latency(links, bytes);
+  ++f.version;
+  f.live = true;
+  f.background = background;
+  f.open = false;
+  f.fifo = -1;
+  f.chunks.clear();
+  f.done = std::move(done);
+  ++active_;
+  return id;
+}
+
+// The flow joins its links from now on.
+void FlowNetwork::activate(int id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.updated = now_ps();
+  const std::vector<int>& links = *f.links;
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    Link& l = links_[static_cast<std::size_t>(links[k])];
+    f.slot[k] = static_cast<int>(l.flows.size());
+    l.flows.push_back(id);
+    dirty(links[k]);
+  }
+  if (links.empty()) {  // nothing to cross: done at once (as a zero-hop path)
+    finishes_.push({now_ps(), seq_++, id, f.version});
+    reschedule();
+  }
+}
+
+void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
+  ChunkExt* c = chunk_of(*p);
+  if (!c || !c->route || !c->sink || c->express) throw RunError(std::string(name()) + ": not a collective chunk");
+  const double bytes = static_cast<double>(p->get_data_length());
+  auto it = open_.find(c->tag);
+  if (it != open_.end()) {
+    Flow& f = flows_[static_cast<std::size_t>(it->second)];
+    f.remaining += bytes;
+    f.total += bytes;
+    f.chunks.push_back(p);
+    const int id = it->second;
+    if (!c->more) f.open = false, open_.erase(it);
+    const bool running = f.fifo < 0 || links_[static_cast<std::size_t>(f.fifo)].fifo_head == id;
+    if (running && !f.links->empty()) dirty((*f.links)[0]);  // its finish time moves
+    return;
+  }
+  const int id = create(c->route->links, bytes, 0, nullptr, false);
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.tag = c->tag;
+  f.chunks.push_back(p);
+  if (c->more) f.open = true, open_.emplace(c->tag, id);
+  if (c->route->links.empty()) {
+    activate(id);
+    return;
+  }
+  f.fifo = c->route->links[0];
+  f.fifo_next = -1;
+  Link& src = links_[static_cast<std::size_t>(f.fifo)];
+  if (src.fifo_head < 0) {
+    src.fifo_head = src.fifo_tail = id;
+    activate(id);
+  } else {
+    flows_[static_cast<std::size_t>(src.fifo_tail)].fifo_next = id;
+    src.fifo_tail = id;
+  }
+}
+
+void FlowNetwork::stop(int id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (!f.live) return;
+  finish(id, now_ps());
+}
+
+void FlowNetwork::link_changed(int link) {
+  Link& l = links_[static_cast<std::size_t>(link)];
+  // Integrate its busy time at the old capacity before the change.
+  const std::int64_t now = now_ps();
+  l.busy_ps += (l.cap > 0 ? std::min(1.0, l.load / l.cap) : 0.0) * static_cast<double>(now - l.since);
+  l.since = now;
+  read_link(l);
+  dirty(link);
+}
+
+void FlowNetwork::advance(Flow& f, std::int64_t now) {
+  const double moved = f.rate * static_cast<double>(now - f.updated);
+  f.sent += moved;
+  if (std::isfinite(f.remaining)) f.remaining = std::max(0.0, f.remaining - moved);
+  f.updated = now;
+}
+
+// Max-min fair rates over the component of the dirty links, by progressive filling: all unfrozen
+// flows grow together; the links that fill first (and flows that reach their cap) freeze theirs.
+void FlowNetwork::recompute() {
+  recompute_pending_ = false;
+  if (dirty_links_.empty()) return;
+  ++recomputes_;
+  const std::int64_t now = now_ps();
+  ++epoch_;
+  comp_links_.clear(), comp_flows_.clear(), stack_.clear();
+  for (int l : dirty_links_)
+    if (links_[static_cast<std::size_t>(l)].mark != epoch_) links_[static_cast<std::size_t>(l)].mark = epoch_, stack_.push_back(l);
+  dirty_links_.clear();
+  while (!stack_.empty()) {
+    const int l = stack_.back();
+    stack_.pop_back();
+    comp_links_.push_back(l);
+    for (int fid : links_[static_cast<std::size_t>(l)].flows) {
+      Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (f.mark == epoch_) continue;
+      f.mark = epoch_;
+      comp_flows_.push_back(fid);
+      for (int l2 : *f.links) {
+        Link& k = links_[static_cast<std::size_t>(l2)];
+        if (k.mark != epoch_) k.mark = epoch_, stack_.push_back(l2);
+      }
+    }
+  }
+  for (int l : comp_links_) {
+    Link& k = links_[static_cast<std::size_t>(l)];
+    k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
+    k.since = now;
+    k.residual = k.cap;
+    k.unfrozen = static_cast<int>(k.flows.size());
+    k.load = 0;
+  }
+  for (int fid : comp_flows_) {
+    Flow& f = flows_[static_cast<std::size_t>(fid)];
+    advance(f, now);
+    f.frozen = false;
+  }
+  std::size_t left = comp_flows_.size();
+  std::vector<int>& bottlenecks = stack_;  // empty here
+  while (left > 0) {
+    double share = std::numeric_limits<double>::infinity();
+    for (int l : comp_links_) {
+      const Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.unfrozen > 0) share = std::min(share, std::max(0.0, k.residual) / k.unfrozen);
+    }
+    for (int fid : comp_flows_) {
+      const Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (!f.frozen && f.cap > 0) share = std::min(share, f.cap);
+    }
+    const double tie = share * (1 + 1e-12);
+    bottlenecks.clear();
+    for (int l : comp_links_) {
+      const Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.unfrozen > 0 && std::max(0.0, k.residual) / k.unfrozen <= tie) bottlenecks.push_back(l);
+    }
+    auto freeze = [&](Flow& f) {
+      f.frozen = true;
+      f.rate = share;
+      --left;
+      for (int l2 : *f.links) {
+        Link& k = links_[static_cast<std::size_t>(l2)];
+        k.residual -= share;
+        k.load += share;
+        --k.unfrozen;
+      }
+    };
+    for (int l : bottlenecks)
+      for (int fid : links_[static_cast<std::size_t>(l)].flows)
+        if (!flows_[static_cast<std::size_t>(fid)].frozen) freeze(flows_[static_cast<std::size_t>(fid)]);
+    for (int fid : comp_flows_) {
+      Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (!f.frozen && f.cap > 0 && f.cap <= tie) freeze(f);
+    }
+  }
+  bottlenecks.clear();
+  for (int fid : comp_flows_) {
+    Flow& f = flows_[static_cast<std::size_t>(fid)];
+    ++f.version;
+    if (!std::isfinite(f.remaining) || f.rate <= 0) continue;  // endless, or waiting for a link to come up
+    const double ps = std::ceil(f.remaining / f.rate);
+    finishes_.push({now + static_cast<std::int64_t>(std::min(ps, 4e18)), seq_++, fid, f.version});
+  }
+  reschedule();
+}
+
+void FlowNetwork::reschedule() {
+  while (!finishes_.empty()) {
+    const Due& d = finishes_.top();
+    const Flow& f = flows_[static_cast<std::size_t>(d.flow)];
+    if (f.live && f.version == d.version) break;
+    finishes_.pop();
+  }
+  if (finishes_.empty()) {
+    if (finish_at_ >= 0) finish_ev_.cancel(), finish_at_ = -1;
+    return;
+  }
+  const std::int64_t at = finishes_.top().at;
+  if (at == finish_at_) return;
+  finish_ev_.cancel();
+  finish_at_ = at;
+  finish_ev_.notify(ps_time(at - now_ps()));
+}
+
+void FlowNetwork::on_finish() {
+  const std::int64_t now = now_ps();
+  finish_at_ = -1;
+  while (!finishes_.empty() && finishes_.top().at <= now) {
+    const Due d = finishes_.top();
+    finishes_.pop();
+    const Flow& f = flows_[static_cast<std::size_t>(d.flow)];
+    if (!f.live || f.version != d.version) continue;
+    if (f.open) {  // drained what it has so far; more chunks of its transfer are coming this instant
+      continue;
+    }
+    finish(d.flow, now);
+  }
+  if (!dirty_links_.empty()) recompute();  // the freed capacity, at once
+  else reschedule();
+}
+
+// The flow leaves its links now; its data arrives one path latency later.
+void FlowNetwork::finish(int id, std::int64_t now) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  for (int l : *f.links) {  // settle its links' busy time before their load changes
+    Link& k = links_[static_cast<std::size_t>(l)];
+    k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
+    k.since = now;
+  }
+  advance(f, now);
+  if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
+  for (std::size_t k = 0; k < f.links->size(); ++k) {
+    Link& l = links_[static_cast<std::size_t>((*f.links)[k])];
+    const int slot = f.slot[k], moved = l.flows.back();
+    l.flows[static_cast<std::size_t>(slot)] = moved;
+    l.flows.pop_back();
+    if (moved != id) {  // tell the moved flow its new slot on this link
+      Flow& m = flows_[static_cast<std::size_t>(moved)];
+      for (std::size_t j = 0; j < m.links->size(); ++j)
+        if ((*m.links)[j] == (*f.links)[k] && m.slot[j] == static_cast<int>(l.flows.size())) m.slot[j] = slot;
+    }
+    l.load -= f.rate;
+    dirty((*f.links)[k]);
+  }
+  account(f);
+  if (f.fifo >= 0) {  // the next transfer of its source's queue starts
+    Link& src = links_[static_cast<std::size_t>(f.fifo)];
+    src.fifo_head = f.fifo_next;
+    if (src.fifo_head < 0) src.fifo_tail = -1;
+    else activate(src.fifo_head);
+  }
+  f.live = false;
+  f.rate = 0;
+  ++f.version;
+  --active_;
+  deliveries_.push({now + f.latency, seq_++, id, 0});
+  deliver_ev_.cancel();
+  deliver_ev_.notify(ps_time(deliveries_.top().at - now));
+}
+
+void FlowNetwork::account(Flow& f) {
+  const double bytes = f.sent;
+  const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(bytes));
+  for (int l : *f.links) {
+    Link& k = links_[static_cast<std::size_t>(l)];
+    LinkDirStats& s = k.stats;
+    s.payload_bytes += whole;
+    if (f.background) s.background_bytes += whole;
+    if (!f.chunks.empty()) {
+      s.chunks += f.chunks.size();
+      for (tlm::tlm_generic_payload* p : f.chunks) s.wire_bytes += k.dir->wire_bytes(p->get_data_length());
+    } else {
+      const std::uint32_t mtu = k.dir->params().mtu;
+      const std::uint64_t packets = (whole + mtu - 1) / mtu;
+      s.chunks += 1;
+      s.wire_bytes += k.dir->params().whole_packets ? packets * k.dir->packet_wire(mtu)
+                                                    : whole + packets * k.dir->params().overhead;
+    }
+  }
+}
+
+void FlowNetwork::on_deliver() {
+  const std::int64_t now = now_ps();
+  while (!deliveries_.empty() && deliveries_.top().at <= now) {
+    const int id = deliveries_.top().flow;
+    deliveries_.pop();
+    Flow& f = flows_[static_cast<std::size_t>(id)];
+    std::vector<tlm::tlm_generic_payload*> chunks;
+    chunks.swap(f.chunks);
+    Done done = std::move(f.done);
+    f.done = nullptr;
+    free_.push_back(id);
+    for (tlm::tlm_generic_payload* p : chunks) {
+      ChunkExt* c = chunk_of(*p);
+      c->tail_ps = now;
+      c->sink->chunk_delivered(*p);
+    }
+    if (done) done();
+  }
+  if (!deliveries_.empty()) deliver_ev_.notify(ps_time(deliveries_.top().at - now));
+}
+
+void FlowNetwork::settle() {
+  const std::int64_t now = now_ps();
+  for (std::size_t i = 0; i < flows_.size(); ++i) {  // endless flows still on: their bytes so far
+    Flow& f = flows_[i];
+    if (!f.live || std::isfinite(f.total)) continue;
+    advance(f, now);
+  }
+  for (Link& k : links_) {
+    k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
+    k.since = now;
+    LinkDirStats s = k.stats;
+    s.busy_ps = std::llround(k.busy_ps);
+    for (int fid : k.flows) {
+      const Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (std::isfinite(f.total)) continue;
+      const std::uint64_t b = static_cast<std::uint64_t>(std::llround(f.sent));
+      s.payload_bytes += b, s.background_bytes += b;
+      s.wire_bytes += b + (b + k.dir->params().mtu - 1) / k.dir->params().mtu * k.dir->params().overhead;
+      s.chunks += 1;
+    }
+    k.dir->set_flow_stats(s);
+  }
+}
+
+double FlowNetwork::rate_Bps(int flow) const { return flows_[static_cast<std::size_t>(flow)].rate * 1e12; }
+
+double FlowNetwork::sent_bytes(int flow) const { return flows_[static_cast<std::size_t>(flow)].sent; }
+
+FlowSource::FlowSource(sc_core::sc_module_name name, FlowNetwork& net, TrafficPattern pattern, double rate_Bps, RouteFn route)
+    : sc_module(name), net_(net), pattern_(pattern), rate_Bps_(rate_Bps), route_(std::move(route)) {
+  SC_HAS_PROCESS(FlowSource);
+  SC_METHOD(tick);  // runs once at time 0, then on wake_
+  sensitive << wake_;
+}
+
+// On: one endless capped flow until the pattern's next off time; off: none until the next on.
+void FlowSource::tick() {
+  const std::int64_t now = now_ps();
+  if (flow_ >= 0) {
+    net_.stop(flow_);
+    done_bytes_ += net_.sent_bytes(flow_);
+    flow_ = -1;
+  }
+  const std::int64_t on = pattern_.next_on(now);
+  if (on < 0) return;
+  if (on > now) {
+    wake_.notify(ps_time(on - now));
+    return;
+  }
+  flow_ = net_.start(*route_(), FlowNetwork::kEndless, rate_Bps_, nullptr, true);
+  const std::int64_t off = pattern_.next_off(now);
+  if (off >= 0) wake_.notify(ps_time(off - now));
+}
+
+double FlowSource::sent_bytes() const { return done_bytes_ + (flow_ >= 0 ? net_.sent_bytes(flow_) : 0.0); }
+
+}  // namespace trainvp

@@ -1,0 +1,167 @@
+#pragma once
+// The flow-level fidelity of the fabric (fabric.fidelity "flow", docs/fabric.md#flow-fidelity).
+// Every transfer is one flow along its route's link directions. Active flows get the max-min fair
+// share of the links they cross (progressive filling), recomputed only when a flow starts or ends
+// or a link changes, and only over the flows and links connected to the change (the component),
+// which gives the same rates as recomputing everything. A flow drains at its rate; its data has
+// arrived one path latency after its last byte left: the links' latencies (with the sending
+// devices' forwarding) plus one packet time per hop but the slowest, as cut-through does.
+//
+// A link's capacity is its payload rate, bandwidth x mtu / (mtu + framing), times the go-back-N
+// efficiency under packet loss (expected link time per packet: packet + rate x recovery window),
+// and 0 while it is down (its flows wait). There are no queues, no back-pressure and no packet
+// events: what those cost in packet fidelity (incast queueing, PFC pauses) is not modelled.
+//
+// The collective engine's chunks come in through FlowEndpoint: the chunks of one transfer (same
+// tag, sent back to back, `more` set on all but the last) make one flow, and each is handed to its
+// sink once the flow's data has arrived. A source's copy engine sends its transfers in order, as
+// the GPU's DMA port does in packet fidelity (one queue per port, AtInitiator): the transfers
+// leaving by the same first link run one at a time, in the order they were sent. Without that,
+// two collectives in flight at once share the link fairly and both rings slow down at every step,
+// where a FIFO lets the first finish at full rate (quickstart: +18% iteration time, against -0.1%).
+// Link statistics go to the LinkDirs (set_flow_stats).
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "models/link/endpoint.hpp"
+#include "models/link/link_dir.hpp"
+#include "models/link/traffic.hpp"
+
+namespace trainvp {
+
+class FlowNetwork : public sc_core::sc_module {
+ public:
+  static constexpr double kEndless = std::numeric_limits<double>::infinity();
+  using Done = std::function<void()>;
+
+  // `links`: the fabric's link directions by id (Route::links indexes them).
+  FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links);
+
+  // Starts a flow of `bytes` (kEndless: until stop()) along `links` (ids; the vector must outlive
+  // the flow). A positive `rate_cap_Bps` caps its rate (a paced source). `done` runs when its data
+  // has arrived. Returns its id.
+  int start(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background = false);
+  // Ends an endless flow now (its bytes so far are counted).
+  void stop(int flow);
+  // A collective chunk (ChunkExt with route and sink): merged into its transfer's flow.
+  void submit(tlm::tlm_generic_payload* chunk);
+  // Link direction `link`'s bandwidth, latency, down state or loss rate changed: re-read it.
+  void link_changed(int link);
+  // Statistics up to now into the LinkDirs (call at the end of the run).
+  void settle();
+
+  double rate_Bps(int flow) const;     // current rate, payload bytes per second
+  double sent_bytes(int flow) const;   // payload bytes drained so far (as of the last recompute)
+  std::size_t active_flows() const { return active_; }
+  std::uint64_t recomputes() const { return recomputes_; }
+
+ private:
+  struct Link {
+    LinkDir* dir;
+    double cap = 0;            // payload bytes per ps available to flows
+    double load = 0;           // sum of the rates of its flows
+    std::int64_t since = 0;    // busy time integrated up to here
+    double busy_ps = 0;
+    std::vector<int> flows;    // active flows crossing it
+    int fifo_head = -1, fifo_tail = -1;  // transfers leaving by it in send order (head: running)
+    // Progressive filling scratch.
+    double residual = 0;
+    int unfrozen = 0;
+    std::uint32_t mark = 0;
+    LinkDirStats stats;
+  };
+  struct Flow {
+    const std::vector<int>* links = nullptr;
+    std::vector<int> slot;     // index of this flow in each link's `flows`
+    double remaining = 0, total = 0, sent = 0;
+    double rate = 0;           // bytes per ps
+    double cap = 0;            // bytes per ps, 0: none
+    std::int64_t updated = 0;  // remaining/sent are as of this time
+    std::int64_t latency = 0;
+    std::uint32_t version = 0;
+    std::uint32_t mark = 0;
+    bool frozen = false, live = false, background = false;
+    std::uint64_t tag = 0;
+    bool open = false;         // still taking chunks of its transfer
+    int fifo = -1;             // the first link whose send queue it is in (engine transfers)
+    int fifo_next = -1;        // the transfer queued behind it there
+    std::vector<tlm::tlm_generic_payload*> chunks;
+    Done done;
+  };
+  struct Due {
+    std::int64_t at;
+    std::uint64_t seq;         // ties in start order: runs are deterministic
+    int flow;
+    std::uint32_t version;
+    bool operator>(const Due& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  using MinHeap = std::priority_queue<Due, std::vector<Due>, std::greater<Due>>;
+
+  int create(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background);
+  void activate(int id);
+  void read_link(Link& l);
+  void dirty(int link);
+  void advance(Flow& f, std::int64_t now);
+  void recompute();
+  void on_finish();
+  void on_deliver();
+  void finish(int id, std::int64_t now);
+  void account(Flow& f);
+  void reschedule();
+  std::int64_t path_latency(const std::vector<int>& links, double first_bytes) const;
+
+  std::vector<Link> links_;
+  std::vector<Flow> flows_;
+  std::vector<int> free_;
+  std::size_t active_ = 0;
+  std::unordered_map<std::uint64_t, int> open_;  // transfer tag -> flow taking its chunks
+  std::vector<int> dirty_links_;
+  std::uint32_t epoch_ = 0;
+  std::vector<int> comp_links_, comp_flows_, stack_;
+  MinHeap finishes_, deliveries_;
+  std::uint64_t seq_ = 0, recomputes_ = 0;
+  sc_core::sc_event recompute_ev_, finish_ev_, deliver_ev_;
+  std::int64_t finish_at_ = -1;  // when finish_ev_ is due; -1: not scheduled
+  bool recompute_pending_ = false;
+};
+
+// A GPU's copy engines as the engine sees them in flow fidelity: chunks go to the flow network.
+class FlowEndpoint : public ChunkEndpoint {
+ public:
+  FlowEndpoint(FlowNetwork& net, std::string name) : net_(net), name_(std::move(name)) {}
+  void send_chunk(tlm::tlm_generic_payload* chunk) override { net_.submit(chunk); }
+  const char* endpoint_name() const override { return name_.c_str(); }
+
+ private:
+  FlowNetwork& net_;
+  std::string name_;
+};
+
+// A paced background source in flow fidelity (congestion faults): one endless flow at most
+// `rate_Bps`, on while `pattern` allows, along the route `route` gives when it turns on.
+class FlowSource : public sc_core::sc_module {
+ public:
+  using RouteFn = std::function<const std::vector<int>*()>;
+  FlowSource(sc_core::sc_module_name name, FlowNetwork& net, TrafficPattern pattern, double rate_Bps, RouteFn route);
+  double sent_bytes() const;
+
+ private:
+  void tick();
+  FlowNetwork& net_;
+  TrafficPattern pattern_;
+  double rate_Bps_;
+  RouteFn route_;
+  int flow_ = -1;
+  double done_bytes_ = 0;
+  sc_core::sc_event wake_;
+};
+
+}  // namespace trainvp

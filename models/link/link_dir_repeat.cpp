@@ -1,0 +1,40 @@
+// What steady-state fast-forward asks of a link direction: is it drained, what has it counted,
+// and the counts of skipped iterations (docs/performance.md#steady-state-fast-forward).
+#include "models/link/link_dir.hpp"
+
+#include <algorithm>
+
+namespace trainvp {
+
+bool LinkDir::idle() const {
+  if (busy_ || on_wire_ || queued_bytes_ || pending_in_ || delivering_ || unaccepted_ > 0) return false;
+  if (!express_.empty() || !propagating_.empty() || !arrived_.empty()) return false;
+  for (const FlowQueue& f : flows_)
+    if (!f.empty()) return false;
+  return true;
+}
+
+// Open intervals count up to now_ps, so that totals taken at equal points of two periods differ
+// by exactly one period's worth.
+LinkDirTotals LinkDir::totals(std::int64_t now_ps) const {
+  LinkDirTotals t{stats_, queue_byte_ps_ + static_cast<double>(queued_bytes_) * static_cast<double>(now_ps - queue_since_)};
+  if (paused_since_ >= 0) t.stats.paused_ps += now_ps - paused_since_;
+  if (busy_ && on_wire_) t.stats.busy_ps += std::min(now_ps, wire_end_) - wire_start_;
+  return t;
+}
+
+void LinkDir::add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times) {
+  const auto n = static_cast<std::uint64_t>(times);
+  const LinkDirStats &a = from.stats, &b = to.stats;
+  stats_.chunks += n * (b.chunks - a.chunks);
+  stats_.payload_bytes += n * (b.payload_bytes - a.payload_bytes);
+  stats_.wire_bytes += n * (b.wire_bytes - a.wire_bytes);
+  stats_.busy_ps += times * (b.busy_ps - a.busy_ps);
+  stats_.paused_ps += times * (b.paused_ps - a.paused_ps);
+  stats_.lost_packets += n * (b.lost_packets - a.lost_packets);
+  stats_.retransmitted_bytes += n * (b.retransmitted_bytes - a.retransmitted_bytes);
+  stats_.background_bytes += n * (b.background_bytes - a.background_bytes);
+  queue_byte_ps_ += times * (to.queue_byte_ps - from.queue_byte_ps);
+}
+
+}  // namespace trainvp

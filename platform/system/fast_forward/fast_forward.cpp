@@ -1,0 +1,152 @@
+#include "platform/system/fast_forward/fast_forward.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+std::string shift_iteration_label(const std::string& label, int by) {
+  for (std::size_t i = 0; i + 2 < label.size(); ++i) {
+    if (label.compare(i, 2, "it") != 0 || (i > 0 && label[i - 1] != ' ')) continue;
+    std::size_t j = i + 2;
+    while (j < label.size() && std::isdigit(static_cast<unsigned char>(label[j]))) ++j;
+    if (j == i + 2 || (j < label.size() && label[j] != ' ')) continue;
+    return label.substr(0, i + 2) + std::to_string(std::stoll(label.substr(i + 2, j - i - 2)) + by) + label.substr(j);
+  }
+  return label;
+}
+
+FastForward::FastForward(FastForwardParts parts, RunContext& ctx) : p_(std::move(parts)), ctx_(ctx) {
+  if (!p_.cfg.enabled && p_.off_reason.empty()) p_.off_reason = "disabled (/training/fast_forward/enabled)";
+  if (p_.off_reason.empty())
+    for (Gpu* g : p_.gpus) g->set_boundary(this);
+}
+
+FastForward::Snapshot FastForward::snapshot(int rank) const {
+  Snapshot s;
+  s.at_ps = now_ps();
+  s.idle = p_.engine->rank_idle(rank);
+  for (const FabricDir& d : p_.fabric->dirs()) s.links.push_back(d.dir->totals(s.at_ps));
+  s.records = p_.engine->records().size();
+  return s;
+}
+
+IterationSkip FastForward::at_boundary(int rank, int iteration) {
+  if (iteration > seen_) {
+    seen_ = iteration;
+    return decide(rank, iteration);
+  }
+  auto it = decided_.find(iteration);
+  if (it == decided_.end()) return {};
+  const IterationSkip skip = it->second;
+  if (++arrived_[iteration] == p_.gpus.size()) complete(iteration, skip);
+  return skip;
+}
+
+// The traffic of the last period equals the one before: the same chunks and bytes on every link
+// direction and the same collectives, busy and paused time within the tolerance.
+bool FastForward::traffic_repeats(int B, int L, std::int64_t period_ps) const {
+  auto a = snaps_.find(B - 2 * L), b = snaps_.find(B - L), c = snaps_.find(B);
+  if (a == snaps_.end() || b == snaps_.end() || !a->second.idle || !b->second.idle) return false;
+  const Snapshot &s0 = a->second, &s1 = b->second, &s2 = c->second;
+  if (s2.records - s1.records != s1.records - s0.records) return false;
+  const double tol = p_.cfg.tolerance * static_cast<double>(period_ps);
+  for (std::size_t d = 0; d < s2.links.size(); ++d) {
+    const LinkDirStats &x = s0.links[d].stats, &y = s1.links[d].stats, &z = s2.links[d].stats;
+    if (z.chunks - y.chunks != y.chunks - x.chunks || z.payload_bytes - y.payload_bytes != y.payload_bytes - x.payload_bytes)
+      return false;
+    if (std::fabs(static_cast<double>((z.busy_ps - y.busy_ps) - (y.busy_ps - x.busy_ps))) > tol ||
+        std::fabs(static_cast<double>((z.paused_ps - y.paused_ps) - (y.paused_ps - x.paused_ps))) > tol)
+      return false;
+  }
+  return true;
+}
+
+IterationSkip FastForward::decide(int rank, int B) {
+  if (!p_.off_reason.empty()) return {};
+  const FastForwardConfig& c = p_.cfg;
+  const int keep = (c.repeats + 2) * c.max_period + 1;  // snapshots a check can reach back to
+  snaps_.erase(snaps_.begin(), snaps_.lower_bound(B - keep));
+  const Snapshot& now = snaps_[B] = snapshot(rank);
+  if (!now.idle || (p_.faults && p_.faults->loss_active())) return {};
+  std::vector<const std::vector<RankIteration>*> ranks;
+  for (const Gpu* g : p_.gpus) ranks.push_back(&g->iterations());
+  CommOf comm;
+  if (p_.strategy) comm = [s = p_.strategy](int r, int i) { return s->comm_ps(r, i); };
+  PeriodQuery q;
+  q.boundary = B;
+  q.arrived = rank;
+  q.repeats = c.repeats;
+  q.tolerance = c.tolerance;
+  q.first = std::max(p_.warmup, resume_);
+  q.after_ps = p_.faults ? p_.faults->last_change_ps() : -1;
+  const std::int64_t next = p_.faults ? p_.faults->next_change_ps() : FaultInjector::kNever;
+  for (int L = p_.cycle; L <= c.max_period; L += p_.cycle) {
+    const Period per = check_period(ranks, comm, q, L);
+    if (per.iterations == 0 || !traffic_repeats(B, L, per.ps)) continue;
+    // Whole periods that leave `margin` of them before the next change and before the last iteration.
+    const std::int64_t by_time = next == FaultInjector::kNever ? INT_MAX : (next - now.at_ps) / per.ps - c.margin;
+    const std::int64_t by_count = (p_.iterations - 1 - B) / L - c.margin;
+    const std::int64_t n = std::min<std::int64_t>({by_time, by_count, INT_MAX / L});
+    if (n < 1 || n * L < c.min_skip) return {};
+    IterationSkip skip{static_cast<int>(n) * L, L, per.ps};
+    apply(B, skip);
+    return skip;
+  }
+  return {};
+}
+
+void FastForward::apply(int B, const IterationSkip& skip) {
+  const int times = skip.iterations / skip.period;
+  const Snapshot &from = snaps_.at(B - skip.period), &to = snaps_.at(B);
+  for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d)
+    p_.fabric->dirs()[d].dir->add_repeats(from.links[d], to.links[d], times);
+  decided_[B] = skip;
+  if (++arrived_[B] == p_.gpus.size()) complete(B, skip);
+  done_.push_back({to.at_ps, B, skip});
+  skipped_ += skip.iterations;
+  resume_ = B + skip.iterations + 1;
+  if (ctx_.trace.enabled()) {
+    if (track_ < 0) track_ = ctx_.trace.track("fast-forward", "skips");
+    ctx_.trace.slice(track_, "fast-forward " + std::to_string(skip.iterations) + " iterations", "fast_forward", to.at_ps,
+                     to.at_ps + skip.delay_ps(),
+                     {{"after_iteration", B}, {"iterations", skip.iterations}, {"period_iterations", skip.period},
+                      {"period_s", sec(skip.period_ps)}});
+  }
+}
+
+// Every rank has ended B, so every collective up to B's is complete: the strategy's state of the
+// last period and the engine's records launched since the period began are final.
+void FastForward::complete(int B, const IterationSkip& skip) {
+  const int L = skip.period;
+  if (p_.strategy) p_.strategy->skip_iterations(B + 1, skip.iterations, L, skip.period_ps);
+  const Snapshot &from = snaps_.at(B - L), &to = snaps_.at(B);
+  // The period's collectives: launched after the first rank ended B - L, up to B's (launched before it ended B).
+  p_.engine->repeat_records(from.records, to.records, from.at_ps, skip.iterations / L, skip.period_ps,
+                            [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); });
+  arrived_.erase(B);
+}
+
+nlohmann::ordered_json FastForward::report() const {
+  using ojson = nlohmann::ordered_json;
+  ojson skips = ojson::array();
+  for (const Done& d : done_)
+    skips.push_back({{"at_s", sec(d.at_ps)},
+                     {"after_iteration", d.after},
+                     {"iterations", d.skip.iterations},
+                     {"period_iterations", d.skip.period},
+                     {"period_s", sec(d.skip.period_ps)},
+                     {"simulated_s", sec(d.skip.delay_ps())}});
+  ojson o = {{"enabled", p_.off_reason.empty()}};
+  if (!p_.off_reason.empty()) o["off_reason"] = p_.off_reason;
+  o["iterations_simulated"] = p_.iterations - skipped_;
+  o["iterations_skipped"] = skipped_;
+  o["skips"] = skips;
+  return o;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,90 @@
+#pragma once
+// Steady-state fast-forward (docs/performance.md#steady-state-fast-forward). SystemC cannot shift
+// its event queue, so the skip happens at an iteration boundary: when the first rank ends an
+// iteration B with none of its own collectives in flight, no fault change inside the last
+// `repeats` periods and no packet loss active, and every rank's last periods and the traffic of
+// the last two periods repeat (period.hpp), each rank starts iteration B + n + 1 at its own natural
+// start of B + 1 plus n / L periods, with n the largest whole number of periods that leaves
+// `margin` periods before the next fault change and before the end of the run. Nothing waits for
+// anything it would not have waited for: ranks still finishing B (and their traffic) do so at
+// their own time, and are delayed at their own boundary.
+//
+// Each model accounts the skipped iterations through a narrow hook: the GPUs copy their records
+// (IterationBoundary), each link direction adds n / L x its counters over the last period (at the
+// decision: counters between equal points of two periods), the strategy its per-iteration state
+// (SyncStrategy::skip_iterations) and the engine its collective records (both once the last rank
+// has ended B, when B's collectives are complete everywhere).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/collectives/engine.hpp"
+#include "models/collectives/sync_strategy.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/gpu/iteration_boundary.hpp"
+#include "platform/config/training.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/system/fabric/fabric.hpp"
+#include "platform/system/faults/faults.hpp"
+#include "platform/system/fast_forward/period.hpp"
+
+namespace trainvp {
+
+struct FastForwardParts {
+  FastForwardConfig cfg;
+  int iterations = 0, warmup = 0;
+  int cycle = 1;                        // the strategy's own period (iterations)
+  std::vector<Gpu*> gpus;
+  SyncStrategy* strategy = nullptr;     // null: no synchronization
+  CollectiveEngine* engine = nullptr;
+  Fabric* fabric = nullptr;
+  const FaultInjector* faults = nullptr;
+  std::string off_reason;               // non-empty: never skip, and why (reported)
+};
+
+class FastForward : public IterationBoundary {
+ public:
+  FastForward(FastForwardParts parts, RunContext& ctx);
+  IterationSkip at_boundary(int rank, int iteration) override;
+  // results.json `fast_forward`.
+  nlohmann::ordered_json report() const;
+  int skipped() const { return skipped_; }
+
+ private:
+  struct Snapshot {
+    std::int64_t at_ps = 0;
+    bool idle = false;  // the arriving rank had no collective in flight
+    std::vector<LinkDirTotals> links;
+    std::size_t records = 0;
+  };
+  struct Done {
+    std::int64_t at_ps;
+    int after;  // the boundary iteration
+    IterationSkip skip;
+  };
+  Snapshot snapshot(int rank) const;
+  IterationSkip decide(int rank, int boundary);
+  bool traffic_repeats(int boundary, int length, std::int64_t period_ps) const;
+  void apply(int boundary, const IterationSkip& skip);      // at the first rank's boundary
+  void complete(int boundary, const IterationSkip& skip);   // at the last rank's
+
+  FastForwardParts p_;
+  RunContext& ctx_;
+  std::map<int, Snapshot> snaps_;      // by boundary, at its first arrival
+  std::map<int, IterationSkip> decided_;
+  std::map<int, std::size_t> arrived_;  // ranks that have ended a decided boundary
+  int seen_ = -1;                      // highest boundary any rank has reached
+  int resume_ = 0;                     // first iteration after the last skip
+  int skipped_ = 0;
+  std::vector<Done> done_;
+  int track_ = -1;
+};
+
+// "ddp it12 bucket3" with the iteration number moved on by `by`: collective labels name their
+// iteration as a token "it<N>".
+std::string shift_iteration_label(const std::string& label, int by);
+
+}  // namespace trainvp

@@ -1,0 +1,35 @@
+#include "platform/system/fast_forward/period.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace trainvp {
+
+Period check_period(const std::vector<const std::vector<RankIteration>*>& ranks, const CommOf& comm,
+                    const PeriodQuery& q, int length) {
+  const int B = q.boundary, L = length;
+  const int oldest = B - q.repeats * L + 1;
+  if (L < 1 || oldest < q.first || oldest < 0 || ranks.empty()) return {};
+  const auto& own = *ranks[static_cast<std::size_t>(q.arrived)];
+  if (static_cast<int>(own.size()) <= B) return {};
+  const std::int64_t P = own[static_cast<std::size_t>(B)].end_ps - own[static_cast<std::size_t>(B - L)].end_ps;
+  if (P <= 0) return {};
+  const double tol = q.tolerance * static_cast<double>(P);
+  auto close = [tol](std::int64_t a, std::int64_t b) { return std::fabs(static_cast<double>(a - b)) <= tol; };
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const auto& rec = *ranks[r];
+    const int last = static_cast<int>(r) == q.arrived ? B : B - 1;
+    if (static_cast<int>(rec.size()) <= last) return {};
+    if (rec[static_cast<std::size_t>(oldest)].start_ps <= q.after_ps) return {};
+    for (int i = oldest + L; i <= last; ++i) {
+      const RankIteration &a = rec[static_cast<std::size_t>(i)], &b = rec[static_cast<std::size_t>(i - L)];
+      if (!close(a.start_ps - b.start_ps, P) || !close(a.end_ps - a.start_ps, b.end_ps - b.start_ps) ||
+          !close(a.compute_ps, b.compute_ps) || !close(a.blocked_ps, b.blocked_ps) || !close(a.extra_ps, b.extra_ps))
+        return {};
+      if (comm && !close(comm(static_cast<int>(r), i), comm(static_cast<int>(r), i - L))) return {};
+    }
+  }
+  return {L, P};
+}
+
+}  // namespace trainvp
