@@ -1,6 +1,6 @@
 // What SystemC's coroutine stacks do to ASan and LSan, so scripts/check-sanitizers' settings are
 // checked, not assumed (scripts/sanitizers/README.md). Built and run only in a sanitizer build.
-// usage: coroutine_stacks [leak-at-elaboration | throw-after-simulation]
+// usage: coroutine_stacks [leak-at-elaboration | throw-after-simulation | throw-after-reannounce]
 #include <systemc>
 
 #include <cstdio>
@@ -8,6 +8,8 @@
 #include <memory>
 #include <stdexcept>
 #include <vector>
+
+#include "platform/core/asan_stack.hpp"
 
 namespace {
 
@@ -45,13 +47,17 @@ int sc_main(int argc, char* argv[]) {
     auto* lost = new std::vector<int>(1000, 1);
     std::printf("lost %d\n", (*lost)[0]);
     lost = nullptr;
-  } else if (argc > 1 && std::strcmp(argv[1], "throw-after-simulation") != 0) {
-    std::fprintf(stderr, "usage: coroutine_stacks [leak-at-elaboration | throw-after-simulation]\n");
+  } else if (argc > 1 && std::strcmp(argv[1], "throw-after-simulation") != 0 &&
+             std::strcmp(argv[1], "throw-after-reannounce") != 0) {
+    std::fprintf(stderr, "usage: coroutine_stacks [leak-at-elaboration | throw-after-simulation | "
+                         "throw-after-reannounce]\n");
     return 2;
   }
   Holder h("h");
   sc_core::sc_start();
-  if (argc > 1 && std::strcmp(argv[1], "throw-after-simulation") == 0) {
+  const bool reannounce = argc > 1 && std::strcmp(argv[1], "throw-after-reannounce") == 0;
+  if (reannounce) trainvp::reannounce_stack_to_asan();  // what Simulation::run does
+  if (reannounce || (argc > 1 && std::strcmp(argv[1], "throw-after-simulation") == 0)) {
     // Back on the main stack, for which SystemC gave ASan no bounds.
     try {
       throw std::runtime_error("after the simulation");
