@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "platform/core/asan_stack.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/system/faults/campaign.hpp"
 #include "platform/core/units.hpp"
@@ -159,13 +160,19 @@ void Simulation::run() {
   // its work done has ended; one that starves with work pending (e.g. behind a link that is down)
   // is advanced to the change, which may let it go on.
   bool started = false;
+  // Each return from sc_start gives ASan the main stack's bounds back (platform/core/asan_stack.hpp),
+  // so a RunError thrown below and the destructors after it are checked without false reports.
+  auto start = [](const sc_core::sc_time& d, sc_core::sc_starvation_policy p) {
+    sc_core::sc_start(d, p);
+    reannounce_stack_to_asan();
+  };
   auto stopped = [] { return sc_core::sc_get_status() == sc_core::SC_STOPPED; };  // a failed check stops the run
   auto run_until = [&](std::int64_t t) {  // to t, or until nothing is left to do
     if (stopped() || t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended())) return;
     // With activity pending beyond t, time passes t anyway: run to t (SC_EXIT_ON_STARVATION would
     // warn (W571) that the call saw no activity).
     const bool beyond = started && sc_core::sc_time_to_pending_activity() > ps(t - now_ps());
-    sc_core::sc_start(ps(t - now_ps()), beyond ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
+    start(ps(t - now_ps()), beyond ? sc_core::SC_RUN_TO_TIME : sc_core::SC_EXIT_ON_STARVATION);
     started = true;
   };
   while (faults_ && !stopped() && faults_->next_change_ps() <= limit_ps) {
@@ -174,7 +181,7 @@ void Simulation::run() {
     if (now_ps() < t) {
       if (work_done() || stopped()) break;
       if (run_end_ && run_end_->ended()) break;
-      sc_core::sc_start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
+      start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
     }
     faults_->apply_due(now_ps());
   }

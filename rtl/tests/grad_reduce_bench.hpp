@@ -120,7 +120,8 @@ inline std::uint32_t gen_value(Rng& r, ValueMode mode, int base_exp, int mb) {
   int e = 0;
   std::uint32_t m = r.u32() & man_mask;
   switch (mode) {
-    case ValueMode::Bits: return r.u32() & ((1u << (mb + 9)) - 1);
+    // mb + 9 is 32 for fp32: the mask is computed in 64 bits (1u << 32 is undefined).
+    case ValueMode::Bits: return r.u32() & static_cast<std::uint32_t>((std::uint64_t{1} << (mb + 9)) - 1);
     case ValueMode::Clustered: e = base_exp + static_cast<int>(r.below(7)) - 3; break;
     case ValueMode::Ties: {
       e = base_exp - static_cast<int>(r.below(static_cast<std::uint32_t>(mb) + 3));

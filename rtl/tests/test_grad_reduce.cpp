@@ -559,9 +559,13 @@ TYPED_TEST(GradReduce, SingleContributorCanonicalizes) {
     std::vector<std::vector<std::uint32_t>> data(1, std::vector<std::uint32_t>(L));
     for (int l = 0; l < L; ++l) data[0][static_cast<std::size_t>(l)] = in32[l % 8];
     auto out = run_items(d, j, line_items(0, 0, data, {0}), 1);
+    // The expected row is chosen once, outside the lane loop: GCC 12.2 at -O1 with
+    // -fsanitize=undefined (scripts/check-sanitizers) miscompiled the choice inside the
+    // EXPECT_EQ, reading the lane index from a stack slot written only when ftz is set.
+    const std::uint32_t* want = ftz ? out32_ftz : out32;
+    const std::vector<std::uint32_t>& got = out.begin()->second.data;
     for (int l = 0; l < L; ++l)
-      EXPECT_EQ(out.begin()->second.data[static_cast<std::size_t>(l)], (ftz ? out32_ftz : out32)[l % 8])
-          << "lane " << l << " ftz " << ftz;
+      EXPECT_EQ(got[static_cast<std::size_t>(l)], want[l % 8]) << "lane " << l << " ftz " << ftz;
   }
   // bf16: the high half is ignored on input and zero on output
   JobConfig j = simple_job(d, 1, true, true, 1);
@@ -851,6 +855,28 @@ TYPED_TEST(GradReduce, InterruptOnDoneAndOnError) {
 }
 
 // ------------------------------------------------------------------------------------ random
+
+// The random runs' "raw random bits" values (pick_mode: 15% of lines) must draw every bit of the
+// format, sign, exponent and mantissa, so that NaNs, infinities and every binade reach the engine.
+// fp32's mask was once 1u << 32 (undefined): Release drew only the low 16 bits, all subnormals,
+// and UBSan stopped the random tests (scripts/check-sanitizers).
+TEST(GradReduceBench, RawBitsValuesDrawEveryBitOfTheFormat) {
+  for (const bool bf16 : {false, true}) {
+    Rng r(5);
+    const int mb = bf16 ? 7 : 23;
+    std::uint32_t any = 0, all = ~0u;
+    int top_exponent = 0;  // exponent all ones: an infinity or a NaN
+    for (int i = 0; i < 4096; ++i) {
+      const std::uint32_t v = gen_value(r, ValueMode::Bits, 127, mb);
+      any |= v;
+      all &= v;
+      top_exponent += ((v >> mb) & 0xFFu) == 0xFFu;
+    }
+    EXPECT_EQ(any, bf16 ? 0xFFFFu : 0xFFFFFFFFu) << "bf16 " << bf16;
+    EXPECT_EQ(all, 0u) << "bf16 " << bf16;
+    EXPECT_GT(top_exponent, 0) << "bf16 " << bf16;  // 4096 / 256 = 16 expected
+  }
+}
 
 TYPED_TEST(GradReduce, RandomFp32) {
   typename TestFixture::D d;

@@ -52,7 +52,7 @@ std::uint32_t operand(Rng& r, int eb_base, int mb) {
   const std::uint32_t man = r.u32() & ((1u << mb) - 1), sign = (r.u32() & 1u) << (mb + 8);
   int e;
   switch (r.below(8)) {
-    case 0: return r.u32() & ((1u << (mb + 9)) - 1);
+    case 0: return r.u32() & static_cast<std::uint32_t>((std::uint64_t{1} << (mb + 9)) - 1);  // fp32: 32 bits
     case 1: e = static_cast<int>(r.below(3)); break;                       // subnormal / tiny
     case 2: e = 250 + static_cast<int>(r.below(5)); break;                 // near overflow
     case 3: {                                                              // ties
