@@ -244,8 +244,7 @@ void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
 
 std::shared_ptr<const CompiledProgram> ParallelSync::program(CollectiveOp op, const std::vector<int>& comm,
                                                              std::uint64_t bytes) {
-  std::string key = std::to_string(static_cast<int>(op)) + ":" + std::to_string(bytes);
-  for (int r : comm) key += "," + std::to_string(r);
+  const auto key = std::make_tuple(static_cast<int>(op), bytes, comm[0], comm[1], comm.size());
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
   Program pr;
@@ -259,7 +258,7 @@ std::shared_ptr<const CompiledProgram> ParallelSync::program(CollectiveOp op, co
                        parts_.engine->chunk(), parts_.nodes_of, 0, &parts_.engine->device_map());
   }
   auto cp = std::make_shared<const CompiledProgram>(std::move(pr));
-  programs_.emplace(std::move(key), cp);
+  programs_.emplace(key, cp);
   return cp;
 }
 

@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -141,7 +143,9 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::unique_ptr<SyncStrategy>> dp_;  // per DP group
   std::vector<int> dp_of_;                         // per rank: its DP group's index in dp_, -1: none
-  std::unordered_map<std::string, std::shared_ptr<const CompiledProgram>> programs_;
+  // Programs by (op, bytes, first two ranks, size): a pair of ranks lies along one dimension only,
+  // so this names the communicator without spelling it out on every collective.
+  std::map<std::tuple<int, std::uint64_t, int, int, std::size_t>, std::shared_ptr<const CompiledProgram>> programs_;
   std::unordered_map<TpKey, std::pair<int, int>, TpKeyHash> tp_live_;  // -> (collective id, joins left)
   std::unordered_map<std::uint64_t, std::pair<int, int>> gather_live_;  // (DP group, iteration) -> same
   std::unordered_map<std::uint64_t, std::pair<int, int>> z3_live_;      // (DP group, layer key) -> same

@@ -10,6 +10,19 @@
 
 namespace trainvp {
 
+const NameTable<PipelineScheduleKind>& pipeline_schedule_names() {
+  static const NameTable<PipelineScheduleKind> t = {{"gpipe", PipelineScheduleKind::GPipe},
+                                                    {"1f1b", PipelineScheduleKind::OneFOneB},
+                                                    {"interleaved", PipelineScheduleKind::Interleaved}};
+  return t;
+}
+
+const NameTable<RecomputeKind>& recompute_names() {
+  static const NameTable<RecomputeKind> t = {
+      {"none", RecomputeKind::None}, {"selective", RecomputeKind::Selective}, {"full", RecomputeKind::Full}};
+  return t;
+}
+
 const ParamSet<ParallelRaw>& parallel_schema() {
   static const ParamSet<ParallelRaw> s = [] {
     ParamSet<ParallelRaw> p("parallel", "/training/parallel",
@@ -21,10 +34,7 @@ const ParamSet<ParallelRaw>& parallel_schema() {
                  "Data-parallel size d; default: the GPUs left, GPU count / (tp x pp)", {1, 65536})
         .integer("micro_batches", &ParallelRaw::micro_batches, 1,
                  "Micro-batches m per iteration through each pipeline (workload.batch samples each)", {1, 65536})
-        .choice("schedule", &ParallelRaw::schedule, "1f1b",
-                {{"gpipe", PipelineScheduleKind::GPipe},
-                 {"1f1b", PipelineScheduleKind::OneFOneB},
-                 {"interleaved", PipelineScheduleKind::Interleaved}},
+        .choice("schedule", &ParallelRaw::schedule, "1f1b", pipeline_schedule_names(),
                 "Pipeline schedule: gpipe (all forwards, then all backwards), 1f1b, or interleaved 1F1B "
                 "(virtual_stages chunks per GPU, micro_batches a multiple of pp)")
         .integer("virtual_stages", &ParallelRaw::virtual_stages, 1,
@@ -33,8 +43,7 @@ const ParamSet<ParallelRaw>& parallel_schema() {
               "Split norms, dropout and their activations by t too (all-reduce becomes reduce-scatter + all-gather)")
         .integer("zero", &ParallelRaw::zero, 0,
                  "ZeRO stage over each DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + parameters", {0, 3})
-        .choice("recompute", &ParallelRaw::recompute, "none",
-                {{"none", RecomputeKind::None}, {"selective", RecomputeKind::Selective}, {"full", RecomputeKind::Full}},
+        .choice("recompute", &ParallelRaw::recompute, "none", recompute_names(),
                 "Activation recomputation: none, selective (attention scores) or full (each layer's input kept)")
         .text("order", &ParallelRaw::order, "tp-dp-pp",
               "Rank order, fastest-varying first: a permutation of tp, dp and pp joined by '-' (Megatron: tp-dp-pp)")

@@ -8,6 +8,7 @@
 #include "models/parallel/layout.hpp"
 #include "models/parallel/parallel_config.hpp"
 #include "platform/config/cluster.hpp"
+#include "platform/core/name_table.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -26,6 +27,9 @@ struct ParallelRaw {
   std::string order = "tp-dp-pp";
 };
 const ParamSet<ParallelRaw>& parallel_schema();
+// The names /training/parallel/schedule and /recompute take, and results.json reports.
+const NameTable<PipelineScheduleKind>& pipeline_schedule_names();
+const NameTable<RecomputeKind>& recompute_names();
 
 // Reads /training/parallel (`value`, null when absent: `p` stays disabled) and checks the grid
 // against the cluster's GPU count. Returns the resolved object (null when absent).

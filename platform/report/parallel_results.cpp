@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "models/workload/dtype.hpp"
+#include "platform/config/parallel.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/core/units.hpp"
 
@@ -11,24 +12,6 @@ namespace trainvp {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-const char* schedule_name(PipelineScheduleKind k) {
-  switch (k) {
-    case PipelineScheduleKind::GPipe: return "gpipe";
-    case PipelineScheduleKind::OneFOneB: return "1f1b";
-    case PipelineScheduleKind::Interleaved: return "interleaved";
-  }
-  return "?";
-}
-
-const char* recompute_name(RecomputeKind k) {
-  switch (k) {
-    case RecomputeKind::None: return "none";
-    case RecomputeKind::Selective: return "selective";
-    case RecomputeKind::Full: return "full";
-  }
-  return "?";
-}
 
 // Narayanan et al. (SC'21), eq. 3: a GPT's FLOPs per iteration, B samples of s tokens, with the
 // backward's forward recomputed (96) or not (72).
@@ -60,11 +43,11 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
   o = ojson::object();
   o["tp"] = c.tp, o["pp"] = c.pp, o["dp"] = c.dp;
   o["micro_batches"] = c.micro_batches;
-  o["schedule"] = schedule_name(c.schedule);
+  o["schedule"] = name_in(pipeline_schedule_names(), c.schedule);
   o["virtual_stages"] = c.virtual_stages;
   o["sequence_parallel"] = c.sequence_parallel;
   o["zero"] = c.zero;
-  o["recompute"] = recompute_name(c.recompute);
+  o["recompute"] = name_in(recompute_names(), c.recompute);
   o["global_batch"] = parallel_samples(sim);
   o["boundary_bytes"] = plan.boundary_bytes;
 
