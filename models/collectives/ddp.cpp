@@ -36,7 +36,7 @@ std::vector<Bucket> make_buckets(const Workload& w, std::uint64_t first_cap, std
 
 DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workload& w, std::vector<Gpu*> gpus,
                  CollectiveEngine& engine, std::vector<int> nodes_of, int iterations, RunContext& ctx)
-    : sc_module(name), cfg_(cfg), gpus_(std::move(gpus)), engine_(engine), nodes_of_(std::move(nodes_of)), ctx_(ctx) {
+    : sc_module(name), cfg_(cfg), gpus_(std::move(gpus)), group_(gpus_), engine_(engine), nodes_of_(std::move(nodes_of)), ctx_(ctx) {
   const std::uint64_t all = ~0ull;
   buckets_ = cfg.overlap ? make_buckets(w, cfg.first_bucket, cfg.bucket) : make_buckets(w, all, all);
   bucket_of_layer_.assign(w.layers.size(), -1);
@@ -44,16 +44,9 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   for (std::size_t b = 0; b < buckets_.size(); ++b)
     for (int l : buckets_[b].layers) bucket_of_layer_[static_cast<std::size_t>(l)] = static_cast<int>(b);
   const std::size_t n = gpus_.size();
-  // The communicator: these GPUs' global ranks (every GPU in pure data parallelism, one DP group
-  // of a pipeline stage in hybrid parallelism). Per-rank state is indexed by position in it.
-  for (std::size_t r = 0; r < n; ++r) {
-    world_.push_back(gpus_[r]->rank());
-    if (gpus_[r]->rank() != static_cast<int>(r)) dense_ = false;
-    local_[gpus_[r]->rank()] = r;
-  }
   for (auto& b : buckets_)
     programs_.push_back(std::make_shared<const CompiledProgram>(
-        build_program(cfg.op, cfg.algorithm, world_, b.bytes, engine.chunk(), nodes_of_, 0,
+        build_program(cfg.op, cfg.algorithm, group_.world(), b.bytes, engine.chunk(), nodes_of_, 0,
                       &engine.device_map())));
   pending_layers_.assign(n, std::vector<int>(buckets_.size()));
   for (auto& p : pending_layers_)

@@ -6,7 +6,6 @@
 // With several comm streams, bucket b runs on stream b mod streams, in order per stream.
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "platform/core/per_iteration.hpp"
@@ -14,6 +13,7 @@
 #include <systemc>
 
 #include "models/collectives/engine.hpp"
+#include "models/collectives/group_ranks.hpp"
 #include "models/collectives/sync_strategy.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/workload/workload.hpp"
@@ -64,13 +64,10 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<int> bucket_of_layer_;
   std::vector<std::uint64_t> layer_bytes_;  // gradient bytes per layer, for functional layouts
   std::vector<Gpu*> gpus_;
+  GroupRanks group_;  // the communicator; per-rank state below is indexed by position in it
+  std::size_t at(int rank) const { return group_.at(rank); }
   CollectiveEngine& engine_;
   std::vector<int> nodes_of_;
-  std::vector<int> world_;  // the GPUs' global ranks
-  // Position of a global rank among the GPUs (the identity in pure data parallelism).
-  std::size_t at(int rank) const { return dense_ ? static_cast<std::size_t>(rank) : local_.at(rank); }
-  bool dense_ = true;
-  std::unordered_map<int, std::size_t> local_;
   std::vector<std::shared_ptr<const CompiledProgram>> programs_;  // per bucket, reused every iteration
   // Per rank: layers still to come per bucket (current iteration), buckets done per iteration.
   std::vector<std::vector<int>> pending_layers_;

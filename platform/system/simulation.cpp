@@ -115,7 +115,13 @@ std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, 
   if (!sync.hybrid)
     throw ScenarioError("/training/sync/strategy",
                         std::string("\"") + sync.name() + "\" does not run within the DP groups of a hybrid-parallel job "
-                        "yet; use ddp, ddp_no_overlap or none with /training/parallel");
+                        "yet; use another strategy with /training/parallel");
+  // ZeRO shards DDP's buckets (reduce-scatter, then the updated shards all-gathered); the
+  // layer-wise and partial strategies all-reduce whole units, whose optimizer is not sharded.
+  const bool ddp = sync.kind == SyncStrategyKind::Ddp || sync.kind == SyncStrategyKind::DdpNoOverlap;
+  if (s.training.parallel.zero > 0 && !ddp && sync.kind != SyncStrategyKind::None)
+    throw ScenarioError("/training/parallel/zero", "ZeRO shards the buckets of ddp and ddp_no_overlap; \"" +
+                                                       std::string(sync.name()) + "\" all-reduces whole units: use zero 0");
   ParallelSync::Parts p;
   p.layout = &parallel_->layout;
   p.stages = &parallel_->stages;

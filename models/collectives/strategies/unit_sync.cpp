@@ -18,13 +18,13 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
       cfg_(std::move(cfg)),
       workload_(w),
       gpus_(std::move(gpus)),
+      group_(gpus_),
       engine_(engine),
       nodes_of_(std::move(nodes_of)),
       iterations_(iterations),
       ctx_(ctx) {
   const std::size_t n = gpus_.size(), units = cfg_.units.size();
-  std::vector<int> world;
-  for (std::size_t r = 0; r < n; ++r) world.push_back(static_cast<int>(r));
+  const std::vector<int>& world = group_.world();
   for (const SyncUnit& u : cfg_.units) {
     programs_.emplace_back();
     for (const SyncStep& s : u.steps) {
@@ -144,7 +144,7 @@ PhaseWork UnitSync::extra_work(int iteration, const Phase& ph) const {
 void UnitSync::on_gradient(const GradientReady& g) {
   const int u = unit_of_layer_[static_cast<std::size_t>(plan_for(g.iteration))][static_cast<std::size_t>(g.layer)];
   if (u < 0) return;
-  int& left = layers_left_[static_cast<std::size_t>(g.rank)][static_cast<std::size_t>(u)];
+  int& left = layers_left_[at(g.rank)][static_cast<std::size_t>(u)];
   if (--left == 0) {
     left = static_cast<int>(cfg_.units[static_cast<std::size_t>(u)].layers.size());  // for its next iteration
     unit_ready(g.rank, g.iteration, u);
@@ -173,18 +173,18 @@ int UnitSync::collective(int iteration, int unit, int step) {
 void UnitSync::unit_ready(int rank, int iteration, int unit) {
   collective(iteration, unit, 0);
   const int stream = cfg_.units[static_cast<std::size_t>(unit)].stream;
-  queue_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)].push_back({iteration, unit});
+  queue_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, unit});
   try_join(rank, stream);
 }
 
 void UnitSync::try_join(int rank, int stream) {
-  auto& q = queue_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
-  auto busy = stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
+  auto& q = queue_[at(rank)][static_cast<std::size_t>(stream)];
+  auto busy = stream_busy_[at(rank)][static_cast<std::size_t>(stream)];
   if (busy || q.empty()) return;
   auto [iteration, unit] = q.front();
   q.erase(q.begin());
-  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)] = true;
-  join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(unit)] = now_ps();
+  stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = true;
+  join_at_[at(rank)][static_cast<std::size_t>(unit)] = now_ps();
   engine_.join(collective(iteration, unit, 0), rank);
 }
 
@@ -195,15 +195,15 @@ void UnitSync::step_done(int rank, int iteration, int unit, int step) {
     return;
   }
   const std::int64_t now = now_ps();
-  const std::int64_t joined = join_at_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(unit)];
-  busy_[static_cast<std::size_t>(rank)][iteration].push_back({joined, now});
-  if (tracks_[static_cast<std::size_t>(rank)] >= 0)
-    ctx_.trace.slice(tracks_[static_cast<std::size_t>(rank)],
+  const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(unit)];
+  busy_[at(rank)][iteration].push_back({joined, now});
+  if (tracks_[at(rank)] >= 0)
+    ctx_.trace.slice(tracks_[at(rank)],
                      std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit), "comm", joined, now,
                      {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
-  ++done_[static_cast<std::size_t>(rank)][iteration];
-  stream_busy_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(u.stream)] = false;
-  changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
+  ++done_[at(rank)][iteration];
+  stream_busy_[at(rank)][static_cast<std::size_t>(u.stream)] = false;
+  changed_[at(rank)]->notify(sc_core::SC_ZERO_TIME);
   try_join(rank, u.stream);
 }
 
@@ -216,7 +216,7 @@ bool UnitSync::may_start(int rank, int iteration, const Phase& phase) const {
     it = iteration - 1;
   }
   const std::size_t need = cfg_.plans[static_cast<std::size_t>(plan_for(it))].units.size();
-  return done_[static_cast<std::size_t>(rank)].at(it) == static_cast<int>(need);
+  return done_[at(rank)].at(it) == static_cast<int>(need);
 }
 
 std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) const {
@@ -254,7 +254,7 @@ void UnitSync::skip_iterations(int first, int count, int period, std::int64_t pe
 }
 
 std::int64_t UnitSync::comm_ps(int rank, int iteration) const {
-  return union_length(busy_[static_cast<std::size_t>(rank)].at(iteration));
+  return union_length(busy_[at(rank)].at(iteration));
 }
 
 }  // namespace trainvp

@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "models/collectives/engine.hpp"
+#include "models/collectives/group_ranks.hpp"
 #include "models/collectives/strategies/units.hpp"
 #include "models/collectives/sync_strategy.hpp"
 #include "models/gpu/gpu.hpp"
@@ -59,7 +60,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
 
   const char* name() const override { return cfg_.name.c_str(); }
   bool may_start(int rank, int iteration, const Phase& phase) const override;
-  const sc_core::sc_event& changed(int rank) const override { return *changed_[static_cast<std::size_t>(rank)]; }
+  const sc_core::sc_event& changed(int rank) const override { return *changed_[at(rank)]; }
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
   // Units, plans, each iteration's plan and bytes, compression (unit_sync_report.cpp).
@@ -89,6 +90,8 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   UnitSyncConfig cfg_;
   const Workload& workload_;
   std::vector<Gpu*> gpus_;
+  GroupRanks group_;  // the communicator; per-rank state below is indexed by position in it
+  std::size_t at(int rank) const { return group_.at(rank); }
   CollectiveEngine& engine_;
   std::vector<int> nodes_of_;
   int iterations_;

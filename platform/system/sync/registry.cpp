@@ -12,24 +12,29 @@ namespace {
 
 std::unique_ptr<SyncStrategy> no_sync(const SyncBuild&) { return nullptr; }
 
+// A stage's DP group under hybrid parallelism gets a module of its own (named by its first rank).
+std::string module_name(const SyncBuild& b, const char* base) {
+  return b.workload ? std::string(base) + "_s" + std::to_string(b.gpus.front()->rank()) : std::string(base);
+}
+
 std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {
   const SyncConfig& sc = b.scenario.training.sync;
   DdpConfig d{sc.bucket, sc.first_bucket, sc.algorithm, sc.comm_streams, overlap};
   // ZeRO: each rank reduces only the shard of the gradients its optimizer updates.
   if (b.scenario.training.parallel.enabled && b.scenario.training.parallel.zero >= 1) d.op = CollectiveOp::ReduceScatter;
-  const std::string name = b.workload ? "ddp_s" + std::to_string(b.gpus.front()->rank()) : "ddp";
-  return std::make_unique<DdpSync>(name.c_str(), d, b.layers(), b.gpus, b.engine, b.nodes_of, b.iterations, b.ctx);
+  return std::make_unique<DdpSync>(module_name(b, "ddp").c_str(), d, b.layers(), b.gpus, b.engine, b.nodes_of, b.iterations, b.ctx);
 }
 
 std::unique_ptr<SyncStrategy> unit_sync(const SyncBuild& b, UnitSyncConfig cfg) {
-  return std::make_unique<UnitSync>("sync", std::move(cfg), b.scenario.workload, b.gpus, b.engine, b.nodes_of,
-                                    b.iterations, b.ctx);
+  return std::make_unique<UnitSync>(module_name(b, "sync").c_str(), std::move(cfg), b.layers(), b.gpus, b.engine,
+                                    b.nodes_of, b.iterations, b.ctx);
 }
 
-StrategyCommon common(const Scenario& s) {
-  const SyncConfig& sc = s.training.sync;
+// `world`: the communicator's size (every GPU, or one DP group), which sparse all-gathers scale with.
+StrategyCommon common(const SyncBuild& b) {
+  const SyncConfig& sc = b.scenario.training.sync;
   StrategyCommon c;
-  c.world = static_cast<int>(s.cluster.gpus.size());
+  c.world = static_cast<int>(b.gpus.size());
   c.algorithm = sc.algorithm;
   c.streams = sc.comm_streams;
   c.compression = sc.compression;
@@ -63,40 +68,40 @@ const std::vector<SyncStrategyEntry>& sync_strategies() {
       {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, true, nullptr},
       {SyncStrategyKind::Layerwise,
        [](const SyncBuild& b) {
-         return unit_sync(b, grouped_config("layerwise", b.scenario.workload, common(b.scenario), grouping(sync_of(b), 1)));
+         return unit_sync(b, grouped_config("layerwise", b.layers(), common(b), grouping(sync_of(b), 1)));
        },
-       false, false, nullptr},
+       false, true, nullptr},
       {SyncStrategyKind::Blockwise,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
-         return unit_sync(b, grouped_config("blockwise", b.scenario.workload, common(b.scenario), grouping(sc, sc.block)));
+         return unit_sync(b, grouped_config("blockwise", b.layers(), common(b), grouping(sc, sc.block)));
        },
-       false, false, nullptr},
+       false, true, nullptr},
       {SyncStrategyKind::Adaptive,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
-         return unit_sync(b, adaptive_config(b.scenario.workload, common(b.scenario), grouping(sc, 1), sc.block,
+         return unit_sync(b, adaptive_config(b.layers(), common(b), grouping(sc, 1), sc.block,
                                              sc.util_high, sc.util_low));
        },
-       false, false, nullptr},
+       false, true, nullptr},
       {SyncStrategyKind::AscWfbp,
-       [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.scenario.workload, common(b.scenario))); }, false,
-       false, nullptr},
+       [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.layers(), common(b))); }, false,
+       true, nullptr},
       {SyncStrategyKind::LocalSgd,
        [](const SyncBuild& b) {
-         return unit_sync(b, local_sgd_config(b.scenario.workload, common(b.scenario), sync_of(b).period));
+         return unit_sync(b, local_sgd_config(b.layers(), common(b), sync_of(b).period));
        },
-       false, false, configured_period},
+       false, true, configured_period},
       {SyncStrategyKind::Plsgd,
        [](const SyncBuild& b) {
-         const Workload& w = b.scenario.workload;
-         return unit_sync(b, partial_config("plsgd", w, common(b.scenario), plsgd_sets(w, sync_of(b).period)));
+         const Workload& w = b.layers();
+         return unit_sync(b, partial_config("plsgd", w, common(b), plsgd_sets(w, sync_of(b).period)));
        },
-       false, false, configured_period},
+       false, true, configured_period},
       {SyncStrategyKind::DreamDdp,
        [](const SyncBuild& b) {
          if (!b.plan) throw std::logic_error("dreamddp needs its plan");
-         return unit_sync(b, partial_config("dreamddp", b.scenario.workload, common(b.scenario), b.plan->schedule));
+         return unit_sync(b, partial_config("dreamddp", b.layers(), common(b), b.plan->schedule));
        },
        true, false, schedule_period},
   };
