@@ -174,11 +174,12 @@ TEST(ParallelData, ZeroThreeMovesOneAndAHalfTimesTheBytesOfDdp) {
 // hybrid runs count a collective in the iteration it ends in, and Local SGD's averaging after a
 // step ends in the next iteration (plain runs count it in the step's).
 TEST(ParallelData, LayerWiseAndPeriodicStrategiesInOneByOneByDReproduceDataParallelism) {
-  for (const char* strategy : {"layerwise", "localsgd"}) {
+  for (const char* strategy : {"layerwise", "localsgd", "dreamddp"}) {
     json doc = gpt2_doc(4, 4);
     doc["workload"]["micro_batches"] = 1;
     doc["training"]["sync"] = {{"strategy", strategy}, {"period", 2}};
     if (std::string(strategy) == "layerwise") doc["training"]["sync"].erase("period");
+    if (std::string(strategy) == "dreamddp") doc["training"]["sync"]["fill_in"] = false;
     json plain = run(doc, [](Scenario&) {});
     json hybrid = run(doc, [](Scenario& s) { s.training.parallel.enabled = true, s.training.parallel.dp = 4; });
     EXPECT_EQ(plain["iteration_time_s"], hybrid["iteration_time_s"]) << strategy;
@@ -212,6 +213,24 @@ TEST(ParallelData, LayerWiseSynchronizesEachStagesLayersInItsDpGroup) {
     bytes += c["bytes"].get<std::uint64_t>();
   }
   EXPECT_EQ(bytes, 2u * 4 * 1000 * 2 * iterations);
+}
+
+TEST(ParallelData, DreamDdpSynchronizesEveryLayerOfEachStageOncePerPeriod) {
+  // DreamDDP's schedule (period H, no fill-in) synchronizes each layer exactly once per H
+  // iterations; each stage is planned from its own profile over its DP group. 8 layers of 1,000
+  // bf16 parameters, p = 2, d = 2, H = 2, 4 iterations: each of the 2 groups moves its 4 layers'
+  // 8,000 bytes twice.
+  json doc = uniform_doc(4, 8, 4);
+  doc["training"]["sync"] = {{"strategy", "dreamddp"}, {"period", 2}, {"fill_in", false}};
+  json r = run(doc, [](Scenario& s) { pipeline(s, 2, 4, PipelineScheduleKind::OneFOneB, 1); });
+  std::uint64_t bytes = 0;
+  for (const json& c : r["collectives"]) {
+    EXPECT_EQ(c["ranks"].get<int>(), 2);
+    bytes += c["bytes"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(bytes, 2u * 4 * 1000 * 2 * 2);
+  EXPECT_EQ(r["sync"]["schedule"]["period"].get<int>(), 2);
+  EXPECT_EQ(r["sync"]["schedule"]["profile"]["layers"].size(), 4u);  // the first stage's layers
 }
 
 TEST(ParallelData, ZeroWithALayerWiseStrategyIsRefusedAtItsPointer) {

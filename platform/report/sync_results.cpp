@@ -19,7 +19,6 @@ void add_sync_results(ojson& j, const Simulation& sim) {
   j["sync"] = {{"strategy", sim.strategy() ? sim.strategy()->name() : "none"}};
   if (!sim.strategy()) return;
   const Scenario& s = sim.scenario();
-  const Workload& w = s.workload;
   const SyncConfig& sc = s.training.sync;
   const int n = s.training.iterations, warm = s.training.warmup;
   ojson& sync = j["sync"];
@@ -27,6 +26,7 @@ void add_sync_results(ojson& j, const Simulation& sim) {
   sim.strategy()->report(j);
 
   if (const DreamDdpPlan* d = sim.dreamddp()) {
+    const Workload& w = *d->workload;  // hybrid parallelism: the first stage's layers
     const SyncProfile& prof = d->profile;
     ojson sets = ojson::array();
     const int H = static_cast<int>(d->schedule.sets.size());
@@ -71,7 +71,6 @@ std::string sync_summary(const ojson& j, const Simulation& sim) {
   const ojson& sync = j["sync"];
   if (!sync.contains("units")) return "";  // strategies without units (none, ddp) have no summary lines
   const int streams = sync["streams"].get<int>();
-  const Workload& w = sim.scenario().workload;
   char buf[512];
   std::string out;
   std::snprintf(buf, sizeof buf, "  sync             %s: %zu units, %d stream%s, %.3f MB of collectives per iteration\n",
@@ -87,6 +86,7 @@ std::string sync_summary(const ojson& j, const Simulation& sim) {
     out += buf;
   }
   if (const DreamDdpPlan* d = sim.dreamddp()) {
+    const Workload& w = *d->workload;
     const SyncProfile& prof = d->profile;
     std::snprintf(buf, sizeof buf, "  schedule         H = %zu, profile %s; predicted %s per iteration, simulated %s\n",
                   d->schedule.sets.size(), prof.source.c_str(), format_time_s(sec(d->predicted_mean_ps)).c_str(),

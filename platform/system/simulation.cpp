@@ -22,8 +22,6 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   ctx_.trace.set_max_events(s.output.trace_max_events);
   const SyncStrategyEntry& sync = sync_strategy(s.training.sync.strategy);
   const bool planned = !s.collective_bench && sync.planned;
-  // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
-  if (planned && !elaborate_only) dreamddp_ = plan_dreamddp(s);
   // The first CXL device's waveforms go to a temporary file that becomes DIR/waves.vcd (or .fst)
   // only if the run succeeds.
   if (s.cluster.cxl.present && s.output.waves && !elaborate_only) {  // validate writes nothing
@@ -36,6 +34,17 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
                                      s.cluster.gpus.front().params);
     } catch (const LayoutError& e) {  // the config layer checks the same plan; kept for direct callers
       throw ScenarioError("/training/parallel/" + e.field, e.what());
+    }
+  }
+  // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
+  // Hybrid parallelism: one plan per stage, its layers over its first DP group (the others alike).
+  if (planned && !elaborate_only) {
+    if (!parallel_) {
+      dreamddp_.push_back(plan_dreamddp(s));
+    } else {
+      for (int pp = 0; pp < s.training.parallel.pp; ++pp)
+        dreamddp_.push_back(plan_dreamddp(s, parallel_->stages[static_cast<std::size_t>(pp)].workload,
+                                          parallel_->layout.dp_group(0, pp)));
     }
   }
   cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes}, parallel_.get());
@@ -55,7 +64,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   else if (parallel_)
     strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
-    strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp_.get()});
+    strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp()});
   // The fault campaign is drawn against the fabric's names and validated like explicit faults;
   // fault targets are checked against the names here, before anything runs.
   fault_list_ = s.faults;
@@ -75,7 +84,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     ff.cfg = s.training.fast_forward;
     ff.iterations = s.training.iterations;
     ff.warmup = s.training.warmup;
-    ff.cycle = sync.period ? sync.period(s, dreamddp_.get()) : 1;
+    ff.cycle = sync.period ? sync.period(s, dreamddp()) : 1;
     ff.gpus = all;
     ff.strategy = strategy_.get();
     ff.engine = cluster_.engine.get();
@@ -130,9 +139,12 @@ std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, 
   p.nodes_of = nodes_of;
   p.tp_algorithm = CollectiveAlgo::Ring;
   p.boundary_bytes = parallel_->boundary_bytes;
-  if (s.training.parallel.dp > 1 && sync.kind != SyncStrategyKind::None)
+  // A planned strategy without its plans (validate skips the profiling run) elaborates no DP sync.
+  if (s.training.parallel.dp > 1 && sync.kind != SyncStrategyKind::None && !(sync.planned && dreamddp_.empty()))
     p.make_dp = [this, &s, &sync, nodes_of](const Workload& stage, std::vector<Gpu*> group) {
-      SyncBuild b{s, *cluster_.engine, std::move(group), nodes_of, s.training.iterations, ctx_, nullptr};
+      const int pp = parallel_->layout.coord(group.front()->rank()).pp;
+      const DreamDdpPlan* plan = dreamddp_.empty() ? nullptr : dreamddp_[static_cast<std::size_t>(pp)].get();
+      SyncBuild b{s, *cluster_.engine, std::move(group), nodes_of, s.training.iterations, ctx_, plan};
       b.workload = &stage;
       return sync.make(b);
     };

@@ -61,8 +61,9 @@ class Simulation {
   // (a plain `faults` list, as DIR/faults.json holds it), and how many of them were generated.
   const nlohmann::json& fault_list() const { return fault_list_json_; }
   std::size_t generated_faults() const { return generated_; }
-  // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md).
-  const DreamDdpPlan* dreamddp() const { return dreamddp_.get(); }
+  // dreamddp only: the profile, the schedule and its prediction (docs/strategies.md); under
+  // hybrid parallelism the first pipeline stage's (each stage has its own).
+  const DreamDdpPlan* dreamddp() const { return dreamddp_.empty() ? nullptr : dreamddp_.front().get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
   // Tests' hooks: flip a result bit, read CSRs (an RTL read ticks the engine).
   CxlDevice& cxl_device(int node) { return *cluster_.cxl.at(static_cast<std::size_t>(node)); }
@@ -87,7 +88,7 @@ class Simulation {
   Cluster cluster_;
   std::unique_ptr<FunctionalData> functional_;
   std::unique_ptr<SyncStrategy> strategy_;
-  std::unique_ptr<DreamDdpPlan> dreamddp_;
+  std::vector<std::unique_ptr<DreamDdpPlan>> dreamddp_;  // one, or one per pipeline stage
   std::unique_ptr<CollectiveBench> bench_;
   std::vector<FaultConfig> fault_list_;  // the injector points into it
   nlohmann::json fault_list_json_ = nlohmann::json::array();

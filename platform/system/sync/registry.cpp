@@ -103,7 +103,7 @@ const std::vector<SyncStrategyEntry>& sync_strategies() {
          if (!b.plan) throw std::logic_error("dreamddp needs its plan");
          return unit_sync(b, partial_config("dreamddp", b.layers(), common(b), b.plan->schedule));
        },
-       true, false, schedule_period},
+       true, true, schedule_period},
   };
   return table;
 }

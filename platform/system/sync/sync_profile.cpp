@@ -20,9 +20,9 @@ namespace {
 class ProfileRunner : public sc_core::sc_module {
  public:
   ProfileRunner(sc_core::sc_module_name name, CollectiveEngine& engine, std::vector<std::vector<SyncStep>> jobs,
-                std::vector<int> nodes_of, CollectiveAlgo algo)
-      : sc_module(name), engine_(engine), jobs_(std::move(jobs)), nodes_of_(std::move(nodes_of)), algo_(algo) {
-    for (std::size_t r = 0; r < nodes_of_.size(); ++r) world_.push_back(static_cast<int>(r));
+                std::vector<int> nodes_of, std::vector<int> world, CollectiveAlgo algo)
+      : sc_module(name), engine_(engine), jobs_(std::move(jobs)), nodes_of_(std::move(nodes_of)), world_(std::move(world)),
+        algo_(algo) {
     SC_HAS_PROCESS(ProfileRunner);
     SC_THREAD(run);
   }
@@ -63,7 +63,8 @@ std::string in_child(const std::function<std::string()>& fn) {
   return r.value;
 }
 
-std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std::vector<SyncStep>>& jobs) {
+std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std::vector<SyncStep>>& jobs,
+                                       const std::vector<int>& ranks) {
   std::string out = in_child([&] {
     Scenario ps = s;
     ps.collective_bench = true;
@@ -81,7 +82,7 @@ std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std:
     std::vector<int> nodes_of;
     for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
     Simulation sim(ps);
-    ProfileRunner runner("sync_profile", sim.engine(), jobs, nodes_of, s.training.sync.algorithm);
+    ProfileRunner runner("sync_profile", sim.engine(), jobs, nodes_of, ranks, s.training.sync.algorithm);
     sim.run();
     if (runner.times.size() != jobs.size()) throw RunError("the profiling collectives did not complete");
     json t = runner.times;
@@ -92,9 +93,7 @@ std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std:
 
 }  // namespace
 
-std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s) {
-  const Workload& w = s.workload;
-  const int world = static_cast<int>(s.cluster.gpus.size());
+std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s, const Workload& w, int world) {
   auto traffic = layer_traffics(w, w.shape.dtype, s.training.sync.compression, world);
   std::vector<std::vector<SyncStep>> out;
   for (std::size_t l = 0; l < w.layers.size(); ++l)
@@ -102,8 +101,7 @@ std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s) {
   return out;
 }
 
-SyncProfile sync_profile(const Scenario& s) {
-  const Workload& w = s.workload;
+SyncProfile sync_profile(const Scenario& s, const Workload& w, const std::vector<int>& ranks) {
   const std::size_t L = w.layers.size();
   SyncProfile p;
   p.layers = synced_layers(w);
@@ -111,12 +109,13 @@ SyncProfile sync_profile(const Scenario& s) {
   p.comm_ps.assign(L, 0);
   p.extra_ps.assign(L, 0);
 
-  // Compute: every GPU's roofline (the slowest per layer and per iteration).
-  const int world = static_cast<int>(s.cluster.gpus.size());
+  // Compute: the roofline of the GPUs that run `w` (the slowest per layer and per iteration).
+  const int world = static_cast<int>(ranks.size());
   auto traffic = layer_traffics(w, w.shape.dtype, s.training.sync.compression, world);
   const PhaseSchedule schedule = data_parallel_schedule(w);
   std::vector<std::int64_t> roofline_bwd(L, 0);
-  for (const GpuInstance& g : s.cluster.gpus) {
+  for (int rank : ranks) {
+    const GpuInstance& g = s.cluster.gpus[static_cast<std::size_t>(rank)];
     std::vector<std::int64_t> bwd(L, 0);
     std::int64_t total = 0;
     for (std::size_t slot = 0; slot < schedule.slots(); ++slot) {  // each distinct phase once, times its repeats
@@ -145,7 +144,7 @@ SyncProfile sync_profile(const Scenario& s) {
     p.source = "measured";
     p.bwd_ps = roofline_bwd;
     // Each distinct layer synchronization once.
-    auto steps = layer_sync_steps(s);
+    auto steps = layer_sync_steps(s, w, world);
     std::vector<std::vector<SyncStep>> jobs;
     std::map<std::vector<std::pair<int, std::uint64_t>>, std::size_t> index;
     std::vector<std::size_t> job_of(L, 0);
@@ -160,7 +159,7 @@ SyncProfile sync_profile(const Scenario& s) {
       }
       job_of[l] = it->second;
     }
-    std::vector<std::int64_t> times = jobs.empty() ? std::vector<std::int64_t>{} : measure_comm(s, jobs);
+    std::vector<std::int64_t> times = jobs.empty() ? std::vector<std::int64_t>{} : measure_comm(s, jobs, ranks);
     for (std::size_t l = 0; l < L; ++l)
       if (!steps[l].empty()) p.comm_ps[l] = times[job_of[l]];
   }

@@ -28,11 +28,13 @@ struct SyncProfile {
   ScheduleInput input;                   // per schedule position, parameterless layers folded in
 };
 
-// Per layer of `s.workload`: the collectives that synchronize it alone (what dreamddp runs).
-std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s);
+// Per layer of `w`: the collectives that synchronize it alone over `world` ranks (what dreamddp runs).
+std::vector<std::vector<SyncStep>> layer_sync_steps(const Scenario& s, const Workload& w, int world);
 
 // The profile from /training/sync/profile, or measured (forks; call before any SystemC module
-// exists in this process). Throws RunError when the profiling run fails.
-SyncProfile sync_profile(const Scenario& s);
+// exists in this process). Throws RunError when the profiling run fails. The profile is of `w`
+// synchronized over `ranks`: the scenario's workload over every GPU, or under hybrid parallelism a
+// pipeline stage's layers over one of its DP groups.
+SyncProfile sync_profile(const Scenario& s, const Workload& w, const std::vector<int>& ranks);
 
 }  // namespace trainvp

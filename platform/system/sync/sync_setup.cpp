@@ -2,9 +2,10 @@
 
 namespace trainvp {
 
-std::unique_ptr<DreamDdpPlan> plan_dreamddp(const Scenario& s) {
+std::unique_ptr<DreamDdpPlan> plan_dreamddp(const Scenario& s, const Workload& w, const std::vector<int>& ranks) {
   auto plan = std::make_unique<DreamDdpPlan>();
-  plan->profile = sync_profile(s);
+  plan->workload = &w;
+  plan->profile = sync_profile(s, w, ranks);
   const SyncConfig& sc = s.training.sync;
   plan->schedule = dreamddp_schedule(plan->profile.input, sc.period, sc.fill_in);
   std::int64_t sum = 0;
@@ -18,6 +19,12 @@ std::unique_ptr<DreamDdpPlan> plan_dreamddp(const Scenario& s) {
   }
   plan->predicted_mean_ps = sum / static_cast<std::int64_t>(plan->predicted_ps.size());
   return plan;
+}
+
+std::unique_ptr<DreamDdpPlan> plan_dreamddp(const Scenario& s) {
+  std::vector<int> ranks;
+  for (const GpuInstance& g : s.cluster.gpus) ranks.push_back(g.rank);
+  return plan_dreamddp(s, s.workload, ranks);
 }
 
 }  // namespace trainvp
