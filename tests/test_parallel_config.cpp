@@ -85,7 +85,36 @@ TEST(ParallelConfig, BadLayoutsNameTheirPointer) {
                   }, "/training/parallel/rank_map/5"},
                  {"unknown key", [&](json& d) { par(d)["tpp"] = 2; }, "/training/parallel/tpp"},
                  {"workload micro-batches", [&](json& d) { d["workload"]["micro_batches"] = 2; }, "/workload/micro_batches"},
+                 {"global_batch and micro_batches", [&](json& d) {
+                    par(d)["global_batch"] = 16, par(d)["micro_batches"] = 4;
+                  }, "/training/parallel/global_batch"},
+                 {"global_batch not a multiple of b x d", [&](json& d) {
+                    d["workload"]["batch"] = 2, par(d)["global_batch"] = 12;  // b x d = 2 x 4
+                  }, "/training/parallel/global_batch"},
+                 {"global_batch zero", [&](json& d) { par(d)["global_batch"] = 0; }, "/training/parallel/global_batch"},
              });
+}
+
+// Megatron's --global-batch-size: m = B / (b x d), so B = b x m x d holds whatever the layout.
+TEST(ParallelConfig, GlobalBatchDerivesTheMicroBatchesPerPipeline) {
+  for (int tp : {1, 2, 4})
+    for (int b : {1, 2}) {
+      json d = doc("gpt2-xl", {{"tp", tp}, {"pp", 2}, {"global_batch", 64}});
+      d["workload"]["batch"] = b;
+      const Scenario s = load_scenario(d, "t");
+      const ParallelConfig& p = s.training.parallel;
+      EXPECT_EQ(p.dp, 16 / (tp * 2));
+      EXPECT_EQ(p.micro_batches, 64 / (b * p.dp)) << "tp " << tp << ", b " << b;
+      EXPECT_EQ(s.resolved["training"]["parallel"]["micro_batches"], p.micro_batches);
+      EXPECT_EQ(s.resolved["training"]["parallel"]["global_batch"], 64);
+    }
+  json d = doc("gpt2-xl", {{"tp", 2}, {"pp", 2}, {"global_batch", 6}});
+  try {
+    load_scenario(d, "t");
+    FAIL() << "6 is not a multiple of b x d = 4";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("a multiple of workload.batch x dp = 1 x 4 = 4"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ParallelConfig, ProductMismatchSaysTheProduct) {

@@ -460,6 +460,17 @@ const std::vector<BadSpec>& bad_specs() {
       {"plot where unknown",
        [](json& s) { s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"where", {{"/seed", 1}}}}}; },
        "/plots/0/where/~1seed", "not a parameter path"},
+      {"infeasible not an array", [](json& s) { s["infeasible"] = "/training/parallel"; }, "/infeasible",
+       "non-empty array of scenario pointers"},
+      {"infeasible not a pointer", [](json& s) { s["infeasible"] = {"training/parallel"}; }, "/infeasible/0",
+       "starting with \"/\""},
+      {"best without metric", [](json& s) { s["best"] = {{"goal", "min"}}; }, "/best/metric", "missing required key"},
+      {"best of an unknown metric", [](json& s) { s["best"] = {{"metric", "tokens_per_s"}}; }, "/best/metric",
+       "not a metric of this sweep; expected one of iteration_time_s, samples_per_s"},
+      {"best goal", [](json& s) { s["best"] = {{"metric", "iteration_time_s"}, {"goal", "fastest"}}; }, "/best/goal",
+       "one of \"min\", \"max\""},
+      {"best unknown key", [](json& s) { s["best"] = {{"metric", "iteration_time_s"}, {"gaol", "min"}}; }, "/best/gaol",
+       "did you mean \"goal\""},
   };
   return v;
 }
@@ -775,6 +786,111 @@ TEST_F(SweepCli, PlotsConvertQuantitiesLabelUnitsAndDrawASeriesPerByValue) {
   EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /cluster/nodes --y samples_per_s").code, 2);  // not a column
   EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /cluster/node/gpu/mem_bw --y /workload/model").code, 2);  // text y
   EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /workload/model --y samples_per_s -o x.jpg").code, 2);
+}
+
+// Two micro-batch sizes of GPT-2 small, which fits on 2 GPUs, and of Llama 2 7B, which does not
+// (16 bytes per parameter of mixed-precision Adam, about 108 GB, against 80 GiB of HBM: DOMAIN.md
+// section 7): the Llama points are refused at load as `trainvp run` refuses them.
+json infeasible_grid() {
+  json s = spec_with(json::array({{{"path", "/workload/model"}, {"values", {"gpt2-small", "llama2-7b"}}},
+                                  {{"path", "/workload/batch"}, {"values", {4, 1}}}}));
+  s["set"] = {{"/training/parallel", {{"tp", 1}, {"pp", 1}}}};
+  s["metrics"] = {{"iteration_time_s", "/iteration_time_s"}};
+  s["infeasible"] = {"/training/parallel"};
+  s["best"] = {{"metric", "iteration_time_s"}};
+  return s;
+}
+
+TEST_F(SweepCli, InfeasiblePointsAreRecordedWithTheirErrorNotRunAndBestNamesTheFastestThatRan) {
+  fs::path child = logging_child(), out = dir_ / "out";
+  std::string env = "TRAINVP_SWEEP_CHILD=" + child.string();
+  json s = infeasible_grid();
+  fs::path sp = spec("s.json", s);
+
+  Cmd dry = sweep(sp, "--dry-run");
+  EXPECT_EQ(dry.code, 0) << dry.out;
+  EXPECT_NE(dry.out.find("every point is valid; 2 infeasible (not run)"), std::string::npos) << dry.out;
+
+  Cmd r = sweep(sp, "-o " + out.string() + " -j 2", env);
+  EXPECT_EQ(r.code, 0) << "an infeasible point is not a failure\n" << r.out;
+  EXPECT_NE(r.out.find("4 points, 2 ok, 0 failed, 2 infeasible"), std::string::npos) << r.out;
+  EXPECT_EQ(child_runs(), 2u) << "only the points that fit run";
+  auto rows = db_rows(out / "sweep.db");
+  ASSERT_EQ(rows.size(), 4u);
+  for (std::size_t i = 2; i < 4; ++i) {
+    EXPECT_EQ(rows[i]["status"], "infeasible");
+    EXPECT_EQ(rows[i]["exit_code"], "2");
+    EXPECT_EQ(rows[i]["iteration_time_s"], "NULL");
+    EXPECT_EQ(rows[i]["error"].rfind("/training/parallel: GPU node0.gpu0 (stage 0) needs ", 0), 0u) << rows[i]["error"];
+    EXPECT_NE(rows[i]["error"].find("but has 80 GiB of HBM"), std::string::npos) << rows[i]["error"];
+    json rec = json::parse(slurp(out / "points" / rows[i]["id"] / "point.json"));
+    EXPECT_EQ(rec["status"], "infeasible");
+    EXPECT_EQ(rec["error"], rows[i]["error"]);
+    EXPECT_FALSE(fs::exists(out / "points" / rows[i]["id"] / "results.json"));
+    // The same message as `trainvp run` of that point, which exits 2.
+    Cmd run = sh(bin() + " validate " + (dir_ / "base.json").string() +
+                 " --set '/training/parallel={\"tp\":1,\"pp\":1}' --set /workload/model=llama2-7b --set /workload/batch=" +
+                 (i == 2 ? "4" : "1"));
+    EXPECT_EQ(run.code, 2);
+    EXPECT_NE(run.out.find(rows[i]["error"]), std::string::npos) << run.out;
+  }
+  // Batch 1 does a quarter of batch 4's work per iteration: it is the fastest point that ran.
+  ASSERT_EQ(rows[1]["status"], "ok");
+  ASSERT_EQ(rows[0]["status"], "ok");
+  EXPECT_LT(std::stod(rows[1]["iteration_time_s"]), std::stod(rows[0]["iteration_time_s"]));
+  EXPECT_NE(r.out.find("best (lowest iteration_time_s): point #1 " + rows[1]["id"] +
+                       " (/workload/model=\"gpt2-small\", /workload/batch=1): iteration_time_s = "),
+            std::string::npos)
+      << r.out;
+  auto best_of = [&](const fs::path& db) {
+    sqlite3* h = nullptr;
+    std::string v;
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      sqlite3_stmt* q = nullptr;
+      sqlite3_prepare_v2(h, "SELECT value FROM sweep WHERE key = 'best'", -1, &q, nullptr);
+      if (q && sqlite3_step(q) == SQLITE_ROW) v = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
+      sqlite3_finalize(q);
+    }
+    sqlite3_close(h);
+    return v.empty() ? json() : json::parse(v);
+  };
+  json best = best_of(out / "sweep.db");
+  EXPECT_EQ(best["id"], rows[1]["id"]);
+  EXPECT_EQ(best["goal"], "min");
+  EXPECT_DOUBLE_EQ(best["value"].get<double>(), std::stod(rows[1]["iteration_time_s"]));
+  EXPECT_EQ(best["parameters"]["/workload/batch"], 1);
+
+  // The highest instead: the batch-4 point.
+  s["best"]["goal"] = "max";
+  Cmd hi = sweep(spec("hi.json", s), "-o " + (dir_ / "hi").string() + " -j 2");
+  EXPECT_NE(hi.out.find("best (highest iteration_time_s): point #0 " + rows[0]["id"]), std::string::npos) << hi.out;
+
+  // Two shards, merged: the same rows, and the best recomputed over all of them (shard 2 holds
+  // idx 1 and 3; shard 1 alone would name point #0).
+  for (int i = 1; i <= 2; ++i)
+    EXPECT_EQ(sweep(sp, "-o " + (dir_ / ("shard" + std::to_string(i))).string() + " --shard " + std::to_string(i) + "/2").code, 0);
+  Cmd m = sh(bin() + " merge " + (dir_ / "merged").string() + " " + (dir_ / "shard1").string() + " " +
+             (dir_ / "shard2").string());
+  EXPECT_EQ(m.code, 0) << m.out;
+  EXPECT_NE(m.out.find("4 points (2 ok, 0 failed, 2 infeasible, 0 pending)"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("best (lowest iteration_time_s): point #1 " + rows[1]["id"]), std::string::npos) << m.out;
+  EXPECT_EQ(best_of(dir_ / "merged" / "sweep.db")["id"], rows[1]["id"]);
+  EXPECT_EQ(db_rows(dir_ / "merged" / "sweep.db", {"wall_s"}), db_rows(out / "sweep.db", {"wall_s"}));
+
+  // Without "infeasible" the same grid is a bad sweep, refused before anything runs; and an
+  // error outside the infeasible pointers still is.
+  json strict = infeasible_grid();
+  strict.erase("infeasible");
+  Cmd refused = sweep(spec("strict.json", strict), "-o " + (dir_ / "strict").string());
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.out.find("point #2 (/workload/model=\"llama2-7b\", /workload/batch=4): /training/parallel: GPU"),
+            std::string::npos)
+      << refused.out;
+  json elsewhere = infeasible_grid();
+  elsewhere["set"]["/cluster/node/gpus"] = 0;
+  EXPECT_EQ(sweep(spec("elsewhere.json", elsewhere), "-o " + (dir_ / "elsewhere").string()).code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "strict"));
+  EXPECT_FALSE(fs::exists(dir_ / "elsewhere"));
 }
 
 TEST(SweepExamples, EveryShippedSpecIsValid) {

@@ -39,7 +39,9 @@ const char* kSweepHelp =
     "pointer, design grid|zip|random; docs/sweeps.md). Every point is validated first; each\n"
     "runs as its own `trainvp run` process into DIR/points/ID/; DIR/sweep.db holds one row per\n"
     "point (parameters, status, metrics, wall time). Plots named by the SPEC are drawn into\n"
-    "DIR/plots/ at the end.\n"
+    "DIR/plots/ at the end. A point refused at one of the SPEC's `infeasible` pointers (a layout\n"
+    "that does not fit in HBM) is recorded as infeasible with its error and not run; the SPEC's\n"
+    "`best` names the point with the lowest (highest) value of a metric in the summary.\n"
     "\n"
     "  -o, --output DIR   sweep directory (refused if it already holds a sweep, unless --resume)\n"
     "  -j, --jobs N       points run at once (default: the CPUs this process may use)\n"
@@ -217,9 +219,12 @@ int cli_merge(const std::vector<std::string>& args) {
     paths.erase(paths.begin());
     MergeSummary m = merge_sweeps(out_dir, paths);
     std::cout << "merged " << m.inputs << (m.inputs == 1 ? " sweep" : " sweeps") << " into " << m.db_path << ": "
-              << m.rows << " points (" << m.ok << " ok, " << m.failed << " failed, " << m.pending << " pending)";
+              << m.rows << " points (" << m.ok << " ok, " << m.failed << " failed, ";
+    if (m.infeasible) std::cout << m.infeasible << " infeasible, ";
+    std::cout << m.pending << " pending)";
     if (m.points_total) std::cout << " of " << m.points_total << " in the sweep";
     std::cout << "\n";
+    if (!m.best.empty()) std::cout << m.best << "\n";
     if (m.points_total > m.rows)
       std::cerr << "trainvp: merge: note: " << m.points_total - m.rows
                 << " points of the sweep are in none of the inputs (a shard not run or not merged?)\n";

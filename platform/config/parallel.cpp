@@ -34,6 +34,10 @@ const ParamSet<ParallelRaw>& parallel_schema() {
                  "Data-parallel size d; default: the GPUs left, GPU count / (tp x pp)", {1, 65536})
         .integer("micro_batches", &ParallelRaw::micro_batches, 1,
                  "Micro-batches m per iteration through each pipeline (workload.batch samples each)", {1, 65536})
+        .integer("global_batch", &ParallelRaw::global_batch, nullptr,
+                 "Global batch B in samples, instead of micro_batches: m = B / (workload.batch x dp), which must "
+                 "divide it (Megatron-LM's --global-batch-size)",
+                 {1, 1 << 30})
         .choice("schedule", &ParallelRaw::schedule, "1f1b", pipeline_schedule_names(),
                 "Pipeline schedule: gpipe (all forwards, then all backwards), 1f1b, or interleaved 1F1B "
                 "(virtual_stages chunks per GPU, micro_batches a multiple of pp)")
@@ -116,7 +120,7 @@ std::string gib_capacity(std::uint64_t bytes) {
 
 }  // namespace
 
-json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c) {
+json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c, int batch) {
   p = ParallelConfig{};
   if (value.is_null()) return nullptr;
   const std::string path = "/training/parallel";
@@ -132,6 +136,19 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c)
                     json(r.tp));
     r.dp = static_cast<int>(gpus / tp_pp);
     resolved["dp"] = r.dp;
+  }
+  if (r.global_batch != 0) {
+    const std::string gp = ptr_join(path, "global_batch");
+    if (!member(value, "micro_batches").is_null())
+      throw ScenarioError(gp, "give global_batch or micro_batches, not both (micro_batches = global_batch / (workload.batch x dp))");
+    const long long per_pass = 1LL * batch * r.dp;  // samples of one micro-batch over every DP replica
+    if (r.global_batch % per_pass != 0 || r.global_batch / per_pass > 65536)
+      fail_expected(gp,
+                    "a multiple of workload.batch x dp = " + std::to_string(batch) + " x " + std::to_string(r.dp) + " = " +
+                        std::to_string(per_pass) + " (micro_batches = global_batch / (workload.batch x dp), at most 65536)",
+                    json(r.global_batch));
+    r.micro_batches = static_cast<int>(r.global_batch / per_pass);
+    resolved["micro_batches"] = r.micro_batches;
   }
   p.enabled = true;
   p.tp = r.tp, p.pp = r.pp, p.dp = r.dp;

@@ -19,6 +19,7 @@ struct Scenario;
 struct ParallelRaw {
   int tp = 1, pp = 1, dp = 0;  // dp 0: omitted, the GPUs left over by tp x pp
   int micro_batches = 1;
+  int global_batch = 0;  // 0: omitted; else micro_batches = global_batch / (workload.batch x dp)
   PipelineScheduleKind schedule = PipelineScheduleKind::OneFOneB;
   int virtual_stages = 1;
   bool sequence_parallel = false;
@@ -32,8 +33,9 @@ const NameTable<PipelineScheduleKind>& pipeline_schedule_names();
 const NameTable<RecomputeKind>& recompute_names();
 
 // Reads /training/parallel (`value`, null when absent: `p` stays disabled) and checks the grid
-// against the cluster's GPU count. Returns the resolved object (null when absent).
-json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c);
+// against the cluster's GPU count; `batch` is workload.batch, the samples of one micro-batch
+// (global_batch derives micro_batches from it). Returns the resolved object (null when absent).
+json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c, int batch);
 
 // The checks that need the workload: one micro-batch at /workload (the pipeline's micro-batches
 // are /training/parallel/micro_batches), the partition (explicit or balanced by roofline time on

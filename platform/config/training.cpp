@@ -73,7 +73,7 @@ json load_training(TrainingConfig& t, Workload& w, const json& value, const Clus
   t = TrainingConfig{};
   t.iterations = tr.iterations, t.warmup = tr.warmup, t.sync = sc, t.time_limit_ps = tr.time_limit;
   t.fast_forward = ff;
-  if (json par = load_parallel(t.parallel, member(value, "parallel"), c); !par.is_null()) resolved["parallel"] = par;
+  if (json par = load_parallel(t.parallel, member(value, "parallel"), c, w.shape.batch); !par.is_null()) resolved["parallel"] = par;
   w.optimizer = tr.optimizer;
   return resolved;
 }

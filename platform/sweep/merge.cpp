@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "platform/sweep/best.hpp"
 #include "platform/sweep/input_error.hpp"
 #include "platform/sweep/store.hpp"
 
@@ -108,6 +110,7 @@ MergeSummary merge_sweeps(const std::string& out_dir, const std::vector<std::str
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw std::runtime_error("cannot create \"" + out_dir + "\": " + ec.message());
+  meta.erase("best");  // an input's own best; recomputed over the merged rows below
   meta["shard"] = "merged";
   meta["sources"] = sources.dump();
   meta["points_in_db"] = std::to_string(by_id.size());
@@ -121,9 +124,25 @@ MergeSummary merge_sweeps(const std::string& out_dir, const std::vector<std::str
     ++sum.rows;
     if (r->status == "ok") ++sum.ok;
     else if (r->status == "failed") ++sum.failed;
+    else if (r->status == "infeasible") ++sum.infeasible;
     else ++sum.pending;
   }
   out.commit();
+  std::optional<BestSpec> best;
+  try {
+    best = parse_spec(json::parse(meta["spec"]), meta["spec_file"]).best;
+  } catch (const std::exception&) {
+    // The CLI reports a stored spec that does not parse when it draws the plots.
+  }
+  if (best) {
+    if (auto b = find_best(out, *best)) {
+      sum.best = b->describe();
+      out.set_meta("best", b->to_json().dump());
+    } else {
+      sum.best = std::string("best (") + (best->maximize ? "highest " : "lowest ") + best->metric +
+                 "): none, no point finished ok with a value";
+    }
+  }
   try {
     sum.points_total = std::stoul(meta["points_total"]);
   } catch (...) {

@@ -68,15 +68,26 @@ std::string base_stem(const SweepSpec& spec) {
   return stem;
 }
 
-void validate_points(const SweepSpec& spec, const json& base_with_set, const std::vector<Point>& points) {
+bool pointer_within(const std::string& path, const std::string& prefix) {
+  return path.compare(0, prefix.size(), prefix) == 0 && (path.size() == prefix.size() || path[prefix.size()] == '/');
+}
+
+std::vector<std::string> validate_points(const SweepSpec& spec, const json& base_with_set,
+                                         const std::vector<Point>& points) {
   const std::string stem = base_stem(spec);
-  for (auto& p : points) {
+  std::vector<std::string> infeasible(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
     try {
       load_scenario(point_document(base_with_set, p), stem);
     } catch (const ScenarioError& e) {
-      throw PointError(p.index, describe_assignment(p.params), e.path, message_of(e));
+      bool within = false;
+      for (auto& prefix : spec.infeasible) within = within || pointer_within(e.path, prefix);
+      if (!within) throw PointError(p.index, describe_assignment(p.params), e.path, message_of(e));
+      infeasible[i] = (e.path.empty() ? std::string("/") : e.path) + ": " + message_of(e);
     }
   }
+  return infeasible;
 }
 
 std::string scenario_hash(const json& point_doc) {

@@ -35,8 +35,14 @@ std::vector<std::string> point_overrides(const SweepSpec& spec, const Point& poi
 // base_document + the point's parameters.
 nlohmann::json point_document(const nlohmann::json& base_with_set, const Point& point);
 
-// load_scenario on every point; throws PointError for the first that fails.
-void validate_points(const SweepSpec& spec, const nlohmann::json& base_with_set, const std::vector<Point>& points);
+// load_scenario on every point. Returns, per point, "" when it is valid, or the error
+// ("pointer: message") when it failed at or below one of the SPEC's `infeasible` pointers;
+// throws PointError for the first point that fails anywhere else.
+std::vector<std::string> validate_points(const SweepSpec& spec, const nlohmann::json& base_with_set,
+                                         const std::vector<Point>& points);
+
+// True when the scenario pointer `path` is `prefix` or lies below it ("/a/b" is below "/a").
+bool pointer_within(const std::string& path, const std::string& prefix);
 
 // 16 hex digits over the point's scenario document and the trainvp version: --resume reuses
 // a finished point only when this is unchanged.

@@ -358,7 +358,8 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
   s.doc = doc;
   require_object(doc, "", "a sweep spec object {\"sweep\": 1, \"base\": ..., \"parameters\": [...]}");
   check_keys(doc, "",
-             {"sweep", "name", "description", "base", "set", "design", "parameters", "samples", "seed", "metrics", "plots"},
+             {"sweep", "name", "description", "base", "set", "design", "parameters", "samples", "seed", "metrics", "plots",
+              "infeasible", "best"},
              "a sweep spec");
   if (!doc.contains("sweep")) throw ScenarioError("/sweep", "missing required key \"sweep\" (the sweep format version, 1)");
   if (!doc["sweep"].is_number_integer() || doc["sweep"].get<std::int64_t>() != kSweepFormatVersion)
@@ -448,6 +449,36 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
     }
   } else {
     s.metrics = default_metrics();
+  }
+
+  if (doc.contains("infeasible")) {
+    const json& inf = doc["infeasible"];
+    if (!inf.is_array() || inf.empty())
+      fail_expected("/infeasible", "a non-empty array of scenario pointers (e.g. [\"/training/parallel\"])", inf);
+    for (std::size_t i = 0; i < inf.size(); ++i)
+      s.infeasible.push_back(get_pointer(inf[i], ptr_join("/infeasible", i), "a scenario value whose errors mark a point infeasible"));
+  }
+
+  if (doc.contains("best")) {
+    const json& b = doc["best"];
+    require_object(b, "/best", "an object {\"metric\": name, \"goal\": \"min\" or \"max\"}");
+    check_keys(b, "/best", {"metric", "goal"}, "best");
+    if (!b.contains("metric")) throw ScenarioError("/best/metric", "missing required key \"metric\" (a metric name of this sweep)");
+    BestSpec bs;
+    bs.metric = get_string(b["metric"], "/best/metric");
+    bool known = false;
+    std::string list;
+    for (auto& m : s.metrics) {
+      known = known || m.name == bs.metric;
+      list += (list.empty() ? "" : ", ") + m.name;
+    }
+    if (!known) throw ScenarioError("/best/metric", "\"" + bs.metric + "\" is not a metric of this sweep; expected one of " + list);
+    if (b.contains("goal")) {
+      std::string g = get_string(b["goal"], "/best/goal");
+      if (g == "max") bs.maximize = true;
+      else if (g != "min") fail_expected("/best/goal", "one of \"min\", \"max\"", b["goal"]);
+    }
+    s.best = bs;
   }
 
   if (doc.contains("plots")) {

@@ -55,6 +55,12 @@ struct PlotSpec {
   std::optional<bool> logx, logy;
 };
 
+// "best": the point a sweep names in its summary, by one metric.
+struct BestSpec {
+  std::string metric;     // a metric name of the SPEC
+  bool maximize = false;  // "goal": "min" (default) or "max"
+};
+
 struct SweepSpec {
   std::string file;          // the SPEC file as given ("" when parsed from memory)
   std::string name;
@@ -68,6 +74,11 @@ struct SweepSpec {
   std::uint64_t seed = 1;    // random
   std::vector<MetricSpec> metrics;
   std::vector<PlotSpec> plots;
+  // Scenario pointers at which a validation error means the point cannot be built (a layout that
+  // does not fit in HBM): such a point is recorded "infeasible" with the error, not run, and does
+  // not stop the sweep. Errors elsewhere still do.
+  std::vector<std::string> infeasible;
+  std::optional<BestSpec> best;
   json doc;                  // the SPEC as read
 };
 

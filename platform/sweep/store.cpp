@@ -114,7 +114,7 @@ Store Store::create(const std::string& path, const std::vector<ColumnInfo>& colu
   std::string sql = "CREATE TABLE points (id TEXT PRIMARY KEY, idx INTEGER NOT NULL UNIQUE";
   for (auto& c : columns)
     if (c.kind == "parameter") sql += ", " + quote_identifier(c.name);
-  sql += ", status TEXT NOT NULL CHECK (status IN ('ok','failed','pending')), exit_code INTEGER, wall_s REAL";
+  sql += ", status TEXT NOT NULL CHECK (status IN ('ok','failed','pending','infeasible')), exit_code INTEGER, wall_s REAL";
   for (auto& c : columns)
     if (c.kind == "metric") sql += ", " + quote_identifier(c.name) + " REAL";
   sql += ", error TEXT)";

@@ -38,7 +38,7 @@ struct PointRow {
   std::string id;
   std::int64_t idx = 0;
   std::vector<json> params;   // one per parameter column
-  std::string status = "pending";  // "ok", "failed", "pending"
+  std::string status = "pending";  // "ok", "failed", "pending", "infeasible"
   json exit_code;             // integer or null
   json wall_s;                // number or null
   std::vector<json> metrics;  // one per metric column; null when absent

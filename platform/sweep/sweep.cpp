@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "platform/sweep/best.hpp"
 #include "platform/sweep/input_error.hpp"
 #include "platform/sweep/plot.hpp"
 #include "platform/sweep/progress.hpp"
@@ -107,20 +108,26 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   SweepSpec spec = read_spec_file(o.spec_file);
   std::vector<Point> points = expand(spec);
   json base = base_document(spec);
-  validate_points(spec, base, points);
+  const std::vector<std::string> infeasible = validate_points(spec, base, points);  // by index
   std::vector<Point> slice = shard_slice(points, o.shard);
   const std::string shard_text = o.shard.all() ? "" : " shard " + o.shard.text();
+  std::size_t n_infeasible = 0;
+  for (auto& p : slice) n_infeasible += !infeasible[p.index].empty();
 
   if (o.dry_run) {
     out << "# sweep " << spec.name << ": " << design_name(spec.design) << " of " << points.size() << " points"
         << (o.shard.all() ? "" : ", shard " + o.shard.text() + " holds " + std::to_string(slice.size()))
-        << "; every point is valid\n";
+        << "; every point is valid";
+    if (!spec.infeasible.empty()) out << "; " << n_infeasible << " infeasible (not run)";
+    out << "\n";
     out << "idx\tid";
     for (auto& p : spec.params) out << "\t" << p.path;
+    if (!spec.infeasible.empty()) out << "\tinfeasible";
     out << "\n";
     for (auto& p : slice) {
       out << p.index << "\t" << p.id;
       for (auto& [path, v] : p.params) out << "\t" << v.dump();
+      if (!spec.infeasible.empty()) out << "\t" << first_line(infeasible[p.index]);
       out << "\n";
     }
     return 0;
@@ -197,8 +204,29 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       }
   };
   const std::string program = o.child_program.empty() ? self_executable() : o.child_program;
+  std::vector<PointRow> infeasible_rows;
   for (auto& p : slice) {
     Job j{&p, dir / "points" / p.id, scenario_hash(point_document(base, p)), {}};
+    if (!infeasible[p.index].empty()) {
+      // Refused at load, as `trainvp run` would refuse it (exit 2): recorded, not run.
+      PointRow r = make_row(p);
+      r.status = "infeasible";
+      r.exit_code = 2;
+      r.error = infeasible[p.index];
+      fs::remove_all(j.dir, ec);
+      fs::create_directories(j.dir, ec);
+      if (ec) throw std::runtime_error("cannot create \"" + j.dir.string() + "\": " + ec.message());
+      json rec = {{"id", p.id},
+                  {"idx", p.index},
+                  {"parameters", json::parse(canonical_assignment(p.params))},
+                  {"scenario_hash", j.hash},
+                  {"status", r.status},
+                  {"exit_code", r.exit_code},
+                  {"error", r.error}};
+      write_atomic(j.dir / "point.json", rec.dump(2) + "\n");
+      infeasible_rows.push_back(std::move(r));
+      continue;
+    }
     if (o.resume) {
       try {
         json rec = json::parse(read_text(j.dir / "point.json"));
@@ -230,6 +258,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   store.begin();
   for (auto& p : slice) store.put(make_row(p));
   for (auto& r : reused) store.put(r);
+  for (auto& r : infeasible_rows) store.put(r);
   store.commit();
 
   std::vector<ProcessSpec> specs;
@@ -307,8 +336,18 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   std::snprintf(secs, sizeof secs, "%.1f", wall);
   out << "sweep " << spec.name << shard_text << ": " << slice.size() << " points"
       << (o.shard.all() ? "" : " of " + std::to_string(points.size())) << ", " << ok << " ok, " << failed << " failed";
+  if (!spec.infeasible.empty()) out << ", " << n_infeasible << " infeasible";
   if (!reused.empty()) out << " (" << reused.size() << " resumed)";
   out << " in " << secs << " s; " << db_path.string() << "\n";
+  if (spec.best) {
+    if (auto b = find_best(store, *spec.best)) {
+      out << b->describe() << (o.shard.all() ? "" : " (of this shard)") << "\n";
+      store.set_meta("best", b->to_json().dump());
+    } else {
+      out << "best (" << (spec.best->maximize ? "highest " : "lowest ") << spec.best->metric
+          << "): none, no point finished ok with a value\n";
+    }
+  }
 
   if (!spec.plots.empty()) {
     if (!o.shard.all()) {
