@@ -29,7 +29,12 @@ void AtInitiator::transfer(int index, tlm::tlm_command cmd, std::uint64_t addres
 
 void AtInitiator::send(int index, tlm::tlm_generic_payload* prepared, Done done) {
   prepared->acquire();
-  port(index).queue.push_back({tlm::TLM_WRITE_COMMAND, 0, 0, nullptr, std::move(done), prepared});
+  Port& pt = port(index);
+  if (!pt.in_request && pt.queue.empty()) {  // the usual case: out at once, past the queue
+    if (issue(index, prepared, std::move(done))) try_send(index);
+    return;
+  }
+  pt.queue.push_back({tlm::TLM_WRITE_COMMAND, 0, 0, nullptr, std::move(done), prepared});
   try_send(index);
 }
 
@@ -49,30 +54,34 @@ void AtInitiator::try_send(int index) {
       p->set_data_ptr(t.data);
       p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     }
-    const bool silent = !t.done;
-    in_flight_[key(p)] = {index, std::move(t.done)};
-    pt.in_request = p;
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    switch (forward_(index, *p, phase, delay)) {
-      case tlm::TLM_ACCEPTED: return;  // END_REQ comes on the backward path
-      case tlm::TLM_UPDATED: peq_.notify(*p, phase, delay); return;  // END_REQ or BEGIN_RESP
-      case tlm::TLM_COMPLETED:
-        if (silent && delay == sc_core::SC_ZERO_TIME) {
-          // Taken at once and nobody to tell (a chunk handed to its first link): finished here
-          // rather than a delta cycle later from the PEQ, which cost a kernel event and a process
-          // activation per chunk. Only this port feeds its target, which now holds this transfer
-          // (sending or queued) and so queues the next one either way: the same order, the same
-          // simulated time, no kernel notification added or moved.
-          port(index).in_request = nullptr;
-          finish(*p);
-          continue;
-        }
-        peq_.notify(*p, internal_completed, delay);
-        return;
-    }
-    return;
+    if (!issue(index, p, std::move(t.done))) return;
   }
+}
+
+bool AtInitiator::issue(int index, tlm::tlm_generic_payload* p, Done done) {
+  port(index).in_request = p;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  const tlm::tlm_sync_enum r = forward_(index, *p, phase, delay);
+  if (r == tlm::TLM_COMPLETED && !done && delay == sc_core::SC_ZERO_TIME) {
+    // Taken at once and nobody to tell (a chunk handed to its first link): finished here rather
+    // than a delta cycle later from the PEQ, which cost a kernel event, a process activation and
+    // an in-flight entry per chunk. Only this port feeds its target, which now holds this
+    // transfer (sending or queued) and so queues the next one either way: the same order, the
+    // same simulated time, no kernel notification added or moved.
+    port(index).in_request = nullptr;
+    ++completed_;
+    p->release();
+    return true;
+  }
+  // Recorded after the call: responses come through the PEQ, never from inside it.
+  in_flight_[key(p)] = {index, std::move(done)};
+  switch (r) {
+    case tlm::TLM_ACCEPTED: break;  // END_REQ comes on the backward path
+    case tlm::TLM_UPDATED: peq_.notify(*p, phase, delay); break;  // END_REQ or BEGIN_RESP
+    case tlm::TLM_COMPLETED: peq_.notify(*p, internal_completed, delay); break;
+  }
+  return false;
 }
 
 tlm::tlm_sync_enum AtInitiator::nb_transport_bw(int, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,

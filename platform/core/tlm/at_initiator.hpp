@@ -66,6 +66,8 @@ class AtInitiator {
   };
   Port& port(int index);
   void try_send(int index);
+  // Sends BEGIN_REQ for `p`; true when it finished on the spot (the port is free for the next).
+  bool issue(int index, tlm::tlm_generic_payload* p, Done done);
   void on_peq(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase);
   void finish(tlm::tlm_generic_payload& p);
 
