@@ -11,12 +11,12 @@ namespace trainvp {
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
                                    std::uint64_t chunk, RunContext& ctx)
-    : sc_module(name), world_(static_cast<int>(ranks.size())), routes_(routes), chunk_(chunk), ctx_(ctx), tails_("tails"),
+    : sc_module(name), world_(static_cast<int>(ranks.size())), routes_(routes), chunk_(chunk), ctx_(ctx),
       intervals_(ranks.size()) {
   for (ChunkEndpoint* r : ranks) endpoints_.push_back(r), reducers_.push_back(nullptr);
   SC_HAS_PROCESS(CollectiveEngine);
   SC_METHOD(on_tail);
-  sensitive << tails_.get_event();
+  sensitive << tails_.event();
   dont_initialize();
 }
 
@@ -27,13 +27,17 @@ CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   if (ring()) return;
   waiting0.resize(n);
   by_position.resize(ranks);
+  src_pos.resize(n);
+  dst_pos.resize(n);
   std::vector<int> count(n + 1, 0);
   for (std::size_t x = 0; x < n; ++x) {
     const Transfer& t = program.transfers[x];
     waiting0[x] = static_cast<int>(t.deps.size()) + 2;
     for (int d : t.deps) ++count[static_cast<std::size_t>(d) + 1];
-    by_position[static_cast<std::size_t>(pos.at(t.src))].push_back(static_cast<int>(x));
-    by_position[static_cast<std::size_t>(pos.at(t.dst))].push_back(static_cast<int>(x));
+    src_pos[x] = pos.at(t.src);
+    dst_pos[x] = pos.at(t.dst);
+    by_position[static_cast<std::size_t>(src_pos[x])].push_back(static_cast<int>(x));
+    by_position[static_cast<std::size_t>(dst_pos[x])].push_back(static_cast<int>(x));
   }
   dep_begin.assign(n + 1, 0);
   for (std::size_t x = 0; x < n; ++x) dep_begin[x + 1] = dep_begin[x] + count[x + 1];
@@ -137,7 +141,7 @@ void CollectiveEngine::join_ring(int id, std::shared_ptr<const CompiledProgram> 
       c.join_mark[static_cast<std::size_t>(j)] = x;
       const int i = x % p, other = i == j ? (i + 1) % p : i;
       if (c.join_mark[static_cast<std::size_t>(other)] < x) continue;
-      if (t > 0 && c.dep_arrived.erase(x) == 0) continue;
+      if (t > 0 && !c.dep_arrived.erase(static_cast<std::uint64_t>(x))) continue;
       ready(id, c, x);
     }
   }
@@ -151,11 +155,11 @@ void CollectiveEngine::ring_dep_arrived(int id, Live& c, int d) {
   const int x = d + p - d % p + (d % p + 1) % p, i = x % p;  // step + 1, position + 1
   if (x / p >= c.cp->program.ring.steps) return;
   if (c.join_mark[static_cast<std::size_t>(i)] >= x && c.join_mark[static_cast<std::size_t>((i + 1) % p)] >= x) ready(id, c, x);
-  else c.dep_arrived.insert(x);
+  else c.dep_arrived[static_cast<std::uint64_t>(x)] = true;
 }
 
 std::uint32_t& CollectiveEngine::chunks_left(Live& c, int x) {
-  return c.cp->ring() ? c.ring_chunks_left[x] : c.chunks_left[static_cast<std::size_t>(x)];
+  return c.cp->ring() ? c.ring_chunks_left[static_cast<std::uint64_t>(x)] : c.chunks_left[static_cast<std::size_t>(x)];
 }
 
 bool CollectiveEngine::rank_done(int id, int rank) const {
@@ -223,24 +227,26 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
 void CollectiveEngine::chunk_delivered(tlm::tlm_generic_payload& p) {
   // The destination took the chunk when its head arrived; it is complete when its tail has.
   std::int64_t wait = chunk_of(p)->tail_ps - now_ps();
-  tails_.notify(p, ps_time(std::max<std::int64_t>(0, wait)));
+  tails_.notify(&p, std::max<std::int64_t>(0, wait));
 }
 
 void CollectiveEngine::on_tail() {
-  while (tlm::tlm_generic_payload* p = tails_.get_next_transaction()) {
+  while (tlm::tlm_generic_payload* p = tails_.get_next()) {
   ChunkExt* e = chunk_of(*p);
   int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
   auto it = live_map_.find(id);
   if (it == live_map_.end()) throw RunError("collective engine: a chunk arrived for a finished collective");
   Live& c = it->second;
-  const int dst = c.cp->at(x).dst;
-  if (e->data && dst < world_ && functional_->failure().empty() &&
-      !functional_->check(*c.layout, endpoints_[static_cast<std::size_t>(dst)]->endpoint_name(), *e->data, p->get_address(),
-                          e->payload_bytes, p->get_data_ptr()))
-    sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
+  if (e->data) {
+    const int dst = c.cp->at(x).dst;
+    if (dst < world_ && functional_->failure().empty() &&
+        !functional_->check(*c.layout, endpoints_[static_cast<std::size_t>(dst)]->endpoint_name(), *e->data,
+                            p->get_address(), e->payload_bytes, p->get_data_ptr()))
+      sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
+  }
   p->release();  // the engine's reference; the fabric's hops released theirs
   if (--chunks_left(c, x) == 0) {
-    if (c.cp->ring()) c.ring_chunks_left.erase(x);
+    if (c.cp->ring()) c.ring_chunks_left.erase(static_cast<std::uint64_t>(x));
     arrived(id, c, x);
   }
   }
@@ -248,7 +254,6 @@ void CollectiveEngine::on_tail() {
 
 void CollectiveEngine::arrived(int id, Live& c, int x) {
   std::shared_ptr<const CompiledProgram> cp = c.cp;  // `c` may be erased when the last rank finishes
-  const CompiledProgram::Ref t = cp->at(x);
   if (cp->ring()) {
     ring_dep_arrived(id, c, x);  // `c` is live: callers pass it just found
   } else {
@@ -260,10 +265,10 @@ void CollectiveEngine::arrived(int id, Live& c, int x) {
       if (--it->second.waiting[static_cast<std::size_t>(d)] == 0) ready(id, it->second, d);
     }
   }
-  for (int r : {t.src, t.dst}) {
+  const std::pair<int, int> ends = cp->positions(x);
+  for (int position : {ends.first, ends.second}) {
     auto it = live_map_.find(id);
     if (it == live_map_.end()) return;
-    int position = cp->pos.at(r);
     if (--it->second.left[static_cast<std::size_t>(position)] == 0) finish_rank(id, it->second, position);
   }
 }

@@ -9,19 +9,20 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <systemc>
-#include <tlm_utils/peq_with_get.h>
 
 #include "models/collectives/functional.hpp"
 #include "models/collectives/program.hpp"
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/link/route_provider.hpp"
+#include "platform/core/flat_map.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
+#include "platform/core/tlm/timed_queue.hpp"
 
 namespace trainvp {
 
@@ -48,6 +49,7 @@ struct CompiledProgram {
   std::vector<int> dep_begin, dependents;    // CSR: dependents of transfer x
   std::vector<std::vector<int>> by_position; // transfers with the position's rank as an endpoint
   std::unordered_map<int, int> pos;          // global rank -> position
+  std::vector<int> src_pos, dst_pos;         // per transfer (explicit form): its endpoints' positions
 
   bool ring() const { return program.ring.steps > 0; }
   std::size_t size() const { return ring() ? static_cast<std::size_t>(program.ring.steps) * program.ranks.size() : program.transfers.size(); }
@@ -59,6 +61,12 @@ struct CompiledProgram {
   };
   Ref at(int x) const;
   int transfers_of(int position) const;  // transfers with the position's rank as an endpoint
+  // Positions of transfer x's source and destination (pos of its ranks, without a hash lookup).
+  std::pair<int, int> positions(int x) const {
+    if (!ring()) return {src_pos[static_cast<std::size_t>(x)], dst_pos[static_cast<std::size_t>(x)]};
+    const int p = static_cast<int>(program.ranks.size()), i = x % p;  // a ring's ranks are distinct
+    return {i, (i + 1) % p};
+  }
   const DataRange no_data{};
 };
 
@@ -126,8 +134,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     // had joined. A transfer is ready when its dependency has arrived and both endpoints count as
     // joined: the moment the explicit form's `waiting` reaches 0.
     std::vector<int> join_mark;
-    std::unordered_set<int> dep_arrived;
-    std::unordered_map<int, std::uint32_t> ring_chunks_left;
+    // Flat tables: both are touched once per transfer.
+    FlatMap64<bool> dep_arrived;
+    FlatMap64<std::uint32_t> ring_chunks_left;
     std::vector<int> left;                      // per position: transfers not yet arrived
     std::vector<std::int64_t> joined_at;        // per position, -1 before joining
     int ranks_left = 0;
@@ -150,7 +159,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::uint64_t chunk_;
   RunContext& ctx_;
   BasicPayloadPool<ChunkPayload> pool_;  // chunks: payload and extension in one allocation
-  tlm_utils::peq_with_get<tlm::tlm_generic_payload> tails_;
+  TimedQueue<tlm::tlm_generic_payload> tails_;  // delivered chunks, due when their tails arrive
   std::unordered_map<int, Live> live_map_;
   std::size_t live_ = 0;
   std::vector<CollectiveRecord> records_;

@@ -73,9 +73,11 @@ void Gpu::step() {
   if (blocked_) {
     blocked_ = false;
     rec_.blocked_ps += now - blocked_since_;
-    if (track_ >= 0 && now > blocked_since_)
-      ctx_.trace.slice(track_, ctx_.trace.name(std::string("wait ") + phase_label(ph.kind)), "wait", blocked_since_, now,
-                       current_iteration_);
+    if (track_ >= 0 && now > blocked_since_) {
+      int& name = wait_names_[static_cast<std::size_t>(ph.kind)];
+      if (name < 0) name = ctx_.trace.name(std::string("wait ") + phase_label(ph.kind));
+      ctx_.trace.slice(track_, name, "wait", blocked_since_, now, current_iteration_);
+    }
   }
   start_phase();
 }

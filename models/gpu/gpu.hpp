@@ -3,6 +3,7 @@
 // "gradient ready" per layer, and consults a gate (the synchronization strategy) before each
 // phase. Its traffic goes through TLM-2.0 AT sockets: `dma` (initiator: the copy engines that
 // collectives drive) and `mem` (target: its HBM as seen by peers, NICs and devices).
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -115,6 +116,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   PhaseSchedule schedule_;
   std::vector<std::int64_t> nominal_ps_;  // per schedule slot at speed 1, launch scale 1
   std::vector<int> slice_names_;  // per schedule slot: trace name ids
+  std::array<int, 4> wait_names_{-1, -1, -1, -1};  // per PhaseKind: trace name id of its wait, once used
   const PhaseGate* gate_ = nullptr;
   IterationBoundary* boundary_ = nullptr;
   std::int64_t delay_ps_ = 0;     // a fast-forward: wait this long before the next iteration

@@ -301,7 +301,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
 }
 
 void LinkDir::flush_trace() {
-  if (track_ >= 0 && busy_from_ >= 0 && busy_to_ > busy_from_) ctx_.trace.slice(track_, "tx " + label_, "network", busy_from_, busy_to_, {});
+  if (track_ >= 0 && busy_from_ >= 0 && busy_to_ > busy_from_) ctx_.trace.slice(track_, trace_name_, "network", busy_from_, busy_to_, -1);
   busy_from_ = -1;
 }
 

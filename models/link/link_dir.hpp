@@ -110,7 +110,10 @@ class LinkDir : public sc_core::sc_module {
   LinkDirTotals totals(std::int64_t now_ps) const;
   void add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times);
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
-  void trace_on(int track) { track_ = track; }
+  void trace_on(int track) {
+    track_ = track;
+    trace_name_ = ctx_.trace.name("tx " + label_);  // once, not per busy period
+  }
   void flush_trace();
 
  private:
@@ -190,6 +193,7 @@ class LinkDir : public sc_core::sc_module {
   int headroom_;
   std::int64_t paused_since_ = -1;
   int track_ = -1;
+  int trace_name_ = -1;
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
   LinkDirStats stats_;
   bool flow_stats_ = false;

@@ -28,8 +28,17 @@ int TraceRecorder::name(const std::string& text) {
   return static_cast<int>(names_.size() - 1);
 }
 
+void TraceRecorder::record(const Event& e) {
+  if (blocks_.empty() || blocks_.back().size() == kBlock) {
+    blocks_.emplace_back();
+    blocks_.back().reserve(kBlock);
+  }
+  blocks_.back().push_back(e);
+  ++size_;
+}
+
 bool TraceRecorder::full(std::int64_t at_ps) {
-  if (events_.size() < max_events_) return false;
+  if (size_ < max_events_) return false;
   if (dropped_++ == 0) first_dropped_ps_ = at_ps;
   return true;
 }
@@ -37,7 +46,7 @@ bool TraceRecorder::full(std::int64_t at_ps) {
 void TraceRecorder::slice(int track, int name_id, const char* category, std::int64_t start_ps, std::int64_t end_ps,
                           int iteration, int micro_batch) {
   if (!enabled_ || full(end_ps)) return;
-  events_.push_back({start_ps, end_ps - start_ps, category, track, name_id, iteration, micro_batch, -1, 'X'});
+  record({start_ps, end_ps - start_ps, category, track, name_id, iteration, micro_batch, -1, 'X'});
 }
 
 void TraceRecorder::slice(int track, const std::string& text, const char* category, std::int64_t start_ps,
@@ -45,7 +54,7 @@ void TraceRecorder::slice(int track, const std::string& text, const char* catego
   if (!enabled_ || full(end_ps)) return;
   int a = -1;
   if (!args.is_null() && !args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
-  events_.push_back({start_ps, end_ps - start_ps, category, track, name(text), -1, -1, a, 'X'});
+  record({start_ps, end_ps - start_ps, category, track, name(text), -1, -1, a, 'X'});
 }
 
 void TraceRecorder::instant(int track, const std::string& text, const char* category, std::int64_t at_ps,
@@ -53,7 +62,7 @@ void TraceRecorder::instant(int track, const std::string& text, const char* cate
   if (!enabled_ || full(at_ps)) return;
   int a = -1;
   if (!args.is_null() && !args.empty()) args_.push_back(std::move(args)), a = static_cast<int>(args_.size() - 1);
-  events_.push_back({at_ps, 0, category, track, name(text), -1, -1, a, 'i'});
+  record({at_ps, 0, category, track, name(text), -1, -1, a, 'i'});
 }
 
 // Trace timestamps are microseconds; print ps exactly as a decimal so output is deterministic.
@@ -87,22 +96,24 @@ void TraceRecorder::write(std::ostream& out) const {
   }
   std::vector<std::string> quoted;
   for (auto& n : names_) quoted.push_back(nlohmann::json(n).dump());
-  for (auto& e : events_) {
-    const Track& t = tracks_[static_cast<std::size_t>(e.track)];
-    sep();
-    out << "{\"ph\":\"" << e.type << "\",\"pid\":" << t.pid << ",\"tid\":" << t.tid
-        << ",\"name\":" << quoted[static_cast<std::size_t>(e.name)] << ",\"cat\":\"" << e.category
-        << "\",\"ts\":" << us(e.start_ps);
-    if (e.type == 'X') out << ",\"dur\":" << us(e.dur_ps);
-    else out << ",\"s\":\"t\"";
-    if (e.args >= 0) {
-      out << ",\"args\":" << args_[static_cast<std::size_t>(e.args)].dump();
-    } else if (e.iteration >= 0) {
-      out << ",\"args\":{\"iteration\":" << e.iteration;
-      if (e.micro_batch >= 0) out << ",\"micro_batch\":" << e.micro_batch;
+  for (const auto& block : blocks_) {
+    for (const Event& e : block) {
+      const Track& t = tracks_[static_cast<std::size_t>(e.track)];
+      sep();
+      out << "{\"ph\":\"" << e.type << "\",\"pid\":" << t.pid << ",\"tid\":" << t.tid
+          << ",\"name\":" << quoted[static_cast<std::size_t>(e.name)] << ",\"cat\":\"" << e.category
+          << "\",\"ts\":" << us(e.start_ps);
+      if (e.type == 'X') out << ",\"dur\":" << us(e.dur_ps);
+      else out << ",\"s\":\"t\"";
+      if (e.args >= 0) {
+        out << ",\"args\":" << args_[static_cast<std::size_t>(e.args)].dump();
+      } else if (e.iteration >= 0) {
+        out << ",\"args\":{\"iteration\":" << e.iteration;
+        if (e.micro_batch >= 0) out << ",\"micro_batch\":" << e.micro_batch;
+        out << "}";
+      }
       out << "}";
     }
-    out << "}";
   }
   out << "\n]}\n";
 }

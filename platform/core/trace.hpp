@@ -42,7 +42,7 @@ class TraceRecorder {
   void instant(int track, const std::string& name, const char* category, std::int64_t at_ps,
                nlohmann::ordered_json args = {});
 
-  std::size_t size() const { return events_.size(); }
+  std::size_t size() const { return size_; }
   void write(std::ostream& out) const;
 
  private:
@@ -61,6 +61,7 @@ class TraceRecorder {
     char type;
   };
   bool full(std::int64_t at_ps);  // counts a dropped event when the cap is reached
+  void record(const Event& e);
 
   bool enabled_;
   std::size_t max_events_ = SIZE_MAX;
@@ -71,7 +72,11 @@ class TraceRecorder {
   std::vector<nlohmann::ordered_json> args_;
   std::vector<std::string> processes_;
   std::vector<Track> tracks_;
-  std::vector<Event> events_;
+  // Events in fixed-size blocks: a growing vector of millions of events would copy them all at
+  // every doubling and hold old and new copies at once (peak memory 1.5x the events).
+  static constexpr std::size_t kBlock = std::size_t{1} << 16;
+  std::vector<std::vector<Event>> blocks_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace trainvp

@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
+#include "platform/core/flat_map.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
@@ -66,6 +66,8 @@ class AtInitiator {
   };
   Port& port(int index);
   void try_send(int index);
+  // Sends BEGIN_REQ for `p`; true when it finished on the spot (the port is free for the next).
+  bool issue(int index, tlm::tlm_generic_payload* p, Done done);
   void on_peq(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase);
   void finish(tlm::tlm_generic_payload& p);
 
@@ -73,7 +75,8 @@ class AtInitiator {
   Forward forward_;
   tlm_utils::peq_with_cb_and_phase<AtInitiator> peq_;
   std::vector<Port> ports_;
-  std::unordered_map<tlm::tlm_generic_payload*, InFlight> in_flight_;
+  static std::uint64_t key(const tlm::tlm_generic_payload* p) { return reinterpret_cast<std::uintptr_t>(p); }
+  FlatMap64<InFlight> in_flight_;  // by payload; looked up per transfer (a flat table: no node to miss)
   std::uint64_t completed_ = 0;
 };
 

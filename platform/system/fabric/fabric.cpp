@@ -250,7 +250,6 @@ double Fabric::cost(const FabricDir& d) const {
 void Fabric::down_changed() {
   dist_.clear();
   single_path_.clear();
-  for (auto& kv : routes_) retired_.push_back(std::move(kv.second));
   routes_.clear();
 }
 
@@ -341,12 +340,11 @@ const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
   constexpr std::uint32_t kEcmpBuckets = 64;  // distinct paths per (src, dst); ECMP is per flow bucket
   std::uint32_t bucket = flow % kEcmpBuckets;
   std::uint64_t key = (static_cast<std::uint64_t>(src_rank) << 40) | (static_cast<std::uint64_t>(dst_rank) << 8) | bucket;
-  auto it = routes_.find(key);
-  if (it != routes_.end()) return *it->second;
-  // A pair with one shortest path (no ECMP choice on the way) has the same route in every bucket.
+  // A pair with one shortest path (no ECMP choice on the way) has the same route in every bucket
+  // (routes_ holds it under the bucket that computed it, if any: the same route).
   const std::uint64_t pair = key & ~static_cast<std::uint64_t>(0xff);
-  auto single = single_path_.find(pair);
-  if (single != single_path_.end()) return *single->second;
+  if (const Route* const* single = single_path_.find(pair)) return **single;
+  if (const Route* const* it = routes_.find(key)) return **it;
   auto r = std::make_unique<Route>();
   int src = gpu_device_[static_cast<std::size_t>(src_rank)], dst = gpu_device_[static_cast<std::size_t>(dst_rank)];
   const int sn = devices_[static_cast<std::size_t>(src)].node, dn = devices_[static_cast<std::size_t>(dst)].node;
@@ -359,8 +357,10 @@ const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
     choice |= append_path(*r, snic, dnic, bucket);
     choice |= append_path(*r, dnic, dst, bucket);
   }
-  const Route& out = *routes_.emplace(key, std::move(r)).first->second;
-  if (!choice) single_path_.emplace(pair, &out);
+  const Route& out = *r;
+  owned_routes_.push_back(std::move(r));
+  routes_[key] = &out;
+  if (!choice) single_path_[pair] = &out;
   return out;
 }
 
@@ -381,13 +381,15 @@ const Route& Fabric::nic_route(int src_nic, int dst_nic, int sink_port, std::uin
   // Bit 63 keeps these apart from the ranks' routes (ranks and devices are below 2^20).
   const std::uint64_t key = (1ull << 63) | (static_cast<std::uint64_t>(src_nic) << 42) |
                             (static_cast<std::uint64_t>(dst_nic) << 22) | (static_cast<std::uint64_t>(sink_port) << 6) | bucket;
-  auto it = routes_.find(key);
-  if (it != routes_.end()) return *it->second;
+  if (const Route* const* it = routes_.find(key)) return **it;
   auto r = std::make_unique<Route>();
   r->ports.push_back(0);
   append_path(*r, src_nic, dst_nic, bucket);
   r->ports.push_back(sink_port);
-  return *routes_.emplace(key, std::move(r)).first->second;
+  const Route& out = *r;
+  owned_routes_.push_back(std::move(r));
+  routes_[key] = &out;
+  return out;
 }
 
 void Fabric::trace_nics() {

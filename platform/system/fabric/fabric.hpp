@@ -27,6 +27,7 @@
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/core/flat_map.hpp"
 
 namespace trainvp {
 
@@ -127,9 +128,12 @@ class Fabric : public RouteProvider {
   std::unordered_map<int, Dist> dist_;
   std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)
   std::vector<double> scratch_;            // dense distances of the target being computed
-  std::unordered_map<std::uint64_t, std::unique_ptr<Route>> routes_;
-  std::unordered_map<std::uint64_t, const Route*> single_path_;  // (src, dst) with one shortest path -> its route
-  std::vector<std::unique_ptr<Route>> retired_;  // computed before a down change; still referenced
+  // Every route computed, kept for the run (chunks in flight point at routes from before a down
+  // change); looked up once per transfer through flat tables (the lookup was a cache miss per
+  // transfer through std::unordered_map's nodes on large clusters).
+  std::vector<std::unique_ptr<Route>> owned_routes_;
+  FlatMap64<const Route*> routes_;       // (src, dst, ECMP bucket) -> route
+  FlatMap64<const Route*> single_path_;  // (src, dst) with one shortest path -> its route
   // A CXL device's host driver on its node's root complex: the driver's socket is the root
   // complex's out-port `rc_port` (not a link: no routes but these use it).
   struct HostPath {
