@@ -233,6 +233,16 @@ TEST(ParallelData, DreamDdpSynchronizesEveryLayerOfEachStageOncePerPeriod) {
   EXPECT_EQ(r["sync"]["schedule"]["profile"]["layers"].size(), 4u);  // the first stage's layers
 }
 
+TEST(ParallelData, DreamDdpWithoutDataParallelismPlansNothing) {
+  // p = 2, d = 1: no DP group to synchronize, so no profile, no schedule, and the run goes on.
+  json doc = uniform_doc(2, 4, 3);
+  doc["training"]["sync"] = {{"strategy", "dreamddp"}, {"period", 2}};
+  json r = run(doc, [](Scenario& s) { pipeline(s, 2, 2, PipelineScheduleKind::OneFOneB, 1); });
+  EXPECT_EQ(r["sync"]["strategy"], "none");
+  EXPECT_FALSE(r["sync"].contains("schedule"));
+  EXPECT_TRUE(r["collectives"].empty());
+}
+
 TEST(ParallelData, ZeroWithALayerWiseStrategyIsRefusedAtItsPointer) {
   json doc = gpt2_doc(4, 3);
   doc["training"]["sync"] = {{"strategy", "layerwise"}};

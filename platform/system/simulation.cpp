@@ -37,11 +37,12 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     }
   }
   // DreamDDP's profiling pass simulates the fabric in a child process: before any module exists.
-  // Hybrid parallelism: one plan per stage, its layers over its first DP group (the others alike).
+  // Hybrid parallelism: one plan per stage, its layers over its first DP group (the others alike);
+  // none with d = 1, where nothing synchronizes.
   if (planned && !elaborate_only) {
     if (!parallel_) {
       dreamddp_.push_back(plan_dreamddp(s));
-    } else {
+    } else if (s.training.parallel.dp > 1) {
       for (int pp = 0; pp < s.training.parallel.pp; ++pp)
         dreamddp_.push_back(plan_dreamddp(s, parallel_->stages[static_cast<std::size_t>(pp)].workload,
                                           parallel_->layout.dp_group(0, pp)));

@@ -53,8 +53,9 @@ GroupingOptions grouping(const SyncConfig& sc, int block) {
 }
 
 int configured_period(const Scenario& s, const DreamDdpPlan*) { return std::max(1, s.training.sync.period); }
-int schedule_period(const Scenario&, const DreamDdpPlan* plan) {
-  return std::max<int>(1, static_cast<int>(plan->schedule.sets.size()));
+// Without a plan (no DP group to synchronize: d = 1 under hybrid parallelism), the configured one.
+int schedule_period(const Scenario& s, const DreamDdpPlan* plan) {
+  return plan ? std::max<int>(1, static_cast<int>(plan->schedule.sets.size())) : configured_period(s, plan);
 }
 
 const SyncConfig& sync_of(const SyncBuild& b) { return b.scenario.training.sync; }
