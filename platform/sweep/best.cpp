@@ -23,6 +23,15 @@ std::optional<BestPoint> find_best(const Store& store, const BestSpec& best) {
   return out;
 }
 
+std::string record_best(Store& store, const BestSpec& best, const std::string& found_suffix) {
+  if (auto b = find_best(store, best)) {
+    store.set_meta("best", b->to_json().dump());
+    return b->describe() + found_suffix;
+  }
+  return std::string("best (") + (best.maximize ? "highest " : "lowest ") + best.metric +
+         "): none, no point finished ok with a value";
+}
+
 std::string BestPoint::describe() const {
   Assignment a;
   for (std::size_t i = 0; i < parameters.size() && i < row.params.size(); ++i)

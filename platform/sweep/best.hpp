@@ -31,4 +31,8 @@ struct BestPoint {
 // nullopt when no ok point has a number in the metric's column.
 std::optional<BestPoint> find_best(const Store& store, const BestSpec& best);
 
+// The summary line of `best` over the store's rows (`found_suffix` appended when a point is
+// found), which is also kept in the store's `best` meta; "...: none, ..." without one.
+std::string record_best(Store& store, const BestSpec& best, const std::string& found_suffix = "");
+
 }  // namespace trainvp::sweep

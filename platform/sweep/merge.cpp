@@ -134,15 +134,7 @@ MergeSummary merge_sweeps(const std::string& out_dir, const std::vector<std::str
   } catch (const std::exception&) {
     // The CLI reports a stored spec that does not parse when it draws the plots.
   }
-  if (best) {
-    if (auto b = find_best(out, *best)) {
-      sum.best = b->describe();
-      out.set_meta("best", b->to_json().dump());
-    } else {
-      sum.best = std::string("best (") + (best->maximize ? "highest " : "lowest ") + best->metric +
-                 "): none, no point finished ok with a value";
-    }
-  }
+  if (best) sum.best = record_best(out, *best);
   try {
     sum.points_total = std::stoul(meta["points_total"]);
   } catch (...) {

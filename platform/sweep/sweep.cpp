@@ -339,15 +339,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   if (!spec.infeasible.empty()) out << ", " << n_infeasible << " infeasible";
   if (!reused.empty()) out << " (" << reused.size() << " resumed)";
   out << " in " << secs << " s; " << db_path.string() << "\n";
-  if (spec.best) {
-    if (auto b = find_best(store, *spec.best)) {
-      out << b->describe() << (o.shard.all() ? "" : " (of this shard)") << "\n";
-      store.set_meta("best", b->to_json().dump());
-    } else {
-      out << "best (" << (spec.best->maximize ? "highest " : "lowest ") << spec.best->metric
-          << "): none, no point finished ok with a value\n";
-    }
-  }
+  if (spec.best) out << record_best(store, *spec.best, o.shard.all() ? "" : " (of this shard)") << "\n";
 
   if (!spec.plots.empty()) {
     if (!o.shard.all()) {

@@ -122,10 +122,6 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
 
 std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, const SyncStrategyEntry& sync,
                                                              const std::vector<int>& nodes_of) {
-  if (!sync.hybrid)
-    throw ScenarioError("/training/sync/strategy",
-                        std::string("\"") + sync.name() + "\" does not run within the DP groups of a hybrid-parallel job "
-                        "yet; use another strategy with /training/parallel");
   // ZeRO shards DDP's buckets (reduce-scatter, then the updated shards all-gathered); the
   // layer-wise and partial strategies all-reduce whole units, whose optimizer is not sharded.
   const bool ddp = sync.kind == SyncStrategyKind::Ddp || sync.kind == SyncStrategyKind::DdpNoOverlap;

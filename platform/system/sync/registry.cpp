@@ -64,47 +64,46 @@ const SyncConfig& sync_of(const SyncBuild& b) { return b.scenario.training.sync;
 
 const std::vector<SyncStrategyEntry>& sync_strategies() {
   static const std::vector<SyncStrategyEntry> table = {
-      {SyncStrategyKind::None, no_sync, false, true, nullptr},
-      {SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, true, nullptr},
-      {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, true, nullptr},
+      {SyncStrategyKind::None, no_sync, false, nullptr},
+      {SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, nullptr},
+      {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, nullptr},
       {SyncStrategyKind::Layerwise,
        [](const SyncBuild& b) {
          return unit_sync(b, grouped_config("layerwise", b.layers(), common(b), grouping(sync_of(b), 1)));
        },
-       false, true, nullptr},
+       false, nullptr},
       {SyncStrategyKind::Blockwise,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
          return unit_sync(b, grouped_config("blockwise", b.layers(), common(b), grouping(sc, sc.block)));
        },
-       false, true, nullptr},
+       false, nullptr},
       {SyncStrategyKind::Adaptive,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
          return unit_sync(b, adaptive_config(b.layers(), common(b), grouping(sc, 1), sc.block,
                                              sc.util_high, sc.util_low));
        },
-       false, true, nullptr},
+       false, nullptr},
       {SyncStrategyKind::AscWfbp,
-       [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.layers(), common(b))); }, false,
-       true, nullptr},
+       [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.layers(), common(b))); }, false, nullptr},
       {SyncStrategyKind::LocalSgd,
        [](const SyncBuild& b) {
          return unit_sync(b, local_sgd_config(b.layers(), common(b), sync_of(b).period));
        },
-       false, true, configured_period},
+       false, configured_period},
       {SyncStrategyKind::Plsgd,
        [](const SyncBuild& b) {
          const Workload& w = b.layers();
          return unit_sync(b, partial_config("plsgd", w, common(b), plsgd_sets(w, sync_of(b).period)));
        },
-       false, true, configured_period},
+       false, configured_period},
       {SyncStrategyKind::DreamDdp,
        [](const SyncBuild& b) {
          if (!b.plan) throw std::logic_error("dreamddp needs its plan");
          return unit_sync(b, partial_config("dreamddp", b.layers(), common(b), b.plan->schedule));
        },
-       true, true, schedule_period},
+       true, schedule_period},
   };
   return table;
 }

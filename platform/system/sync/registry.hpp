@@ -35,8 +35,6 @@ struct SyncStrategyEntry {
   std::unique_ptr<SyncStrategy> (*make)(const SyncBuild& b);
   // Runs from a plan made before elaboration (DreamDDP's profile and schedule: plan_dreamddp).
   bool planned;
-  // Runs within the DP groups of a hybrid-parallel job (training.parallel).
-  bool hybrid = false;
   // Strategies that synchronize every H iterations: H, the window their throughput is reported
   // over (null for the others, which synchronize every iteration).
   int (*period)(const Scenario& s, const DreamDdpPlan* plan);
