@@ -12,6 +12,7 @@ set(TRAINVP_LAYER_RULES
   "models/parallel:platform/core,models"
   # Fail-slow health: pure algorithms, the standard library only.
   "models/health:models/health"
+  "models/failslow:platform/core,models"
   "platform/config:platform/core,models,platform/config"
   "platform/system:platform/core,models,platform/config,platform/system"
   "platform/report:platform/core,models,platform/config,platform/system,platform/report"
@@ -28,7 +29,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     COMMENT "Checking that every layer includes only the layers below it"
     VERBATIM)
   # Every library waits for the check, so a violation stops the build before anything links.
-  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_collectives trainvp_parallel trainvp_health
+  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow
               trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)
     add_dependencies(${lib} layering)
   endforeach()

@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "models/collectives/functional.hpp"
+#include "models/collectives/collective_observer.hpp"
 #include "models/collectives/program.hpp"
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
@@ -118,6 +119,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // start at or after since_ps, so that results list the collectives of skipped iterations.
   void repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times, std::int64_t period_ps,
                       const std::function<std::string(const std::string&, int)>& relabel);
+  // Told of every GPU rank's call start and return (the fail-slow monitor); null: none.
+  void set_observer(CollectiveObserver* o) { observer_ = o; }
   // For stall reports: what a collective is waiting for on a rank.
   std::string describe(int id, int rank) const;
 
@@ -165,6 +168,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::vector<CollectiveRecord> records_;
   std::vector<std::vector<Interval>> intervals_;
   FunctionalData* functional_ = nullptr;
+  CollectiveObserver* observer_ = nullptr;
 };
 
 }  // namespace trainvp

@@ -1,5 +1,7 @@
 #include "models/gpu/gpu.hpp"
 
+#include <cmath>
+
 #include "models/gpu/roofline.hpp"
 #include "models/link/chunk.hpp"
 #include "platform/core/sim_time.hpp"
@@ -44,19 +46,50 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
   finished_ = iterations <= 0 || schedule_.empty();
   SC_HAS_PROCESS(Gpu);
   SC_METHOD(step);
+  sensitive << probe_event_;  // what wakes a finished GPU (a waiting one adds it to its trigger)
+}
+
+void Gpu::queue_probe(PhaseWork work, DType dtype, ProbeDone done) {
+  probes_.push_back({work, dtype, std::move(done)});
+  probes_used_ = true;
+  probe_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Gpu::start_probe() {
+  Probe& p = probes_.front();
+  in_probe_ = true;
+  probe_start_ = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  next_trigger(ps_time(phase_time_ps(params_, p.dtype, p.work, speed_, launch_scale_)));
+}
+
+void Gpu::end_probe() {
+  in_probe_ = false;
+  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  Probe p = std::move(probes_.front());
+  probes_.pop_front();
+  rec_.probe_ps += now - probe_start_;
+  if (blocked_) blocked_since_ += now - probe_start_;  // probing is not waiting at the gate
+  ++ctx_.events;
+  if (track_ >= 0) ctx_.trace.slice(track_, ctx_.trace.name("probe"), "probe", probe_start_, now, current_iteration_);
+  if (p.done) p.done(probe_start_, now);
 }
 
 std::int64_t Gpu::phase_duration_ps(std::uint64_t idx) const {
   const std::size_t slot = schedule_.slot(idx);
-  if (speed_ == 1.0 && launch_scale_ == 1.0) return nominal_ps_[slot];
   const Phase& ph = schedule_.slot_phase(slot);
-  DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
-  return phase_time_ps(params_, dt, phase_work(workload_, ph), speed_, launch_scale_);
+  std::int64_t t = nominal_ps_[slot];
+  if (speed_ != 1.0 || launch_scale_ != 1.0) {
+    DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
+    t = phase_time_ps(params_, dt, phase_work(workload_, ph), speed_, launch_scale_);
+  }
+  if (work_scale_ != 1.0 && ph.kind != PhaseKind::Optimizer) t = std::llround(static_cast<double>(t) * work_scale_);
+  return t;
 }
 
 void Gpu::step() {
-  if (finished_) return;
-  if (in_phase_) end_phase();
+  if (in_probe_) end_probe();
+  else if (in_phase_ && !finished_) end_phase();
+  if (!probes_.empty() && !in_phase_) return start_probe();
   if (finished_) return;
   if (delay_ps_ > 0) {  // skipped iterations: the next one starts a whole number of periods later
     next_trigger(ps_time(delay_ps_));
@@ -67,7 +100,8 @@ void Gpu::step() {
   const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   if (gate_ && !gate_->may_start(rank_, current_iteration_, ph)) {
     if (!blocked_) blocked_ = true, blocked_since_ = now;
-    next_trigger(gate_->changed(rank_));
+    if (probes_used_) next_trigger(gate_->changed(rank_) | probe_event_);
+    else next_trigger(gate_->changed(rank_));
     return;
   }
   if (blocked_) {
@@ -135,12 +169,16 @@ void Gpu::end_phase() {
     current_iteration_ += skip.iterations;
     delay_ps_ = skip.delay_ps();
     rec_.start_ps = now + delay_ps_;
+  } else if (skip.pause_ps > 0) {  // a mitigation's pause belongs to the iteration it delays
+    delay_ps_ = skip.pause_ps;
+    rec_.paused_ps = skip.pause_ps;
   }
 }
 
 std::string Gpu::state() const {
   if (finished_) return "finished";
   std::string s = "iteration " + std::to_string(current_iteration_);
+  if (in_probe_) return s + ", running a validation probe";
   if (!in_phase_ && !blocked_) return s + ", not started";
   const Phase ph = schedule_.at(next_);
   s += std::string(blocked_ ? ", blocked before " : ", in ") + phase_label(ph.kind);

@@ -5,6 +5,7 @@
 // collectives drive) and `mem` (target: its HBM as seen by peers, NICs and devices).
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct RankIteration {
   std::int64_t compute_ps = 0;  // time executing phases
   std::int64_t blocked_ps = 0;  // time waiting at the gate (exposed communication)
   std::int64_t extra_ps = 0;    // part of compute_ps spent on work a strategy added (compression)
+  std::int64_t probe_ps = 0;    // time running validation probes (neither compute nor blocked)
+  std::int64_t paused_ps = 0;   // a mitigation's pause before the iteration (checkpoint, restart, move)
 };
 
 class Gpu : public sc_core::sc_module, public ChunkEndpoint {
@@ -68,10 +71,21 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   using ExtraWork = std::function<PhaseWork(int iteration, const Phase& phase)>;
   void set_extra_work(ExtraWork f) { extra_work_ = std::move(f); }
 
+  // A validation probe (the fail-slow detector's GEMM check), run as real work: `work` in `dtype`,
+  // timed by roofline at the GPU's current speed and launch overhead, starts when no phase is
+  // running (at once when the GPU waits at its gate or has finished, else when the running phase
+  // ends) and delays the training behind it. `done` gets its start and end. Probes run in order.
+  using ProbeDone = std::function<void(std::int64_t start_ps, std::int64_t end_ps)>;
+  void queue_probe(PhaseWork work, DType dtype, ProbeDone done);
+
   // Speed factor and launch-overhead multiplier can change during a run (faults).
   void set_speed(double s) { speed_ = s; }
   double speed() const { return speed_; }
   void set_launch_scale(double s) { launch_scale_ = s; }
+  // Share of its nominal forward and backward work this GPU does (a mitigation that moves
+  // micro-batches between data-parallel replicas): those phases take `s` times as long.
+  void set_work_scale(double s) { work_scale_ = s; }
+  double work_scale() const { return work_scale_; }
 
   // DMA from this GPU: a transfer on `dma` socket index `port`; `done` runs when it completes.
   void dma_transfer(int port, tlm::tlm_command cmd, std::uint64_t address, std::uint32_t bytes,
@@ -101,6 +115,8 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
     hbm_.reserve_ports(mem.size());
   }
   void step();
+  void start_probe();
+  void end_probe();
   void start_phase();
   void end_phase();
   std::int64_t phase_duration_ps(std::uint64_t idx) const;
@@ -127,6 +143,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   sc_core::sc_event grad_event_;
   double speed_;
   double launch_scale_ = 1.0;
+  double work_scale_ = 1.0;
   PayloadPool pool_;
   AtInitiator dma_engine_;
   AtMemoryTarget hbm_;
@@ -138,6 +155,16 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   bool blocked_ = false;          // waiting at the gate since blocked_since_
   std::int64_t phase_start_ = 0, blocked_since_ = 0;
   RankIteration rec_;
+  struct Probe {
+    PhaseWork work;
+    DType dtype;
+    ProbeDone done;
+  };
+  std::deque<Probe> probes_;
+  bool in_probe_ = false;
+  bool probes_used_ = false;      // a waiting GPU also wakes for a queued probe
+  std::int64_t probe_start_ = 0;
+  sc_core::sc_event probe_event_;
 };
 
 }  // namespace trainvp

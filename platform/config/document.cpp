@@ -30,6 +30,7 @@ const ParamSet<TopRaw>& scenario_schema() {
         .nested("fault_generator", "object", nullptr,
                 "A seeded random fault campaign appended to `faults` (see `fault_generator`, docs/faults.md)")
         .nested("slo", "object", nullptr, "Service level of the degraded-throughput report (see `slo`)")
+        .nested("health", "object", nullptr, "Fail-slow detection in the loop (see `health`, docs/health.md)")
         .nested("output", "object", json::object(), "What is written and where (see `output`)")
         .required("trainvp")
         .required("cluster")
@@ -326,6 +327,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
     resolved["fault_generator"] = s.fault_generator.resolved;
   }
   if (json slo = load_slo(s.slo, member(doc, "slo")); !slo.is_null()) resolved["slo"] = slo;
+  if (json h = load_health(s.health, member(doc, "health")); !h.is_null()) resolved["health"] = h;
   resolved["output"] = load_output(s.output, member(doc, "output"), s.name, s.cluster.cxl);
 
   check_workload_dtype_on_gpus(s);

@@ -12,6 +12,7 @@
 #include "platform/config/document.hpp"
 #include "platform/config/fault_generator.hpp"
 #include "platform/config/faults.hpp"
+#include "platform/config/health.hpp"
 #include "platform/config/output.hpp"
 #include "platform/config/parallel.hpp"
 #include "platform/config/schema_registry.hpp"
@@ -34,6 +35,7 @@ struct Scenario {
   FaultGeneratorConfig fault_generator;
   std::string faults_file;           // `trainvp run --faults F`: the faults were replaced by F's list
   SloConfig slo;
+  HealthConfig health;
   OutputConfig output;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
 };

@@ -10,7 +10,7 @@ std::vector<SchemaInfo> all_schemas() {
       nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(),   override_schema().info(),
       workload_schema().info(), layer_schema().info(),    bench_schema().info(),    training_schema().info(),
       fast_forward_schema().info(), parallel_schema().info(),
-      sync_schema().info(),     slo_schema().info(),      compression_schema().info(), class_streams_schema().info(),
+      sync_schema().info(),     slo_schema().info(),      health_schema().info(), detector_schema().info(), mitigation_schema().info(),      compression_schema().info(), class_streams_schema().info(),
       profile_schema().info(),  cxl_schema().info()};
   for (auto& kind : fault_kind_names()) out.push_back(fault_kind_schema(kind.second).info());
   for (SchemaInfo& g : fault_generator_schemas()) out.push_back(std::move(g));

@@ -265,6 +265,7 @@ RunResults bench_results(const Simulation& sim) {
   j["collectives"] = sim.bench()->report();
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   add_faults(r, sim);
+  if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   const nlohmann::ordered_json warnings = output_warnings(sim);
   if (!warnings.empty()) j["warnings"] = warnings;
@@ -361,6 +362,7 @@ RunResults collect_results(const Simulation& sim) {
   add_faults(r, sim);
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
+  if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   if (const FunctionalData* f = sim.functional())  // every GPU checked every element it received
     j["functional"] = {{"elements_checked", f->elements_checked()},

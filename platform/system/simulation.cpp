@@ -7,6 +7,7 @@
 #include "platform/core/asan_stack.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/system/faults/campaign.hpp"
+#include "platform/system/health/score.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -78,6 +79,14 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     fault_list_ = load_fault_list(fault_list_json_, resolved);
     fault_list_json_ = std::move(resolved);
   }
+  if (s.health.enabled && !bench_ && !(planned && elaborate_only)) {
+    FailSlowMonitor::Parts mp;
+    mp.params = s.health.detector;
+    mp.gpus = all;
+    mp.engine = cluster_.engine.get();
+    mp.nodes_of = nodes_of;
+    monitor_ = std::make_unique<FailSlowMonitor>("health_monitor", std::move(mp), ctx_);
+  }
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
   if (!bench_ && !(planned && elaborate_only)) {
@@ -93,12 +102,27 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     ff.faults = faults_.get();
     // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
     if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
+    else if (monitor_) ff.off_reason = "the fail-slow monitor reads every iteration's calls";
     else if (parallel_) ff.off_reason = "hybrid-parallel runs are not fast-forwarded yet";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.cluster.fabric.fidelity == FabricFidelity::Flow)
       ff.off_reason = "flow fidelity's network holds flow progress and link statistics a skip cannot shift";
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
+  }
+  if (monitor_ && s.health.mitigation.policy != MitigationPolicy::None) {
+    Mitigation::Parts mp;
+    mp.cfg = s.health.mitigation;
+    mp.monitor = monitor_.get();
+    mp.gpus = all;
+    // S2 moves micro-batches between data-parallel replicas (samples, without hybrid parallelism).
+    for (const Gpu* g : all) mp.replica_of.push_back(parallel_ ? parallel_->layout.coord(g->rank()).dp : g->rank());
+    mp.replicas = parallel_ ? s.training.parallel.dp : static_cast<int>(all.size());
+    mp.units = parallel_ ? s.training.parallel.micro_batches : static_cast<int>(s.workload.samples_per_iteration());
+    mp.faults = faults_.get();
+    mp.fabric = cluster_.fabric.get();
+    mp.next = fast_forward_.get();
+    mitigation_ = std::make_unique<Mitigation>(std::move(mp), ctx_);
   }
   // Training runs only: a collective benchmark has no iterations to count.
   if (progress && !elaborate_only && !bench_ && !all.empty()) {
@@ -202,6 +226,10 @@ void Simulation::run() {
   }
   run_until(limit_ps);
   if (faults_) faults_->finish(now_ps());
+  if (monitor_) {
+    health_ = score_health(*monitor_, faults_ ? faults_->truth() : std::vector<FaultTruth>{}, *cluster_.fabric);
+    if (mitigation_) health_["mitigation"] = mitigation_->report();
+  }
   cluster_.fabric->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;
   stats_.events = ctx_.events;

@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "models/collectives/engine.hpp"
+#include "models/failslow/monitor.hpp"
 #include "models/parallel/plan.hpp"
 #include "platform/system/cluster_builder.hpp"
 #include "platform/system/collective_bench.hpp"
 #include "platform/system/fabric/fabric.hpp"
 #include "platform/system/fast_forward/fast_forward.hpp"
 #include "platform/system/faults/faults.hpp"
+#include "platform/system/health/mitigation.hpp"
 #include "platform/system/run_end.hpp"
 #include "platform/system/run_progress.hpp"
 #include "platform/core/run_context.hpp"
@@ -55,6 +57,11 @@ class Simulation {
   const CollectiveBench* bench() const { return bench_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
+  // The fail-slow monitor (/health; null without).
+  const FailSlowMonitor* monitor() const { return monitor_.get(); }
+  // results.json `health`: the monitor scored against the injected faults, at the end of run()
+  // (null without /health).
+  const nlohmann::ordered_json& health_results() const { return health_; }
   // Steady-state fast-forward (null for a collective benchmark).
   const FastForward* fast_forward() const { return fast_forward_.get(); }
   // Every fault injected, resolved: the scenario's, then the fault generator's in order of start
@@ -93,9 +100,12 @@ class Simulation {
   std::vector<FaultConfig> fault_list_;  // the injector points into it
   nlohmann::json fault_list_json_ = nlohmann::json::array();
   std::size_t generated_ = 0;
+  std::unique_ptr<FailSlowMonitor> monitor_;  // before the injector: it charges its overhead to the GPUs' base speed
   std::unique_ptr<FaultInjector> faults_;
+  nlohmann::ordered_json health_;
   std::unique_ptr<RunEnd> run_end_;  // with background traffic only
   std::unique_ptr<FastForward> fast_forward_;
+  std::unique_ptr<Mitigation> mitigation_;  // after fast-forward: it asks it first at each boundary
   bool work_done() const;
   SimStats stats_;
   std::unique_ptr<RunProgress> progress_;  // null unless drawn

@@ -116,6 +116,10 @@ void FaultInjector::apply_due(std::int64_t now_ps) {
       a.end_ps = now_ps;
     }
     changed = true;
+    if (c.step <= 0 && !listeners_.empty()) {
+      const FaultTruth t = truth_of(a);
+      for (auto& l : listeners_) l(t, c.step == 0);
+    }
   }
   if (changed) recompute(), last_change_ps_ = now_ps;
 }
@@ -141,10 +145,12 @@ void FaultInjector::recompute() {
     if (!a.active) continue;
     const FaultConfig& f = *a.cfg;
     for (int g : a.gpus) {
+      if (!replaced_gpu_.empty() && replaced_gpu_[static_cast<std::size_t>(g)]) continue;
       if (f.kind == FaultKind::GpuSlowdown) speed[static_cast<std::size_t>(g)] *= a.level;
       if (f.kind == FaultKind::CpuContention) launch[static_cast<std::size_t>(g)] *= f.launch_factor;
     }
     for (int d : a.dirs) {
+      if (!replaced_dir_.empty() && replaced_dir_[static_cast<std::size_t>(d)]) continue;
       if (f.kind == FaultKind::LinkDegrade) {
         bw[static_cast<std::size_t>(d)] *= f.bandwidth_factor;
         lat[static_cast<std::size_t>(d)] += f.added_latency_ps;
@@ -193,6 +199,36 @@ void FaultInjector::finish(std::int64_t end_ps) {
       for (std::int64_t t = a.start_ps, n = 0; t < a.end_ps && n < kMaxOnSlices; t += f.on_ps + f.off_ps, ++n)
         ctx_.trace.slice(a.track, "on", "fault", t, std::min(t + f.on_ps, a.end_ps), {});
   }
+}
+
+FaultTruth FaultInjector::truth_of(const Active& a) const {
+  FaultTruth t;
+  t.index = a.cfg->index, t.kind = a.cfg->kind, t.start_ps = a.start_ps, t.end_ps = a.end_ps;
+  for (int g : a.gpus) t.gpus.push_back(gpus_[static_cast<std::size_t>(g)]->rank());
+  t.dirs = a.dirs, t.sources = a.sources, t.destinations = a.destinations, t.severity = a.cfg->severity;
+  t.factor = a.cfg->factor;
+  return t;
+}
+
+std::vector<FaultTruth> FaultInjector::truth() const {
+  std::vector<FaultTruth> out;
+  for (const Active& a : faults_) out.push_back(truth_of(a));
+  return out;
+}
+
+void FaultInjector::replace_node(int node) {
+  replaced_gpu_.resize(gpus_.size(), false);
+  replaced_dir_.resize(base_bw_.size(), false);
+  for (std::size_t g = 0; g < gpus_.size(); ++g)
+    if (fabric_.devices()[static_cast<std::size_t>(fabric_.device_of_rank(gpus_[g]->rank()))].node == node)
+      replaced_gpu_[g] = true;
+  for (std::size_t d = 0; d < base_bw_.size(); ++d) {
+    const FabricDir& dir = fabric_.dirs()[d];
+    if (fabric_.devices()[static_cast<std::size_t>(dir.from)].node == node ||
+        fabric_.devices()[static_cast<std::size_t>(dir.to)].node == node)
+      replaced_dir_[d] = true;
+  }
+  recompute();
 }
 
 nlohmann::ordered_json FaultInjector::results() const {

@@ -10,6 +10,7 @@
 // kernel to each change time with sc_start() and calls apply_due() between the calls. Changes
 // therefore take effect at exactly their time, outside any nb_transport call.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -26,6 +27,18 @@ namespace trainvp {
 
 // A link is targeted by a pattern matching its name or the name of a device at either end.
 bool link_matches(const Fabric& fabric, const FabricLink& link, const std::string& pattern);
+
+// What was injected, for scoring a detector against (platform/system/health/score.hpp).
+struct FaultTruth {
+  int index = 0;
+  FaultKind kind = FaultKind::LinkDegrade;
+  std::int64_t start_ps = -1, end_ps = -1;  // -1: never applied
+  std::vector<int> gpus;                     // ranks (GPU faults)
+  std::vector<int> dirs;                     // fabric link directions (link faults)
+  std::vector<std::string> sources, destinations;  // congestion: NIC names
+  std::string severity;
+  double factor = 1;                         // gpu_slowdown: the speed factor it reaches
+};
 
 class FaultInjector {
  public:
@@ -45,9 +58,15 @@ class FaultInjector {
   void finish(std::int64_t end_ps);
   // results.json "faults": one entry per fault.
   nlohmann::ordered_json results() const;
+  std::vector<FaultTruth> truth() const;
   bool empty() const { return faults_.empty(); }
   // Some fault generates traffic of its own (congestion): the run cannot end by starvation alone.
   bool has_background() const { return traffic_ != nullptr; }
+  // A mitigation restarted the job with a spare in place of `node`: from now on no fault acts on
+  // that node's GPUs or on links touching its devices (congestion traffic is not stopped).
+  void replace_node(int node);
+  // Told when a fault starts (true) or ends (false) (the oracle mitigation policy acts on it).
+  void on_change(std::function<void(const FaultTruth&, bool started)> f) { listeners_.push_back(std::move(f)); }
   // Time of the last change applied (-1 before any): fast-forward compares only iterations after it.
   std::int64_t last_change_ps() const { return last_change_ps_; }
   // A packet-loss fault is active: its losses are random draws, which a skip would not make.
@@ -83,6 +102,9 @@ class FaultInjector {
   std::int64_t end_ps_ = -1;
   std::int64_t last_change_ps_ = -1;
   std::unique_ptr<BackgroundTraffic> traffic_;  // null without congestion faults
+  std::vector<bool> replaced_gpu_, replaced_dir_;  // on a node a mitigation replaced
+  std::vector<std::function<void(const FaultTruth&, bool)>> listeners_;
+  FaultTruth truth_of(const Active& a) const;
 };
 
 }  // namespace trainvp

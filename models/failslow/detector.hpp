@@ -1,0 +1,52 @@
+#pragma once
+// GREYHOUND's detection steps on the monitor's windows (DOMAIN.md section 3): Bayesian online
+// change-point detection on the iteration time, verification of a sustained change of the mean,
+// then group comparison to name the suspects that validation probes check. Pure: no SystemC, so
+// each step is tested on series of known shape (models/failslow/test).
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "models/failslow/detector_params.hpp"
+#include "models/failslow/window.hpp"
+#include "models/health/bocpd.hpp"
+
+namespace trainvp {
+
+struct ChangeFinding {
+  int change_window = 0;      // index of the first window of the new regime
+  int verified_window = 0;    // the window whose arrival verified it
+  bool slowdown = true;       // false: the iteration time dropped (a recovery)
+  double before_s = 0, after_s = 0;  // mean iteration time on either side
+  double reset_probability = 0;
+  std::vector<int> compute_suspects;  // ranks, worst first
+  std::vector<int> comm_suspects;     // communicator indices, worst first
+};
+
+class Detector {
+ public:
+  // comm_size: per communicator (as they appear; the list may grow), the number of its ranks.
+  explicit Detector(const DetectorParams& p);
+  // Adds the next window; returns a change once it is verified. `comm_size[g]` gives group g's
+  // size (groups of one size and equal bytes per window are compared with each other).
+  std::optional<ChangeFinding> add(const MonitorWindow& w, const std::vector<int>& comm_size);
+  int windows() const { return total_; }
+  const MonitorWindow& window(int index) const;  // one still held
+  std::int64_t window_start_ps(int index) const { return window(index).start_ps; }
+
+ private:
+  ChangeFinding compare(int c, int k, const std::vector<int>& comm_size) const;
+  double mean_time(int from, int to) const;  // windows [from, to)
+
+  DetectorParams p_;
+  Bocpd bocpd_;
+  std::deque<MonitorWindow> held_;  // the last windows, held_[0] is window `first_`
+  int first_ = 0, total_ = 0;
+  int regime_ = 0;         // first window since the last handled change
+  int candidate_ = -1;     // a flagged change point waiting for its verification windows
+  double candidate_p_ = 0;
+  int rejected_ = -1;      // the last change point that failed verification
+};
+
+}  // namespace trainvp

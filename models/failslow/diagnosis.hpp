@@ -1,0 +1,42 @@
+#pragma once
+// What the fail-slow detector concludes (docs/health.md): every verified change of the iteration
+// time, and for each slowdown a diagnosis after its validation probes.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainvp {
+
+struct ChangeEvent {
+  std::int64_t change_ps = 0;    // start of the first window of the new regime
+  std::int64_t detected_ps = 0;  // when verification passed
+  bool slowdown = true;
+  double before_s = 0, after_s = 0;  // mean iteration time on either side
+};
+
+struct GemmProbeResult {
+  int rank = 0;
+  std::string dtype;
+  double expected_s = 0, measured_s = 0;  // datasheet roofline at the GPU's configured speed; measured
+  bool slow = false;
+};
+
+struct LinkProbeResult {
+  int src = 0, dst = 0;     // ranks
+  double bandwidth_Bps = 0; // from the slope between the smallest and largest message
+  bool slow = false;
+};
+
+struct Diagnosis {
+  int change = 0;                  // index into the changes
+  std::int64_t change_ps = 0, detected_ps = 0, diagnosed_ps = 0;
+  std::string cause;               // "compute" (GPU), "cpu" (host), "communication", "unknown"
+  std::vector<int> gpus;           // ranks (compute, cpu)
+  std::vector<std::pair<int, int>> links;  // slow edges: source and destination rank
+  std::vector<std::vector<int>> groups;    // suspect communicators (communication)
+  double confidence = 0;
+  double slowdown = 1;             // after / before
+};
+
+}  // namespace trainvp

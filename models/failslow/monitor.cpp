@@ -1,0 +1,312 @@
+#include "models/failslow/monitor.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "models/gpu/roofline.hpp"
+#include "models/health/autocorrelation.hpp"
+#include "models/health/group_compare.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+namespace {
+
+bool is_probe(const CollectiveCall& c) { return c.record && c.record->label.compare(0, 6, "probe ") == 0; }
+
+// The calls a period estimate may hold before it gives up (memory bound).
+constexpr std::size_t kMaxPeriodCalls = 400000;
+
+}  // namespace
+
+struct FailSlowMonitor::Validation {
+  int change = 0;
+  ChangeFinding finding;
+  int pending = 0;
+  std::vector<GemmProbeResult> gemm;
+  std::vector<LinkProbeResult> links;
+};
+
+FailSlowMonitor::FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx)
+    : sc_module(name),
+      p_(std::move(parts)),
+      ctx_(ctx),
+      detector_(p_.params),
+      prober_(*p_.engine, p_.nodes_of, p_.params.link_probe_min, p_.params.link_probe_repeats,
+              [this](std::function<void()> f) { defer(std::move(f)); }) {
+  p_.engine->set_observer(this);
+  if (!p_.gpus.empty()) p_.gpus.front()->on_phase_end([this](int, int, const Phase&) { rank0_phase_end(); });
+  // The interposer's bookkeeping runs on the host between kernels: charged as slower compute.
+  for (Gpu* g : p_.gpus) g->set_speed(g->speed() / (1.0 + p_.params.tracking_overhead));
+  lateness_.assign(p_.gpus.size(), 0.0);
+  SC_HAS_PROCESS(FailSlowMonitor);
+  SC_METHOD(run_deferred);
+  sensitive << deferred_event_;
+  dont_initialize();
+}
+
+void FailSlowMonitor::defer(std::function<void()> f) {
+  deferred_.push_back(std::move(f));
+  deferred_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void FailSlowMonitor::run_deferred() {
+  std::deque<std::function<void()>> now;
+  now.swap(deferred_);
+  for (auto& f : now) f();
+}
+
+void FailSlowMonitor::rank0_phase_end() {
+  if (++phases_ % p_.gpus.front()->phases_per_iteration() != 0) return;
+  ++rank0_iterations_;
+  // The first iteration (warm-up, pipeline fill) is not read: collection starts after it.
+  if (rank0_iterations_ == 1) collecting_ = true;
+  else if (period_ == 0 && collecting_ && rank0_iterations_ >= 1 + p_.params.period_iterations) try_period();
+}
+
+void FailSlowMonitor::try_period() {
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < rank0_starts_.size(); ++i) gaps.push_back(sec(rank0_starts_[i] - rank0_starts_[i - 1]));
+  const int lag = gaps.size() >= 4 ? first_period(gaps, p_.params.period_threshold, static_cast<int>(gaps.size() / 2)) : 0;
+  if (lag > 0) {
+    period_ = lag;
+    rank0_starts_.clear();
+    rank0_starts_.shrink_to_fit();
+    return;
+  }
+  // More iterations may show it (a long warm-up); give up after four times the reading.
+  if (rank0_iterations_ >= 1 + 4 * p_.params.period_iterations || rank0_starts_.size() >= kMaxPeriodCalls) {
+    collecting_ = false;
+    period_note_ = "no autocorrelation lag of rank 0's call gaps reached the threshold";
+    rank0_starts_.clear();
+  }
+}
+
+int FailSlowMonitor::group_of(const CollectiveCall& c) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(c.communicator[0]) << 40) ^
+                            (static_cast<std::uint64_t>(c.comm_size > 1 ? c.communicator[1] + 1 : 0) << 20) ^
+                            static_cast<std::uint64_t>(c.comm_size);
+  auto [it, fresh] = groups_.try_emplace(key, static_cast<int>(group_size_.size()));
+  if (fresh) {
+    group_size_.push_back(c.comm_size);
+    group_ranks_.emplace_back(c.communicator, c.communicator + c.comm_size);
+    transfer_.push_back(0), bytes_.push_back(0);
+  }
+  return it->second;
+}
+
+void FailSlowMonitor::call_started(const CollectiveCall& c) {
+  if (is_probe(c)) return;
+  if (c.rank == 0 && collecting_) {
+    if (period_ == 0) {
+      rank0_starts_.push_back(c.start_ps);
+    } else if (rank0_calls_ % period_ == 0) {  // a window boundary: one period of rank 0's calls
+      if (window_start_ >= 0) close_window(c.start_ps);
+      window_start_ = c.start_ps;
+      paused_ps_ = 0;
+    }
+    ++rank0_calls_;
+  }
+  auto [it, fresh] = live_.try_emplace(c.id);
+  Instance& in = it->second;
+  if (fresh) in.group = group_of(c), in.size = c.comm_size, in.min_start = in.max_start = c.start_ps;
+  ++in.joined;
+  in.min_start = std::min(in.min_start, c.start_ps);
+  in.max_start = std::max(in.max_start, c.start_ps);
+  in.starts.push_back({c.rank, c.start_ps});
+  if (in.joined == in.size && window_start_ >= 0)
+    for (auto& [r, s] : in.starts) lateness_[static_cast<std::size_t>(r)] += sec(s - in.min_start);
+}
+
+void FailSlowMonitor::call_ended(const CollectiveCall& c) {
+  if (is_probe(c)) return;
+  auto it = live_.find(c.id);
+  if (it == live_.end()) return;
+  Instance& in = it->second;
+  in.max_end = std::max(in.max_end, c.end_ps);
+  if (++in.ended < in.size) return;
+  if (window_start_ >= 0) {
+    transfer_[static_cast<std::size_t>(in.group)] += sec(in.max_end - in.max_start);
+    bytes_[static_cast<std::size_t>(in.group)] += static_cast<double>(c.record->bytes);
+  }
+  live_.erase(it);
+}
+
+void FailSlowMonitor::close_window(std::int64_t at) {
+  MonitorWindow w;
+  w.start_ps = window_start_, w.end_ps = at;
+  w.lateness_s = lateness_, w.transfer_s = transfer_, w.bytes = bytes_;
+  w.paused_s = sec(paused_ps_);
+  paused_ps_ = 0;
+  // Probes slow the training they compete with: the detector must not take its own validation
+  // for a change (and then the end of it for a recovery).
+  w.disturbed = disturbed_;
+  disturbed_ = probing_ > 0;
+  std::fill(lateness_.begin(), lateness_.end(), 0.0);
+  std::fill(transfer_.begin(), transfer_.end(), 0.0);
+  std::fill(bytes_.begin(), bytes_.end(), 0.0);
+  std::optional<ChangeFinding> f;
+  ++windows_;
+  if (w.disturbed) ++disturbed_windows_;
+  else f = detector_.add(w, group_size_);
+  for (auto& l : window_listeners_) l(w);
+  if (f) handle(*f, at);
+}
+
+void FailSlowMonitor::handle(const ChangeFinding& f, std::int64_t at) {
+  ChangeEvent e;
+  e.change_ps = detector_.window_start_ps(f.change_window);
+  e.detected_ps = at;
+  e.slowdown = f.slowdown;
+  e.before_s = f.before_s, e.after_s = f.after_s;
+  changes_.push_back(e);
+  for (auto& l : change_listeners_) l(e);
+  if (!f.slowdown) return;
+  const int change = static_cast<int>(changes_.size()) - 1;
+  defer([this, f, change] { validate(f, change); });  // probes start outside the engine's callback
+}
+
+void FailSlowMonitor::validate(const ChangeFinding& f, int change) {
+  auto v = std::make_shared<Validation>();
+  v->change = change, v->finding = f;
+  ++probing_, disturbed_ = true;
+  for (int r : f.compute_suspects) {
+    Gpu* g = p_.gpus[static_cast<std::size_t>(r)];
+    std::vector<std::pair<DType, const char*>> types = {{DType::FP16, "fp16"}, {DType::FP32, "fp32"}};
+    if (g->params().peak_fp8 > 0) types.insert(types.begin(), {DType::FP8, "fp8"});
+    for (auto [dt, label] : types) {
+      const PhaseWork w = gemm_work(dt);
+      const double expected = sec(phase_time_ps(g->params(), dt, w, g->params().speed));
+      ++v->pending;
+      g->queue_probe(w, dt, [this, v, r, label, expected](std::int64_t s, std::int64_t e) {
+        GemmProbeResult res{r, label, expected, sec(e - s), false};
+        res.slow = res.measured_s >= (1 + p_.params.probe_threshold) * expected;
+        v->gemm.push_back(res);
+        if (--v->pending == 0) finish(v);
+      });
+    }
+  }
+  // Link probes: the ring edges of each suspect communicator, and of one peer of the same size as
+  // a reference (a 2-rank communicator has no peers within itself to compare with).
+  std::vector<std::pair<int, int>> edges;
+  std::set<std::pair<int, int>> seen;
+  auto add_edges = [&](int g) {
+    const std::vector<int>& m = group_ranks_[static_cast<std::size_t>(g)];
+    const std::size_t k = m.size();
+    for (std::size_t i = 0; i < (k == 2 ? 1 : k); ++i)
+      if (seen.insert({m[i], m[(i + 1) % k]}).second) edges.push_back({m[i], m[(i + 1) % k]});
+  };
+  for (int g : f.comm_suspects) add_edges(g);
+  if (!f.comm_suspects.empty()) {
+    const int size = group_size_[static_cast<std::size_t>(f.comm_suspects.front())];
+    for (std::size_t g = 0; g < group_size_.size(); ++g)
+      if (group_size_[g] == size &&
+          std::find(f.comm_suspects.begin(), f.comm_suspects.end(), static_cast<int>(g)) == f.comm_suspects.end()) {
+        add_edges(static_cast<int>(g));
+        break;
+      }
+  }
+  if (!edges.empty()) {
+    ++v->pending;
+    prober_.probe(edges, [this, v](std::vector<LinkProbeResult> res) {
+      std::vector<double> bw;
+      for (auto& r : res) bw.push_back(r.bandwidth_Bps);
+      const double med = median(bw);
+      for (auto& r : res) r.slow = r.bandwidth_Bps < (1 - p_.params.probe_threshold) * med;
+      v->links = std::move(res);
+      if (--v->pending == 0) finish(v);
+    });
+  }
+  if (v->pending == 0) finish(v);
+}
+
+PhaseWork FailSlowMonitor::gemm_work(DType dt) const {
+  const double n = p_.params.gemm_size;
+  PhaseWork w;
+  w.flops = 2 * n * n * n;
+  w.bytes = 3 * n * n * dtype_bytes(dt);
+  w.kernels = 1;
+  return w;
+}
+
+void FailSlowMonitor::gemm_check(int rank, std::function<void(double ratio)> done) {
+  Gpu* g = p_.gpus[static_cast<std::size_t>(rank)];
+  const PhaseWork w = gemm_work(DType::FP16);
+  const double expected = sec(phase_time_ps(g->params(), DType::FP16, w, g->params().speed));
+  ++probing_, disturbed_ = true;
+  g->queue_probe(w, DType::FP16, [this, expected, done = std::move(done)](std::int64_t s, std::int64_t e) {
+    --probing_;
+    done(sec(e - s) / expected);
+  });
+}
+
+void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
+  --probing_;
+  const ChangeEvent& e = changes_[static_cast<std::size_t>(v->change)];
+  auto base = [&] {
+    Diagnosis d;
+    d.change = v->change;
+    d.change_ps = e.change_ps, d.detected_ps = e.detected_ps, d.diagnosed_ps = now();
+    d.slowdown = e.before_s > 0 ? e.after_s / e.before_s : 1.0;
+    return d;
+  };
+  for (auto& g : v->gemm) gemm_results_.push_back(g);
+  for (auto& l : v->links) link_results_.push_back(l);
+  std::vector<Diagnosis> out;
+  // Compute: a GPU whose GEMMs run slower than its datasheet roofline.
+  Diagnosis gpu = base(), cpu = base(), comm = base();
+  gpu.cause = "compute", cpu.cause = "cpu", comm.cause = "communication";
+  double gpu_conf = 1, cpu_conf = 1;
+  for (int r : v->finding.compute_suspects) {
+    int probes = 0, slow = 0;
+    for (auto& g : v->gemm)
+      if (g.rank == r) ++probes, slow += g.slow;
+    if (probes == 0) continue;
+    if (slow > 0) gpu.gpus.push_back(r), gpu_conf = std::min(gpu_conf, static_cast<double>(slow) / probes);
+    else cpu.gpus.push_back(r), cpu_conf = std::min(cpu_conf, 1.0 - static_cast<double>(slow) / probes);
+  }
+  for (auto& l : v->links)
+    if (l.slow) comm.links.push_back({l.src, l.dst});
+  for (int g : v->finding.comm_suspects) comm.groups.push_back(group_ranks_[static_cast<std::size_t>(g)]);
+  comm.confidence = comm.links.empty() ? 0.5 : 1.0;  // a suspect group without a slow edge: unlocalized
+  gpu.confidence = gpu_conf;
+  cpu.confidence = cpu_conf;
+  if (!gpu.gpus.empty()) out.push_back(gpu);
+  if (!comm.links.empty() || (!comm.groups.empty() && gpu.gpus.empty())) out.push_back(comm);
+  // A late rank whose GPU computes at full speed: its host launches late (CPU contention), unless
+  // another cause was confirmed, which then explains the lateness.
+  if (!cpu.gpus.empty() && out.empty()) out.push_back(cpu);
+  if (out.empty()) {
+    Diagnosis d = base();
+    d.cause = "unknown";
+    out.push_back(d);
+  }
+  for (Diagnosis& d : out) {
+    diagnoses_.push_back(d);
+    for (auto& l : diagnosis_listeners_) l(d);
+  }
+}
+
+nlohmann::ordered_json FailSlowMonitor::report() const {
+  using ojson = nlohmann::ordered_json;
+  ojson o;
+  o["tracking_overhead"] = p_.params.tracking_overhead;
+  o["period_calls"] = period_ > 0 ? ojson(period_) : ojson(nullptr);
+  if (!period_note_.empty()) o["period_note"] = period_note_;
+  o["windows"] = windows_;
+  o["windows_disturbed"] = disturbed_windows_;
+  o["communicators"] = group_size_.size();
+  ojson ch = ojson::array();
+  for (const ChangeEvent& e : changes_)
+    ch.push_back({{"change_s", sec(e.change_ps)},
+                  {"detected_s", sec(e.detected_ps)},
+                  {"direction", e.slowdown ? "slowdown" : "recovery"},
+                  {"before_s", e.before_s},
+                  {"after_s", e.after_s}});
+  o["changes"] = ch;
+  o["gemm_probes"] = gemm_results_.size();
+  o["link_probe_edges"] = link_results_.size();
+  return o;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,130 @@
+#pragma once
+// GREYHOUND's fail-slow monitor and detector running inside the platform (docs/health.md). It
+// sees only what a collective-call interposer sees: each rank's call starts and returns (with the
+// communicator and size), and rank 0's iteration ends. From those it
+//   1. finds the iteration period: the first lag at which the autocorrelation of rank 0's gaps
+//      between calls reaches `period_threshold` (calls per iteration);
+//   2. cuts the run into windows of one period of rank 0's calls and, per window, sums each
+//      rank's lateness in its collectives and each communicator's transfer time;
+//   3. runs the Detector (change point, verification, group comparison) on the windows;
+//   4. validates suspects with probes run as real work: GEMMs (FP8, FP16, FP32) on suspect GPUs,
+//      link probes over the edges of suspect communicators;
+//   5. records the diagnosis (cause, suspect, confidence, reaction split into detection and
+//      validation) and tells its listeners (mitigation).
+// It never reads the injected faults; platform/system/health scores it against them.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "models/collectives/collective_observer.hpp"
+#include "models/collectives/engine.hpp"
+#include "models/failslow/detector.hpp"
+#include "models/failslow/diagnosis.hpp"
+#include "models/failslow/link_prober.hpp"
+#include "models/gpu/gpu.hpp"
+#include "platform/core/run_context.hpp"
+
+namespace trainvp {
+
+class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
+ public:
+  struct Parts {
+    DetectorParams params;
+    std::vector<Gpu*> gpus;  // by rank
+    CollectiveEngine* engine = nullptr;
+    std::vector<int> nodes_of;
+  };
+  // Attaches itself to the engine and to rank 0, and charges the tracking overhead to every GPU
+  // (construct it before anything reads the GPUs' base speed, such as the fault injector).
+  FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
+
+  void call_started(const CollectiveCall& c) override;
+  void call_ended(const CollectiveCall& c) override;
+
+  using Listener = std::function<void(const Diagnosis&)>;
+  void on_diagnosis(Listener l) { diagnosis_listeners_.push_back(std::move(l)); }
+  using ChangeListener = std::function<void(const ChangeEvent&)>;
+  void on_change(ChangeListener l) { change_listeners_.push_back(std::move(l)); }
+
+  using WindowListener = std::function<void(const MonitorWindow&)>;
+  void on_window(WindowListener l) { window_listeners_.push_back(std::move(l)); }
+
+  // Re-validation (a mitigation checking whether a GPU it works around is still slow): one FP16
+  // GEMM probe on `rank`; `done` gets measured / datasheet time.
+  void gemm_check(int rank, std::function<void(double ratio)> done);
+
+  // A mitigation paused rank 0 for `ps` (checkpoint, restart, re-plan): the time is its cost, not
+  // the job's pace, so the open window does not count it.
+  void note_pause(std::int64_t ps) { paused_ps_ += ps; }
+
+  int period_calls() const { return period_; }
+  const DetectorParams& params() const { return p_.params; }
+  const std::vector<ChangeEvent>& changes() const { return changes_; }
+  const std::vector<Diagnosis>& diagnoses() const { return diagnoses_; }
+  const std::vector<GemmProbeResult>& gemm_probes() const { return gemm_results_; }
+  const std::vector<LinkProbeResult>& link_probes() const { return link_results_; }
+  int windows() const { return windows_; }
+  // results.json `health.detector`.
+  nlohmann::ordered_json report() const;
+
+ private:
+  struct Instance {  // one collective in flight, as the interposers of its ranks saw it
+    int group = 0, size = 0, joined = 0, ended = 0;
+    std::int64_t min_start = 0, max_start = 0, max_end = 0;
+    std::vector<std::pair<int, std::int64_t>> starts;
+  };
+  struct Validation;
+  void rank0_phase_end();
+  void try_period();
+  void close_window(std::int64_t now);
+  void handle(const ChangeFinding& f, std::int64_t now);
+  void validate(const ChangeFinding& f, int change);
+  void finish(const std::shared_ptr<Validation>& v);
+  PhaseWork gemm_work(DType dt) const;
+  int group_of(const CollectiveCall& c);
+  void defer(std::function<void()> f);
+  void run_deferred();
+  std::int64_t now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+
+  Parts p_;
+  RunContext& ctx_;
+  Detector detector_;
+  LinkProber prober_;
+  // Period estimate: rank 0's call starts after its first iteration.
+  std::size_t phases_ = 0;
+  int rank0_iterations_ = 0;
+  std::vector<std::int64_t> rank0_starts_;
+  bool collecting_ = false;
+  int period_ = 0;                 // calls per window (0: not found yet)
+  std::string period_note_;
+  std::int64_t rank0_calls_ = 0;   // since collecting began
+  std::int64_t window_start_ = -1; // -1: no window open
+  std::int64_t paused_ps_ = 0;     // in the open window
+  int probing_ = 0;                // validations and re-checks running
+  bool disturbed_ = false;         // a probe ran in the open window
+  int windows_ = 0, disturbed_windows_ = 0;
+  // The open window's sums.
+  std::vector<double> lateness_, transfer_, bytes_;
+  std::unordered_map<std::uint64_t, int> groups_;  // communicator key -> index
+  std::vector<std::vector<int>> group_ranks_;
+  std::vector<int> group_size_;
+  std::unordered_map<int, Instance> live_;
+  std::vector<ChangeEvent> changes_;
+  std::vector<Diagnosis> diagnoses_;
+  std::vector<GemmProbeResult> gemm_results_;
+  std::vector<LinkProbeResult> link_results_;
+  std::vector<Listener> diagnosis_listeners_;
+  std::vector<ChangeListener> change_listeners_;
+  std::vector<WindowListener> window_listeners_;
+  std::deque<std::function<void()>> deferred_;
+  sc_core::sc_event deferred_event_;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,92 @@
+// The detector's steps on window series of known shape: a steady series (with a 1% wobble) raises
+// nothing; a 20% step is flagged at its window, verified after verify_iterations windows and
+// names the rank that arrives late or the communicator whose transfers slowed; a 5% step fails
+// verification; a return to the old time is a recovery.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "models/failslow/detector.hpp"
+
+namespace trainvp {
+namespace {
+
+constexpr int kRanks = 8, kGroups = 4;
+
+// Window k of a series: iteration time t, rank `late_rank` arriving `late` s later in total, and
+// group `slow_group`'s transfers taking `transfer` s (the others 0.1 s).
+MonitorWindow window(int k, double t, int late_rank = -1, double late = 0, int slow_group = -1, double transfer = 0.1) {
+  MonitorWindow w;
+  w.start_ps = static_cast<std::int64_t>(k) * 2'000'000'000'000;
+  w.end_ps = w.start_ps + static_cast<std::int64_t>(std::llround(t * 1e12));
+  w.lateness_s.assign(kRanks, 0.001);
+  if (late_rank >= 0) w.lateness_s[late_rank] += late;
+  w.transfer_s.assign(kGroups, 0.1);
+  if (slow_group >= 0) w.transfer_s[slow_group] = transfer;
+  w.bytes.assign(kGroups, 1e9);
+  return w;
+}
+
+const std::vector<int> kSizes(kGroups, 4);
+
+TEST(Detector, ASteadySeriesWithAOnePercentWobbleRaisesNothing) {
+  Detector d{DetectorParams{}};
+  for (int k = 0; k < 500; ++k) EXPECT_FALSE(d.add(window(k, 1.0 + 0.01 * ((k % 2) ? 1 : -1)), kSizes)) << k;
+}
+
+TEST(Detector, ATwentyPercentStepOnOneRankIsVerifiedAfterTwoWindowsAndNamesTheLateRank) {
+  DetectorParams p;
+  Detector d{p};
+  std::optional<ChangeFinding> f;
+  int at = -1;
+  for (int k = 0; k < 60 && !f; ++k) {
+    const bool slow = k >= 30;
+    f = d.add(window(k, slow ? 1.2 : 1.0, slow ? 5 : -1, 0.2), kSizes);
+    at = k;
+  }
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->change_window, 30);
+  EXPECT_EQ(at, 30 + p.verify_iterations - 1);  // flagged at once, verified when its windows are in
+  EXPECT_TRUE(f->slowdown);
+  EXPECT_NEAR(f->before_s, 1.0, 1e-9);
+  EXPECT_NEAR(f->after_s, 1.2, 1e-9);
+  EXPECT_GT(f->reset_probability, p.reset_threshold);
+  EXPECT_EQ(f->compute_suspects, std::vector<int>{5});
+  EXPECT_TRUE(f->comm_suspects.empty());
+}
+
+TEST(Detector, ACommunicatorWhoseTransfersSlowedMoreThanItsPeersIsTheSuspect) {
+  Detector d{DetectorParams{}};
+  std::optional<ChangeFinding> f;
+  for (int k = 0; k < 60 && !f; ++k) {
+    const bool slow = k >= 20;
+    f = d.add(window(k, slow ? 1.3 : 1.0, -1, 0, slow ? 2 : -1, slow ? 0.4 : 0.1), kSizes);
+  }
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->change_window, 20);
+  EXPECT_EQ(f->comm_suspects, std::vector<int>{2});
+  EXPECT_TRUE(f->compute_suspects.empty());
+}
+
+TEST(Detector, AFivePercentStepFailsVerification) {
+  Detector d{DetectorParams{}};
+  for (int k = 0; k < 200; ++k) EXPECT_FALSE(d.add(window(k, k >= 30 ? 1.05 : 1.0), kSizes)) << k;
+}
+
+TEST(Detector, TheEndOfASlowdownIsARecovery) {
+  Detector d{DetectorParams{}};
+  std::vector<ChangeFinding> found;
+  for (int k = 0; k < 120; ++k)
+    if (auto f = d.add(window(k, k >= 30 && k < 70 ? 1.25 : 1.0), kSizes)) found.push_back(*f);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_TRUE(found[0].slowdown);
+  EXPECT_EQ(found[0].change_window, 30);
+  EXPECT_FALSE(found[1].slowdown);
+  EXPECT_EQ(found[1].change_window, 70);
+  EXPECT_NEAR(found[1].before_s, 1.25, 1e-9);
+  EXPECT_TRUE(found[1].compute_suspects.empty());
+}
+
+}  // namespace
+}  // namespace trainvp

@@ -1,0 +1,288 @@
+#include "platform/system/health/mitigation.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "models/health/rebalance.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+namespace {
+
+std::int64_t step_cost_ps(const MitigationConfig& c, MitigationStep s) {
+  switch (s) {
+    case MitigationStep::S2: return c.rebalance_pause_ps;
+    case MitigationStep::S4: return c.checkpoint_save_ps + c.restart_ps;
+    default: return 0;
+  }
+}
+
+const char* policy_name(MitigationPolicy p) {
+  switch (p) {
+    case MitigationPolicy::None: return "none";
+    case MitigationPolicy::Ladder: return "ladder";
+    case MitigationPolicy::AlwaysRestart: return "always_restart";
+    case MitigationPolicy::Oracle: return "oracle";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx_(ctx) {
+  pending_pause_.assign(p_.gpus.size(), 0);
+  pending_scale_.assign(p_.gpus.size(), -1.0);
+  factor_.assign(static_cast<std::size_t>(p_.replicas), 1.0);
+  for (Gpu* g : p_.gpus) g->set_boundary(this);
+  if (p_.cfg.policy == MitigationPolicy::Oracle) {
+    if (p_.faults) p_.faults->on_change([this](const FaultTruth& f, bool started) { fault(f, started); });
+  } else if (p_.cfg.policy != MitigationPolicy::None && p_.monitor) {
+    p_.monitor->on_diagnosis([this](const Diagnosis& d) { diagnosed(d); });
+    p_.monitor->on_change([this](const ChangeEvent& e) { changed(e); });
+    p_.monitor->on_window([this](const MonitorWindow& w) { window(w); });
+  }
+  if (p_.cfg.policy != MitigationPolicy::None) track_ = ctx_.trace.track("health", "mitigation");
+}
+
+std::int64_t Mitigation::now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+
+IterationSkip Mitigation::at_boundary(int rank, int iteration) {
+  IterationSkip s = p_.next ? p_.next->at_boundary(rank, iteration) : IterationSkip{};
+  if (s.iterations > 0) return s;
+  const auto r = static_cast<std::size_t>(rank);
+  // A restart replaces its nodes when the first rank stops for it.
+  if (!repair_nodes_.empty() && pending_pause_[r] > 0) {
+    for (int n : repair_nodes_)
+      if (p_.faults) p_.faults->replace_node(n);
+    repair_nodes_.clear();
+  }
+  if (pending_pause_[r] > 0) {
+    s.pause_ps = pending_pause_[r];
+    if (rank == 0 && p_.monitor) p_.monitor->note_pause(pending_pause_[r]);
+    if (track_ >= 0) ctx_.trace.slice(track_, "pause r" + std::to_string(rank), "mitigation", now(), now() + s.pause_ps, {});
+    pending_pause_[r] = 0;
+  }
+  if (pending_scale_[r] >= 0) p_.gpus[r]->set_work_scale(pending_scale_[r]), pending_scale_[r] = -1;
+  return s;
+}
+
+void Mitigation::pause_all(std::int64_t ps) {
+  for (auto& p : pending_pause_) p += ps;
+}
+
+std::vector<int> Mitigation::nodes_of(const Diagnosis& d) const {
+  std::set<int> nodes;
+  auto node = [&](int rank) {
+    return p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(rank))].node;
+  };
+  for (int g : d.gpus) nodes.insert(node(g));
+  for (auto [a, b] : d.links) nodes.insert(node(a)), nodes.insert(node(b));
+  return {nodes.begin(), nodes.end()};
+}
+
+void Mitigation::diagnosed(const Diagnosis& d) {
+  const int index = static_cast<int>(p_.monitor->diagnoses().size()) - 1;
+  if (p_.cfg.policy == MitigationPolicy::AlwaysRestart) {
+    Action a;
+    a.at_ps = now(), a.step = MitigationStep::S4, a.diagnosis = index;
+    restart(a, nodes_of(d));
+    actions_.push_back(a);
+    return;
+  }
+  // The replica's time per unit: a slow GPU's GEMM slowdown; a late host's iteration slowdown.
+  bool more = false;
+  for (int g : d.gpus) {
+    double f = d.cause == "cpu" ? d.slowdown : 1.0;
+    if (d.cause == "compute")
+      for (const GemmProbeResult& r : p_.monitor->gemm_probes())
+        if (r.rank == g && r.expected_s > 0) f = std::max(f, r.measured_s / r.expected_s);
+    double& cur = factor_[static_cast<std::size_t>(p_.replica_of[static_cast<std::size_t>(g)])];
+    if (f > cur) cur = f, more = true;
+    if (d.cause == "compute" && std::find(slow_gpus_.begin(), slow_gpus_.end(), g) == slow_gpus_.end())
+      slow_gpus_.push_back(g);
+  }
+  if (!active_) {
+    active_ = true;
+    incident_ps_ = d.change_ps;
+    healthy_s_ = p_.monitor->changes()[static_cast<std::size_t>(d.change)].before_s;
+    std::vector<double> costs = {0.0};
+    for (std::size_t i = 1; i < p_.cfg.steps.size(); ++i) costs.push_back(sec(step_cost_ps(p_.cfg, p_.cfg.steps[i])));
+    ski_ = std::make_unique<SkiRental>(costs);
+    enter(0, index, 0);
+  } else if (more && p_.cfg.steps[position_] == MitigationStep::S2) {
+    enter(position_, index, 0);  // a second slow replica during the incident: split again
+  }
+}
+
+void Mitigation::window(const MonitorWindow& w) {
+  const double t = w.seconds();  // without pauses: those were paid as the steps' costs
+  if (rebalanced_ && !slow_gpus_.empty() && !checking_ && ++since_check_ >= p_.cfg.recheck_iterations) recheck();
+  if (!active_ || !ski_) return;
+  const int before = ski_->step();
+  const double paid = ski_->loss() + std::max(0.0, t - healthy_s_);
+  const int after = ski_->add(t, healthy_s_);
+  if (after > before) enter(static_cast<std::size_t>(after), static_cast<int>(p_.monitor->diagnoses().size()) - 1, paid);
+}
+
+void Mitigation::changed(const ChangeEvent& e) {
+  if (e.slowdown || !active_) return;
+  // A drop that begins within a few iterations of our own split is the split working.
+  if (rebalanced_at_ >= 0 && e.change_ps >= rebalanced_at_ &&
+      e.change_ps <= rebalanced_at_ + p_.cfg.rebalance_pause_ps + static_cast<std::int64_t>(3 * healthy_s_ * 1e12))
+    return;
+  revert(-1, "the slowdown ended: even split again");
+}
+
+// S2 stays while it helps: once the GPUs it works around probe healthy again (the fault ended
+// without a drop the detector could see, since the split itself set the pace), the even split returns.
+void Mitigation::recheck() {
+  since_check_ = 0;
+  checking_ = true;
+  auto left = std::make_shared<int>(static_cast<int>(slow_gpus_.size()));
+  auto slow = std::make_shared<int>(0);
+  for (int g : slow_gpus_)
+    p_.monitor->gemm_check(g, [this, left, slow](double ratio) {
+      *slow += ratio >= 1 + p_.monitor->params().probe_threshold;
+      if (--*left > 0) return;
+      checking_ = false;
+      if (*slow == 0 && rebalanced_) revert(-1, "re-probed: the GPUs it worked around are healthy");
+    });
+}
+
+void Mitigation::revert(int diagnosis, const char* why) {
+  active_ = false;
+  slow_gpus_.clear();
+  ski_.reset();
+  std::fill(factor_.begin(), factor_.end(), 1.0);
+  if (!rebalanced_) return;
+  Action a;
+  a.at_ps = now(), a.step = MitigationStep::S2, a.diagnosis = diagnosis, a.note = why;
+  for (auto& s : pending_scale_) s = 1.0;
+  a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
+  a.pause_ps = p_.cfg.rebalance_pause_ps;
+  pause_all(a.pause_ps);
+  rebalanced_ = false, rebalanced_at_ = -1;
+  actions_.push_back(a);
+}
+
+void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
+  position_ = position;
+  Action a;
+  a.at_ps = now(), a.step = p_.cfg.steps[position], a.diagnosis = diagnosis, a.loss_s = loss;
+  switch (a.step) {
+    case MitigationStep::S1: a.note = "observe"; break;
+    case MitigationStep::S2:
+      if (!rebalance(a)) a.note = "nothing to move: no replica is slower (communication)";
+      break;
+    case MitigationStep::S4: {
+      std::set<int> nodes;  // every node this incident's diagnoses named
+      for (const Diagnosis& x : p_.monitor->diagnoses())
+        if (x.change_ps >= incident_ps_)
+          for (int n : nodes_of(x)) nodes.insert(n);
+      restart(a, {nodes.begin(), nodes.end()});
+      break;
+    }
+    default: break;
+  }
+  actions_.push_back(a);
+}
+
+bool Mitigation::rebalance(Action& a) {
+  if (std::all_of(factor_.begin(), factor_.end(), [](double f) { return f <= 1.0; })) return false;
+  const std::vector<int> m = rebalance_micro_batches(factor_, p_.units * p_.replicas);
+  for (std::size_t r = 0; r < p_.gpus.size(); ++r)
+    pending_scale_[r] = static_cast<double>(m[static_cast<std::size_t>(p_.replica_of[r])]) / p_.units;
+  a.units = m;
+  a.pause_ps = p_.cfg.rebalance_pause_ps;
+  pause_all(a.pause_ps);
+  rebalanced_ = true, rebalanced_at_ = now();
+  return true;
+}
+
+void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
+  a.nodes = nodes;
+  a.pause_ps = p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps;
+  if (nodes.empty()) a.note = "no node to replace: the suspect was not localized";
+  pause_all(a.pause_ps);
+  repair_nodes_.insert(repair_nodes_.end(), nodes.begin(), nodes.end());
+  // The restarted job splits evenly again and its incident is closed.
+  if (rebalanced_) for (auto& s : pending_scale_) s = 1.0;
+  rebalanced_ = false, rebalanced_at_ = -1;
+  slow_gpus_.clear();
+  active_ = false;
+  ski_.reset();
+  std::fill(factor_.begin(), factor_.end(), 1.0);
+}
+
+// The oracle knows each fault as it starts: a GPU slowdown is split around at once with its exact
+// factor; any other fault is restarted away from at once.
+void Mitigation::fault(const FaultTruth& f, bool started) {
+  Action a;
+  a.at_ps = now(), a.fault = f.index;
+  if (!started) {
+    if (f.kind == FaultKind::GpuSlowdown && rebalanced_) {
+      for (int g : f.gpus) factor_[static_cast<std::size_t>(p_.replica_of[static_cast<std::size_t>(g)])] = 1.0;
+      a.step = MitigationStep::S2;
+      if (!rebalance(a)) {  // nothing slow left: the even split
+        for (auto& s : pending_scale_) s = 1.0;
+        a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
+        a.pause_ps = p_.cfg.rebalance_pause_ps;
+        pause_all(a.pause_ps);
+        rebalanced_ = false;
+      }
+      a.note = "the fault ended";
+      actions_.push_back(a);
+    }
+    return;
+  }
+  if (f.kind == FaultKind::GpuSlowdown) {
+    for (int g : f.gpus) {
+      double& cur = factor_[static_cast<std::size_t>(p_.replica_of[static_cast<std::size_t>(g)])];
+      cur = std::max(cur, 1.0 / f.factor);
+    }
+    a.step = MitigationStep::S2;
+    rebalance(a);
+  } else {
+    std::set<int> nodes;
+    for (int g : f.gpus) nodes.insert(p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(g))].node);
+    for (int d : f.dirs)
+      for (int dev : {p_.fabric->dirs()[static_cast<std::size_t>(d)].from, p_.fabric->dirs()[static_cast<std::size_t>(d)].to})
+        if (int n = p_.fabric->devices()[static_cast<std::size_t>(dev)].node; n >= 0) nodes.insert(n);
+    a.step = MitigationStep::S4;
+    a.nodes = {nodes.begin(), nodes.end()};
+    a.pause_ps = p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps;
+    if (nodes.empty()) a.note = "no node to replace: the fault is in the network core";
+    pause_all(a.pause_ps);
+    repair_nodes_.insert(repair_nodes_.end(), a.nodes.begin(), a.nodes.end());
+  }
+  actions_.push_back(a);
+}
+
+nlohmann::ordered_json Mitigation::report() const {
+  using ojson = nlohmann::ordered_json;
+  ojson o;
+  o["policy"] = policy_name(p_.cfg.policy);
+  ojson steps = ojson::array();
+  for (MitigationStep s : p_.cfg.steps) steps.push_back(mitigation_step_name(s));
+  o["steps"] = steps;
+  ojson list = ojson::array();
+  double paused = 0;
+  for (const Action& a : actions_) {
+    ojson e = {{"at_s", sec(a.at_ps)}, {"step", mitigation_step_name(a.step)}};
+    e["diagnosis"] = a.diagnosis >= 0 ? ojson(a.diagnosis) : ojson(nullptr);
+    if (a.fault >= 0) e["fault"] = a.fault;
+    e["loss_s"] = a.loss_s;
+    e["pause_s"] = sec(a.pause_ps);
+    if (!a.units.empty()) e["units_per_replica"] = a.units;
+    if (a.step == MitigationStep::S4) e["nodes_replaced"] = a.nodes;
+    if (!a.note.empty()) e["note"] = a.note;
+    paused += sec(a.pause_ps);
+    list.push_back(e);
+  }
+  o["actions"] = list;
+  o["paused_s"] = paused;
+  return o;
+}
+
+}  // namespace trainvp

@@ -1,0 +1,93 @@
+#pragma once
+// GREYHOUND's mitigation in the loop (docs/health.md#mitigation), answering the fail-slow
+// monitor's diagnoses (or, for the `oracle` policy, the injected faults themselves):
+//   S1 observe: nothing moves;
+//   S2 rebalance: the data-parallel replicas' micro-batches (plain data parallelism: samples) are
+//      split so the slowest replica's time is smallest (models/health/rebalance.hpp), the total
+//      fixed; a replica's GPUs then do m_j / m of their forward and backward work;
+//   S4 restart: checkpoint and restart with a spare in place of the node of each diagnosed GPU or
+//      slow edge's endpoints; no fault acts on a replaced node afterwards.
+// Each step pauses the job (every rank at its next iteration boundary) for its cost. The ladder
+// moves to the next step when the loss since entering the current one, summed over the monitor's
+// windows as (window time - healthy time), reaches the next step's cost (ski rental).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/failslow/monitor.hpp"
+#include "models/gpu/gpu.hpp"
+#include "models/gpu/iteration_boundary.hpp"
+#include "models/health/ski_rental.hpp"
+#include "platform/config/health.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/system/fabric/fabric.hpp"
+#include "platform/system/faults/faults.hpp"
+
+namespace trainvp {
+
+class Mitigation : public IterationBoundary {
+ public:
+  struct Parts {
+    MitigationConfig cfg;
+    FailSlowMonitor* monitor = nullptr;  // null for the oracle
+    std::vector<Gpu*> gpus;              // by rank
+    std::vector<int> replica_of;         // per rank: its data-parallel replica
+    int replicas = 1;
+    int units = 1;                       // micro-batches (or samples) per replica and iteration
+    FaultInjector* faults = nullptr;     // S4 replaces nodes there; the oracle listens to it
+    const Fabric* fabric = nullptr;
+    IterationBoundary* next = nullptr;   // fast-forward, asked first
+  };
+  Mitigation(Parts parts, RunContext& ctx);
+  IterationSkip at_boundary(int rank, int iteration) override;
+  // results.json `health.mitigation`.
+  nlohmann::ordered_json report() const;
+
+ private:
+  struct Action {
+    std::int64_t at_ps = 0;
+    MitigationStep step = MitigationStep::S1;
+    int diagnosis = -1;          // what it answers (-1: the oracle)
+    int fault = -1;              // the oracle: the fault index
+    double loss_s = 0;           // accumulated loss that paid for it (ladder)
+    std::int64_t pause_ps = 0;
+    std::vector<int> units;      // S2: per replica
+    std::vector<int> nodes;      // S4: replaced
+    std::string note;
+  };
+  void diagnosed(const Diagnosis& d);
+  void changed(const ChangeEvent& e);
+  void window(const MonitorWindow& w);
+  void fault(const FaultTruth& f, bool started);
+  void enter(std::size_t position, int diagnosis, double loss);
+  bool rebalance(Action& a);  // false: nothing to move
+  void restart(Action& a, const std::vector<int>& nodes);
+  void revert(int diagnosis, const char* why);
+  void recheck();
+  std::vector<int> nodes_of(const Diagnosis& d) const;
+  void pause_all(std::int64_t ps);
+  std::int64_t now() const;
+
+  Parts p_;
+  RunContext& ctx_;
+  std::vector<std::int64_t> pending_pause_;   // per rank, taken at its next boundary
+  std::vector<double> pending_scale_;         // per rank (< 0: none), taken with it
+  std::vector<int> repair_nodes_;             // replaced when the first rank stops for the restart
+  bool active_ = false;                       // an incident is being answered (ladder)
+  double healthy_s_ = 0;
+  std::int64_t incident_ps_ = 0;              // change point of the incident's first diagnosis
+  std::unique_ptr<SkiRental> ski_;
+  std::size_t position_ = 0;                  // index into cfg.steps
+  std::vector<double> factor_;                // per replica: time per unit relative to healthy
+  bool rebalanced_ = false;
+  std::vector<int> slow_gpus_;                // S2 works around these (compute diagnoses)
+  int since_check_ = 0;
+  bool checking_ = false;
+  std::int64_t rebalanced_at_ = -1;
+  std::vector<Action> actions_;
+  int track_ = -1;
+};
+
+}  // namespace trainvp

@@ -1,0 +1,119 @@
+// Mitigation in the loop (docs/health.md#mitigation), on the monitor's diagnoses: the ladder
+// observes (S1) until the loss paid reaches S2's cost, then splits the samples so the slowest
+// replica is fastest (the iteration then takes healthy x 9/8: a healthy replica holds 9 of 8), and
+// returns to the even split once the GPU probes healthy; a restart (S4) pauses the job for its
+// checkpoint and restart and replaces the slow node, after which the iteration is healthy again
+// while the fault is still on; the oracle splits at the fault's start; s3 is refused.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/simulate.hpp"
+
+namespace trainvp {
+namespace {
+
+using nlohmann::json;
+
+// As tests/test_health.cpp: 2 nodes x 4 H100, DDP over 4 layers in 4 buckets, ~0.62 s
+// iterations, batch 8 per GPU (64 samples per iteration); node1.gpu2 (rank 6) at 0.8 from 12 s.
+json scenario(const json& mitigation, const std::string& duration = "30s", int iterations = 80) {
+  json layers = json::array();
+  for (int i = 0; i < 4; ++i)
+    layers.push_back({{"name", "block" + std::to_string(i)}, {"params", 100000000}, {"fwd_flops", 2e13},
+                      {"bwd_flops", 4e13}, {"kernels", 2000}});
+  return {{"trainvp", 1},
+          {"name", "mitigation-test"},
+          {"cluster",
+           {{"nodes", 2}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"topology", "switch"}, {"link_bw", "100Gbps"}}}}},
+          {"workload", {{"layers", layers}, {"batch", 8}}},
+          {"training",
+           {{"iterations", iterations}, {"warmup", 1},
+            {"sync", {{"strategy", "ddp"}, {"bucket", "150MiB"}, {"algorithm", "ring"}}}}},
+          {"faults", json::array({{{"kind", "gpu_slowdown"}, {"target", "node1.gpu2"}, {"factor", 0.8},
+                                   {"start", "12s"}, {"duration", duration}}})},
+          {"health", {{"mitigation", mitigation}}},
+          {"output", {{"trace", false}}}};
+}
+
+// The iteration that starts first at or after t.
+const json& iteration_after(const json& r, double t) {
+  for (const json& it : r["iterations"])
+    if (it["start_s"].get<double>() >= t) return it;
+  throw std::runtime_error("no iteration after " + std::to_string(t));
+}
+
+TEST(Mitigation, TheLadderObservesUntilTheLossPaysForS2ThenSplitsAndReturnsWhenTheGpuProbesHealthy) {
+  const json r = test::simulate(scenario({{"policy", "ladder"}, {"rebalance_pause", "0.5s"}}));
+  const json& h = r["health"];
+  const json& acts = h["mitigation"]["actions"];
+  ASSERT_EQ(acts.size(), 3u) << h["mitigation"].dump(1);
+  EXPECT_EQ(acts[0]["step"], "s1");
+  EXPECT_EQ(acts[0]["at_s"], h["diagnoses"][0]["diagnosed_s"]);
+  // S2 when the loss since S1, summed per iteration as slow - healthy, first reaches 0.5 s: not an
+  // iteration early (the loss is below it one iteration's excess before).
+  const double healthy = h["detector"]["changes"][0]["before_s"], slow = h["detector"]["changes"][0]["after_s"];
+  EXPECT_EQ(acts[1]["step"], "s2");
+  EXPECT_GE(acts[1]["loss_s"].get<double>(), 0.5);
+  EXPECT_LT(acts[1]["loss_s"].get<double>(), 0.5 + (slow - healthy) + 1e-9);
+  EXPECT_EQ(acts[1]["pause_s"], 0.5);
+  // 64 samples: rank 6 (1.25x slower per sample) gets 7, one healthy rank 9, the rest 8; the
+  // slowest replica is then a healthy one with 9 samples: compute x 9/8.
+  const json units = acts[1]["units_per_replica"];
+  int total = 0;
+  for (const json& u : units) total += u.get<int>();
+  EXPECT_EQ(total, 64);
+  EXPECT_EQ(units[6], 7);
+  const json& first = r["iterations"][1];
+  const double t0 = first["duration_s"], compute0 = first["compute_s"];
+  const json& split = iteration_after(r, acts[1]["at_s"].get<double>() + 3 * t0);
+  EXPECT_NEAR(split["duration_s"].get<double>(), t0 + compute0 / 8, 0.01 * t0) << split.dump();
+  // The fault ends at 42 s; the next re-check (every 20 iterations) finds the GPU healthy.
+  EXPECT_EQ(acts[2]["step"], "s2");
+  EXPECT_GT(acts[2]["at_s"].get<double>(), 42.0);
+  EXPECT_EQ(acts[2]["units_per_replica"], json(std::vector<int>(8, 8)));
+  EXPECT_NEAR(iteration_after(r, acts[2]["at_s"].get<double>() + 3 * t0)["duration_s"].get<double>(), t0, 1e-3 * t0);
+}
+
+TEST(Mitigation, ARestartPausesForCheckpointAndRestartAndReplacesTheSlowNode) {
+  const json r = test::simulate(scenario({{"policy", "always_restart"}, {"checkpoint_save", "10s"}, {"restart", "20s"}},
+                                         "40s", 70));
+  const json& acts = r["health"]["mitigation"]["actions"];
+  ASSERT_EQ(acts.size(), 1u) << acts.dump(1);
+  EXPECT_EQ(acts[0]["step"], "s4");
+  EXPECT_EQ(acts[0]["nodes_replaced"], json::array({1}));
+  EXPECT_EQ(acts[0]["pause_s"], 30.0);
+  // One iteration holds the 30 s pause; after it the job runs at the healthy pace although the
+  // fault (to 52 s) is still on: node 1 was replaced.
+  const double t0 = r["iterations"][1]["duration_s"];
+  int paused = 0;
+  for (const json& it : r["iterations"]) paused += it["duration_s"].get<double>() > 30.0;
+  EXPECT_EQ(paused, 1);
+  const json& after = iteration_after(r, acts[0]["at_s"].get<double>() + 30.0 + 2 * t0);
+  EXPECT_LT(after["start_s"].get<double>(), 52.0);
+  EXPECT_NEAR(after["duration_s"].get<double>(), t0, 1e-3 * t0) << after.dump();
+}
+
+TEST(Mitigation, TheOracleSplitsAtTheFaultsStartAndEvenlyAtItsEnd) {
+  const json r = test::simulate(scenario({{"policy", "oracle"}}, "12s", 60));
+  const json& acts = r["health"]["mitigation"]["actions"];
+  ASSERT_EQ(acts.size(), 2u) << acts.dump(1);
+  EXPECT_EQ(acts[0]["step"], "s2");
+  EXPECT_EQ(acts[0]["at_s"], 12.0);
+  EXPECT_EQ(acts[0]["units_per_replica"][6], 7);
+  EXPECT_EQ(acts[1]["at_s"], 24.0);
+  EXPECT_EQ(acts[1]["units_per_replica"], json(std::vector<int>(8, 8)));
+}
+
+TEST(Mitigation, TopologyAdjustmentIsRefusedAtItsPointer) {
+  try {
+    test::simulate(scenario({{"policy", "ladder"}, {"steps", {"s1", "s3"}}}));
+    FAIL() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/health/mitigation/steps/1"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trainvp
