@@ -47,20 +47,26 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   if (candidate_ < 0 && k - regime_ + 1 > p_.reset_window && reset > p_.reset_threshold) {
     // Run length r counts the observations of the current run, the newest included.
     const int c = std::max({k - bocpd_.most_likely_run() + 1, regime_ + 1, first_ + 1});
-    if (c > rejected_) candidate_ = c, candidate_p_ = reset;
+    if (c > rejected_) candidate_ = c, candidate_p_ = reset, before_end_ = c, shifts_ = 0;
   }
   if (candidate_ < 0 || k < candidate_ + p_.verify_iterations - 1) return std::nullopt;
-  const int c = candidate_;
+  const int c = candidate_, b = before_end_;
   candidate_ = -1;
-  const double before = mean_time(std::max({regime_, c - p_.baseline_iterations, first_}), c);
+  const double before = mean_time(std::max({regime_, b - p_.baseline_iterations, first_}), b);
   const double after = mean_time(c, std::min(c + p_.verify_iterations, k + 1));
   if (before <= 0 || std::abs(after / before - 1.0) < p_.verify_threshold) {
+    // A fault that starts inside a window makes that window only partly slow: look again one
+    // window later (up to reset_window times) before rejecting the change.
+    if (shifts_ < p_.reset_window) {
+      candidate_ = c + 1, ++shifts_;
+      return std::nullopt;
+    }
     rejected_ = c;
     return std::nullopt;
   }
-  ChangeFinding f = compare(c, k, comm_size);
+  ChangeFinding f = compare(c, b, k, comm_size);
   f.reset_probability = candidate_p_;
-  // The new regime starts at the change point: the model restarts from its windows.
+  // The new regime starts after the (partial) first windows: the model restarts from its windows.
   regime_ = c;
   rejected_ = c;
   bocpd_.reset();
@@ -68,12 +74,12 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   return f;
 }
 
-ChangeFinding Detector::compare(int c, int k, const std::vector<int>& comm_size) const {
+ChangeFinding Detector::compare(int c, int b, int k, const std::vector<int>& comm_size) const {
   ChangeFinding f;
-  f.change_window = c;
+  f.change_window = b;
   f.verified_window = k;
-  const int b0 = std::max({regime_, c - p_.baseline_iterations, first_}), a1 = std::min(c + p_.verify_iterations, k + 1);
-  f.before_s = mean_time(b0, c);
+  const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}), a1 = std::min(c + p_.verify_iterations, k + 1);
+  f.before_s = mean_time(b0, b);
   f.after_s = mean_time(c, a1);
   f.slowdown = f.after_s > f.before_s;
   if (!f.slowdown) return f;
@@ -92,7 +98,7 @@ ChangeFinding Detector::compare(int c, int k, const std::vector<int>& comm_size)
   const std::size_t ranks = window(c).lateness_s.size();
   std::vector<double> delta(ranks);
   for (std::size_t r = 0; r < ranks; ++r)
-    delta[r] = mean_of(&MonitorWindow::lateness_s, r, c, a1) - mean_of(&MonitorWindow::lateness_s, r, b0, c);
+    delta[r] = mean_of(&MonitorWindow::lateness_s, r, c, a1) - mean_of(&MonitorWindow::lateness_s, r, b0, b);
   const double med = std::max(0.0, median(delta));
   std::vector<std::pair<double, int>> late;
   for (std::size_t r = 0; r < ranks; ++r)
@@ -107,10 +113,10 @@ ChangeFinding Detector::compare(int c, int k, const std::vector<int>& comm_size)
   std::map<std::pair<int, long long>, std::vector<std::size_t>> classes;
   std::vector<double> ratio(groups, 0), more(groups, 0);
   for (std::size_t g = 0; g < groups && g < comm_size.size(); ++g) {
-    const double tb = mean_of(&MonitorWindow::transfer_s, g, b0, c), ta = mean_of(&MonitorWindow::transfer_s, g, c, a1);
+    const double tb = mean_of(&MonitorWindow::transfer_s, g, b0, b), ta = mean_of(&MonitorWindow::transfer_s, g, c, a1);
     if (tb <= 0) continue;
     ratio[g] = ta / tb, more[g] = ta - tb;
-    const double bytes = mean_of(&MonitorWindow::bytes, g, b0, c);
+    const double bytes = mean_of(&MonitorWindow::bytes, g, b0, b);
     classes[{comm_size[g], std::llround(bytes)}].push_back(g);
   }
   std::vector<std::pair<double, int>> slow;

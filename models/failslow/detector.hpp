@@ -15,7 +15,7 @@
 namespace trainvp {
 
 struct ChangeFinding {
-  int change_window = 0;      // index of the first window of the new regime
+  int change_window = 0;      // index of the first window of the new regime (where it was flagged)
   int verified_window = 0;    // the window whose arrival verified it
   bool slowdown = true;       // false: the iteration time dropped (a recovery)
   double before_s = 0, after_s = 0;  // mean iteration time on either side
@@ -32,11 +32,14 @@ class Detector {
   // size (groups of one size and equal bytes per window are compared with each other).
   std::optional<ChangeFinding> add(const MonitorWindow& w, const std::vector<int>& comm_size);
   int windows() const { return total_; }
+  bool pending() const { return candidate_ >= 0; }  // a flagged change waits for its windows
   const MonitorWindow& window(int index) const;  // one still held
   std::int64_t window_start_ps(int index) const { return window(index).start_ps; }
 
  private:
-  ChangeFinding compare(int c, int k, const std::vector<int>& comm_size) const;
+  // A change first flagged at window b and verified over windows [c, c + verify) (c > b when the
+  // first windows were only partly slow), at window k.
+  ChangeFinding compare(int c, int b, int k, const std::vector<int>& comm_size) const;
   double mean_time(int from, int to) const;  // windows [from, to)
 
   DetectorParams p_;
@@ -47,6 +50,8 @@ class Detector {
   int candidate_ = -1;     // a flagged change point waiting for its verification windows
   double candidate_p_ = 0;
   int rejected_ = -1;      // the last change point that failed verification
+  int before_end_ = -1;    // the candidate's baseline ends here (its first flagged window)
+  int shifts_ = 0;         // windows the candidate's "after" was moved on (a partial first window)
 };
 
 }  // namespace trainvp

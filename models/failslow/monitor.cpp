@@ -59,6 +59,7 @@ void FailSlowMonitor::run_deferred() {
 void FailSlowMonitor::rank0_phase_end() {
   if (++phases_ % p_.gpus.front()->phases_per_iteration() != 0) return;
   ++rank0_iterations_;
+  if (skip_delay_ps_ > 0) paused_ps_ += skip_delay_ps_, skip_delay_ps_ = 0;
   // The first iteration (warm-up, pipeline fill) is not read: collection starts after it.
   if (rank0_iterations_ == 1) collecting_ = true;
   else if (period_ == 0 && collecting_ && rank0_iterations_ >= 1 + p_.params.period_iterations) try_period();
@@ -102,6 +103,7 @@ void FailSlowMonitor::call_started(const CollectiveCall& c) {
       rank0_starts_.push_back(c.start_ps);
     } else if (rank0_calls_ % period_ == 0) {  // a window boundary: one period of rank 0's calls
       if (window_start_ >= 0) close_window(c.start_ps);
+      else first_window_iteration_ = rank0_iterations_;
       window_start_ = c.start_ps;
       paused_ps_ = 0;
     }
@@ -145,10 +147,14 @@ void FailSlowMonitor::close_window(std::int64_t at) {
   std::fill(lateness_.begin(), lateness_.end(), 0.0);
   std::fill(transfer_.begin(), transfer_.end(), 0.0);
   std::fill(bytes_.begin(), bytes_.end(), 0.0);
+  read(w, at);
+}
+
+void FailSlowMonitor::read(const MonitorWindow& w, std::int64_t at) {
   std::optional<ChangeFinding> f;
   ++windows_;
   if (w.disturbed) ++disturbed_windows_;
-  else f = detector_.add(w, group_size_);
+  else f = detector_.add(w, group_size_), last_ = w;
   for (auto& l : window_listeners_) l(w);
   if (f) handle(*f, at);
 }
@@ -218,6 +224,28 @@ void FailSlowMonitor::validate(const ChangeFinding& f, int change) {
     });
   }
   if (v->pending == 0) finish(v);
+}
+
+bool FailSlowMonitor::may_skip() const {
+  return period_ > 0 && window_start_ >= 0 && last_ && probing_ == 0 && !disturbed_ && deferred_.empty() &&
+         !detector_.pending();
+}
+
+void FailSlowMonitor::skipped(int iterations, std::int64_t delay_ps) {
+  skip_delay_ps_ += delay_ps;
+  // Windows per iteration as seen so far (1 when a window is one iteration's calls; 1/H when the
+  // calls repeat only every H iterations).
+  const int seen = rank0_iterations_ - first_window_iteration_;
+  const int copies = seen > 0 ? static_cast<int>(std::llround(static_cast<double>(iterations) * windows_ / seen)) : 0;
+  MonitorWindow w = *last_;
+  const std::int64_t len = static_cast<std::int64_t>(std::llround(w.seconds() * 1e12));  // a pause is not copied
+  w.paused_s = 0;
+  w.end_ps = w.start_ps + len;
+  for (int i = 0; i < copies; ++i) {
+    w.start_ps += len, w.end_ps += len;
+    ++windows_skipped_;
+    read(w, w.end_ps);
+  }
 }
 
 PhaseWork FailSlowMonitor::gemm_work(DType dt) const {
@@ -295,6 +323,7 @@ nlohmann::ordered_json FailSlowMonitor::report() const {
   if (!period_note_.empty()) o["period_note"] = period_note_;
   o["windows"] = windows_;
   o["windows_disturbed"] = disturbed_windows_;
+  o["windows_fast_forwarded"] = windows_skipped_;
   o["communicators"] = group_size_.size();
   ojson ch = ojson::array();
   for (const ChangeEvent& e : changes_)

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -64,6 +65,15 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   // the job's pace, so the open window does not count it.
   void note_pause(std::int64_t ps) { paused_ps_ += ps; }
 
+  // Steady-state fast-forward: the monitor lets a skip happen only while nothing of its own is
+  // under way (period known, a window open, no probe running, no change waiting for its
+  // verification windows), and accounts a skip of `iterations` that delays every rank by
+  // `delay_ps` as that many steady windows: copies of the last window, read by the detector and
+  // the listeners as if they had been seen. The delay leaves rank 0's open window at its next
+  // iteration end.
+  bool may_skip() const;
+  void skipped(int iterations, std::int64_t delay_ps);
+
   int period_calls() const { return period_; }
   const DetectorParams& params() const { return p_.params; }
   const std::vector<ChangeEvent>& changes() const { return changes_; }
@@ -84,6 +94,7 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   void rank0_phase_end();
   void try_period();
   void close_window(std::int64_t now);
+  void read(const MonitorWindow& w, std::int64_t at);
   void handle(const ChangeFinding& f, std::int64_t now);
   void validate(const ChangeFinding& f, int change);
   void finish(const std::shared_ptr<Validation>& v);
@@ -110,6 +121,10 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   int probing_ = 0;                // validations and re-checks running
   bool disturbed_ = false;         // a probe ran in the open window
   int windows_ = 0, disturbed_windows_ = 0;
+  int windows_skipped_ = 0;
+  std::int64_t skip_delay_ps_ = 0;   // to leave the open window at rank 0's next iteration end
+  int first_window_iteration_ = -1;  // rank 0's iterations when the first window opened
+  std::optional<MonitorWindow> last_;  // the last window read (fast-forward copies it)
   // The open window's sums.
   std::vector<double> lateness_, transfer_, bytes_;
   std::unordered_map<std::uint64_t, int> groups_;  // communicator key -> index

@@ -69,6 +69,18 @@ TEST(Detector, ACommunicatorWhoseTransfersSlowedMoreThanItsPeersIsTheSuspect) {
   EXPECT_TRUE(f->compute_suspects.empty());
 }
 
+TEST(Detector, AStepThatBeginsInsideAWindowIsVerifiedOnTheWholeWindowsAfterIt) {
+  // An 11% step starting halfway through window 30: window 30 is 5.5% slower, the rest 11%. The
+  // first two windows average 8.25% (< 10%); the next pair, 11%, verifies it.
+  Detector d{DetectorParams{}};
+  std::optional<ChangeFinding> f;
+  for (int k = 0; k < 60 && !f; ++k) f = d.add(window(k, k < 30 ? 1.0 : k == 30 ? 1.055 : 1.11), kSizes);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->change_window, 30);
+  EXPECT_NEAR(f->before_s, 1.0, 1e-9);
+  EXPECT_NEAR(f->after_s, 1.11, 1e-9);
+}
+
 TEST(Detector, AFivePercentStepFailsVerification) {
   Detector d{DetectorParams{}};
   for (int k = 0; k < 200; ++k) EXPECT_FALSE(d.add(window(k, k >= 30 ? 1.05 : 1.0), kSizes)) << k;

@@ -67,6 +67,12 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   return s;
 }
 
+bool Mitigation::may_skip() const {
+  return !checking_ && repair_nodes_.empty() &&
+         std::all_of(pending_pause_.begin(), pending_pause_.end(), [](std::int64_t p) { return p == 0; }) &&
+         std::all_of(pending_scale_.begin(), pending_scale_.end(), [](double s) { return s < 0; });
+}
+
 void Mitigation::pause_all(std::int64_t ps) {
   for (auto& p : pending_pause_) p += ps;
 }

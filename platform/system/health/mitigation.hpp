@@ -42,6 +42,8 @@ class Mitigation : public IterationBoundary {
   };
   Mitigation(Parts parts, RunContext& ctx);
   IterationSkip at_boundary(int rank, int iteration) override;
+  // Fast-forward may skip only with nothing pending here (pauses, splits, replacements, re-checks).
+  bool may_skip() const;
   // results.json `health.mitigation`.
   nlohmann::ordered_json report() const;
 

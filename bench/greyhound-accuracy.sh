@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# GREYHOUND's detection accuracy, scored exactly (docs/greyhound.md#detection-accuracy): the
+# single-node probe population (scenarios/greyhound/accuracy-single-node.json: 392 jobs of 4 H800
+# for 80 minutes, about 8 minutes on 2 cores) and the four-node one (accuracy-four-node.json: 107
+# jobs of 4 x 8 A100 for 5 hours, about 2.5 minutes each: 2+ hours), each job under the fault generator's
+# GREYHOUND defaults with its own seed, the monitor on. Prints, per population, the job-level
+# confusion matrix (a job is right when it had no fault and no diagnosis, or when every fault it
+# had was diagnosed with the right cause and suspect and nothing else was) and the reaction times.
+# usage: bench/greyhound-accuracy.sh [BUILD_DIR] [single|four|both]
+source "$(dirname "$0")/common.sh"
+which=${2:-both}
+
+score() {
+  local db=$1
+  sqlite3 -header -column "$db" "
+    SELECT COUNT(*) AS jobs,
+           SUM(faults_applied = 0 AND diagnoses = 0) AS healthy_right,
+           SUM(faults_applied = 0 AND diagnoses > 0) AS false_alarm,
+           SUM(faults_applied > 0 AND faults_detected = faults_applied AND false_positives = 0) AS faulty_right,
+           SUM(faults_applied > 0 AND faults_detected < faults_applied) AS missed,
+           SUM(faults_applied > 0 AND faults_detected = faults_applied AND false_positives > 0) AS found_plus_false,
+           ROUND(100.0 * (SUM(faults_applied = 0 AND diagnoses = 0) +
+                          SUM(faults_applied > 0 AND faults_detected = faults_applied AND false_positives = 0)) / COUNT(*), 1)
+             AS accuracy_pct
+    FROM points WHERE status = 'ok';"
+  sqlite3 -header -column "$db" "
+    SELECT fault_kind, fault_severity, COUNT(*) AS jobs, SUM(faults_detected > 0) AS detected,
+           ROUND(AVG(change_detection_s), 2) AS change_detection_s, ROUND(AVG(validation_s), 2) AS validation_s
+    FROM points WHERE status = 'ok' AND faults_applied > 0 GROUP BY fault_kind, fault_severity;"
+}
+
+for pop in single four; do
+  [ "$which" = both ] || [ "$which" = "$pop" ] || continue
+  spec=scenarios/greyhound/accuracy-$pop-node.json
+  /usr/bin/time -f "$pop-node: %e s wall" "$build/trainvp" sweep "$spec" -o "$out/accuracy-$pop" -j "$(nproc)" 2>&1 |
+    grep -v 'is not in results.json'
+  score "$out/accuracy-$pop/sweep.db"
+done
