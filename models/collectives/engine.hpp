@@ -118,6 +118,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // start at or after since_ps, so that results list the collectives of skipped iterations.
   void repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times, std::int64_t period_ps,
                       const std::function<std::string(const std::string&, int)>& relabel);
+  // The same for the complete records `which` (in that order), records only: hybrid-parallel runs
+  // pick a period's collectives by their iteration and account their intervals per rank.
+  void repeat_listed(const std::vector<std::size_t>& which, int times, std::int64_t period_ps,
+                     const std::function<std::string(const std::string&, int)>& relabel);
   // For stall reports: what a collective is waiting for on a rank.
   std::string describe(int id, int rank) const;
 

@@ -93,11 +93,16 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     ff.faults = faults_.get();
     // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
     if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
-    else if (parallel_) ff.off_reason = "hybrid-parallel runs are not fast-forwarded yet";
+    else if (parallel_ && s.training.parallel.zero > 0 && s.training.parallel.dp > 1 && strategy_)
+      ff.off_reason = "ZeRO's parameter all-gathers run across the iteration boundary (an iteration waits for the last one's)";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.cluster.fabric.fidelity == FabricFidelity::Flow)
       ff.off_reason = "flow fidelity's network holds flow progress and link statistics a skip cannot shift";
+    if (parallel_ && strategy_) {
+      ff.by_iteration = true;
+      ff.comm = [ps = parallel_sync()](int r, int i) { return ps->gate_comm_ps(r, i); };
+    }
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
   }
   // Training runs only: a collective benchmark has no iterations to count.
@@ -201,6 +206,7 @@ void Simulation::run() {
     faults_->apply_due(now_ps());
   }
   run_until(limit_ps);
+  if (fast_forward_) fast_forward_->finish();
   if (faults_) faults_->finish(now_ps());
   cluster_.fabric->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;

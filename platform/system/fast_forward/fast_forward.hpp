@@ -43,6 +43,11 @@ struct FastForwardParts {
   Fabric* fabric = nullptr;
   const FaultInjector* faults = nullptr;
   std::string off_reason;               // non-empty: never skip, and why (reported)
+  // Hybrid parallelism: pipeline stages end an iteration at different times, so the engine's
+  // records to repeat are picked by the iteration their label names, and the strategy accounts
+  // each rank's collective intervals itself (ParallelSync::skip_iterations).
+  bool by_iteration = false;
+  CommOf comm;                          // the period test's communication time (null: the strategy's)
 };
 
 class FastForward : public IterationBoundary {
@@ -52,6 +57,8 @@ class FastForward : public IterationBoundary {
   // results.json `fast_forward`.
   nlohmann::ordered_json report() const;
   int skipped() const { return skipped_; }
+  // After the run: what waited for a collective to complete is accounted.
+  void finish() { flush_pending(); }
 
  private:
   struct Snapshot {
@@ -70,6 +77,9 @@ class FastForward : public IterationBoundary {
   bool traffic_repeats(int boundary, int length, std::int64_t period_ps) const;
   void apply(int boundary, const IterationSkip& skip);      // at the first rank's boundary
   void complete(int boundary, const IterationSkip& skip);   // at the last rank's
+  // Hybrid parallelism: repeats the records listed once they are all complete (a ZeRO parameter
+  // all-gather launched as its stage ended the boundary may still be in flight when the last rank ends it).
+  void flush_pending();
 
   FastForwardParts p_;
   RunContext& ctx_;
@@ -80,11 +90,19 @@ class FastForward : public IterationBoundary {
   int resume_ = 0;                     // first iteration after the last skip
   int skipped_ = 0;
   std::vector<Done> done_;
+  struct Pending {
+    std::vector<std::size_t> which;
+    int times, period;
+    std::int64_t period_ps;
+  };
+  std::vector<Pending> pending_;
   int track_ = -1;
 };
 
 // "ddp it12 bucket3" with the iteration number moved on by `by`: collective labels name their
 // iteration as a token "it<N>".
 std::string shift_iteration_label(const std::string& label, int by);
+// The N of a label's "it<N>" token (-1: none).
+int label_iteration(const std::string& label);
 
 }  // namespace trainvp
