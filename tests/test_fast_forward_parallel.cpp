@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "platform/config/document.hpp"
 #include "tests/golden_compare/compare.hpp"
 #include "tests/simulate.hpp"
 
@@ -16,31 +17,14 @@ namespace {
 
 using nlohmann::json;
 
-// 2 nodes of 8 H100 (16 GPUs), GPT-2 small over tp 2 x pp 2 x dp 4 with 1F1B and 4 micro-batches
-// of 128 sequences (fully recomputed, so they fit): ~1.9 s iterations, 900 of them (~29 minutes),
-// with GPU slowdowns and link degradations drawn over 25 minutes (about 8 events).
+// bench/fast-forward-hybrid-16gpu.json: 2 nodes of 8 H100 (16 GPUs), GPT-2 small over tp 2 x pp 2
+// x dp 4 with 1F1B, ~1.9 s iterations, 900 of them (~29 minutes), with GPU slowdowns and link
+// degradations drawn over 25 minutes (8 events).
 json hybrid_campaign(const std::string& strategy, bool fast_forward) {
-  return json::parse(R"({
-    "trainvp": 1,
-    "name": "ff-hybrid",
-    "cluster": {
-      "nodes": 2,
-      "node": { "gpus": 8, "gpu": "H100-SXM5-80GB" },
-      "fabric": { "topology": "switch", "link_bw": "100Gbps", "chunk": "64MiB" }
-    },
-    "workload": { "model": "gpt2-small", "batch": 512, "seq": 1024, "dtype": "bf16" },
-    "training": {
-      "iterations": 900, "warmup": 1, "optimizer": "adam",
-      "parallel": { "tp": 2, "pp": 2, "dp": 4, "micro_batches": 4, "schedule": "1f1b", "recompute": "full" },
-      "sync": { "strategy": ")" + strategy + R"(", "bucket": "64MiB", "algorithm": "ring" },
-      "fast_forward": { "enabled": )" + (fast_forward ? "true" : "false") + R"( }
-    },
-    "fault_generator": {
-      "start": "2min", "horizon": "25min", "seed": 2026,
-      "gpu_slowdown": { "rate": 2 }, "link_degrade": { "rate": 4 }
-    },
-    "output": { "trace": false }
-  })");
+  json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/bench/fast-forward-hybrid-16gpu.json");
+  doc["training"]["sync"]["strategy"] = strategy;
+  doc["training"]["fast_forward"] = {{"enabled", fast_forward}};
+  return doc;
 }
 
 // Collectives that start at the same picosecond are listed in the order the kernel ran their

@@ -24,6 +24,10 @@ bool same_phase(const Phase& a, const Phase& b) { return a.kind == b.kind && a.l
 
 }  // namespace
 
+bool summed_parallel_collective(const std::string& label) {
+  return label.rfind("tp ", 0) == 0 || label.rfind("pp ", 0) == 0;
+}
+
 const char* wait_kind_name(WaitKind k) {
   switch (k) {
     case WaitKind::Tp: return "tp";

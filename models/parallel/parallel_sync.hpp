@@ -164,4 +164,8 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
 
 const char* wait_kind_name(WaitKind k);  // "tp", "pp", "dp"
 
+// Whether a collective is a TP or pipeline one ("tp it..", "pp it.."): results sum these by kind
+// (the first word of the label) instead of listing them, as they are too many.
+bool summed_parallel_collective(const std::string& label);
+
 }  // namespace trainvp

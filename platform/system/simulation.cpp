@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "models/parallel/parallel_sync.hpp"
 #include "platform/core/asan_stack.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/system/faults/campaign.hpp"
@@ -101,6 +102,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
       ff.off_reason = "flow fidelity's network holds flow progress and link statistics a skip cannot shift";
     if (parallel_ && strategy_) {
       ff.by_iteration = true;
+      ff.summed = summed_parallel_collective;
       ff.comm = [ps = parallel_sync()](int r, int i) { return ps->gate_comm_ps(r, i); };
     }
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);

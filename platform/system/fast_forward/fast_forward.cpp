@@ -4,7 +4,6 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
-#include <stdexcept>
 #include <utility>
 
 #include "platform/core/sim_time.hpp"
@@ -173,8 +172,21 @@ void FastForward::flush_pending() {
       ++p;
       continue;
     }
+    std::vector<std::size_t> listed;
+    for (std::size_t i : p->which) {
+      const CollectiveRecord& r = recs[i];
+      if (!p_.summed || !p_.summed(r.label)) {
+        listed.push_back(i);
+        continue;
+      }
+      // As the report would sum the copies: each copy's duration is the original's.
+      Sum& s = summed_[r.label.substr(0, r.label.find(' '))];
+      s.collectives += static_cast<std::uint64_t>(p->times);
+      s.bytes += static_cast<std::uint64_t>(p->times) * r.bytes;
+      for (int m = 0; m < p->times; ++m) s.time_s += sec(r.end_ps - r.start_ps);
+    }
     const int L = p->period;
-    p_.engine->repeat_listed(p->which, p->times, p->period_ps,
+    p_.engine->repeat_listed(listed, p->times, p->period_ps,
                              [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); });
     p = pending_.erase(p);
   }

@@ -15,6 +15,7 @@
 // (SyncStrategy::skip_iterations) and the engine its collective records (both once the last rank
 // has ended B, when B's collectives are complete everywhere).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct FastForwardParts {
   // records to repeat are picked by the iteration their label names, and the strategy accounts
   // each rank's collective intervals itself (ParallelSync::skip_iterations).
   bool by_iteration = false;
+  // Collectives results only sum by kind (the label's first word): with by_iteration, a skip adds
+  // their copies to per-kind sums (FastForward::summed) instead of the engine's records, which would
+  // otherwise hold tens of thousands of them per skipped iteration (null: none).
+  std::function<bool(const std::string&)> summed;
   CommOf comm;                          // the period test's communication time (null: the strategy's)
 };
 
@@ -57,6 +62,12 @@ class FastForward : public IterationBoundary {
   // results.json `fast_forward`.
   nlohmann::ordered_json report() const;
   int skipped() const { return skipped_; }
+  struct Sum {
+    std::uint64_t collectives = 0, bytes = 0;
+    double time_s = 0;  // sum of their durations
+  };
+  // The skipped iterations' collectives of each summed kind (FastForwardParts::summed).
+  const std::map<std::string, Sum>& summed() const { return summed_; }
   // After the run: what waited for a collective to complete is accounted.
   void finish() { flush_pending(); }
 
@@ -96,6 +107,7 @@ class FastForward : public IterationBoundary {
     std::int64_t period_ps;
   };
   std::vector<Pending> pending_;
+  std::map<std::string, Sum> summed_;
   int track_ = -1;
 };
 
