@@ -13,7 +13,10 @@
 // (IterationBoundary), each link direction adds n / L x its counters over the last period (at the
 // decision: counters between equal points of two periods), the strategy its per-iteration state
 // (SyncStrategy::skip_iterations) and the engine its collective records (both once the last rank
-// has ended B, when B's collectives are complete everywhere).
+// has ended B, when B's collectives are complete everywhere). Hybrid-parallel runs
+// (FastForwardParts::by_iteration) pick the engine's records by the iteration their label names
+// and let ParallelSync account each rank's intervals over its own last period, since pipeline
+// stages end an iteration at different times.
 #include <cstdint>
 #include <functional>
 #include <map>
