@@ -328,6 +328,19 @@ void CollectiveEngine::repeat_records(std::size_t from, std::size_t to, std::int
   }
 }
 
+void CollectiveEngine::repeat_listed(const std::vector<std::size_t>& which, int times, std::int64_t period_ps,
+                                     const std::function<std::string(const std::string&, int)>& relabel) {
+  for (int m = 1; m <= times; ++m)
+    for (std::size_t i : which) {
+      CollectiveRecord r = records_[i];
+      r.id = static_cast<int>(records_.size());
+      r.start_ps += m * period_ps;
+      r.end_ps += m * period_ps;
+      r.label = relabel(r.label, m);
+      records_.push_back(std::move(r));
+    }
+}
+
 std::string CollectiveEngine::describe(int id, int rank) const {
   const CollectiveRecord& rec = records_.at(static_cast<std::size_t>(id));
   std::string s = std::string(op_name(rec.op)) + " \"" + rec.label + "\"";

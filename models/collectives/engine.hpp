@@ -121,6 +121,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
                       const std::function<std::string(const std::string&, int)>& relabel);
   // Told of every GPU rank's call start and return (the fail-slow monitor); null: none.
   void set_observer(CollectiveObserver* o) { observer_ = o; }
+  // The same for the complete records `which` (in that order), records only: hybrid-parallel runs
+  // pick a period's collectives by their iteration and account their intervals per rank.
+  void repeat_listed(const std::vector<std::size_t>& which, int times, std::int64_t period_ps,
+                     const std::function<std::string(const std::string&, int)>& relabel);
   // For stall reports: what a collective is waiting for on a rank.
   std::string describe(int id, int rank) const;
 

@@ -24,6 +24,10 @@ bool same_phase(const Phase& a, const Phase& b) { return a.kind == b.kind && a.l
 
 }  // namespace
 
+bool summed_parallel_collective(const std::string& label) {
+  return label.rfind("tp ", 0) == 0 || label.rfind("pp ", 0) == 0;
+}
+
 const char* wait_kind_name(WaitKind k) {
   switch (k) {
     case WaitKind::Tp: return "tp";
@@ -425,14 +429,37 @@ void ParallelSync::add_comm(int rank, int iteration, WaitKind kind, std::int64_t
 void ParallelSync::fill_comm_all() const {
   // Per rank, the union of all its collectives' [join, done] intervals, each counted in the
   // iteration during which it ended (the engine lists them in completion order).
+  // Skipped iterations repeat the intervals that began in the rank's own last period before the
+  // skip (its records' ends bound it: pipeline stages end an iteration at different times).
   comm_all_.assign(parts_.gpus.size(), {});
   for (const Gpu* g : parts_.gpus) {
     const auto& recs = g->iterations();
     auto& out = comm_all_[static_cast<std::size_t>(g->rank())];
     out.assign(recs.size(), 0);
+    const auto& real = parts_.engine->intervals(g->rank());
+    std::vector<CollectiveEngine::Interval> copies;
+    for (const Skip& k : skips_) {
+      const std::int64_t from = recs.at(static_cast<std::size_t>(k.first - 1 - k.period)).end_ps;
+      const std::int64_t to = recs.at(static_cast<std::size_t>(k.first - 1)).end_ps;
+      auto lo = std::lower_bound(real.begin(), real.end(), from,
+                                 [](const CollectiveEngine::Interval& iv, std::int64_t t) { return iv.end < t; });
+      std::vector<CollectiveEngine::Interval> window;
+      for (auto iv = lo; iv != real.end(); ++iv)
+        if (iv->start >= from && iv->start < to) window.push_back(*iv);
+      for (int m = 1; m <= k.count / k.period; ++m)
+        for (const auto& iv : window) copies.push_back({iv.start + m * k.period_ps, iv.end + m * k.period_ps});
+    }
+    std::vector<CollectiveEngine::Interval> merged;
+    const std::vector<CollectiveEngine::Interval>* list = &real;
+    if (!copies.empty()) {  // in completion order, as the engine lists them
+      merged = real;
+      merged.insert(merged.end(), copies.begin(), copies.end());
+      std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.end < b.end; });
+      list = &merged;
+    }
     std::int64_t end = 0;
     std::size_t it = 0;
-    for (const auto& iv : parts_.engine->intervals(g->rank())) {
+    for (const auto& iv : *list) {
       while (it + 1 < recs.size() && iv.end > recs[it].end_ps) ++it;
       if (recs.empty()) break;
       if (iv.start >= end) out[it] += iv.end - iv.start;
@@ -448,9 +475,32 @@ std::int64_t ParallelSync::comm_ps(int rank, int iteration) const {
   return static_cast<std::size_t>(iteration) < v.size() ? v[static_cast<std::size_t>(iteration)] : 0;
 }
 
-void ParallelSync::skip_iterations(int, int, int, std::int64_t) {
-  // The platform never fast-forwards hybrid-parallel runs (Simulation gives the reason).
-  throw std::logic_error("hybrid-parallel runs are not fast-forwarded");
+std::int64_t ParallelSync::gate_comm_ps(int rank, int iteration) const {
+  const ParallelRankIteration& r = record(rank, iteration);
+  const SyncStrategy* d = dp_strategy(rank);
+  return r.comm[kTp] + r.comm[kPp] + r.comm[kDp] + (d ? d->comm_ps(rank, iteration) : 0);
+}
+
+void ParallelSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
+  // Every GPU has ended first - 1: its records of the last period are final. What is keyed by
+  // iteration (pipeline inputs, TP collectives) needs nothing: every GPU goes on at first + count.
+  // (ZeRO's parameter all-gathers, launched as an iteration ends and waited for as the next
+  // begins, are not skipped: Simulation gives the reason.)
+  for (std::size_t r = 0; r < parts_.gpus.size(); ++r) {
+    for (int i = first; i < first + count; ++i) {
+      const ParallelRankIteration copy = record(static_cast<int>(r), skip_source(first, i, period).iteration);
+      record(static_cast<int>(r), i) = copy;
+    }
+    if (tracks_[r] >= 0) {
+      const std::int64_t at = parts_.gpus[r]->iterations().at(static_cast<std::size_t>(first - 1)).end_ps;
+      ctx_.trace.slice(tracks_[r], "fast-forward " + std::to_string(count) + " iterations", "fast_forward", at,
+                       at + static_cast<std::int64_t>(count / period) * period_ps,
+                       {{"after_iteration", first - 1}, {"iterations", count}});
+    }
+  }
+  for (auto& s : dp_) s->skip_iterations(first, count, period, period_ps);
+  skips_.push_back({first, count, period, period_ps});
+  comm_all_.clear();
 }
 
 void ParallelSync::report(nlohmann::ordered_json& results) const {

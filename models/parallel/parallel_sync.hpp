@@ -75,6 +75,9 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
 
   const ParallelRankIteration& rank_iteration(int rank, int iteration) const;
+  // Steady-state fast-forward's period test: a GPU's communication time in an iteration as the
+  // gates count it (TP, PP, ZeRO and its DP strategy's), known as soon as the iteration ends.
+  std::int64_t gate_comm_ps(int rank, int iteration) const;
   // The DP strategy of a GPU's group (null without one).
   const SyncStrategy* dp_strategy(int rank) const;
 
@@ -151,9 +154,18 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   std::unordered_map<std::uint64_t, std::pair<int, int>> z3_live_;      // (DP group, layer key) -> same
   mutable std::vector<std::vector<ParallelRankIteration>> records_;  // [rank][iteration]
   mutable std::vector<std::vector<std::int64_t>> comm_all_;           // [rank][iteration], filled on first use
+  struct Skip {
+    int first, count, period;
+    std::int64_t period_ps;
+  };
+  std::vector<Skip> skips_;  // fast-forward: each rank's intervals of the period before repeat
   std::vector<int> tracks_;  // per rank: its pipeline track in the trace (-1: none)
 };
 
 const char* wait_kind_name(WaitKind k);  // "tp", "pp", "dp"
+
+// Whether a collective is a TP or pipeline one ("tp it..", "pp it.."): results sum these by kind
+// (the first word of the label) instead of listing them, as they are too many.
+bool summed_parallel_collective(const std::string& label);
 
 }  // namespace trainvp

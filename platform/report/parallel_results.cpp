@@ -2,10 +2,12 @@
 
 #include <cstdio>
 
+#include "models/parallel/parallel_sync.hpp"
 #include "models/workload/dtype.hpp"
 #include "platform/config/parallel.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/core/units.hpp"
+#include "platform/system/fast_forward/fast_forward.hpp"
 
 namespace trainvp {
 
@@ -24,10 +26,6 @@ double gpt_flops(const Workload& w, double global_batch, bool recompute) {
 double gib(std::uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0); }
 
 }  // namespace
-
-bool summed_parallel_collective(const std::string& label) {
-  return label.rfind("tp ", 0) == 0 || label.rfind("pp ", 0) == 0;
-}
 
 double parallel_samples(const Simulation& sim) {
   const ParallelConfig& c = sim.scenario().training.parallel;
@@ -87,6 +85,13 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
     k["bytes"] = k["bytes"].get<std::uint64_t>() + r.bytes;
     k["time_s"] = k["time_s"].get<double>() + sec(r.end_ps - r.start_ps);
   }
+  if (const FastForward* ff = sim.fast_forward())  // skipped iterations' copies, summed as they were made
+    for (const auto& [kind, sum] : ff->summed()) {
+      ojson& k = kinds[kind];
+      k["collectives"] = k["collectives"].get<std::uint64_t>() + sum.collectives;
+      k["bytes"] = k["bytes"].get<std::uint64_t>() + sum.bytes;
+      k["time_s"] = k["time_s"].get<double>() + sum.time_s;
+    }
   o["traffic"] = kinds;
 
   ojson place = ojson::array();

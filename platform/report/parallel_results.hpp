@@ -15,8 +15,6 @@ namespace trainvp {
 void add_parallel_results(nlohmann::ordered_json& j, const Simulation& sim, double iteration_s);
 // The summary's lines about it.
 std::string parallel_summary(const nlohmann::ordered_json& j);
-// Whether a collective belongs to the per-kind sums instead of results' `collectives` list.
-bool summed_parallel_collective(const std::string& label);
 // Samples per iteration of the whole job: b x m x d.
 double parallel_samples(const Simulation& sim);
 

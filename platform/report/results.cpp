@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/gpu/roofline.hpp"
+#include "models/parallel/parallel_sync.hpp"
 #include "platform/report/output_warnings.hpp"
 #include "platform/report/parallel_results.hpp"
 #include "platform/report/sync_results.hpp"

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "models/parallel/parallel_sync.hpp"
 #include "platform/core/asan_stack.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/system/faults/campaign.hpp"
@@ -102,12 +103,23 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     ff.faults = faults_.get();
     // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
     if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
-    else if (monitor_) ff.off_reason = "the fail-slow monitor reads every iteration's calls";
-    else if (parallel_) ff.off_reason = "hybrid-parallel runs are not fast-forwarded yet";
+    else if (parallel_ && s.training.parallel.zero > 0 && s.training.parallel.dp > 1 && strategy_)
+      ff.off_reason = "ZeRO's parameter all-gathers run across the iteration boundary (an iteration waits for the last one's)";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.cluster.fabric.fidelity == FabricFidelity::Flow)
       ff.off_reason = "flow fidelity's network holds flow progress and link statistics a skip cannot shift";
+    if (parallel_ && strategy_) {
+      ff.by_iteration = true;
+      ff.summed = summed_parallel_collective;
+      ff.comm = [ps = parallel_sync()](int r, int i) { return ps->gate_comm_ps(r, i); };
+    }
+    // The fail-slow monitor and its mitigation let a skip happen only between their own actions,
+    // and the monitor reads the skipped iterations as steady windows.
+    if (monitor_) {
+      ff.may_skip = [this] { return monitor_->may_skip() && (!mitigation_ || mitigation_->may_skip()); };
+      ff.on_skip = [this](const IterationSkip& k) { monitor_->skipped(k.iterations, k.delay_ps()); };
+    }
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
   }
   if (monitor_ && s.health.mitigation.policy != MitigationPolicy::None) {
@@ -225,6 +237,7 @@ void Simulation::run() {
     faults_->apply_due(now_ps());
   }
   run_until(limit_ps);
+  if (fast_forward_) fast_forward_->finish();
   if (faults_) faults_->finish(now_ps());
   if (monitor_) {
     health_ = score_health(*monitor_, faults_ ? faults_->truth() : std::vector<FaultTruth>{}, *cluster_.fabric);

@@ -4,20 +4,37 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <utility>
 
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
-std::string shift_iteration_label(const std::string& label, int by) {
+namespace {
+
+// Where a label's "it<N>" token's digits are: [first, last) (first == last: none).
+std::pair<std::size_t, std::size_t> iteration_token(const std::string& label) {
   for (std::size_t i = 0; i + 2 < label.size(); ++i) {
     if (label.compare(i, 2, "it") != 0 || (i > 0 && label[i - 1] != ' ')) continue;
     std::size_t j = i + 2;
     while (j < label.size() && std::isdigit(static_cast<unsigned char>(label[j]))) ++j;
     if (j == i + 2 || (j < label.size() && label[j] != ' ')) continue;
-    return label.substr(0, i + 2) + std::to_string(std::stoll(label.substr(i + 2, j - i - 2)) + by) + label.substr(j);
+    return {i + 2, j};
   }
-  return label;
+  return {0, 0};
+}
+
+}  // namespace
+
+std::string shift_iteration_label(const std::string& label, int by) {
+  const auto [a, b] = iteration_token(label);
+  if (a == b) return label;
+  return label.substr(0, a) + std::to_string(std::stoll(label.substr(a, b - a)) + by) + label.substr(b);
+}
+
+int label_iteration(const std::string& label) {
+  const auto [a, b] = iteration_token(label);
+  return a == b ? -1 : static_cast<int>(std::stoll(label.substr(a, b - a)));
 }
 
 FastForward::FastForward(FastForwardParts parts, RunContext& ctx) : p_(std::move(parts)), ctx_(ctx) {
@@ -29,13 +46,16 @@ FastForward::FastForward(FastForwardParts parts, RunContext& ctx) : p_(std::move
 FastForward::Snapshot FastForward::snapshot(int rank) const {
   Snapshot s;
   s.at_ps = now_ps();
-  s.idle = p_.engine->rank_idle(rank);
+  // Hybrid parallelism: a stage's pipeline sends may still travel when it ends an iteration; what
+  // they carry is keyed by iteration, which every rank moves on by the same count.
+  s.idle = p_.by_iteration || p_.engine->rank_idle(rank);
   for (const FabricDir& d : p_.fabric->dirs()) s.links.push_back(d.dir->totals(s.at_ps));
   s.records = p_.engine->records().size();
   return s;
 }
 
 IterationSkip FastForward::at_boundary(int rank, int iteration) {
+  if (!pending_.empty()) flush_pending();
   if (iteration > seen_) {
     seen_ = iteration;
     return decide(rank, iteration);
@@ -73,16 +93,18 @@ IterationSkip FastForward::decide(int rank, int B) {
   snaps_.erase(snaps_.begin(), snaps_.lower_bound(B - keep));
   const Snapshot& now = snaps_[B] = snapshot(rank);
   if (!now.idle || (p_.faults && p_.faults->loss_active())) return {};
+  if (p_.may_skip && !p_.may_skip()) return {};
   std::vector<const std::vector<RankIteration>*> ranks;
   for (const Gpu* g : p_.gpus) ranks.push_back(&g->iterations());
-  CommOf comm;
-  if (p_.strategy) comm = [s = p_.strategy](int r, int i) { return s->comm_ps(r, i); };
+  CommOf comm = p_.comm;
+  if (!comm && p_.strategy) comm = [s = p_.strategy](int r, int i) { return s->comm_ps(r, i); };
   PeriodQuery q;
   q.boundary = B;
   q.arrived = rank;
   q.repeats = c.repeats;
   q.tolerance = c.tolerance;
   q.first = std::max(p_.warmup, resume_);
+  q.arrived_comm_final = !p_.by_iteration;
   q.after_ps = p_.faults ? p_.faults->last_change_ps() : -1;
   const std::int64_t next = p_.faults ? p_.faults->next_change_ps() : FaultInjector::kNever;
   for (int L = p_.cycle; L <= c.max_period; L += p_.cycle) {
@@ -106,6 +128,7 @@ void FastForward::apply(int B, const IterationSkip& skip) {
   for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d)
     p_.fabric->dirs()[d].dir->add_repeats(from.links[d], to.links[d], times);
   decided_[B] = skip;
+  if (p_.on_skip) p_.on_skip(skip);
   if (++arrived_[B] == p_.gpus.size()) complete(B, skip);
   done_.push_back({to.at_ps, B, skip});
   skipped_ += skip.iterations;
@@ -125,10 +148,50 @@ void FastForward::complete(int B, const IterationSkip& skip) {
   const int L = skip.period;
   if (p_.strategy) p_.strategy->skip_iterations(B + 1, skip.iterations, L, skip.period_ps);
   const Snapshot &from = snaps_.at(B - L), &to = snaps_.at(B);
-  // The period's collectives: launched after the first rank ended B - L, up to B's (launched before it ended B).
-  p_.engine->repeat_records(from.records, to.records, from.at_ps, skip.iterations / L, skip.period_ps,
-                            [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); });
+  const auto relabel = [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); };
+  if (p_.by_iteration) {
+    // The period's collectives: those of iterations B - L + 1 to B, all launched after the first
+    // rank ended B - L, and by now all launched.
+    Pending p{{}, skip.iterations / L, L, skip.period_ps};
+    const std::vector<CollectiveRecord>& recs = p_.engine->records();
+    for (std::size_t i = from.records; i < recs.size(); ++i) {
+      const int it = label_iteration(recs[i].label);
+      if (it > B - L && it <= B) p.which.push_back(i);
+    }
+    pending_.push_back(std::move(p));
+    flush_pending();
+  } else {
+    // The period's collectives: launched after the first rank ended B - L, up to B's (launched before it ended B).
+    p_.engine->repeat_records(from.records, to.records, from.at_ps, skip.iterations / L, skip.period_ps, relabel);
+  }
   arrived_.erase(B);
+}
+
+void FastForward::flush_pending() {
+  const std::vector<CollectiveRecord>& recs = p_.engine->records();
+  for (auto p = pending_.begin(); p != pending_.end();) {
+    if (std::any_of(p->which.begin(), p->which.end(), [&recs](std::size_t i) { return recs[i].end_ps < 0; })) {
+      ++p;
+      continue;
+    }
+    std::vector<std::size_t> listed;
+    for (std::size_t i : p->which) {
+      const CollectiveRecord& r = recs[i];
+      if (!p_.summed || !p_.summed(r.label)) {
+        listed.push_back(i);
+        continue;
+      }
+      // As the report would sum the copies: each copy's duration is the original's.
+      Sum& s = summed_[r.label.substr(0, r.label.find(' '))];
+      s.collectives += static_cast<std::uint64_t>(p->times);
+      s.bytes += static_cast<std::uint64_t>(p->times) * r.bytes;
+      for (int m = 0; m < p->times; ++m) s.time_s += sec(r.end_ps - r.start_ps);
+    }
+    const int L = p->period;
+    p_.engine->repeat_listed(listed, p->times, p->period_ps,
+                             [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); });
+    p = pending_.erase(p);
+  }
 }
 
 nlohmann::ordered_json FastForward::report() const {

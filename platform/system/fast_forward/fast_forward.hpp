@@ -13,8 +13,12 @@
 // (IterationBoundary), each link direction adds n / L x its counters over the last period (at the
 // decision: counters between equal points of two periods), the strategy its per-iteration state
 // (SyncStrategy::skip_iterations) and the engine its collective records (both once the last rank
-// has ended B, when B's collectives are complete everywhere).
+// has ended B, when B's collectives are complete everywhere). Hybrid-parallel runs
+// (FastForwardParts::by_iteration) pick the engine's records by the iteration their label names
+// and let ParallelSync account each rank's intervals over its own last period, since pipeline
+// stages end an iteration at different times.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,6 +47,17 @@ struct FastForwardParts {
   Fabric* fabric = nullptr;
   const FaultInjector* faults = nullptr;
   std::string off_reason;               // non-empty: never skip, and why (reported)
+  std::function<bool()> may_skip;       // null, or false while a skip must wait (the fail-slow monitor)
+  std::function<void(const IterationSkip&)> on_skip;  // told of each skip as it is decided
+  // Hybrid parallelism: pipeline stages end an iteration at different times, so the engine's
+  // records to repeat are picked by the iteration their label names, and the strategy accounts
+  // each rank's collective intervals itself (ParallelSync::skip_iterations).
+  bool by_iteration = false;
+  // Collectives results only sum by kind (the label's first word): with by_iteration, a skip adds
+  // their copies to per-kind sums (FastForward::summed) instead of the engine's records, which would
+  // otherwise hold tens of thousands of them per skipped iteration (null: none).
+  std::function<bool(const std::string&)> summed;
+  CommOf comm;                          // the period test's communication time (null: the strategy's)
 };
 
 class FastForward : public IterationBoundary {
@@ -52,6 +67,14 @@ class FastForward : public IterationBoundary {
   // results.json `fast_forward`.
   nlohmann::ordered_json report() const;
   int skipped() const { return skipped_; }
+  struct Sum {
+    std::uint64_t collectives = 0, bytes = 0;
+    double time_s = 0;  // sum of their durations
+  };
+  // The skipped iterations' collectives of each summed kind (FastForwardParts::summed).
+  const std::map<std::string, Sum>& summed() const { return summed_; }
+  // After the run: what waited for a collective to complete is accounted.
+  void finish() { flush_pending(); }
 
  private:
   struct Snapshot {
@@ -70,6 +93,9 @@ class FastForward : public IterationBoundary {
   bool traffic_repeats(int boundary, int length, std::int64_t period_ps) const;
   void apply(int boundary, const IterationSkip& skip);      // at the first rank's boundary
   void complete(int boundary, const IterationSkip& skip);   // at the last rank's
+  // Hybrid parallelism: repeats the records listed once they are all complete (a ZeRO parameter
+  // all-gather launched as its stage ended the boundary may still be in flight when the last rank ends it).
+  void flush_pending();
 
   FastForwardParts p_;
   RunContext& ctx_;
@@ -80,11 +106,20 @@ class FastForward : public IterationBoundary {
   int resume_ = 0;                     // first iteration after the last skip
   int skipped_ = 0;
   std::vector<Done> done_;
+  struct Pending {
+    std::vector<std::size_t> which;
+    int times, period;
+    std::int64_t period_ps;
+  };
+  std::vector<Pending> pending_;
+  std::map<std::string, Sum> summed_;
   int track_ = -1;
 };
 
 // "ddp it12 bucket3" with the iteration number moved on by `by`: collective labels name their
 // iteration as a token "it<N>".
 std::string shift_iteration_label(const std::string& label, int by);
+// The N of a label's "it<N>" token (-1: none).
+int label_iteration(const std::string& label);
 
 }  // namespace trainvp

@@ -17,6 +17,9 @@ struct PeriodQuery {
   double tolerance = 1e-5;   // of the period
   int first = 0;             // no compared iteration before this one (warm-up, the last skip)
   std::int64_t after_ps = -1;  // nor one that starts at or before this time (the last fault change)
+  // The arriving rank's communication time of `boundary` is final (false: its sends may still
+  // travel, as a pipeline stage's do; compared up to boundary - 1 like the others').
+  bool arrived_comm_final = true;
 };
 
 struct Period {
