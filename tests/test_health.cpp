@@ -139,6 +139,24 @@ TEST(Health, InAHybridLayoutASlowGpuIsNamedAndItsOwnProbesAreNotTakenForAChange)
   EXPECT_GE(changes[1]["change_s"].get<double>(), 0.6 - 2 * iteration_s(r));
 }
 
+TEST(Health, WithFastForwardTheSkippedIterationsAreReadAsSteadyWindowsAndTheFindingsAreTheSame) {
+  // 300 iterations: after the slowdown ends, fast-forward skips most of the steady rest; the
+  // ladder's S1 is taken, and the diagnosis, changes and score equal those of the full run.
+  json doc = scenario(json::array(
+      {{{"kind", "gpu_slowdown"}, {"target", "node1.gpu2"}, {"factor", 0.8}, {"start", "12s"}, {"duration", "12s"}}}));
+  doc["training"]["iterations"] = 300;
+  doc["health"]["mitigation"] = {{"policy", "ladder"}};
+  json off = doc;
+  off["training"]["fast_forward"] = {{"enabled", false}};
+  const json a = test::simulate(doc), b = test::simulate(off);
+  EXPECT_GT(a["fast_forward"]["iterations_skipped"].get<int>(), 100);
+  EXPECT_EQ(a["health"]["detector"]["windows_fast_forwarded"], a["fast_forward"]["iterations_skipped"]);
+  EXPECT_EQ(a["health"]["detector"]["windows"], b["health"]["detector"]["windows"]);
+  for (const char* key : {"diagnoses", "faults", "score", "mitigation"}) EXPECT_EQ(a["health"][key], b["health"][key]) << key;
+  EXPECT_EQ(a["health"]["detector"]["changes"], b["health"]["detector"]["changes"]);
+  EXPECT_NEAR(a["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>(), 1e-3 * b["iteration_time_s"].get<double>());
+}
+
 TEST(Health, BadDetectorParametersNameTheirPointer) {
   json doc = scenario(json::array());
   doc["health"] = {{"detector", {{"reset_threshold", 1.5}}}};

@@ -231,16 +231,20 @@ bool FailSlowMonitor::may_skip() const {
          !detector_.pending();
 }
 
+// 1 when a window is one iteration's calls; 1/H when the calls repeat only every H iterations.
+double FailSlowMonitor::windows_per_iteration() const {
+  const int seen = rank0_iterations_ - first_window_iteration_;
+  return seen > 0 && windows_ > 0 ? static_cast<double>(windows_) / seen : 1.0;
+}
+
 void FailSlowMonitor::skipped(int iterations, std::int64_t delay_ps) {
   skip_delay_ps_ += delay_ps;
-  // Windows per iteration as seen so far (1 when a window is one iteration's calls; 1/H when the
-  // calls repeat only every H iterations).
-  const int seen = rank0_iterations_ - first_window_iteration_;
-  const int copies = seen > 0 ? static_cast<int>(std::llround(static_cast<double>(iterations) * windows_ / seen)) : 0;
+  const int copies = static_cast<int>(std::llround(static_cast<double>(iterations) * windows_per_iteration()));
   MonitorWindow w = *last_;
   const std::int64_t len = static_cast<std::int64_t>(std::llround(w.seconds() * 1e12));  // a pause is not copied
   w.paused_s = 0;
   w.end_ps = w.start_ps + len;
+  rank0_iterations_ += iterations;  // as if rank 0 had run them (windows per iteration stays true)
   for (int i = 0; i < copies; ++i) {
     w.start_ps += len, w.end_ps += len;
     ++windows_skipped_;

@@ -73,6 +73,9 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   // iteration end.
   bool may_skip() const;
   void skipped(int iterations, std::int64_t delay_ps);
+  // The last window read (its time without pauses), and windows per rank-0 iteration so far.
+  double last_window_s() const { return last_ ? last_->seconds() : 0.0; }
+  double windows_per_iteration() const;
 
   int period_calls() const { return period_; }
   const DetectorParams& params() const { return p_.params; }

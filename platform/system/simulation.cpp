@@ -117,7 +117,10 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     // The fail-slow monitor and its mitigation let a skip happen only between their own actions,
     // and the monitor reads the skipped iterations as steady windows.
     if (monitor_) {
-      ff.may_skip = [this] { return monitor_->may_skip() && (!mitigation_ || mitigation_->may_skip()); };
+      ff.skip_limit = [this] {
+        if (!monitor_->may_skip()) return 0;
+        return mitigation_ ? mitigation_->skip_limit() : -1;
+      };
       ff.on_skip = [this](const IterationSkip& k) { monitor_->skipped(k.iterations, k.delay_ps()); };
     }
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);

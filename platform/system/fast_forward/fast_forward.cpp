@@ -93,7 +93,8 @@ IterationSkip FastForward::decide(int rank, int B) {
   snaps_.erase(snaps_.begin(), snaps_.lower_bound(B - keep));
   const Snapshot& now = snaps_[B] = snapshot(rank);
   if (!now.idle || (p_.faults && p_.faults->loss_active())) return {};
-  if (p_.may_skip && !p_.may_skip()) return {};
+  const int limit = p_.skip_limit ? p_.skip_limit() : -1;
+  if (limit == 0) return {};
   std::vector<const std::vector<RankIteration>*> ranks;
   for (const Gpu* g : p_.gpus) ranks.push_back(&g->iterations());
   CommOf comm = p_.comm;
@@ -113,7 +114,8 @@ IterationSkip FastForward::decide(int rank, int B) {
     // Whole periods that leave `margin` of them before the next change and before the last iteration.
     const std::int64_t by_time = next == FaultInjector::kNever ? INT_MAX : (next - now.at_ps) / per.ps - c.margin;
     const std::int64_t by_count = (p_.iterations - 1 - B) / L - c.margin;
-    const std::int64_t n = std::min<std::int64_t>({by_time, by_count, INT_MAX / L});
+    const std::int64_t by_limit = limit < 0 ? INT_MAX : limit / L;
+    const std::int64_t n = std::min<std::int64_t>({by_time, by_count, by_limit, INT_MAX / L});
     if (n < 1 || n * L < c.min_skip) return {};
     IterationSkip skip{static_cast<int>(n) * L, L, per.ps};
     apply(B, skip);

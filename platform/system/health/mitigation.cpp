@@ -1,6 +1,7 @@
 #include "platform/system/health/mitigation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "models/health/rebalance.hpp"
@@ -67,10 +68,24 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   return s;
 }
 
-bool Mitigation::may_skip() const {
-  return !checking_ && repair_nodes_.empty() &&
-         std::all_of(pending_pause_.begin(), pending_pause_.end(), [](std::int64_t p) { return p == 0; }) &&
-         std::all_of(pending_scale_.begin(), pending_scale_.end(), [](double s) { return s < 0; });
+int Mitigation::skip_limit() const {
+  const bool pending = checking_ || !repair_nodes_.empty() ||
+                       !std::all_of(pending_pause_.begin(), pending_pause_.end(), [](std::int64_t p) { return p == 0; }) ||
+                       !std::all_of(pending_scale_.begin(), pending_scale_.end(), [](double s) { return s < 0; });
+  if (pending) return 0;
+  std::int64_t windows = -1;  // windows a skip may cover
+  auto cap = [&](std::int64_t w) { windows = windows < 0 ? std::max<std::int64_t>(w, 0) : std::min(windows, std::max<std::int64_t>(w, 0)); };
+  if (active_ && ski_ && position_ + 1 < p_.cfg.steps.size()) {
+    const double excess = p_.monitor->last_window_s() - healthy_s_;
+    if (excess > 0) {
+      const double left = sec(step_cost_ps(p_.cfg, p_.cfg.steps[position_ + 1])) - ski_->loss();
+      // The window whose loss reaches the cost must be simulated: skip fewer than that, less one.
+      cap(static_cast<std::int64_t>(std::ceil(left / excess)) - 2);
+    }
+  }
+  if (rebalanced_ && !slow_gpus_.empty()) cap(p_.cfg.recheck_iterations - since_check_ - 2);
+  if (windows < 0) return -1;
+  return static_cast<int>(static_cast<double>(windows) / p_.monitor->windows_per_iteration());
 }
 
 void Mitigation::pause_all(std::int64_t ps) {

@@ -42,8 +42,11 @@ class Mitigation : public IterationBoundary {
   };
   Mitigation(Parts parts, RunContext& ctx);
   IterationSkip at_boundary(int rank, int iteration) override;
-  // Fast-forward may skip only with nothing pending here (pauses, splits, replacements, re-checks).
-  bool may_skip() const;
+  // The most iterations fast-forward may skip now (0: none, negative: no limit): none with a
+  // pause, split, replacement or re-check pending; otherwise fewer than the windows until the
+  // ladder's loss reaches its next step's cost, or until the next re-check, so that each action
+  // happens on a simulated iteration, at its time.
+  int skip_limit() const;
   // results.json `health.mitigation`.
   nlohmann::ordered_json report() const;
 
