@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GREYHOUND's detection accuracy, scored exactly (docs/greyhound.md#detection-accuracy): the
-# single-node probe population (scenarios/greyhound/accuracy-single-node.json: 392 jobs of 4 H800
-# for 80 minutes, about 8 minutes on 2 cores) and the four-node one (accuracy-four-node.json: 107
+# single-node probe population (scenarios/sweeps/greyhound-accuracy-single-node.json: 392 jobs of 4 H800
+# for 80 minutes, about 8 minutes on 2 cores) and the four-node one (scenarios/sweeps/greyhound-accuracy-four-node.json: 107
 # jobs of 4 x 8 A100 for 5 hours, about 2.5 minutes each: 2+ hours), each job under the fault generator's
 # GREYHOUND defaults with its own seed, the monitor on. Prints, per population, the job-level
 # confusion matrix (a job is right when it had no fault and no diagnosis, or when every fault it
@@ -31,7 +31,7 @@ score() {
 
 for pop in single four; do
   [ "$which" = both ] || [ "$which" = "$pop" ] || continue
-  spec=scenarios/greyhound/accuracy-$pop-node.json
+  spec=scenarios/sweeps/greyhound-accuracy-$pop-node.json
   /usr/bin/time -f "$pop-node: %e s wall" "$build/trainvp" sweep "$spec" -o "$out/accuracy-$pop" -j "$(nproc)" 2>&1 |
     grep -v 'is not in results.json'
   score "$out/accuracy-$pop/sweep.db"
