@@ -154,7 +154,7 @@ void FailSlowMonitor::read(const MonitorWindow& w, std::int64_t at) {
   std::optional<ChangeFinding> f;
   ++windows_;
   if (w.disturbed) ++disturbed_windows_;
-  else f = detector_.add(w, group_size_), last_ = w;
+  else if (w.seconds() > 0) f = detector_.add(w, group_size_), last_ = w;
   for (auto& l : window_listeners_) l(w);
   if (f) handle(*f, at);
 }
@@ -237,8 +237,9 @@ double FailSlowMonitor::windows_per_iteration() const {
   return seen > 0 && windows_ > 0 ? static_cast<double>(windows_) / seen : 1.0;
 }
 
-void FailSlowMonitor::skipped(int iterations, std::int64_t delay_ps) {
-  skip_delay_ps_ += delay_ps;
+void FailSlowMonitor::skipped(int boundary, int iterations, std::int64_t delay_ps) {
+  if (rank0_iterations_ >= boundary + 1) paused_ps_ += delay_ps;  // rank 0 is already past it
+  else skip_delay_ps_ += delay_ps;
   const int copies = static_cast<int>(std::llround(static_cast<double>(iterations) * windows_per_iteration()));
   MonitorWindow w = *last_;
   const std::int64_t len = static_cast<std::int64_t>(std::llround(w.seconds() * 1e12));  // a pause is not copied

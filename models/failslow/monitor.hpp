@@ -68,11 +68,11 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   // Steady-state fast-forward: the monitor lets a skip happen only while nothing of its own is
   // under way (period known, a window open, no probe running, no change waiting for its
   // verification windows), and accounts a skip of `iterations` that delays every rank by
-  // `delay_ps` as that many steady windows: copies of the last window, read by the detector and
-  // the listeners as if they had been seen. The delay leaves rank 0's open window at its next
-  // iteration end.
+  // `delay_ps` after iteration `boundary` as that many steady windows: copies of the last window,
+  // read by the detector and the listeners as if they had been seen. The delay is left out of the
+  // window open when rank 0 ends `boundary` (now, if it already has).
   bool may_skip() const;
-  void skipped(int iterations, std::int64_t delay_ps);
+  void skipped(int boundary, int iterations, std::int64_t delay_ps);
   // The last window read (its time without pauses), and windows per rank-0 iteration so far.
   double last_window_s() const { return last_ ? last_->seconds() : 0.0; }
   double windows_per_iteration() const;

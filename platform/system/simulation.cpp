@@ -121,7 +121,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
         if (!monitor_->may_skip()) return 0;
         return mitigation_ ? mitigation_->skip_limit() : -1;
       };
-      ff.on_skip = [this](const IterationSkip& k) { monitor_->skipped(k.iterations, k.delay_ps()); };
+      ff.on_skip = [this](int boundary, const IterationSkip& k) { monitor_->skipped(boundary, k.iterations, k.delay_ps()); };
     }
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
   }

@@ -130,7 +130,7 @@ void FastForward::apply(int B, const IterationSkip& skip) {
   for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d)
     p_.fabric->dirs()[d].dir->add_repeats(from.links[d], to.links[d], times);
   decided_[B] = skip;
-  if (p_.on_skip) p_.on_skip(skip);
+  if (p_.on_skip) p_.on_skip(B, skip);
   if (++arrived_[B] == p_.gpus.size()) complete(B, skip);
   done_.push_back({to.at_ps, B, skip});
   skipped_ += skip.iterations;

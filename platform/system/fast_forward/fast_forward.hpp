@@ -50,7 +50,7 @@ struct FastForwardParts {
   // Null, or the most iterations a skip may take now (0: none; negative: no limit): the fail-slow
   // monitor and its mitigation, whose next action must happen on a simulated iteration.
   std::function<int()> skip_limit;
-  std::function<void(const IterationSkip&)> on_skip;  // told of each skip as it is decided
+  std::function<void(int boundary, const IterationSkip&)> on_skip;  // told of each skip as it is decided
   // Hybrid parallelism: pipeline stages end an iteration at different times, so the engine's
   // records to repeat are picked by the iteration their label names, and the strategy accounts
   // each rank's collective intervals itself (ParallelSync::skip_iterations).
