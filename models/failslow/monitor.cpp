@@ -180,7 +180,9 @@ void FailSlowMonitor::validate(const ChangeFinding& f, int change) {
     Gpu* g = p_.gpus[static_cast<std::size_t>(r)];
     std::vector<std::pair<DType, const char*>> types = {{DType::FP16, "fp16"}, {DType::FP32, "fp32"}};
     if (g->params().peak_fp8 > 0) types.insert(types.begin(), {DType::FP8, "fp8"});
-    for (auto [dt, label] : types) {
+    for (const auto& type : types) {
+      const DType dt = type.first;  // named copies: a lambda cannot capture structured bindings in C++17
+      const char* label = type.second;
       const PhaseWork w = gemm_work(dt);
       const double expected = sec(phase_time_ps(g->params(), dt, w, g->params().speed));
       ++v->pending;
@@ -315,6 +317,11 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
     out.push_back(d);
   }
   for (Diagnosis& d : out) {
+    if (ctx_.trace.enabled()) {  // a mark on the trace's health track, with what was found
+      if (track_ < 0) track_ = ctx_.trace.track("health", "diagnoses");
+      ctx_.trace.instant(track_, "diagnosis: " + d.cause, "health", d.diagnosed_ps,
+                         {{"gpus", d.gpus}, {"confidence", d.confidence}, {"change_s", sec(d.change_ps)}});
+    }
     diagnoses_.push_back(d);
     for (auto& l : diagnosis_listeners_) l(d);
   }

@@ -141,6 +141,7 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   std::vector<Listener> diagnosis_listeners_;
   std::vector<ChangeListener> change_listeners_;
   std::vector<WindowListener> window_listeners_;
+  int track_ = -1;  // the trace's health track, once a diagnosis is marked
   std::deque<std::function<void()>> deferred_;
   sc_core::sc_event deferred_event_;
 };
