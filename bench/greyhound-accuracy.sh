@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GREYHOUND's detection accuracy, scored exactly (docs/greyhound.md#detection-accuracy): the
 # single-node probe population (scenarios/sweeps/greyhound-accuracy-single-node.json: 392 jobs of 4 H800
-# for 80 minutes, about 8 minutes on 2 cores) and the four-node one (scenarios/sweeps/greyhound-accuracy-four-node.json: 107
-# jobs of 4 x 8 A100 for 5 hours, about 2.5 minutes each: 2+ hours), each job under the fault generator's
+# for 80 minutes) and the four-node one (scenarios/sweeps/greyhound-accuracy-four-node.json: 107
+# jobs of 4 x 8 A100 for 5 hours; fast-forward skips their steady stretches), each job under the fault generator's
 # GREYHOUND defaults with its own seed, the monitor on. Prints, per population, the job-level
 # confusion matrix (a job is right when it had no fault and no diagnosis, or when every fault it
 # had was diagnosed with the right cause and suspect and nothing else was) and the reaction times.
