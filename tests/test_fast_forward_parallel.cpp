@@ -10,6 +10,7 @@
 
 #include "platform/config/document.hpp"
 #include "tests/golden_compare/compare.hpp"
+#include "tests/fast_forward_checks.hpp"
 #include "tests/simulate.hpp"
 
 namespace trainvp {
@@ -42,26 +43,7 @@ json with_sorted_collectives(json r) {
 void expect_same_results(const std::string& strategy) {
   const json on = with_sorted_collectives(test::simulate(hybrid_campaign(strategy, true)));
   const json off = with_sorted_collectives(test::simulate(hybrid_campaign(strategy, false)));
-  // It skipped, more than once (between faults), and the run without it did not.
-  const json& ff = on["fast_forward"];
-  EXPECT_TRUE(ff["enabled"].get<bool>()) << ff.dump();
-  EXPECT_GE(ff["skips"].size(), 2u) << ff.dump();
-  EXPECT_EQ(ff["iterations_simulated"].get<int>() + ff["iterations_skipped"].get<int>(), 900);
-  int sum = 0;
-  for (const json& s : ff["skips"]) sum += s["iterations"].get<int>();
-  EXPECT_EQ(sum, ff["iterations_skipped"].get<int>());
-  EXPECT_EQ(off["fast_forward"]["iterations_skipped"].get<int>(), 0);
-  // Several faults were applied, and a skip never spans a fault's start or end.
-  int applied = 0;
-  for (const json& f : on["faults"]) applied += f["applied"].get<bool>();
-  EXPECT_GE(applied, 3);
-  for (const json& s : ff["skips"])
-    for (const json& f : on["faults"]) {
-      if (!f["applied"].get<bool>()) continue;
-      const double a = s["at_s"].get<double>(), b = a + s["simulated_s"].get<double>();
-      for (const char* edge : {"start_s", "end_s"})
-        EXPECT_FALSE(f[edge].get<double>() > a && f[edge].get<double>() < b) << f.dump() << " " << s.dump();
-    }
+  test::expect_skips_between_faults(on, off, 900);
   // Every result field, integers included, within 0.1 %: the iteration list, per-rank and per-link
   // statistics (back-pressure included), the per-stage pipeline figures (bubble, TP, PP and DP
   // communication), the TP and PP traffic, the DP collectives, the degradation report.

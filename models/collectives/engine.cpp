@@ -311,15 +311,9 @@ bool CollectiveEngine::rank_idle(int rank) const {
 void CollectiveEngine::repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times,
                                       std::int64_t period_ps,
                                       const std::function<std::string(const std::string&, int)>& relabel) {
-  for (int m = 1; m <= times; ++m)
-    for (std::size_t i = from; i < to; ++i) {
-      CollectiveRecord r = records_[i];
-      r.id = static_cast<int>(records_.size());
-      r.start_ps += m * period_ps;
-      r.end_ps += m * period_ps;
-      r.label = relabel(r.label, m);
-      records_.push_back(std::move(r));
-    }
+  std::vector<std::size_t> which;
+  for (std::size_t i = from; i < to; ++i) which.push_back(i);
+  repeat_listed(which, times, period_ps, relabel);
   for (auto& list : intervals_) {
     const std::size_t n = list.size();
     for (int m = 1; m <= times; ++m)

@@ -179,11 +179,7 @@ void Mitigation::revert(int diagnosis, const char* why) {
   if (!rebalanced_) return;
   Action a;
   a.at_ps = now(), a.step = MitigationStep::S2, a.diagnosis = diagnosis, a.note = why;
-  for (auto& s : pending_scale_) s = 1.0;
-  a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
-  a.pause_ps = p_.cfg.rebalance_pause_ps;
-  pause_all(a.pause_ps);
-  rebalanced_ = false, rebalanced_at_ = -1;
+  even_split(a);
   actions_.push_back(a);
 }
 
@@ -207,6 +203,14 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
     default: break;
   }
   actions_.push_back(a);
+}
+
+void Mitigation::even_split(Action& a) {
+  for (auto& s : pending_scale_) s = 1.0;
+  a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
+  a.pause_ps = p_.cfg.rebalance_pause_ps;
+  pause_all(a.pause_ps);
+  rebalanced_ = false, rebalanced_at_ = -1;
 }
 
 bool Mitigation::rebalance(Action& a) {
@@ -245,13 +249,7 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
     if (f.kind == FaultKind::GpuSlowdown && rebalanced_) {
       for (int g : f.gpus) factor_[static_cast<std::size_t>(p_.replica_of[static_cast<std::size_t>(g)])] = 1.0;
       a.step = MitigationStep::S2;
-      if (!rebalance(a)) {  // nothing slow left: the even split
-        for (auto& s : pending_scale_) s = 1.0;
-        a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
-        a.pause_ps = p_.cfg.rebalance_pause_ps;
-        pause_all(a.pause_ps);
-        rebalanced_ = false;
-      }
+      if (!rebalance(a)) even_split(a);  // nothing slow left
       a.note = "the fault ended";
       actions_.push_back(a);
     }

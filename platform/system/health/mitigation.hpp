@@ -68,6 +68,7 @@ class Mitigation : public IterationBoundary {
   void fault(const FaultTruth& f, bool started);
   void enter(std::size_t position, int diagnosis, double loss);
   bool rebalance(Action& a);  // false: nothing to move
+  void even_split(Action& a);  // back to m units per replica, paying the re-plan pause
   void restart(Action& a, const std::vector<int>& nodes);
   void revert(int diagnosis, const char* why);
   void recheck();
