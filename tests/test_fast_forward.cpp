@@ -18,7 +18,7 @@ using nlohmann::json;
 // The shipped 2-hour campaign, shortened: 2 nodes (16 GPUs), 40 minutes of events (GPU, CPU and
 // link degradations at twice the shipped rates), 220 iterations of ~16 s: about 12 faults, and
 // stretches between them and after the last long enough to skip.
-json short_campaign(const std::string& strategy, bool fast_forward) {
+json short_campaign(const std::string& strategy, bool fast_forward, const char* fidelity = "packet") {
   json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/campaign-2h-64gpu-" + strategy + ".json");
   doc["cluster"]["nodes"] = 2;
   doc["training"]["iterations"] = 220;
@@ -26,12 +26,13 @@ json short_campaign(const std::string& strategy, bool fast_forward) {
   for (const char* kind : {"gpu_slowdown", "cpu_contention", "link_degrade"})
     doc["fault_generator"][kind]["rate"] = 2 * doc["fault_generator"][kind]["rate"].get<double>();
   doc["training"]["fast_forward"] = {{"enabled", fast_forward}};
+  doc["cluster"]["fabric"]["fidelity"] = fidelity;
   return doc;
 }
 
-void expect_same_results(const std::string& strategy) {
-  const json on = test::simulate(short_campaign(strategy, true));
-  const json off = test::simulate(short_campaign(strategy, false));
+void expect_same_results(const std::string& strategy, const char* fidelity = "packet") {
+  const json on = test::simulate(short_campaign(strategy, true, fidelity));
+  const json off = test::simulate(short_campaign(strategy, false, fidelity));
   // It skipped, more than once (between faults), and the run without it did not.
   EXPECT_GT(on["fast_forward"]["iterations_skipped"].get<int>(), 0);
   EXPECT_FALSE(off["fast_forward"]["enabled"].get<bool>());
@@ -58,6 +59,9 @@ void expect_same_results(const std::string& strategy) {
 TEST(FastForward, ShortDdpCampaignGivesTheResultsOfAFullSimulation) { expect_same_results("ddp"); }
 
 TEST(FastForward, ShortLayerwiseCampaignGivesTheResultsOfAFullSimulation) { expect_same_results("layerwise"); }
+
+// In flow fidelity the flow network keeps the link counters (FlowNetwork::totals, add_repeats).
+TEST(FastForward, ShortDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) { expect_same_results("ddp", "flow"); }
 
 }  // namespace
 }  // namespace trainvp

@@ -21,10 +21,11 @@ using nlohmann::json;
 // bench/fast-forward-hybrid-16gpu.json: 2 nodes of 8 H100 (16 GPUs), GPT-2 small over tp 2 x pp 2
 // x dp 4 with 1F1B, ~1.9 s iterations, 900 of them (~29 minutes), with GPU slowdowns and link
 // degradations drawn over 25 minutes (8 events).
-json hybrid_campaign(const std::string& strategy, bool fast_forward) {
+json hybrid_campaign(const std::string& strategy, bool fast_forward, const char* fidelity = "packet") {
   json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/bench/fast-forward-hybrid-16gpu.json");
   doc["training"]["sync"]["strategy"] = strategy;
   doc["training"]["fast_forward"] = {{"enabled", fast_forward}};
+  doc["cluster"]["fabric"]["fidelity"] = fidelity;
   return doc;
 }
 
@@ -40,9 +41,9 @@ json with_sorted_collectives(json r) {
   return r;
 }
 
-void expect_same_results(const std::string& strategy) {
-  const json on = with_sorted_collectives(test::simulate(hybrid_campaign(strategy, true)));
-  const json off = with_sorted_collectives(test::simulate(hybrid_campaign(strategy, false)));
+void expect_same_results(const std::string& strategy, const char* fidelity = "packet") {
+  const json on = with_sorted_collectives(test::simulate(hybrid_campaign(strategy, true, fidelity)));
+  const json off = with_sorted_collectives(test::simulate(hybrid_campaign(strategy, false, fidelity)));
   test::expect_skips_between_faults(on, off, 900);
   // Every result field, integers included, within 0.1 %: the iteration list, per-rank and per-link
   // statistics (back-pressure included), the per-stage pipeline figures (bubble, TP, PP and DP
@@ -62,6 +63,11 @@ TEST(FastForwardParallel, HybridDdpCampaignGivesTheResultsOfAFullSimulation) { e
 
 TEST(FastForwardParallel, HybridLayerwiseCampaignGivesTheResultsOfAFullSimulation) {
   expect_same_results("layerwise");
+}
+
+// In flow fidelity (the GREYHOUND 256-GPU campaign's) the flow network keeps the link counters.
+TEST(FastForwardParallel, HybridDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) {
+  expect_same_results("ddp", "flow");
 }
 
 // ZeRO's parameter all-gather runs across the iteration boundary and the next iteration waits for

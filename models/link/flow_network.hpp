@@ -57,6 +57,12 @@ class FlowNetwork : public sc_core::sc_module {
   void link_changed(int link);
   // Statistics up to now into the LinkDirs (call at the end of the run).
   void settle();
+  // Steady-state fast-forward (flow_network_repeat.cpp), as LinkDir::totals and add_repeats: link
+  // `link`'s counters up to `now_ps` (its busy time integrated to then), and `times` x their growth
+  // from `from` to `to` for skipped iterations. Endless (background) flows are not accounted:
+  // fast-forward is off while they run.
+  LinkDirTotals totals(int link, std::int64_t now_ps) const;
+  void add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times);
 
   double rate_Bps(int flow) const;     // current rate, payload bytes per second
   double sent_bytes(int flow) const;   // payload bytes drained so far (as of the last recompute)

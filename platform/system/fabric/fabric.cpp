@@ -211,6 +211,15 @@ std::vector<ChunkEndpoint*> Fabric::endpoints(const std::vector<Gpu*>& gpus) {
   return out;
 }
 
+LinkDirTotals Fabric::dir_totals(std::size_t d, std::int64_t now_ps) const {
+  return flow_ ? flow_->totals(static_cast<int>(d), now_ps) : dirs_[d].dir->totals(now_ps);
+}
+
+void Fabric::add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times) {
+  if (flow_) flow_->add_repeats(static_cast<int>(d), from, to, times);
+  else dirs_[d].dir->add_repeats(from, to, times);
+}
+
 void Fabric::links_changed(const std::vector<int>& dirs) {
   if (flow_)
     for (int d : dirs) flow_->link_changed(d);

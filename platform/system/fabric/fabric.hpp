@@ -78,6 +78,10 @@ class Fabric : public RouteProvider {
   // flows, null in packet fidelity. The links stay elaborated: their names, routes, faults and
   // statistics are the same in both fidelities.
   FlowNetwork* flow() { return flow_.get(); }
+  // Steady-state fast-forward: link direction d's counters up to now_ps, and `times` x their
+  // growth from `from` to `to` added for skipped iterations; the flow network's in flow fidelity.
+  LinkDirTotals dir_totals(std::size_t d, std::int64_t now_ps) const;
+  void add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times);
   // The endpoints the collective engine sends through: the GPUs, or their flow-fidelity stand-ins.
   std::vector<ChunkEndpoint*> endpoints(const std::vector<Gpu*>& gpus);
 

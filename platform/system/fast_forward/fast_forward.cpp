@@ -49,7 +49,7 @@ FastForward::Snapshot FastForward::snapshot(int rank) const {
   // Hybrid parallelism: a stage's pipeline sends may still travel when it ends an iteration; what
   // they carry is keyed by iteration, which every rank moves on by the same count.
   s.idle = p_.by_iteration || p_.engine->rank_idle(rank);
-  for (const FabricDir& d : p_.fabric->dirs()) s.links.push_back(d.dir->totals(s.at_ps));
+  for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d) s.links.push_back(p_.fabric->dir_totals(d, s.at_ps));
   s.records = p_.engine->records().size();
   return s;
 }
@@ -128,7 +128,7 @@ void FastForward::apply(int B, const IterationSkip& skip) {
   const int times = skip.iterations / skip.period;
   const Snapshot &from = snaps_.at(B - skip.period), &to = snaps_.at(B);
   for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d)
-    p_.fabric->dirs()[d].dir->add_repeats(from.links[d], to.links[d], times);
+    p_.fabric->add_dir_repeats(d, from.links[d], to.links[d], times);
   decided_[B] = skip;
   if (p_.on_skip) p_.on_skip(B, skip);
   if (++arrived_[B] == p_.gpus.size()) complete(B, skip);
