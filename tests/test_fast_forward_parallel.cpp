@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <tuple>
 
@@ -68,6 +69,49 @@ TEST(FastForwardParallel, HybridLayerwiseCampaignGivesTheResultsOfAFullSimulatio
 // In flow fidelity (the GREYHOUND 256-GPU campaign's) the flow network keeps the link counters.
 TEST(FastForwardParallel, HybridDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) {
   expect_same_results("ddp", "flow");
+}
+
+// /output/collectives false: results sum the collectives by kind instead of listing them, and a
+// skip adds its copies to the sums rather than to the engine's records (a 2-hour 256-GPU campaign
+// listed 3.5 million). The totals equal the full simulation's list, summed by kind.
+TEST(FastForwardParallel, CollectiveTotalsWithoutTheListEqualTheFullSimulationsList) {
+  json doc = hybrid_campaign("ddp", true);
+  doc["output"]["collectives"] = false;
+  const json on = test::simulate(doc);
+  const json off = test::simulate(hybrid_campaign("ddp", false));
+  EXPECT_FALSE(on.contains("collectives"));
+  EXPECT_GT(on["fast_forward"]["iterations_skipped"].get<int>(), 0);
+  // The full simulation's DP collectives, summed; its TP and PP ones are in parallel.traffic.
+  std::uint64_t n = 0, bytes = 0;
+  double time = 0;
+  for (const json& c : off["collectives"]) {
+    ASSERT_EQ(c["label"].get<std::string>().rfind("ddp ", 0), 0u) << c.dump();
+    ++n, bytes += c["bytes"].get<std::uint64_t>(), time += c["time_s"].get<double>();
+  }
+  const json& t = on["collective_totals"];
+  EXPECT_EQ(t["ddp"]["collectives"].get<std::uint64_t>(), n);
+  EXPECT_EQ(t["ddp"]["bytes"].get<std::uint64_t>(), bytes);
+  EXPECT_NEAR(t["ddp"]["time_s"].get<double>(), time, 1e-3 * time);
+  for (const char* kind : {"tp", "pp"}) {
+    const json& full = off["parallel"]["traffic"][kind];
+    EXPECT_EQ(t[kind]["collectives"], full["collectives"]) << kind;
+    EXPECT_EQ(t[kind]["bytes"], full["bytes"]) << kind;
+    EXPECT_NEAR(t[kind]["time_s"].get<double>(), full["time_s"].get<double>(), 1e-3 * full["time_s"].get<double>()) << kind;
+    // parallel.traffic says the same (summed in another order).
+    EXPECT_EQ(on["parallel"]["traffic"][kind]["collectives"], t[kind]["collectives"]) << kind;
+    EXPECT_EQ(on["parallel"]["traffic"][kind]["bytes"], t[kind]["bytes"]) << kind;
+    EXPECT_NEAR(on["parallel"]["traffic"][kind]["time_s"].get<double>(), t[kind]["time_s"].get<double>(),
+                1e-9 * t[kind]["time_s"].get<double>()) << kind;
+  }
+  EXPECT_EQ(t.size(), 3u) << t.dump();
+  // Everything else as the full simulation's, within 0.1 %.
+  golden::Options opt = golden::default_options();
+  opt.rel_tol = 1e-3;
+  opt.integers_relative = true;
+  for (const char* p : {"/fast_forward", "/scenario/training/fast_forward", "/scenario/output/collectives", "/collectives",
+                        "/collective_totals"})
+    opt.ignored.push_back(p);
+  for (const auto& d : golden::compare(off, on, opt)) ADD_FAILURE() << d;
 }
 
 // ZeRO's parameter all-gather runs across the iteration boundary and the next iteration waits for

@@ -308,12 +308,7 @@ bool CollectiveEngine::rank_idle(int rank) const {
   return true;
 }
 
-void CollectiveEngine::repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times,
-                                      std::int64_t period_ps,
-                                      const std::function<std::string(const std::string&, int)>& relabel) {
-  std::vector<std::size_t> which;
-  for (std::size_t i = from; i < to; ++i) which.push_back(i);
-  repeat_listed(which, times, period_ps, relabel);
+void CollectiveEngine::repeat_intervals(std::int64_t since_ps, int times, std::int64_t period_ps) {
   for (auto& list : intervals_) {
     const std::size_t n = list.size();
     for (int m = 1; m <= times; ++m)

@@ -114,15 +114,15 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::size_t in_flight() const { return live_; }
   // No collective in flight has `rank` still to join or still moving its transfers.
   bool rank_idle(int rank) const;
-  // Steady-state fast-forward: appends `times` copies of the complete records [from, to), copy m
-  // shifted by m x period_ps and labelled relabel(label, m), and of each rank's intervals that
-  // start at or after since_ps, so that results list the collectives of skipped iterations.
-  void repeat_records(std::size_t from, std::size_t to, std::int64_t since_ps, int times, std::int64_t period_ps,
-                      const std::function<std::string(const std::string&, int)>& relabel);
+  // Steady-state fast-forward: appends `times` copies of each rank's intervals that start at or
+  // after since_ps, copy m shifted by m x period_ps (the ranks' communication time of skipped
+  // iterations).
+  void repeat_intervals(std::int64_t since_ps, int times, std::int64_t period_ps);
   // Told of every GPU rank's call start and return (the fail-slow monitor); null: none.
   void set_observer(CollectiveObserver* o) { observer_ = o; }
-  // The same for the complete records `which` (in that order), records only: hybrid-parallel runs
-  // pick a period's collectives by their iteration and account their intervals per rank.
+  // Steady-state fast-forward: appends `times` copies of the complete records `which` (in that
+  // order), copy m shifted by m x period_ps and labelled relabel(label, m), so that results list
+  // the collectives of skipped iterations.
   void repeat_listed(const std::vector<std::size_t>& which, int times, std::int64_t period_ps,
                      const std::function<std::string(const std::string&, int)>& relabel);
   // For stall reports: what a collective is waiting for on a rank.

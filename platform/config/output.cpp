@@ -13,6 +13,10 @@ const ParamSet<OutputRaw>& output_schema() {
                    "Most events trace.json records; later ones are dropped, with a warning in the summary and "
                    "results.json `warnings`",
                    Range::at_least(1))
+        .flag("collectives", &OutputRaw::collectives, true,
+              "List every collective in results.json `collectives`; false: only their totals by kind "
+              "(`collective_totals`), and fast-forward keeps no copies of the skipped iterations' collectives "
+              "(long campaigns: millions of entries)")
         .flag("waves", &OutputRaw::waves, false,
               "Write waves.vcd (or waves.fst): the CXL engine's signals, cycle by cycle, for jobs that start in "
               "the window (fidelity rtl)")
@@ -36,7 +40,8 @@ json load_output(OutputConfig& o, const json& value, const std::string& run_name
   resolved["dir"] = out.dir;
   if (out.waves && (!cxl.present || cxl.fidelity != CxlFidelity::Rtl))
     fail_expected("/output/waves", "false unless cluster.node.cxl is present with fidelity \"rtl\"", json(true));
-  o = {out.dir, out.trace, out.waves, out.waves_from, out.waves_to, out.waves_format, out.waves_max_bytes, out.trace_max_events};
+  o = {out.dir, out.trace, out.waves, out.waves_from, out.waves_to, out.waves_format, out.waves_max_bytes, out.trace_max_events,
+       out.collectives};
   return resolved;
 }
 

@@ -21,6 +21,7 @@ struct OutputConfig {
   WaveFormat waves_format = WaveFormat::Vcd;
   std::uint64_t waves_max_bytes = kDefaultWavesMaxBytes;
   std::uint64_t trace_max_events = kDefaultTraceMaxEvents;
+  bool collectives = true;        // list every collective in results.json; false: totals by kind only
   // "waves.vcd" or "waves.fst".
   std::string waves_file() const { return waves_format == WaveFormat::Fst ? "waves.fst" : "waves.vcd"; }
 };
@@ -32,6 +33,7 @@ struct OutputRaw {
   std::int64_t waves_from = 0, waves_to = -1;
   WaveFormat waves_format = WaveFormat::Vcd;
   std::uint64_t waves_max_bytes = kDefaultWavesMaxBytes, trace_max_events = kDefaultTraceMaxEvents;
+  bool collectives = true;
 };
 const ParamSet<OutputRaw>& output_schema();
 

@@ -87,6 +87,7 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
   }
   if (const FastForward* ff = sim.fast_forward())  // skipped iterations' copies, summed as they were made
     for (const auto& [kind, sum] : ff->summed()) {
+      if (!kinds.contains(kind)) continue;  // /output/collectives false sums the DP ones too
       ojson& k = kinds[kind];
       k["collectives"] = k["collectives"].get<std::uint64_t>() + sum.collectives;
       k["bytes"] = k["bytes"].get<std::uint64_t>() + sum.bytes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -87,6 +88,22 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
                     {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
   }
   return list;
+}
+
+// /output/collectives false: the collectives' totals by kind (the label's first word: ddp, tp, pp,
+// probe, ...), those of skipped iterations included, in place of the list.
+nlohmann::ordered_json collective_totals(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  std::map<std::string, FastForward::Sum> sums;
+  if (const FastForward* ff = sim.fast_forward()) sums = ff->summed();
+  for (const CollectiveRecord& r : sim.engine().records()) {
+    if (r.end_ps < 0) continue;
+    FastForward::Sum& s = sums[r.label.substr(0, r.label.find(' '))];
+    s.collectives += 1, s.bytes += r.bytes, s.time_s += sec(r.end_ps - r.start_ps);
+  }
+  ojson o = ojson::object();
+  for (const auto& [kind, s] : sums) o[kind] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
+  return o;
 }
 
 nlohmann::ordered_json cxl_stats(const Simulation& sim) {
@@ -358,7 +375,8 @@ RunResults collect_results(const Simulation& sim) {
 
   add_sync_results(j, sim);
   if (sim.parallel()) add_parallel_results(j, sim, iter_time);
-  j["collectives"] = collective_records(sim);
+  if (s.output.collectives) j["collectives"] = collective_records(sim);
+  else j["collective_totals"] = collective_totals(sim);
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   add_faults(r, sim);
   if (sim.faults() || s.slo.given)

@@ -112,6 +112,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
       ff.summed = summed_parallel_collective;
       ff.comm = [ps = parallel_sync()](int r, int i) { return ps->gate_comm_ps(r, i); };
     }
+    if (!s.output.collectives) ff.summed = [](const std::string&) { return true; };  // results list none
     // The fail-slow monitor and its mitigation let a skip happen only between their own actions,
     // and the monitor reads the skipped iterations as steady windows.
     if (monitor_) {

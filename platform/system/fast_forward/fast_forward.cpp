@@ -150,7 +150,6 @@ void FastForward::complete(int B, const IterationSkip& skip) {
   const int L = skip.period;
   if (p_.strategy) p_.strategy->skip_iterations(B + 1, skip.iterations, L, skip.period_ps);
   const Snapshot &from = snaps_.at(B - L), &to = snaps_.at(B);
-  const auto relabel = [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); };
   if (p_.by_iteration) {
     // The period's collectives: those of iterations B - L + 1 to B, all launched after the first
     // rank ended B - L, and by now all launched.
@@ -164,7 +163,10 @@ void FastForward::complete(int B, const IterationSkip& skip) {
     flush_pending();
   } else {
     // The period's collectives: launched after the first rank ended B - L, up to B's (launched before it ended B).
-    p_.engine->repeat_records(from.records, to.records, from.at_ps, skip.iterations / L, skip.period_ps, relabel);
+    std::vector<std::size_t> which;
+    for (std::size_t i = from.records; i < to.records; ++i) which.push_back(i);
+    repeat(which, skip.iterations / L, L, skip.period_ps);
+    p_.engine->repeat_intervals(from.at_ps, skip.iterations / L, skip.period_ps);
   }
   arrived_.erase(B);
 }
@@ -176,24 +178,28 @@ void FastForward::flush_pending() {
       ++p;
       continue;
     }
-    std::vector<std::size_t> listed;
-    for (std::size_t i : p->which) {
-      const CollectiveRecord& r = recs[i];
-      if (!p_.summed || !p_.summed(r.label)) {
-        listed.push_back(i);
-        continue;
-      }
-      // As the report would sum the copies: each copy's duration is the original's.
-      Sum& s = summed_[r.label.substr(0, r.label.find(' '))];
-      s.collectives += static_cast<std::uint64_t>(p->times);
-      s.bytes += static_cast<std::uint64_t>(p->times) * r.bytes;
-      for (int m = 0; m < p->times; ++m) s.time_s += sec(r.end_ps - r.start_ps);
-    }
-    const int L = p->period;
-    p_.engine->repeat_listed(listed, p->times, p->period_ps,
-                             [L](const std::string& label, int m) { return shift_iteration_label(label, m * L); });
+    repeat(p->which, p->times, p->period, p->period_ps);
     p = pending_.erase(p);
   }
+}
+
+void FastForward::repeat(const std::vector<std::size_t>& which, int times, int period, std::int64_t period_ps) {
+  const std::vector<CollectiveRecord>& recs = p_.engine->records();
+  std::vector<std::size_t> listed;
+  for (std::size_t i : which) {
+    const CollectiveRecord& r = recs[i];
+    if (!p_.summed || !p_.summed(r.label)) {
+      listed.push_back(i);
+      continue;
+    }
+    // As the report would sum the copies: each copy's duration is the original's.
+    Sum& s = summed_[r.label.substr(0, r.label.find(' '))];
+    s.collectives += static_cast<std::uint64_t>(times);
+    s.bytes += static_cast<std::uint64_t>(times) * r.bytes;
+    for (int m = 0; m < times; ++m) s.time_s += sec(r.end_ps - r.start_ps);
+  }
+  p_.engine->repeat_listed(listed, times, period_ps,
+                           [period](const std::string& label, int m) { return shift_iteration_label(label, m * period); });
 }
 
 nlohmann::ordered_json FastForward::report() const {

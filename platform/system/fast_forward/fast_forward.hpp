@@ -55,9 +55,10 @@ struct FastForwardParts {
   // records to repeat are picked by the iteration their label names, and the strategy accounts
   // each rank's collective intervals itself (ParallelSync::skip_iterations).
   bool by_iteration = false;
-  // Collectives results only sum by kind (the label's first word): with by_iteration, a skip adds
-  // their copies to per-kind sums (FastForward::summed) instead of the engine's records, which would
-  // otherwise hold tens of thousands of them per skipped iteration (null: none).
+  // Collectives results only sum by kind (the label's first word): a skip adds their copies to
+  // per-kind sums (FastForward::summed) instead of the engine's records, which would otherwise hold
+  // tens of thousands of them per skipped iteration (null: none). Hybrid runs sum their TP and PP
+  // collectives; with /output/collectives false every kind is summed.
   std::function<bool(const std::string&)> summed;
   CommOf comm;                          // the period test's communication time (null: the strategy's)
 };
@@ -98,6 +99,8 @@ class FastForward : public IterationBoundary {
   // Hybrid parallelism: repeats the records listed once they are all complete (a ZeRO parameter
   // all-gather launched as its stage ended the boundary may still be in flight when the last rank ends it).
   void flush_pending();
+  // Repeats the complete records `which` `times` times, summing the kinds p_.summed names.
+  void repeat(const std::vector<std::size_t>& which, int times, int period, std::int64_t period_ps);
 
   FastForwardParts p_;
   RunContext& ctx_;

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""GREYHOUND's 256-GPU experiment, one table row per run: iterations per minute over the whole
+campaign and over the time some fault is active, the diagnoses scored against the injected
+faults, and the mitigation's actions. usage: greyhound_rates.py LABEL=RUN_DIR ... (each RUN_DIR
+holds results.json, and `time` from /usr/bin/time -f "%e %U %M" when the bench script ran it)."""
+import json
+import os
+import sys
+
+
+def union(windows):
+    out = []
+    for a, b in sorted(windows):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def row(label, run):
+    r = json.load(open(os.path.join(run, "results.json")))
+    it = [i for i in r["iterations"] if not i.get("warmup")]
+    start, end = it[0]["start_s"], it[-1]["end_s"]
+    overall = len(it) / ((end - start) / 60)
+    faults = union([(f["start_s"], f["end_s"]) for f in r.get("faults", []) if f.get("applied")])
+    inside = sum(1 for i in it if any(a <= i["end_s"] < b for a, b in faults))
+    span = sum(min(b, end) - max(a, start) for a, b in faults if b > start and a < end)
+    during = inside / (span / 60) if span > 0 else float("nan")
+    h = r.get("health", {})
+    s = h.get("score", {})
+    acts = h.get("mitigation", {}).get("actions", [])
+    steps = {}
+    for a in acts:
+        steps[a["step"]] = steps.get(a["step"], 0) + 1
+    wall = cpu = rss = None
+    tf = os.path.join(run, "time")
+    if os.path.exists(tf):
+        wall, cpu, rss = open(tf).read().split()
+    ff = r.get("fast_forward", {})
+    return {
+        "label": label, "overall": overall, "during": during, "iterations": len(it), "end_min": end / 60,
+        "detected": "%s/%s" % (s.get("faults_detected", "-"), s.get("faults_applied", "-")),
+        "fp": s.get("false_positives", "-"), "reaction": s.get("mean_reaction_s"),
+        "detect": s.get("mean_change_detection_s"), "validate": s.get("mean_validation_s"),
+        "steps": ", ".join("%s x%d" % kv for kv in sorted(steps.items())) or "-",
+        "paused": h.get("mitigation", {}).get("paused_s", 0),
+        "simulated": ff.get("iterations_simulated"), "wall": wall, "cpu": cpu, "rss": rss,
+    }
+
+
+def fmt(x, f="%.1f"):
+    return "-" if x is None else f % x
+
+
+def main():
+    rows = [row(*a.split("=", 1)) for a in sys.argv[1:]]
+    base = next((x for x in rows if x["label"] == "none"), None)
+    print("| run | it/min, whole campaign | it/min while a fault is active | vs none | faults detected | false alarms | reaction: detect + validate | mitigation steps | paused |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for x in rows:
+        vs = "%.2fx" % (x["overall"] / base["overall"]) if base else "-"
+        react = "-" if x["reaction"] is None else "%.1f + %.1f s" % (x["detect"], x["validate"])
+        print("| %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s s |" % (
+            x["label"], x["overall"], x["during"], vs, x["detected"], x["fp"], react, x["steps"], fmt(x["paused"], "%.0f")))
+    print()
+    print("| run | iterations | simulated (rest skipped) | simulated time | wall | CPU | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
+    for x in rows:
+        print("| %s | %d | %s | %.1f min | %s s | %s s | %s |" % (
+            x["label"], x["iterations"], x["simulated"], x["end_min"], x["wall"] or "-", x["cpu"] or "-",
+            "-" if x["rss"] is None else "%.1f GB" % (int(x["rss"]) / 1e6)))
+
+
+if __name__ == "__main__":
+    main()
