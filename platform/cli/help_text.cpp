@@ -24,8 +24,9 @@ const char* kMainHelp =
     "\n"
     "FILE (and SPEC) is a path, or a name: a path that exists is used as given; otherwise NAME and\n"
     "NAME.json are looked up in each directory of $TRAINVP_PATH (separated by :), then in the\n"
-    "installed scenarios, PREFIX/share/trainvp/scenarios beside PREFIX/bin/trainvp (so\n"
-    "`trainvp run quickstart` and `trainvp sweep sweeps/batch-scaling -o DIR` work anywhere).\n"
+    "current directory, then in the installed scenarios, PREFIX/share/trainvp/scenarios beside\n"
+    "PREFIX/bin/trainvp (so `trainvp run quickstart` and `trainvp sweep sweeps/batch-scaling\n"
+    "-o DIR` work anywhere).\n"
     "\n"
     "exit codes: 0 success, 1 run failed (stall, time limit, I/O), 2 bad input or usage\n";
 

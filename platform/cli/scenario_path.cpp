@@ -23,6 +23,7 @@ std::vector<std::string> scenario_search_dirs() {
       start = colon + 1;
     }
   }
+  dirs.push_back(".");  // NAME.json here, for a NAME given without .json
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) {
