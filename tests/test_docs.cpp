@@ -25,5 +25,16 @@ TEST(Docs, ScenarioFormatNamesEveryGpuPresetAndModelsDocEveryZooModel) {
   for (auto& m : zoo_models()) EXPECT_NE(models.find(m.name), std::string::npos) << m.name;
 }
 
+// docs/cluster.md shows the cluster scripts as they are (tests/cluster/test-slurm.sh runs them).
+TEST(Docs, ClusterDocShowsTheClusterScriptsVerbatim) {
+  std::string doc = read_doc("docs/cluster.md");
+  for (const char* script : {"scripts/cluster/sweep-slurm.sh", "scripts/cluster/sweep-shard.sbatch",
+                             "scripts/cluster/sweep-merge.sbatch", "scripts/cluster/sweep-parallel.sh"}) {
+    std::string text = read_doc(script);
+    ASSERT_FALSE(text.empty()) << script;
+    EXPECT_NE(doc.find("```sh\n" + text + "```"), std::string::npos) << script << " differs from docs/cluster.md";
+  }
+}
+
 }  // namespace
 }  // namespace trainvp

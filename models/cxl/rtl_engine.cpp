@@ -186,6 +186,8 @@ const std::vector<int>& rtl_lanes_available() {
 
 bool rtl_available() { return true; }
 
+const char* rtl_verilator_version() { return VERILATOR_VERSION; }
+
 std::unique_ptr<RtlEngine> make_rtl_engine(int lanes, WaveFormat waves) {
   const bool fst = waves == WaveFormat::Fst;
   switch (lanes) {

@@ -68,6 +68,8 @@ class RtlEngine {
 // The compiled variants, e.g. {8, 16, 32}.
 const std::vector<int>& rtl_lanes_available();
 bool rtl_available();
+// The Verilator that generated the compiled variants ("5.006 2023-01-22"); "" without the RTL.
+const char* rtl_verilator_version();
 // Throws std::invalid_argument for a LANES value that was not compiled. Each variant is compiled
 // twice, once per wave format (Verilator builds a model for one format); `waves` picks which.
 std::unique_ptr<RtlEngine> make_rtl_engine(int lanes, WaveFormat waves = WaveFormat::Vcd);

@@ -10,6 +10,7 @@ const std::vector<int>& rtl_lanes_available() {
   return none;
 }
 bool rtl_available() { return false; }
+const char* rtl_verilator_version() { return ""; }
 std::unique_ptr<RtlEngine> make_rtl_engine(int, WaveFormat) {
   throw std::invalid_argument("this build has no Verilated grad_reduce (configured with -DTRAINVP_RTL=OFF)");
 }

@@ -1,5 +1,9 @@
 #include "platform/cli/cli.hpp"
 #include "platform/cli/cli_sweep.hpp"
+#include "platform/cli/completion.hpp"
+#include "platform/cli/help_text.hpp"
+#include "platform/cli/man_page.hpp"
+#include "platform/cli/scenario_path.hpp"
 
 #include <unistd.h>
 
@@ -10,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/report/build_record.hpp"
 #include "platform/report/describe.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/report/output_files.hpp"
@@ -27,73 +32,6 @@ constexpr int kOk = 0, kRunFailed = 1, kBadInput = 2;
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-const char* kMainHelp =
-    "usage: trainvp <command> [options]\n"
-    "\n"
-    "A SystemC/TLM-2.0 virtual platform of GPU training nodes and clusters.\n"
-    "\n"
-    "commands:\n"
-    "  run FILE        simulate a scenario and write results (trainvp run --help)\n"
-    "  validate FILE   check a scenario without running it\n"
-    "  describe        list every parameter, GPU preset and zoo model\n"
-    "  describe model NAME   a platform model's parameters, sockets and statistics, or a zoo model's layers\n"
-    "  sweep SPEC -o DIR     run a parameter sweep in parallel processes (trainvp sweep --help)\n"
-    "  sweep-export DIR      write a sweep's sweep.db as CSV\n"
-    "  merge OUT DIR...      merge the shards of a sweep into OUT/sweep.db\n"
-    "  plot DIR --x P --y M  plot a sweep's results with gnuplot\n"
-    "  version         print the version\n"
-    "\n"
-    "exit codes: 0 success, 1 run failed (stall, time limit, I/O), 2 bad input or usage\n";
-
-const char* kRunHelp =
-    "usage: trainvp run FILE [-o DIR] [--faults F] [--set /json/pointer=VALUE]... [-q] [--progress]\n"
-    "\n"
-    "Simulates the scenario FILE and writes DIR/results.json, DIR/iterations.csv,\n"
-    "DIR/trace.json (open it in ui.perfetto.dev) and, with faults, DIR/faults.json (every\n"
-    "fault injected, generated ones included). DIR defaults to /output/dir, else out/<name>.\n"
-    "\n"
-    "  -o, --output DIR   output directory\n"
-    "  --faults F         replace the scenario's faults (and fault_generator) by the list in F,\n"
-    "                     e.g. an earlier run's DIR/faults.json: replays its campaign exactly\n"
-    "  --set P=VALUE      set the value at JSON pointer P before validation; VALUE is parsed\n"
-    "                     as JSON, else taken as a string (--set /cluster/nodes=4,\n"
-    "                     --set /workload/model=gpt2-small); repeatable\n"
-    "  -q, --quiet        no summary on stdout and no progress line (-q wins over --progress)\n"
-    "  --progress         a one-line progress display on stderr (simulated time, iterations\n"
-    "                     done of planned, rate, time left); on by default when stderr is a\n"
-    "                     terminal\n";
-
-const char* kValidateHelp =
-    "usage: trainvp validate FILE [--faults F] [--set /json/pointer=VALUE]... [--resolved]\n"
-    "\n"
-    "Checks FILE (after the overrides) and prints one line, or the first error with its\n"
-    "JSON pointer. The cluster is elaborated (not run), so a fabric that cannot be built and\n"
-    "a fault target that matches nothing are caught too. Nothing is simulated or written.\n"
-    "\n"
-    "  --faults F, --set P=VALUE   as for run\n"
-    "  --resolved         print the resolved scenario (defaults filled in) as JSON\n";
-
-const char* kDescribeHelp =
-    "usage: trainvp describe [--json | --markdown]\n"
-    "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [--json]\n"
-    "       trainvp describe topology FILE [--set /json/pointer=VALUE]... [--json]\n"
-    "\n"
-    "Without arguments: every scenario key (type, units, default, range, meaning), the GPU\n"
-    "presets, the zoo models and the platform models (gpu, cxl_device, link_dir) with their\n"
-    "sockets and statistics. With `model NAME`: a platform model's parameters, sockets and\n"
-    "statistics; for a zoo model, its layers with parameters,\n"
-    "forward/backward FLOPs per micro-batch, activation and gradient bytes. With\n"
-    "`topology FILE`: every device (GPU, NIC, NVSwitch, PCIe switch, root complex, switch,\n"
-    "leaf, spine) and link of the scenario's cluster, by the names results and faults use; with\n"
-    "training.parallel, each GPU's (tp, pp, dp) coordinate and the layers of each pipeline stage.\n"
-    "\n"
-    "  --batch B          samples per micro-batch (default 1)\n"
-    "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
-    "  --image-size N     pixels per side for vision models (default 224)\n"
-    "  --dtype D          fp32|tf32|bf16|fp16|fp8 (default bf16)\n"
-    "  --json             print JSON: {parameters, layers: [...], ...}\n"
-    "  --markdown         print the key table of docs/scenario-format.md (scripts/update-docs)\n";
 
 bool wants_help(const std::vector<std::string>& args) {
   for (auto& a : args)
@@ -132,11 +70,12 @@ ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_r
     else throw UsageError("unexpected argument " + s);
   }
   if (a.file.empty()) throw UsageError("missing scenario FILE");
+  a.file = find_scenario(a.file);
   return a;
 }
 
 int cmd_validate(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kValidateHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("validate"), kOk;
   ScenarioArgs a = parse_scenario_args(args, false);
   Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   // Elaborate without running: the fabric must build and every fault target must match a name.
@@ -157,7 +96,7 @@ int cmd_validate(const std::vector<std::string>& args) {
 }
 
 int cmd_run(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kRunHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("run"), kOk;
   ScenarioArgs a = parse_scenario_args(args, true);
   Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   if (!a.output.empty()) {
@@ -227,7 +166,7 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
 }
 
 int cmd_describe(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kDescribeHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("describe"), kOk;
   if (!args.empty() && args[0] == "topology") return cmd_describe_topology({args.begin() + 1, args.end()});
   bool as_json = false, as_markdown = false;
   std::string model;
@@ -276,12 +215,35 @@ int cmd_describe(const std::vector<std::string>& args) {
   return kOk;
 }
 
+int cmd_version(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << help_of("version"), kOk;
+  if (args.size() == 1 && args[0] == "--json") return std::cout << build_record().dump(2) << "\n", kOk;
+  if (!args.empty()) throw UsageError("unexpected argument " + args[0]);
+  std::cout << "trainvp " << TRAINVP_VERSION << " (scenario format " << kScenarioFormatVersion << ")\n";
+  return kOk;
+}
+
+int cmd_help_man(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << help_of("help-man"), kOk;
+  if (args.size() != 1) throw UsageError("help-man expects one COMMAND");
+  if (!help_of(args[0])) throw UsageError("help-man: no command \"" + args[0] + "\"");
+  std::cout << man_page(args[0]);
+  return kOk;
+}
+
+int cmd_completion(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << help_of("completion"), kOk;
+  if (args.size() != 1 || args[0] != "bash") throw UsageError("completion expects `bash` (the one shell supported)");
+  std::cout << bash_completion();
+  return kOk;
+}
+
 }  // namespace
 
 int cli_main(int argc, char* argv[]) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-    std::cout << kMainHelp;
+    std::cout << help_of("trainvp");
     return args.empty() ? kBadInput : kOk;
   }
   std::string cmd = args[0];
@@ -294,13 +256,12 @@ int cli_main(int argc, char* argv[]) {
     if (cmd == "sweep-export") return cli_sweep_export(args);
     if (cmd == "merge") return cli_merge(args);
     if (cmd == "plot") return cli_plot(args);
-    if (cmd == "version" || cmd == "--version") {
-      std::cout << "trainvp " << TRAINVP_VERSION << " (scenario format " << kScenarioFormatVersion << ")\n";
-      return kOk;
-    }
+    if (cmd == "version" || cmd == "--version") return cmd_version(args);
+    if (cmd == "help-man") return cmd_help_man(args);
+    if (cmd == "completion") return cmd_completion(args);
     throw UsageError("unknown command \"" + cmd + "\"");
   } catch (const UsageError& e) {
-    std::cerr << "trainvp: " << e.what() << "\n(trainvp " << (cmd == "run" || cmd == "validate" || cmd == "describe" ? cmd + " " : "")
+    std::cerr << "trainvp: " << e.what() << "\n(trainvp " << (help_of(cmd) ? cmd + " " : "")
               << "--help for usage)\n";
     return kBadInput;
   } catch (const ScenarioError& e) {

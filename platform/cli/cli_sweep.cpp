@@ -1,4 +1,6 @@
 #include "platform/cli/cli_sweep.hpp"
+#include "platform/cli/help_text.hpp"
+#include "platform/cli/scenario_path.hpp"
 
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <stdexcept>
 
 #include "platform/core/errors.hpp"
+#include "platform/report/build_record.hpp"
 #include "platform/sweep/export.hpp"
 #include "platform/sweep/input_error.hpp"
 #include "platform/sweep/merge.hpp"
@@ -31,54 +34,6 @@ constexpr int kOk = 0, kFailed = 1, kBadInput = 2;
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-const char* kSweepHelp =
-    "usage: trainvp sweep SPEC -o DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
-    "\n"
-    "Runs every point of the sweep SPEC (a JSON file: base scenario, parameters by JSON\n"
-    "pointer, design grid|zip|random; docs/sweeps.md). Every point is validated first; each\n"
-    "runs as its own `trainvp run` process into DIR/points/ID/; DIR/sweep.db holds one row per\n"
-    "point (parameters, status, metrics, wall time). Plots named by the SPEC are drawn into\n"
-    "DIR/plots/ at the end. A point refused at one of the SPEC's `infeasible` pointers (a layout\n"
-    "that does not fit in HBM) is recorded as infeasible with its error and not run; the SPEC's\n"
-    "`best` names the point with the lowest (highest) value of a metric in the summary.\n"
-    "\n"
-    "  -o, --output DIR   sweep directory (refused if it already holds a sweep, unless --resume)\n"
-    "  -j, --jobs N       points run at once (default: the CPUs this process may use)\n"
-    "  --shard I/N        run only shard I of N (1 <= I <= N): the points whose idx % N == I-1;\n"
-    "                     merge the shards' DIRs with `trainvp merge`\n"
-    "  --resume           reuse points of DIR that finished ok with the same scenario; run the rest\n"
-    "  --dry-run          validate and list the points (idx, id, values); run nothing\n"
-    "\n"
-    "exit codes: 0 every point succeeded, 1 some point failed (the others still ran),\n"
-    "2 bad SPEC, bad point or usage, 128+N interrupted by signal N (--resume continues)\n";
-
-const char* kExportHelp =
-    "usage: trainvp sweep-export DIR [--csv] [-o FILE]\n"
-    "\n"
-    "Writes the points table of DIR/sweep.db (or of a .db file) as CSV, one row per point in\n"
-    "idx order, to FILE or stdout.\n";
-
-const char* kMergeHelp =
-    "usage: trainvp merge OUT DIR...\n"
-    "\n"
-    "Merges the sweep.db of each DIR (shards of one sweep, or .db files) into OUT/sweep.db and\n"
-    "draws the SPEC's plots into OUT/plots/. A point in several inputs must agree in every\n"
-    "column but wall_s (a finished row replaces a pending one); inputs of different sweeps are\n"
-    "refused.\n";
-
-const char* kPlotHelp =
-    "usage: trainvp plot DIR --x COLUMN --y COLUMN [--by COLUMN] [--where COLUMN=VALUE]...\n"
-    "                    [--logx] [--logy] [--title TEXT] [-o FILE.svg|.png|.pdf]\n"
-    "\n"
-    "Plots the finished points of DIR/sweep.db with gnuplot: y against x, one series per value\n"
-    "of --by. Columns are parameter pointers (/cluster/nodes) or metric names\n"
-    "(iteration_time_s). Quantities such as \"400Gbps\" are plotted as numbers and the axis names\n"
-    "the unit. The gnuplot script (data inline) is written beside the image as FILE.gp.\n"
-    "\n"
-    "  --where C=VALUE    keep only points whose column C equals VALUE (JSON, else a string)\n"
-    "  --logx, --logy     logarithmic axes (x is logarithmic by default for a log-scale range)\n"
-    "  -o FILE            default DIR/plots/<y>-vs-<x>[-by-<by>].svg\n";
 
 bool wants_help(const std::vector<std::string>& args) {
   for (auto& a : args)
@@ -145,7 +100,7 @@ Store open_store(const std::string& dir_or_db) {
 }  // namespace
 
 int cli_sweep(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kSweepHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("sweep"), kOk;
   SweepOptions o;
   return guarded("sweep", &o.spec_file, [&] {
     ArgReader r{args};
@@ -170,15 +125,17 @@ int cli_sweep(const std::vector<std::string>& args) {
       else throw Usage("unexpected argument " + s);
     }
     if (o.spec_file.empty()) throw Usage("missing SPEC");
+    o.spec_file = find_scenario(o.spec_file);
     if (o.out_dir.empty() && !o.dry_run) throw Usage("missing -o DIR (the sweep directory)");
     if (const char* child = std::getenv("TRAINVP_SWEEP_CHILD"); child && *child) o.child_program = child;
     o.progress = isatty(STDERR_FILENO) != 0;
+    o.build = build_record().dump();
     return run_sweep(o, std::cout, std::cerr);
   });
 }
 
 int cli_sweep_export(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kExportHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("sweep-export"), kOk;
   return guarded("sweep-export", nullptr, [&] {
     std::string dir, output;
     ArgReader r{args};
@@ -207,7 +164,7 @@ int cli_sweep_export(const std::vector<std::string>& args) {
 }
 
 int cli_merge(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kMergeHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("merge"), kOk;
   return guarded("merge", nullptr, [&] {
     std::vector<std::string> paths;
     for (auto& a : args) {
@@ -254,7 +211,7 @@ int cli_merge(const std::vector<std::string>& args) {
 }
 
 int cli_plot(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::cout << kPlotHelp, kOk;
+  if (wants_help(args)) return std::cout << help_of("plot"), kOk;
   return guarded("plot", nullptr, [&] {
     std::string dir;
     PlotRequest req;

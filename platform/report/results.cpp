@@ -9,6 +9,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "models/parallel/parallel_sync.hpp"
+#include "platform/report/build_record.hpp"
 #include "platform/report/output_warnings.hpp"
 #include "platform/report/parallel_results.hpp"
 #include "platform/report/sync_results.hpp"
@@ -265,6 +266,7 @@ RunResults bench_results(const Simulation& sim) {
   RunResults r;
   ojson& j = r.json;
   j["trainvp_version"] = TRAINVP_VERSION;
+  j["build"] = build_record();
   j["scenario"] = scenario_as_run(sim);
   std::ostringstream csv, sum;
   csv << "bytes,time_s,algbw_GBps,busbw_GBps\n";
@@ -321,6 +323,7 @@ RunResults collect_results(const Simulation& sim) {
   RunResults r;
   ojson& j = r.json;
   j["trainvp_version"] = TRAINVP_VERSION;
+  j["build"] = build_record();
   j["scenario"] = scenario_as_run(sim);
   j["iteration_time_s"] = iter_time;
 

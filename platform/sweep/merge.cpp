@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -61,6 +62,7 @@ MergeSummary merge_sweeps(const std::string& out_dir, const std::vector<std::str
   };
   std::map<std::string, Entry> by_id;
   json sources = json::array();
+  std::set<std::string> builds;  // the shards' build records (JSON texts)
   for (auto& in : inputs) {
     std::string path = sweep_db_path(in);
     if (!fs::exists(path)) throw SweepInputError("\"" + in + "\" holds no sweep.db (is it a sweep output directory?)");
@@ -84,6 +86,7 @@ MergeSummary merge_sweeps(const std::string& out_dir, const std::vector<std::str
         throw SweepInputError("\"" + in + "\" has other columns than \"" + first_input + "\"");
     }
     sources.push_back(fs::absolute(path).lexically_normal().string());
+    builds.insert(m["build"]);
     auto params = s.parameters();
     auto metrics = s.metrics();
     for (auto& row : s.rows()) {
@@ -112,6 +115,13 @@ MergeSummary merge_sweeps(const std::string& out_dir, const std::vector<std::str
   if (ec) throw std::runtime_error("cannot create \"" + out_dir + "\": " + ec.message());
   meta.erase("best");  // an input's own best; recomputed over the merged rows below
   meta["shard"] = "merged";
+  // The build that made the rows: the shards' one, or, where shards came from different builds,
+  // the list of them.
+  if (builds.size() > 1) {
+    json list = json::array();
+    for (auto& b : builds) list.push_back(b.empty() ? json() : json::parse(b, nullptr, false));
+    meta["build"] = list.dump();
+  }
   meta["sources"] = sources.dump();
   meta["points_in_db"] = std::to_string(by_id.size());
   Store out = Store::create(sum.db_path, columns, meta);

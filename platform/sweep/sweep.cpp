@@ -170,6 +170,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       {"points_total", std::to_string(points.size())},
       {"points_in_db", std::to_string(slice.size())},
       {"trainvp_version", TRAINVP_VERSION},
+      {"build", o.build},
   };
   Store store = Store::create(db_path.string(), columns, meta);
 

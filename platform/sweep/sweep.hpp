@@ -18,6 +18,7 @@ struct SweepOptions {
   bool dry_run = false;       // validate and list the points, run nothing
   bool progress = false;      // draw the progress bar on `err`
   std::string child_program;  // what runs a point; "" = this executable
+  std::string build;          // the build record (JSON text) stored as sweep.db's `build`
 };
 
 // Returns the exit code: 0 every point succeeded, 1 some failed (all ran), 128 + signal when

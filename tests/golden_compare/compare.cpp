@@ -101,7 +101,7 @@ MaxDifference max_difference(const nlohmann::json& expected, const nlohmann::jso
 
 Options default_options() {
   Options o;
-  o.ignored = {"/sim/wall_s", "/scenario/output/dir", "/sim/events", "/sim/delta_cycles"};
+  o.ignored = {"/build", "/sim/wall_s", "/scenario/output/dir", "/sim/events", "/sim/delta_cycles"};
   return o;
 }
 

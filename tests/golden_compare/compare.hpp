@@ -17,7 +17,8 @@ struct Options {
   std::size_t max_reports = 20;
 };
 
-// The pointers that never take part: sim.wall_s (wall time), scenario.output.dir (where it was written),
+// The pointers that never take part: build (the build record: its git revision changes with every
+// commit), sim.wall_s (wall time), scenario.output.dir (where it was written),
 // sim.events and sim.delta_cycles (the simulator's work, which speed work is meant to change
 // without moving any result).
 Options default_options();

@@ -1,0 +1,21 @@
+# Writes the man pages and the bash completion script from the trainvp binary itself (TRAINVP),
+# into OUT_DIR/man1 and OUT_DIR/completions: `trainvp help-man COMMAND` for each of COMMANDS,
+# `trainvp completion bash`. Run by platform/cli/CMakeLists.txt after every link of trainvp.
+file(MAKE_DIRECTORY ${OUT_DIR}/man1 ${OUT_DIR}/completions)
+set(ENV{SYSTEMC_DISABLE_COPYRIGHT_MESSAGE} 1)
+string(REPLACE "," ";" COMMANDS "${COMMANDS}")
+foreach(cmd IN LISTS COMMANDS)
+  if(cmd STREQUAL "trainvp")
+    set(page trainvp.1)
+  else()
+    set(page trainvp-${cmd}.1)
+  endif()
+  execute_process(COMMAND ${TRAINVP} help-man ${cmd} OUTPUT_FILE ${OUT_DIR}/man1/${page} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "trainvp help-man ${cmd} failed (${rc})")
+  endif()
+endforeach()
+execute_process(COMMAND ${TRAINVP} completion bash OUTPUT_FILE ${OUT_DIR}/completions/trainvp RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "trainvp completion bash failed (${rc})")
+endif()
