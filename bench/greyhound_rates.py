@@ -61,8 +61,9 @@ def main():
     for x in rows:
         vs = "%.2fx" % (x["overall"] / base["overall"]) if base else "-"
         react = "-" if x["reaction"] is None else "%.1f + %.1f s" % (x["detect"], x["validate"])
-        print("| %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s s |" % (
-            x["label"], x["overall"], x["during"], vs, x["detected"], x["fp"], react, x["steps"], fmt(x["paused"], "%.0f")))
+        during = "-" if x["during"] != x["during"] else "%.1f" % x["during"]  # nan: no fault
+        print("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s s |" % (
+            x["label"], x["overall"], during, vs, x["detected"], x["fp"], react, x["steps"], fmt(x["paused"], "%.0f")))
     print()
     print("| run | iterations | simulated (rest skipped) | simulated time | wall | CPU | peak RSS |")
     print("|---|---|---|---|---|---|---|")

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# GREYHOUND's 256-GPU experiment (docs/greyhound.md#the-256-gpu-experiment):
+# scenarios/greyhound/campaign-256gpu.json healthy (no faults), without mitigation (the monitor
+# detects only) and with GREYHOUND's ladder, then one table: iterations per minute, detection and
+# mitigation, wall and CPU time. About 20 minutes of CPU per faulty run, 6 per healthy one, 1.6 GB
+# each; RUNS picks a subset (default "healthy none ladder"), run one after the other.
+# usage: bench/greyhound-256gpu.sh [BUILD_DIR]
+source "$(dirname "$0")/common.sh"
+args=()
+for run in ${RUNS:-healthy none ladder}; do
+  case $run in
+    healthy) set=(--set '/faults=[]') ;;
+    *) set=(--set "/health/mitigation/policy=\"$run\"") ;;
+  esac
+  mkdir -p "$out/$run"
+  /usr/bin/time -f "%e %U %M" -o "$out/$run/time" \
+    "$build/trainvp" run scenarios/greyhound/campaign-256gpu.json -q -o "$out/$run" "${set[@]}" >/dev/null
+  args+=("$run=$out/$run")
+done
+python3 bench/greyhound_rates.py "${args[@]}"
