@@ -30,11 +30,11 @@ mv "$p" "$work/moved"
 "$work/moved/bin/trainvp" validate quickstart > validate.log || fail "a moved prefix does not find quickstart"
 # TRAINVP_PATH is searched before the installed scenarios.
 mkdir -p mine && sed 's/"name": "quickstart"/"name": "mine"/' "$work/moved/share/trainvp/scenarios/quickstart.json" > mine/quickstart.json
-TRAINVP_PATH=$PWD/nowhere:$PWD/mine "$work/moved/bin/trainvp" validate quickstart | grep -q '^ok: mine:' ||
+TRAINVP_PATH=$PWD/nowhere:$PWD/mine "$work/moved/bin/trainvp" validate quickstart | grep '^ok: mine:' >/dev/null ||
   fail "TRAINVP_PATH is not searched first"
 # NAME.json in the current directory, for a NAME given without .json.
 cp mine/quickstart.json here.json
-"$work/moved/bin/trainvp" validate here | grep -q '^ok: mine:' || fail "NAME.json in the current directory is not found"
+"$work/moved/bin/trainvp" validate here | grep '^ok: mine:' >/dev/null || fail "NAME.json in the current directory is not found"
 if "$work/moved/bin/trainvp" run no-such-scenario -q 2> err.log; then fail "an unknown name ran"; fi
 grep -q 'no scenario "no-such-scenario"' err.log || fail "unclear error for an unknown name: $(cat err.log)"
 echo "test-install: ok"
