@@ -77,22 +77,12 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
 
   // TP and PP traffic, summed by kind.
   ojson kinds = ojson::object();
-  for (const char* kind : {"tp", "pp"}) kinds[kind] = {{"collectives", 0}, {"bytes", 0}, {"time_s", 0.0}};
-  for (const CollectiveRecord& r : sim.engine().records()) {
-    if (!summed_parallel_collective(r.label) || r.end_ps < 0) continue;
-    ojson& k = kinds[r.label.substr(0, 2)];
-    k["collectives"] = k["collectives"].get<std::uint64_t>() + 1;
-    k["bytes"] = k["bytes"].get<std::uint64_t>() + r.bytes;
-    k["time_s"] = k["time_s"].get<double>() + sec(r.end_ps - r.start_ps);
+  const std::map<std::string, FastForward::Sum> sums = collective_sums(sim);
+  for (const char* kind : {"tp", "pp"}) {
+    const auto it = sums.find(kind);
+    const FastForward::Sum s = it == sums.end() ? FastForward::Sum{} : it->second;
+    kinds[kind] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
   }
-  if (const FastForward* ff = sim.fast_forward())  // skipped iterations' copies, summed as they were made
-    for (const auto& [kind, sum] : ff->summed()) {
-      if (!kinds.contains(kind)) continue;  // /output/collectives false sums the DP ones too
-      ojson& k = kinds[kind];
-      k["collectives"] = k["collectives"].get<std::uint64_t>() + sum.collectives;
-      k["bytes"] = k["bytes"].get<std::uint64_t>() + sum.bytes;
-      k["time_s"] = k["time_s"].get<double>() + sum.time_s;
-    }
   o["traffic"] = kinds;
 
   ojson place = ojson::array();
@@ -101,6 +91,21 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
     place.push_back({{"gpu", g->name()}, {"rank", g->rank()}, {"tp", pc.tp}, {"pp", pc.pp}, {"dp", pc.dp}});
   }
   o["placement"] = place;
+}
+
+std::map<std::string, FastForward::Sum> collective_sums(const Simulation& sim) {
+  std::map<std::string, FastForward::Sum> sums;
+  for (const CollectiveRecord& r : sim.engine().records()) {
+    if (r.end_ps < 0) continue;
+    FastForward::Sum& s = sums[r.label.substr(0, r.label.find(' '))];
+    s.collectives += 1, s.bytes += r.bytes, s.time_s += sec(r.end_ps - r.start_ps);
+  }
+  if (const FastForward* ff = sim.fast_forward())  // skipped iterations' copies, summed as they were made
+    for (const auto& [kind, sum] : ff->summed()) {
+      FastForward::Sum& s = sums[kind];
+      s.collectives += sum.collectives, s.bytes += sum.bytes, s.time_s += sum.time_s;
+    }
+  return sums;
 }
 
 std::string parallel_summary(const ojson& j) {

@@ -1,5 +1,6 @@
 #pragma once
 // results.json `parallel` for a hybrid-parallel run (training.parallel; docs/parallelism.md).
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,10 @@ namespace trainvp {
 // collectives are too many to list one by one), and the FLOPs utilization by the model-FLOPs
 // formula of Narayanan et al. `iteration_s`: the mean measured iteration time.
 void add_parallel_results(nlohmann::ordered_json& j, const Simulation& sim, double iteration_s);
+// Every completed collective's count, bytes and summed duration by kind (the label's first word:
+// ddp, tp, pp, probe, ...), with fast-forward's summed copies of skipped iterations: parallel.traffic
+// (tp, pp) and, with /output/collectives false, results' collective_totals.
+std::map<std::string, FastForward::Sum> collective_sums(const Simulation& sim);
 // The summary's lines about it.
 std::string parallel_summary(const nlohmann::ordered_json& j);
 // Samples per iteration of the whole job: b x m x d.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -91,19 +90,11 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
   return list;
 }
 
-// /output/collectives false: the collectives' totals by kind (the label's first word: ddp, tp, pp,
-// probe, ...), those of skipped iterations included, in place of the list.
+// /output/collectives false: the collectives' totals by kind, in place of the list.
 nlohmann::ordered_json collective_totals(const Simulation& sim) {
-  using ojson = nlohmann::ordered_json;
-  std::map<std::string, FastForward::Sum> sums;
-  if (const FastForward* ff = sim.fast_forward()) sums = ff->summed();
-  for (const CollectiveRecord& r : sim.engine().records()) {
-    if (r.end_ps < 0) continue;
-    FastForward::Sum& s = sums[r.label.substr(0, r.label.find(' '))];
-    s.collectives += 1, s.bytes += r.bytes, s.time_s += sec(r.end_ps - r.start_ps);
-  }
-  ojson o = ojson::object();
-  for (const auto& [kind, s] : sums) o[kind] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (const auto& [kind, s] : collective_sums(sim))
+    o[kind] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
   return o;
 }
 
