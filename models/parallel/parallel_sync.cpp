@@ -428,44 +428,13 @@ void ParallelSync::add_comm(int rank, int iteration, WaitKind kind, std::int64_t
 
 void ParallelSync::fill_comm_all() const {
   // Per rank, the union of all its collectives' [join, done] intervals, each counted in the
-  // iteration during which it ended (the engine lists them in completion order).
-  // Skipped iterations repeat the intervals that began in the rank's own last period before the
-  // skip (its records' ends bound it: pipeline stages end an iteration at different times).
+  // iteration during which it ended; skipped iterations repeat the period before the skip.
   comm_all_.assign(parts_.gpus.size(), {});
   for (const Gpu* g : parts_.gpus) {
-    const auto& recs = g->iterations();
-    auto& out = comm_all_[static_cast<std::size_t>(g->rank())];
-    out.assign(recs.size(), 0);
-    const auto& real = parts_.engine->intervals(g->rank());
-    std::vector<CollectiveEngine::Interval> copies;
-    for (const Skip& k : skips_) {
-      const std::int64_t from = recs.at(static_cast<std::size_t>(k.first - 1 - k.period)).end_ps;
-      const std::int64_t to = recs.at(static_cast<std::size_t>(k.first - 1)).end_ps;
-      auto lo = std::lower_bound(real.begin(), real.end(), from,
-                                 [](const CollectiveEngine::Interval& iv, std::int64_t t) { return iv.end < t; });
-      std::vector<CollectiveEngine::Interval> window;
-      for (auto iv = lo; iv != real.end(); ++iv)
-        if (iv->start >= from && iv->start < to) window.push_back(*iv);
-      for (int m = 1; m <= k.count / k.period; ++m)
-        for (const auto& iv : window) copies.push_back({iv.start + m * k.period_ps, iv.end + m * k.period_ps});
-    }
-    std::vector<CollectiveEngine::Interval> merged;
-    const std::vector<CollectiveEngine::Interval>* list = &real;
-    if (!copies.empty()) {  // in completion order, as the engine lists them
-      merged = real;
-      merged.insert(merged.end(), copies.begin(), copies.end());
-      std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.end < b.end; });
-      list = &merged;
-    }
-    std::int64_t end = 0;
-    std::size_t it = 0;
-    for (const auto& iv : *list) {
-      while (it + 1 < recs.size() && iv.end > recs[it].end_ps) ++it;
-      if (recs.empty()) break;
-      if (iv.start >= end) out[it] += iv.end - iv.start;
-      else if (iv.end > end) out[it] += iv.end - end;
-      end = std::max(end, iv.end);
-    }
+    std::vector<std::int64_t> ends;
+    ends.reserve(g->iterations().size());
+    for (const RankIteration& r : g->iterations()) ends.push_back(r.end_ps);
+    comm_all_[static_cast<std::size_t>(g->rank())] = comm_by_iteration(parts_.engine->intervals(g->rank()), ends, skips_);
   }
 }
 

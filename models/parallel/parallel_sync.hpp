@@ -28,6 +28,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/collectives/sync_strategy.hpp"
 #include "models/gpu/gpu.hpp"
+#include "models/parallel/comm_by_iteration.hpp"
 #include "models/parallel/layout.hpp"
 #include "models/workload/workload.hpp"
 
@@ -154,11 +155,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   std::unordered_map<std::uint64_t, std::pair<int, int>> z3_live_;      // (DP group, layer key) -> same
   mutable std::vector<std::vector<ParallelRankIteration>> records_;  // [rank][iteration]
   mutable std::vector<std::vector<std::int64_t>> comm_all_;           // [rank][iteration], filled on first use
-  struct Skip {
-    int first, count, period;
-    std::int64_t period_ps;
-  };
-  std::vector<Skip> skips_;  // fast-forward: each rank's intervals of the period before repeat
+  std::vector<PeriodSkip> skips_;  // fast-forward: each rank's intervals of the period before repeat
   std::vector<int> tracks_;  // per rank: its pipeline track in the trace (-1: none)
 };
 

@@ -1,0 +1,128 @@
+#include "models/parallel/comm_by_iteration.hpp"
+
+#include <algorithm>
+
+namespace trainvp {
+namespace {
+
+// The union of `list` (in end order), each interval's new time counted in the iteration it ended in.
+std::vector<std::int64_t> sweep(const std::vector<CommInterval>& list, const std::vector<std::int64_t>& ends) {
+  std::vector<std::int64_t> out(ends.size(), 0);
+  if (ends.empty()) return out;
+  std::int64_t end = 0;
+  std::size_t it = 0;
+  for (const CommInterval& iv : list) {
+    while (it + 1 < ends.size() && iv.end > ends[it]) ++it;
+    if (iv.start >= end) out[it] += iv.end - iv.start;
+    else if (iv.end > end) out[it] += iv.end - end;
+    end = std::max(end, iv.end);
+  }
+  return out;
+}
+
+// The intervals that began in the rank's own last period before the skip (its iteration ends bound
+// it: pipeline stages end an iteration at different times).
+std::vector<CommInterval> period_window(const std::vector<CommInterval>& real, std::int64_t from, std::int64_t to) {
+  auto lo = std::lower_bound(real.begin(), real.end(), from,
+                             [](const CommInterval& iv, std::int64_t t) { return iv.end < t; });
+  std::vector<CommInterval> w;
+  for (auto iv = lo; iv != real.end(); ++iv)
+    if (iv->start >= from && iv->start < to) w.push_back(*iv);
+  return w;
+}
+
+void sort_by_end(std::vector<CommInterval>& list) {  // stable: the engine's order among equal ends
+  std::stable_sort(list.begin(), list.end(), [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
+}
+
+}  // namespace
+
+std::vector<std::int64_t> comm_by_iteration_copied(const std::vector<CommInterval>& real,
+                                                   const std::vector<std::int64_t>& ends,
+                                                   const std::vector<PeriodSkip>& skips) {
+  std::vector<CommInterval> merged = real;
+  for (const PeriodSkip& k : skips) {
+    const auto w = period_window(real, ends.at(static_cast<std::size_t>(k.first - 1 - k.period)),
+                                 ends.at(static_cast<std::size_t>(k.first - 1)));
+    for (int m = 1; m <= k.count / k.period; ++m)
+      for (const CommInterval& iv : w) merged.push_back({iv.start + m * k.period_ps, iv.end + m * k.period_ps});
+  }
+  sort_by_end(merged);
+  return sweep(merged, ends);
+}
+
+// A skipped period's sums depend only on the intervals ending within reach of it (an interval's
+// contribution depends on the latest end before it, and only if that end is after its start).
+// Far enough from both ends of a skip (K periods, K covering the longest interval, the period's own
+// length and any simulated interval still running past the skip) that reach holds only copies, the
+// same shifted copies for every period: so the sweep runs over the first K + 1 and the last K
+// periods, with the middle cut out of the timeline, and the middle periods take period K + 1's sums.
+std::vector<std::int64_t> comm_by_iteration(const std::vector<CommInterval>& real,
+                                            const std::vector<std::int64_t>& ends,
+                                            const std::vector<PeriodSkip>& skips) {
+  if (skips.empty()) return sweep(real, ends);
+  std::vector<std::int64_t> cends;                       // iteration ends on the cut timeline
+  std::vector<std::size_t> index_of(ends.size());         // iteration -> its cut-timeline iteration
+  std::vector<CommInterval> list;
+  std::vector<std::int64_t> resumes, removed_after;      // per skip: when the rank resumes, time cut so far
+  std::int64_t removed = 0;
+  std::size_t i = 0;
+  for (const PeriodSkip& k : skips) {
+    const std::int64_t from = ends.at(static_cast<std::size_t>(k.first - 1 - k.period));
+    const std::int64_t to = ends.at(static_cast<std::size_t>(k.first - 1)), P = k.period_ps;
+    const int M = k.count / k.period;
+    const std::int64_t resume = to + M * P;
+    const auto w = period_window(real, from, to);
+    std::int64_t longest = 0, late = 0;  // the window's longest interval; how far past `to` a simulated one ran
+    for (const CommInterval& iv : w) longest = std::max(longest, iv.end - iv.start);
+    for (auto iv = std::lower_bound(real.begin(), real.end(), to,
+                                    [](const CommInterval& x, std::int64_t t) { return x.end < t; });
+         iv != real.end(); ++iv)
+      if (iv->start < resume) late = std::max(late, iv->end - to);
+    const int K = P > 0 ? static_cast<int>(std::min<std::int64_t>(2 + (longest + (to - from) + late) / P, M)) : M;
+    const bool cut = M > 2 * K + 1;
+    const std::int64_t middle_ps = cut ? static_cast<std::int64_t>(M - 2 * K - 1) * P : 0;
+    for (; i < static_cast<std::size_t>(k.first); ++i) {
+      index_of[i] = cends.size();
+      cends.push_back(ends[i] - removed);
+    }
+    for (int m = 1; m <= M; ++m) {
+      const bool middle = cut && m > K + 1 && m <= M - K;
+      const std::int64_t shift = removed + (cut && m > M - K ? middle_ps : 0);
+      if (!middle)
+        for (const CommInterval& iv : w) list.push_back({iv.start + m * P - shift, iv.end + m * P - shift});
+      for (int j = 0; j < k.period; ++j, ++i) {
+        if (middle) {
+          index_of[i] = index_of[static_cast<std::size_t>(k.first + K * k.period + j)];
+        } else {
+          index_of[i] = cends.size();
+          cends.push_back(ends[i] - shift);
+        }
+      }
+    }
+    removed += middle_ps;
+    resumes.push_back(resume);
+    removed_after.push_back(removed);
+  }
+  for (; i < ends.size(); ++i) {
+    index_of[i] = cends.size();
+    cends.push_back(ends[i] - removed);
+  }
+  // The simulated intervals, each moved back by the time cut before it: the real ones first, as
+  // in the definition, so that equal ends keep its order.
+  std::vector<CommInterval> merged;
+  merged.reserve(real.size() + list.size());
+  for (const CommInterval& iv : real) {
+    const std::size_t n = static_cast<std::size_t>(std::upper_bound(resumes.begin(), resumes.end(), iv.start) - resumes.begin());
+    const std::int64_t shift = n ? removed_after[n - 1] : 0;
+    merged.push_back({iv.start - shift, iv.end - shift});
+  }
+  merged.insert(merged.end(), list.begin(), list.end());
+  sort_by_end(merged);
+  const std::vector<std::int64_t> c = sweep(merged, cends);
+  std::vector<std::int64_t> out(ends.size());
+  for (std::size_t j = 0; j < ends.size(); ++j) out[j] = c[index_of[j]];
+  return out;
+}
+
+}  // namespace trainvp
