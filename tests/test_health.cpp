@@ -90,6 +90,27 @@ TEST(Health, AGpuTwentyPercentSlowerIsFoundWithinAFewIterationsAndNamedAsCompute
   EXPECT_EQ(changes[1]["direction"], "recovery");
 }
 
+// One fault ends as a lesser one begins (GREYHOUND's 256-GPU campaign has three such): rank 6 at
+// 0.5 for 12 s, then rank 1 at 0.8. The iteration time drops, but stays over 10% above healthy:
+// the drop is "still slow", and rank 1 is found against the healthy windows.
+TEST(Health, AFaultThatBeginsAsAWorseOneEndsIsFoundAgainstTheHealthyLevel) {
+  const json r = test::simulate(scenario(json::array(
+      {{{"kind", "gpu_slowdown"}, {"target", "node1.gpu2"}, {"factor", 0.5}, {"start", "8s"}, {"duration", "12s"}},
+       {{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.8}, {"start", "20s"}, {"duration", "60s"}}})));
+  const json& h = r["health"];
+  const json& changes = h["detector"]["changes"];
+  ASSERT_EQ(changes.size(), 2u) << h.dump(1);
+  EXPECT_EQ(changes[0]["direction"], "slowdown");
+  EXPECT_EQ(changes[1]["direction"], "still slow");
+  EXPECT_EQ(changes[1]["before_s"], changes[0]["before_s"]);  // the healthy windows' mean
+  ASSERT_EQ(h["diagnoses"].size(), 2u) << h.dump(1);
+  EXPECT_EQ(h["diagnoses"][1]["cause"], "compute");
+  EXPECT_EQ(h["diagnoses"][1]["gpus"], json::array({1}));
+  EXPECT_EQ(h["diagnoses"][1]["fault"], 1);
+  EXPECT_EQ(h["score"]["recall"], 1.0);
+  EXPECT_EQ(h["score"]["precision"], 1.0);
+}
+
 TEST(Health, ADegradedLinkIsCommunicationOnAnEdgeItsRouteCrosses) {
   const json r = test::simulate(scenario(json::array(
       {{{"kind", "link_degrade"}, {"target", "node1.nic0"}, {"bandwidth_factor", 0.1}, {"start", "12s"}, {"duration", "15s"}}})));

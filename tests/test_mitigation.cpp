@@ -76,6 +76,31 @@ TEST(Mitigation, TheLadderObservesUntilTheLossPaysForS2ThenSplitsAndReturnsWhenT
   EXPECT_NEAR(iteration_after(r, acts[2]["at_s"].get<double>() + 3 * t0)["duration_s"].get<double>(), t0, 1e-3 * t0);
 }
 
+// Two slow GPUs in two replicas, the second starting as the first ends: S2 splits around both
+// once both are diagnosed, and the re-check that finds the first healthy again (the second still
+// slow) gives its replica back its share: only the still-slow replica holds fewer samples.
+TEST(Mitigation, AReCheckThatFindsOneOfTwoGpusHealthySplitsAroundTheOtherAlone) {
+  json s = scenario({{"policy", "ladder"}, {"rebalance_pause", "0.5s"}}, "16s", 120);
+  s["faults"].push_back({{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.5}, {"start", "28s"},
+                         {"duration", "60s"}});
+  s["faults"][0]["factor"] = 0.5;
+  const json r = test::simulate(s);
+  const json& acts = r["health"]["mitigation"]["actions"];
+  ASSERT_FALSE(acts.empty());
+  const json& last = acts.back();
+  EXPECT_EQ(last["step"], "s2") << acts.dump(1);
+  EXPECT_GT(last["at_s"].get<double>(), 28.0);
+  EXPECT_NE(last["note"].get<std::string>().find("re-probed: 1 of"), std::string::npos) << last.dump();
+  // Rank 1 at half speed per sample: its replica holds fewer than 8; rank 6's is back to 8 or more.
+  EXPECT_LT(last["units_per_replica"][1].get<int>(), 8);
+  EXPECT_GE(last["units_per_replica"][6].get<int>(), 8);
+  bool both = false;  // before it, a split around both
+  for (const json& a : acts)
+    if (a["step"] == "s2" && a["units_per_replica"].size() == 8)
+      both = both || (a["units_per_replica"][1].get<int>() < 8 && a["units_per_replica"][6].get<int>() < 8);
+  EXPECT_TRUE(both) << acts.dump(1);
+}
+
 TEST(Mitigation, ARestartPausesForCheckpointAndRestartAndReplacesTheSlowNode) {
   const json r = test::simulate(scenario({{"policy", "always_restart"}, {"checkpoint_save", "10s"}, {"restart", "20s"}},
                                          "40s", 70));

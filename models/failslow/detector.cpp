@@ -64,8 +64,26 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
     rejected_ = c;
     return std::nullopt;
   }
-  ChangeFinding f = compare(c, b, k, comm_size);
+  const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}), a1 = std::min(c + p_.verify_iterations, k + 1);
+  const Means was = means(b0, b), now = means(c, a1);
+  ChangeFinding f;
+  f.change_window = b;
+  f.verified_window = k;
   f.reset_probability = candidate_p_;
+  f.before_s = was.time_s;
+  f.after_s = now.time_s;
+  f.slowdown = now.time_s > was.time_s;
+  if (f.slowdown) {
+    if (!slow_) healthy_ = was, slow_ = true;
+    suspects(f, was, now, comm_size);
+  } else if (slow_ && healthy_ && now.time_s >= (1 + p_.verify_threshold) * healthy_->time_s) {
+    // Still slow against the healthy level: what holds it there now may not be what slowed it first.
+    f.slowdown = f.against_healthy = true;
+    f.before_s = healthy_->time_s;
+    suspects(f, *healthy_, now, comm_size);
+  } else {
+    slow_ = false;
+  }
   // The new regime starts after the (partial) first windows: the model restarts from its windows.
   regime_ = c;
   rejected_ = c;
@@ -74,31 +92,31 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   return f;
 }
 
-ChangeFinding Detector::compare(int c, int b, int k, const std::vector<int>& comm_size) const {
-  ChangeFinding f;
-  f.change_window = b;
-  f.verified_window = k;
-  const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}), a1 = std::min(c + p_.verify_iterations, k + 1);
-  f.before_s = mean_time(b0, b);
-  f.after_s = mean_time(c, a1);
-  f.slowdown = f.after_s > f.before_s;
-  if (!f.slowdown) return f;
-  const double grew = f.after_s - f.before_s;
-  // Mean of a per-window series over [from, to); entries a window lacks (a communicator seen
-  // later) count as 0.
-  auto mean_of = [&](auto member, std::size_t i, int from, int to) {
-    double s = 0;
-    for (int j = from; j < to; ++j) {
-      const std::vector<double>& v = window(j).*member;
-      if (i < v.size()) s += v[i];
-    }
-    return s / std::max(1, to - from);
+Detector::Means Detector::means(int from, int to) const {
+  Means m;
+  m.time_s = mean_time(from, to);
+  auto add = [](std::vector<double>& sum, const std::vector<double>& v) {
+    if (sum.size() < v.size()) sum.resize(v.size(), 0.0);
+    for (std::size_t i = 0; i < v.size(); ++i) sum[i] += v[i];
   };
+  for (int j = from; j < to; ++j) {
+    const MonitorWindow& w = window(j);
+    add(m.lateness_s, w.lateness_s), add(m.transfer_s, w.transfer_s), add(m.bytes, w.bytes);
+  }
+  const double n = std::max(1, to - from);
+  for (auto* v : {&m.lateness_s, &m.transfer_s, &m.bytes})
+    for (double& x : *v) x /= n;
+  return m;
+}
+
+void Detector::suspects(ChangeFinding& f, const Means& before, const Means& after,
+                        const std::vector<int>& comm_size) const {
+  const double grew = after.time_s - before.time_s;
+  auto at = [](const std::vector<double>& v, std::size_t i) { return i < v.size() ? v[i] : 0.0; };
   // Compute: the ranks that now arrive later (they hold their groups back), against the median.
-  const std::size_t ranks = window(c).lateness_s.size();
+  const std::size_t ranks = after.lateness_s.size();
   std::vector<double> delta(ranks);
-  for (std::size_t r = 0; r < ranks; ++r)
-    delta[r] = mean_of(&MonitorWindow::lateness_s, r, c, a1) - mean_of(&MonitorWindow::lateness_s, r, b0, b);
+  for (std::size_t r = 0; r < ranks; ++r) delta[r] = at(after.lateness_s, r) - at(before.lateness_s, r);
   const double med = std::max(0.0, median(delta));
   std::vector<std::pair<double, int>> late;
   for (std::size_t r = 0; r < ranks; ++r)
@@ -109,15 +127,14 @@ ChangeFinding Detector::compare(int c, int b, int k, const std::vector<int>& com
     f.compute_suspects.push_back(late[i].second);
   // Communication: communicators whose transfers slowed more than their equal-volume peers'
   // (their own baseline when they have fewer than three peers).
-  const std::size_t groups = window(c).transfer_s.size();
+  const std::size_t groups = after.transfer_s.size();
   std::map<std::pair<int, long long>, std::vector<std::size_t>> classes;
   std::vector<double> ratio(groups, 0), more(groups, 0);
   for (std::size_t g = 0; g < groups && g < comm_size.size(); ++g) {
-    const double tb = mean_of(&MonitorWindow::transfer_s, g, b0, b), ta = mean_of(&MonitorWindow::transfer_s, g, c, a1);
+    const double tb = at(before.transfer_s, g), ta = at(after.transfer_s, g);
     if (tb <= 0) continue;
     ratio[g] = ta / tb, more[g] = ta - tb;
-    const double bytes = mean_of(&MonitorWindow::bytes, g, b0, b);
-    classes[{comm_size[g], std::llround(bytes)}].push_back(g);
+    classes[{comm_size[g], std::llround(at(before.bytes, g))}].push_back(g);
   }
   std::vector<std::pair<double, int>> slow;
   for (auto& [key, members] : classes) {
@@ -131,7 +148,6 @@ ChangeFinding Detector::compare(int c, int b, int k, const std::vector<int>& com
   std::sort(slow.begin(), slow.end());
   for (std::size_t i = 0; i < slow.size() && static_cast<int>(i) < p_.max_suspects; ++i)
     f.comm_suspects.push_back(slow[i].second);
-  return f;
 }
 
 }  // namespace trainvp

@@ -18,6 +18,9 @@ struct ChangeFinding {
   int change_window = 0;      // index of the first window of the new regime (where it was flagged)
   int verified_window = 0;    // the window whose arrival verified it
   bool slowdown = true;       // false: the iteration time dropped (a recovery)
+  // A drop to a level still slower than the healthy one (one fault ending as another holds on):
+  // reported as a slowdown against the healthy windows, before_s being their mean.
+  bool against_healthy = false;
   double before_s = 0, after_s = 0;  // mean iteration time on either side
   double reset_probability = 0;
   std::vector<int> compute_suspects;  // ranks, worst first
@@ -37,9 +40,15 @@ class Detector {
   std::int64_t window_start_ps(int index) const { return window(index).start_ps; }
 
  private:
-  // A change first flagged at window b and verified over windows [c, c + verify) (c > b when the
-  // first windows were only partly slow), at window k.
-  ChangeFinding compare(int c, int b, int k, const std::vector<int>& comm_size) const;
+  // Means of windows [from, to): iteration time, and per rank and communicator what a window holds
+  // (entries a window lacks, a communicator seen later, count as 0).
+  struct Means {
+    double time_s = 0;
+    std::vector<double> lateness_s, transfer_s, bytes;
+  };
+  Means means(int from, int to) const;
+  // The suspects of a change from `before` to `after` (the windows of the new regime).
+  void suspects(ChangeFinding& f, const Means& before, const Means& after, const std::vector<int>& comm_size) const;
   double mean_time(int from, int to) const;  // windows [from, to)
 
   DetectorParams p_;
@@ -52,6 +61,8 @@ class Detector {
   int rejected_ = -1;      // the last change point that failed verification
   int before_end_ = -1;    // the candidate's baseline ends here (its first flagged window)
   int shifts_ = 0;         // windows the candidate's "after" was moved on (a partial first window)
+  std::optional<Means> healthy_;  // the baseline of the first slowdown since the job was last healthy
+  bool slow_ = false;             // a slowdown was found and no return to the healthy level since
 };
 
 }  // namespace trainvp

@@ -12,7 +12,8 @@ struct ChangeEvent {
   std::int64_t change_ps = 0;    // start of the first window of the new regime
   std::int64_t detected_ps = 0;  // when verification passed
   bool slowdown = true;
-  double before_s = 0, after_s = 0;  // mean iteration time on either side
+  bool against_healthy = false;      // a drop to a level still slow against the healthy one
+  double before_s = 0, after_s = 0;  // mean iteration time on either side (before: the healthy level)
 };
 
 struct GemmProbeResult {

@@ -164,6 +164,7 @@ void FailSlowMonitor::handle(const ChangeFinding& f, std::int64_t at) {
   e.change_ps = detector_.window_start_ps(f.change_window);
   e.detected_ps = at;
   e.slowdown = f.slowdown;
+  e.against_healthy = f.against_healthy;
   e.before_s = f.before_s, e.after_s = f.after_s;
   changes_.push_back(e);
   for (auto& l : change_listeners_) l(e);
@@ -341,7 +342,7 @@ nlohmann::ordered_json FailSlowMonitor::report() const {
   for (const ChangeEvent& e : changes_)
     ch.push_back({{"change_s", sec(e.change_ps)},
                   {"detected_s", sec(e.detected_ps)},
-                  {"direction", e.slowdown ? "slowdown" : "recovery"},
+                  {"direction", e.against_healthy ? "still slow" : e.slowdown ? "slowdown" : "recovery"},
                   {"before_s", e.before_s},
                   {"after_s", e.after_s}});
   o["changes"] = ch;

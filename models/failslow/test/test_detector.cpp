@@ -1,7 +1,8 @@
 // The detector's steps on window series of known shape: a steady series (with a 1% wobble) raises
 // nothing; a 20% step is flagged at its window, verified after verify_iterations windows and
 // names the rank that arrives late or the communicator whose transfers slowed; a 5% step fails
-// verification; a return to the old time is a recovery.
+// verification; a return to the old time is a recovery; a drop to a level still slow against the
+// healthy one (one fault ending as a lesser one holds on) is a slowdown against the healthy windows.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -98,6 +99,42 @@ TEST(Detector, TheEndOfASlowdownIsARecovery) {
   EXPECT_EQ(found[1].change_window, 70);
   EXPECT_NEAR(found[1].before_s, 1.25, 1e-9);
   EXPECT_TRUE(found[1].compute_suspects.empty());
+}
+
+// GREYHOUND's 256-GPU campaign has such cases: a GPU at 0.5 of its speed (1.62x) ends as another
+// at 0.8 (1.14x) begins. The drop alone would read as a recovery and the second fault go unseen.
+TEST(Detector, ADropToALevelStillSlowAgainstTheHealthyOneNamesWhatHoldsItThere) {
+  DetectorParams p;
+  Detector d{p};
+  std::vector<ChangeFinding> found;
+  for (int k = 0; k < 160; ++k) {
+    const double t = k < 30 ? 1.0 : k < 70 ? 1.62 : k < 110 ? 1.14 : 1.0;
+    const int late = k < 30 ? -1 : k < 70 ? 5 : k < 110 ? 3 : -1;
+    if (auto f = d.add(window(k, t, late, t - 1.0), kSizes)) found.push_back(*f);
+  }
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_TRUE(found[0].slowdown);
+  EXPECT_FALSE(found[0].against_healthy);
+  EXPECT_EQ(found[0].compute_suspects, std::vector<int>{5});
+  EXPECT_EQ(found[1].change_window, 70);
+  EXPECT_TRUE(found[1].slowdown);
+  EXPECT_TRUE(found[1].against_healthy);
+  EXPECT_NEAR(found[1].before_s, 1.0, 1e-9);  // the healthy windows', not the 1.62 s before the drop
+  EXPECT_NEAR(found[1].after_s, 1.14, 1e-9);
+  EXPECT_EQ(found[1].compute_suspects, std::vector<int>{3});
+  EXPECT_FALSE(found[2].slowdown);  // back to healthy: a recovery, measured from the level it left
+  EXPECT_EQ(found[2].change_window, 110);
+  EXPECT_NEAR(found[2].before_s, 1.14, 1e-9);
+}
+
+TEST(Detector, ADropToWithinTheVerifyThresholdOfHealthyIsARecovery) {
+  Detector d{DetectorParams{}};
+  std::vector<ChangeFinding> found;
+  for (int k = 0; k < 140; ++k)
+    if (auto f = d.add(window(k, k < 30 ? 1.0 : k < 70 ? 1.62 : 1.05), kSizes)) found.push_back(*f);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_FALSE(found[1].slowdown);
+  EXPECT_FALSE(found[1].against_healthy);
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
   pending_pause_.assign(p_.gpus.size(), 0);
   pending_scale_.assign(p_.gpus.size(), -1.0);
   factor_.assign(static_cast<std::size_t>(p_.replicas), 1.0);
+  gpu_factor_.assign(p_.gpus.size(), 1.0);
   for (Gpu* g : p_.gpus) g->set_boundary(this);
   if (p_.cfg.policy == MitigationPolicy::Oracle) {
     if (p_.faults) p_.faults->on_change([this](const FaultTruth& f, bool started) { fault(f, started); });
@@ -122,6 +123,8 @@ void Mitigation::diagnosed(const Diagnosis& d) {
     if (f > cur) cur = f, more = true;
     if (d.cause == "compute" && std::find(slow_gpus_.begin(), slow_gpus_.end(), g) == slow_gpus_.end())
       slow_gpus_.push_back(g);
+    double& own = gpu_factor_[static_cast<std::size_t>(g)];
+    own = std::max(own, f);
   }
   if (!active_) {
     active_ = true;
@@ -161,19 +164,45 @@ void Mitigation::recheck() {
   since_check_ = 0;
   checking_ = true;
   auto left = std::make_shared<int>(static_cast<int>(slow_gpus_.size()));
-  auto slow = std::make_shared<int>(0);
+  auto healed = std::make_shared<std::vector<int>>();
   for (int g : slow_gpus_)
-    p_.monitor->gemm_check(g, [this, left, slow](double ratio) {
-      *slow += ratio >= 1 + p_.monitor->params().probe_threshold;
+    p_.monitor->gemm_check(g, [this, g, left, healed](double ratio) {
+      if (ratio < 1 + p_.monitor->params().probe_threshold) healed->push_back(g);
       if (--*left > 0) return;
       checking_ = false;
-      if (*slow == 0 && rebalanced_) revert(-1, "re-probed: the GPUs it worked around are healthy");
+      if (!rebalanced_ || healed->empty()) return;
+      if (healed->size() == slow_gpus_.size()) return revert(-1, "re-probed: the GPUs it worked around are healthy");
+      healthy_again(*healed);
     });
+}
+
+// Some of the GPUs S2 works around probe healthy again, others not (one fault ended while another
+// holds on): their replicas' shares are set from the GPUs still slow, and the split redone.
+void Mitigation::healthy_again(std::vector<int> healed) {
+  std::sort(healed.begin(), healed.end());  // probes finish in any order: the action lists them sorted
+  std::set<int> replicas;
+  for (int g : healed) {
+    slow_gpus_.erase(std::find(slow_gpus_.begin(), slow_gpus_.end(), g));
+    gpu_factor_[static_cast<std::size_t>(g)] = 1.0;
+    replicas.insert(p_.replica_of[static_cast<std::size_t>(g)]);
+  }
+  for (int r : replicas) {
+    double f = 1.0;
+    for (int g : slow_gpus_)
+      if (p_.replica_of[static_cast<std::size_t>(g)] == r) f = std::max(f, gpu_factor_[static_cast<std::size_t>(g)]);
+    factor_[static_cast<std::size_t>(r)] = f;
+  }
+  Action a;
+  a.at_ps = now(), a.step = MitigationStep::S2, a.diagnosis = -1;
+  a.note = "re-probed: " + std::to_string(healed.size()) + " of the GPUs it worked around are healthy, split again";
+  if (!rebalance(a)) even_split(a);
+  actions_.push_back(a);
 }
 
 void Mitigation::revert(int diagnosis, const char* why) {
   active_ = false;
   slow_gpus_.clear();
+  std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
   ski_.reset();
   std::fill(factor_.begin(), factor_.end(), 1.0);
   if (!rebalanced_) return;
@@ -235,6 +264,7 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   if (rebalanced_) for (auto& s : pending_scale_) s = 1.0;
   rebalanced_ = false, rebalanced_at_ = -1;
   slow_gpus_.clear();
+  std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
   active_ = false;
   ski_.reset();
   std::fill(factor_.begin(), factor_.end(), 1.0);

@@ -72,6 +72,7 @@ class Mitigation : public IterationBoundary {
   void restart(Action& a, const std::vector<int>& nodes);
   void revert(int diagnosis, const char* why);
   void recheck();
+  void healthy_again(std::vector<int> healed);
   std::vector<int> nodes_of(const Diagnosis& d) const;
   void pause_all(std::int64_t ps);
   std::int64_t now() const;
@@ -89,6 +90,7 @@ class Mitigation : public IterationBoundary {
   std::vector<double> factor_;                // per replica: time per unit relative to healthy
   bool rebalanced_ = false;
   std::vector<int> slow_gpus_;                // S2 works around these (compute diagnoses)
+  std::vector<double> gpu_factor_;            // per rank: its diagnosed time per unit (1: not slow)
   int since_check_ = 0;
   bool checking_ = false;
   std::int64_t rebalanced_at_ = -1;
