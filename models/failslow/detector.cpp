@@ -43,6 +43,9 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   const std::size_t cap = static_cast<std::size_t>(p_.baseline_iterations + p_.verify_iterations + 2 * p_.reset_window + 8);
   while (held_.size() > cap) held_.pop_front(), ++first_;
   const double reset = bocpd_.update(w.seconds());
+  // The fastest stretch of baseline_iterations windows so far is the healthy reference.
+  if (const int from = k + 1 - p_.baseline_iterations; from >= 0 && (!best_ || mean_time(from, k + 1) < best_->time_s))
+    best_ = means(from, k + 1);
   // A new regime's first observations are all "short runs": flag only once it has more.
   if (candidate_ < 0 && k - regime_ + 1 > p_.reset_window && reset > p_.reset_threshold) {
     // Run length r counts the observations of the current run, the newest included.
@@ -74,15 +77,12 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   f.after_s = now.time_s;
   f.slowdown = now.time_s > was.time_s;
   if (f.slowdown) {
-    if (!slow_) healthy_ = was, slow_ = true;
     suspects(f, was, now, comm_size);
-  } else if (slow_ && healthy_ && now.time_s >= (1 + p_.verify_threshold) * healthy_->time_s) {
+  } else if (best_ && now.time_s >= (1 + p_.verify_threshold) * best_->time_s) {
     // Still slow against the healthy level: what holds it there now may not be what slowed it first.
     f.slowdown = f.against_healthy = true;
-    f.before_s = healthy_->time_s;
-    suspects(f, *healthy_, now, comm_size);
-  } else {
-    slow_ = false;
+    f.before_s = best_->time_s;
+    suspects(f, *best_, now, comm_size);
   }
   // The new regime starts after the (partial) first windows: the model restarts from its windows.
   regime_ = c;

@@ -19,7 +19,8 @@ struct ChangeFinding {
   int verified_window = 0;    // the window whose arrival verified it
   bool slowdown = true;       // false: the iteration time dropped (a recovery)
   // A drop to a level still slower than the healthy one (one fault ending as another holds on):
-  // reported as a slowdown against the healthy windows, before_s being their mean.
+  // reported as a slowdown against the healthy windows (the fastest stretch seen), before_s
+  // being their mean.
   bool against_healthy = false;
   double before_s = 0, after_s = 0;  // mean iteration time on either side
   double reset_probability = 0;
@@ -61,8 +62,9 @@ class Detector {
   int rejected_ = -1;      // the last change point that failed verification
   int before_end_ = -1;    // the candidate's baseline ends here (its first flagged window)
   int shifts_ = 0;         // windows the candidate's "after" was moved on (a partial first window)
-  std::optional<Means> healthy_;  // the baseline of the first slowdown since the job was last healthy
-  bool slow_ = false;             // a slowdown was found and no return to the healthy level since
+  // The healthy level: the stretch of baseline_iterations windows with the lowest mean time seen
+  // (a weak fault under the verify threshold can hold the level a slowdown is measured from).
+  std::optional<Means> best_;
 };
 
 }  // namespace trainvp

@@ -137,5 +137,22 @@ TEST(Detector, ADropToWithinTheVerifyThresholdOfHealthyIsARecovery) {
   EXPECT_FALSE(found[1].against_healthy);
 }
 
+// The healthy level is the fastest stretch seen, not the level the slowdown was measured from: a
+// weak fault (6%, under the threshold) held that one in the 256-GPU campaign, and against it the
+// drop to 1.14x looked like a recovery (1.075x).
+TEST(Detector, TheHealthyLevelIsTheFastestStretchNotTheBaselineOfTheLastSlowdown) {
+  Detector d{DetectorParams{}};
+  std::vector<ChangeFinding> found;
+  for (int k = 0; k < 140; ++k) {
+    const double t = k < 30 ? 1.0 : k < 60 ? 1.06 : k < 100 ? 1.62 : 1.14;
+    if (auto f = d.add(window(k, t, k < 60 ? -1 : k < 100 ? 5 : 3, t - 1.0), kSizes)) found.push_back(*f);
+  }
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_NEAR(found[0].before_s, 1.06, 1e-9);
+  EXPECT_TRUE(found[1].against_healthy);
+  EXPECT_NEAR(found[1].before_s, 1.0, 1e-9);
+  EXPECT_EQ(found[1].compute_suspects, std::vector<int>{3});
+}
+
 }  // namespace
 }  // namespace trainvp
