@@ -123,6 +123,12 @@ TEST_F(Convert, DescribeWorkloadPrintsAConfigsOrAScenariosLayerTable) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(json::parse(r.out)["parameters"], 124439808ULL);
 
+  r = trainvp("describe --json");
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(json::parse(r.out)["hf_model_types"], json({"gpt2", "bert", "llama", "mistral", "mixtral"}));
+  r = trainvp("describe");
+  EXPECT_NE(r.out.find("Hugging Face configs (/workload/hf_config"), std::string::npos) << r.out;
+
   r = trainvp("describe workload scenarios/workloads/hf/gpt2/config.json --seq 2048");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("/seq: expected at most 1024 tokens (the config's n_positions)"), std::string::npos) << r.out;

@@ -1,6 +1,7 @@
 #include "platform/config/hf_workload.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +13,8 @@
 namespace trainvp {
 
 namespace fs = std::filesystem;
+
+constexpr std::uintmax_t kMaxHfConfigBytes = std::uintmax_t{1} << 20;
 
 std::string find_hf_config(const std::string& given, const std::string& scenario_dir, const std::string& pointer) {
   if (given.empty()) fail_expected(pointer, "a path to a Hugging Face config.json", json(given));
@@ -43,6 +46,15 @@ std::string message_of(const ScenarioError& e) {
 
 HfModel read_hf_config(const std::string& file, const std::string& pointer) {
   const std::string where = "Hugging Face config \"" + file + "\"";
+  // A config is a few kilobytes; a device or a huge file named by a hostile scenario is refused
+  // before it is read (docs/reliability.md).
+  std::error_code ec;
+  if (fs::exists(file, ec) && !fs::is_directory(file, ec)) {
+    if (!fs::is_regular_file(file, ec)) throw ScenarioError(pointer, where + ": not a regular file");
+    if (fs::file_size(file, ec) > kMaxHfConfigBytes)
+      throw ScenarioError(pointer, where + ": larger than " + std::to_string(kMaxHfConfigBytes >> 20) +
+                                       " MiB (a config.json is a few kilobytes)");
+  }
   json config;
   try {
     config = read_json_file(file, "Hugging Face config");

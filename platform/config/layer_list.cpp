@@ -29,20 +29,21 @@ const ParamSet<LayerRaw>& layer_schema() {
         .time("bwd_input_time", &LayerRaw::bwd_input_time, nullptr, "Measured backward dX time")
         .time("bwd_weight_time", &LayerRaw::bwd_weight_time, nullptr, "Measured backward dW time")
         .integer("kernels", &LayerRaw::kernels, 1, "Kernel launches per phase (roofline only)", Range::non_negative())
+        // The keys below resolve only when given (no default), so a list without them resolves as before.
         .integer("fwd_kernels", &LayerRaw::fwd_kernels, nullptr, "Forward kernel launches; default `kernels`",
                  Range::non_negative())
         .integer("bwd_input_kernels", &LayerRaw::bwd_input_kernels, nullptr, "Backward dX kernel launches; default `kernels`",
                  Range::non_negative())
         .integer("bwd_weight_kernels", &LayerRaw::bwd_weight_kernels, nullptr,
                  "Backward dW kernel launches; default `kernels`", Range::non_negative())
-        .choice("part", &LayerRaw::part, "other",
+        .choice("part", &LayerRaw::part, nullptr,
                 {{"other", Layer::Part::Other}, {"attention", Layer::Part::Attention}, {"mlp", Layer::Part::Mlp}},
                 "Which half of a transformer layer it is (with /workload/transformer: the activation-memory closed "
-                "form of training.parallel)")
-        .size("tp_fwd_bytes", &LayerRaw::tp_fwd_bytes, "0B",
-              "Tensor parallelism: the activation all-reduce its forward ends with, per micro-batch")
-        .size("tp_bwd_bytes", &LayerRaw::tp_bwd_bytes, "0B",
-              "Tensor parallelism: the input-gradient all-reduce of its backward, per micro-batch")
+                "form of training.parallel); default other")
+        .size("tp_fwd_bytes", &LayerRaw::tp_fwd_bytes, nullptr,
+              "Tensor parallelism: the activation all-reduce its forward ends with, per micro-batch; default none")
+        .size("tp_bwd_bytes", &LayerRaw::tp_bwd_bytes, nullptr,
+              "Tensor parallelism: the input-gradient all-reduce of its backward, per micro-batch; default none")
         .nested("tp_replicated", "object", nullptr,
                 "Tensor parallelism: the work a TP split leaves whole on every rank (see `layer_tp_replicated`); "
                 "default none: all of it splits")

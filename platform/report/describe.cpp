@@ -6,6 +6,7 @@
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/link/link_dir.hpp"
+#include "models/workload/hf_config.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/units.hpp"
 
@@ -135,6 +136,10 @@ std::string describe_text() {
                   static_cast<unsigned long long>(m.reference_params), m.convention.c_str());
     o << line;
   }
+  std::string types;
+  for (const std::string& t : hf_model_types()) types += (types.empty() ? "" : ", ") + t;
+  o << "\nHugging Face configs (/workload/hf_config: a config.json of model_type " << types
+    << "; docs/workloads.md):\n  `trainvp describe workload CONFIG.json` shows the layers\n";
   return o.str();
 }
 
@@ -155,6 +160,7 @@ nlohmann::ordered_json describe_json() {
     models.push_back({{"name", m.name}, {"family", m.family}, {"parameters", m.reference_params},
                       {"convention", m.convention}, {"sequence_model", m.sequence_model}});
   out["zoo_models"] = models;
+  out["hf_model_types"] = hf_model_types();  // what /workload/hf_config reads
   oj platform = oj::array();
   for (const ModelInfo* m : platform_models()) platform.push_back(model_info_json(*m));
   out["models"] = platform;

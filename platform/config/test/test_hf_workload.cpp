@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "platform/config/hf_workload.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/errors.hpp"
 
@@ -87,6 +88,13 @@ TEST(HfWorkload, ProblemsNameTheScenarioPointerAndTheConfigKey) {
   EXPECT_EQ(e.path, "/workload/hf_config");
   EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos) << e.what();
 
+  e = error_of(doc_with({{"hf_config", "/dev/zero"}}));  // never read: it has no end
+  EXPECT_EQ(e.path, "/workload/hf_config");
+  EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  std::ofstream(file) << std::string((1 << 20) + 1, ' ');
+  e = error_of(doc_with({{"hf_config", file}}));
+  EXPECT_NE(std::string(e.what()).find("larger than 1 MiB"), std::string::npos) << e.what();
+
   const std::string gpt2 = kWorkloads + "/hf/gpt2/config.json";
   e = error_of(doc_with({{"hf_config", gpt2}, {"seq", 2048}}));
   EXPECT_EQ(e.path, "/workload/seq");
@@ -95,6 +103,12 @@ TEST(HfWorkload, ProblemsNameTheScenarioPointerAndTheConfigKey) {
   EXPECT_EQ(error_of(doc_with({{"hf_config", gpt2}, {"sequence", true}})).path, "/workload/sequence");
   EXPECT_EQ(error_of(doc_with({{"hf_config", 5}})).path, "/workload/hf_config");
   EXPECT_EQ(error_of(doc_with({{"model", "gpt2"}, {"name", "x"}})).path, "/workload/name");
+}
+
+TEST(HfWorkload, NamesComeFromTheConfigsDirectory) {
+  EXPECT_EQ(hf_model_name("models/Qwen-7B/config.json"), "hf:Qwen-7B");
+  EXPECT_EQ(hf_model_name("config.json"), "hf:config");
+  EXPECT_EQ(hf_model_name("/x/tiny-llama.json"), "hf:tiny-llama");
 }
 
 void expect_same(const Workload& a, const Workload& b) {
