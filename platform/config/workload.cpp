@@ -14,8 +14,8 @@ namespace trainvp {
 const ParamSet<WorkloadRaw>& workload_schema() {
   static const ParamSet<WorkloadRaw> s = [] {
     ParamSet<WorkloadRaw> p("workload", "/workload",
-                            "The model one data-parallel replica trains: a zoo `model` or an explicit `layers` list "
-                            "(exactly one of them).");
+                            "The model one data-parallel replica trains: a zoo `model`, a Hugging Face `hf_config` or "
+                            "an explicit `layers` list (exactly one of them).");
     p.text("model", &WorkloadRaw::model, nullptr, "Zoo model name (`trainvp describe` lists them)")
         .text("hf_config", &WorkloadRaw::hf_config, nullptr,
               "A Hugging Face config.json (model_type gpt2, bert, llama, mistral or mixtral; docs/workloads.md), "

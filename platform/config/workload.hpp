@@ -1,6 +1,7 @@
 #pragma once
-// /workload: the model one data-parallel replica trains (a zoo model or explicit layers) or, with
-// kind "collective", an nccl-tests style collective benchmark instead of training.
+// /workload: the model one data-parallel replica trains (a zoo model, a Hugging Face config or
+// explicit layers) or, with kind "collective", an nccl-tests style collective benchmark instead of
+// training.
 #include <cstdint>
 #include <string>
 #include <vector>
