@@ -40,7 +40,12 @@ TEST(FuzzDoors, EveryShippedInputPassesItsDoor) {
   ASSERT_GE(bases().size(), 30u);  // every scenario of scenarios/ but the sweep SPECs
   for (std::size_t i = 0; i < bases().size(); ++i) {
     const auto& b = bases()[i];
+    // The scenario door reads text without a file, so a relative /workload/hf_config is found from
+    // the current directory: the scenario's own, as `trainvp run` finds it.
+    const fs::path cwd = fs::current_path();
+    fs::current_path(b.dir);
     Outcome o = run_input(encode(Door::Scenario, 0, read_text(fs::path(kScenarios) / b.name)), bases());
+    fs::current_path(cwd);
     EXPECT_EQ(o.kind, Outcome::Accepted) << b.name << ": " << o.what;
     std::string lines;  // the scenario set onto itself, leaf by leaf
     const nlohmann::json leaves = b.doc.flatten();  // named: items() of a temporary would dangle

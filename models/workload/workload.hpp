@@ -25,7 +25,8 @@ struct TransformerDims {
 TransformerDims zoo_transformer_dims(const std::string& name);
 
 struct Workload {
-  std::string model;          // zoo name, or "custom" for an explicit layer list
+  std::string model;          // zoo name, "hf:NAME" for a Hugging Face config, or explicit layers' name ("custom")
+  std::string convention;     // what the parameter count counts (zoo and HF models), for describe
   std::vector<Layer> layers;  // forward order
   WorkloadShape shape;
   int micro_batches = 1;      // gradient accumulation steps per iteration

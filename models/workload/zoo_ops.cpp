@@ -44,16 +44,26 @@ Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in
   return op;
 }
 
-Op attention(double seq, double d, double tokens) {
+Op attention(double keys, double q, double kv, double tokens) {
   Op op;
   op.kind = OpKind::Attention;
-  op.flops = 2.0 * 2.0 * seq * d * tokens;  // QK^T and AV, each 2*seq*d per query token
-  op.in_elems = 3 * d * tokens;             // q, k, v
-  op.out_elems = d * tokens;
+  op.flops = 2.0 * 2.0 * keys * q * tokens;  // QK^T and AV, each 2*keys*q per query token
+  op.in_elems = (q + 2 * kv) * tokens;       // q, k, v
+  op.out_elems = q * tokens;
   // Flash backward reads q, k, v and the output (it recomputes the probabilities). The output
   // is also the input the output projection saves, so only q, k, v are kept on its account.
-  op.saved_elems = 3 * d * tokens;
-  op.bwd_read_elems = 4 * d * tokens;
+  op.saved_elems = (q + 2 * kv) * tokens;
+  op.bwd_read_elems = (2 * q + 2 * kv) * tokens;
+  return op;
+}
+
+Op expert_gemm(double k, double n, double rows, int experts, bool bias, bool shares_input) {
+  Op op = gemm(k, n, rows, bias, shares_input);
+  op.params *= static_cast<std::uint64_t>(experts);
+  // Every expert that receives a token reads its weights and writes its weight gradient.
+  op.weight_elems = static_cast<double>(op.params);
+  op.grad_elems = static_cast<double>(op.params);
+  op.mat_count = experts;
   return op;
 }
 
@@ -182,7 +192,8 @@ Layer make_layer(std::string name, const std::vector<Op>& ops, const WorkloadSha
     saved += op.saved_elems;
     // A tied weight (the LM head's) is counted, and compressed, where it is owned.
     if (op.params > 0 && op.mat_rows > 0 && op.mat_cols > 0)
-      l.matrices.push_back({static_cast<std::uint64_t>(op.mat_rows), static_cast<std::uint64_t>(op.mat_cols)});
+      for (int m = 0; m < op.mat_count; ++m)
+        l.matrices.push_back({static_cast<std::uint64_t>(op.mat_rows), static_cast<std::uint64_t>(op.mat_cols)});
   }
   l.tp_replicated = {rep.fwd_flops, rep.bwd_input_flops, rep.bwd_weight_flops,
                      rep.fwd_bytes, rep.bwd_input_bytes, rep.bwd_weight_bytes};

@@ -31,6 +31,7 @@ struct Op {
   double grad_elems = 0;     // weight-gradient elements written by dW; 0 means no dW kernel
   bool input_grad = true;    // false when the input needs no gradient (token ids, the image)
   double mat_rows = 0, mat_cols = 0;  // the weight matrix among `params` (GEMM, lookup table)
+  int mat_count = 1;                  // how many such matrices (a mixture of experts' stack)
   bool tp_replicated = false;  // tensor parallelism leaves it whole on every rank (norms, adds)
 };
 
@@ -48,8 +49,15 @@ ConvShape conv_out(int h, int w, int kernel, int stride, int pad);
 Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in, double batch,
         bool bias, bool shares_input = false);
 
-// Fused attention over `tokens` = batch*seq tokens of width d: 2*2*seq*d FLOPs per token.
-Op attention(double seq, double d, double tokens);
+// Fused attention over `tokens` = batch*seq tokens: each query (width q, all heads) attends over
+// `keys` keys, 2*2*keys*q FLOPs per token. k and v are kv wide (grouped-query attention: fewer
+// key/value heads than query heads; kv = q without it).
+Op attention(double keys, double q, double kv, double tokens);
+
+// A mixture of experts' stacked GEMM: `experts` k x n weights, each routed token (rows counts
+// every token once per expert it is sent to) multiplied by one of them. Parameters count every
+// expert; FLOPs only the routed rows.
+Op expert_gemm(double k, double n, double rows, int experts, bool bias, bool shares_input = false);
 
 // LayerNorm / RMSNorm / BatchNorm over `elems` elements with `params` affine parameters.
 Op norm(double elems, std::uint64_t params);
@@ -100,6 +108,13 @@ struct BlockConfig {
   bool fused_qkv = true;     // one QKV GEMM (GPT-2 c_attn, torchvision in_proj) or three
   bool gated_mlp = false;    // SwiGLU gate/up/down (Llama) instead of fc/GELU/proj
   bool rotary = false;       // rotary position embedding applied to q and k (no parameters)
+  // Hugging Face architectures beyond the zoo's (hf_config.cpp); the defaults are the zoo's.
+  int n_kv_heads = 0;        // key/value heads (grouped-query attention); 0: n_heads
+  int head_dim = 0;          // width of one head; 0: d_model / n_heads
+  int window = 0;            // sliding-window attention: keys per query at most this; 0: all
+  int mlp_bias = -1;         // MLP Linear biases: -1 as `bias`, else 0 or 1
+  int experts = 0;           // mixture of experts: expert MLPs per layer (0: one dense MLP)
+  int top_k = 0;             // experts each token is routed to
 };
 
 enum class HeadKind {

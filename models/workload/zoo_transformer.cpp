@@ -25,44 +25,75 @@ Op block_norm(const BlockConfig& b, Tokens t) {
   return norm(b.d_model * t.total, norm_params(b.norm, b.d_model));
 }
 
+// Query and key/value widths: all heads, or fewer key/value heads (grouped-query attention).
+double q_width(const BlockConfig& b) {
+  const double head = b.head_dim > 0 ? b.head_dim : static_cast<double>(b.d_model) / b.n_heads;
+  return head * b.n_heads;
+}
+double kv_width(const BlockConfig& b) {
+  return q_width(b) / b.n_heads * (b.n_kv_heads > 0 ? b.n_kv_heads : b.n_heads);
+}
+
 // norm (pre-norm) -> QKV -> [rotary] -> attention -> output projection -> residual add
 // -> norm (post-norm).
 std::vector<Op> attn_ops(const BlockConfig& b, Tokens t) {
   const double d = b.d_model;
+  const double q = q_width(b), kv = kv_width(b);
   const double n = t.total;
   std::vector<Op> ops;
   if (b.pre_norm) ops.push_back(block_norm(b, t));
   if (b.fused_qkv) {
-    ops.push_back(gemm(d, 3 * d, n, b.bias));
+    ops.push_back(gemm(d, q + 2 * kv, n, b.bias));
   } else {
-    for (int i = 0; i < 3; ++i) ops.push_back(gemm(d, d, n, b.bias, /*shares_input=*/i > 0));
+    ops.push_back(gemm(d, q, n, b.bias));
+    for (int i = 0; i < 2; ++i) ops.push_back(gemm(d, kv, n, b.bias, /*shares_input=*/true));
   }
   // Rotary rewrites q and k; its backward needs only the cos/sin tables.
-  if (b.rotary) ops.push_back(pointwise(2 * d * n, 2 * d * n, 0));
-  ops.push_back(attention(t.seq, d, n));
-  ops.push_back(gemm(d, d, n, b.bias));
+  if (b.rotary) ops.push_back(pointwise((q + kv) * n, (q + kv) * n, 0));
+  // A sliding window bounds the keys each query attends over.
+  const double keys = b.window > 0 && b.window < t.seq ? b.window : t.seq;
+  ops.push_back(attention(keys, q, kv, n));
+  ops.push_back(gemm(q, d, n, b.bias));
   ops.push_back(add(2 * d * n, d * n));
   if (!b.pre_norm) ops.push_back(block_norm(b, t));
   return ops;
 }
 
-// norm (pre-norm) -> fc -> GELU -> proj, or gate/up -> SiLU*mul -> down (gated)
-// -> residual add -> norm (post-norm).
+// A mixture of experts (Mixtral): the router scores every token over the experts, each token
+// goes through its top-k experts' SwiGLU MLPs, and their outputs are summed by router weight.
+void moe_ops(std::vector<Op>& ops, const BlockConfig& b, double n, bool bias) {
+  const double d = b.d_model, f = b.ffn, e = b.experts;
+  const double routed = n * b.top_k;  // token copies, one per chosen expert
+  ops.push_back(gemm(d, e, n, /*bias=*/false));
+  ops.push_back(pointwise(e * n, e * n, e * n));  // softmax and top-k; backward reads the scores
+  ops.push_back(expert_gemm(d, f, routed, b.experts, bias));
+  ops.push_back(expert_gemm(d, f, routed, b.experts, bias, /*shares_input=*/true));
+  ops.push_back(pointwise(2 * f * routed, f * routed, 2 * f * routed));  // SiLU(gate) * up
+  ops.push_back(expert_gemm(f, d, routed, b.experts, bias));
+  // The weighted sum keeps the expert outputs for the router weights' gradient.
+  ops.push_back(pointwise(d * routed, d * n, d * routed));
+}
+
+// norm (pre-norm) -> fc -> GELU -> proj, or gate/up -> SiLU*mul -> down (gated), or the
+// experts -> residual add -> norm (post-norm).
 std::vector<Op> mlp_ops(const BlockConfig& b, Tokens t) {
   const double d = b.d_model;
   const double f = b.ffn;
   const double n = t.total;
+  const bool bias = b.mlp_bias < 0 ? b.bias : b.mlp_bias == 1;
   std::vector<Op> ops;
   if (b.pre_norm) ops.push_back(block_norm(b, t));
-  if (b.gated_mlp) {
-    ops.push_back(gemm(d, f, n, b.bias));
-    ops.push_back(gemm(d, f, n, b.bias, /*shares_input=*/true));
+  if (b.experts > 0) {
+    moe_ops(ops, b, n, bias);
+  } else if (b.gated_mlp) {
+    ops.push_back(gemm(d, f, n, bias));
+    ops.push_back(gemm(d, f, n, bias, /*shares_input=*/true));
     ops.push_back(pointwise(2 * f * n, f * n, 2 * f * n));  // SiLU(gate) * up, fused
   } else {
-    ops.push_back(gemm(d, f, n, b.bias));
+    ops.push_back(gemm(d, f, n, bias));
     ops.push_back(pointwise(f * n, f * n, f * n));  // GELU saves its input
   }
-  ops.push_back(gemm(f, d, n, b.bias));
+  if (b.experts == 0) ops.push_back(gemm(f, d, n, bias));
   ops.push_back(add(2 * d * n, d * n));
   if (!b.pre_norm) ops.push_back(block_norm(b, t));
   return ops;

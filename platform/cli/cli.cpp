@@ -4,12 +4,15 @@
 #include "platform/cli/help_text.hpp"
 #include "platform/cli/man_page.hpp"
 #include "platform/cli/scenario_path.hpp"
+#include "platform/cli/workload_file.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -165,9 +168,65 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
   return kOk;
 }
 
+int positive_option(const std::vector<std::string>& args, std::size_t& i, const char* opt) {
+  if (i + 1 >= args.size()) throw UsageError(std::string(opt) + " needs a value");
+  const std::string& v = args[++i];
+  char* end = nullptr;
+  long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || x < 1 || x > 1000000000)
+    throw UsageError(std::string(opt) + " expects a positive integer, found \"" + v + "\"");
+  return static_cast<int>(x);
+}
+
+DType dtype_option(const std::vector<std::string>& args, std::size_t& i) {
+  if (i + 1 >= args.size()) throw UsageError("--dtype needs a value");
+  auto d = dtype_from_name(args[++i]);
+  if (!d) throw UsageError("--dtype expects fp32, tf32, bf16, fp16 or fp8, found \"" + args[i] + "\"");
+  return *d;
+}
+
+// describe workload FILE: a scenario's workload (after --set), or a config.json's at --batch/--seq/--dtype.
+int cmd_describe_workload(const std::vector<std::string>& args) {
+  bool as_json = false, shape_given = false, seq_given = false;
+  std::string file;
+  std::vector<std::string> sets;
+  WorkloadShape shape;
+  shape.batch = 1;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    if (s == "--json") as_json = true;
+    else if (s == "--set") {
+      if (i + 1 >= args.size()) throw UsageError("--set needs a value");
+      sets.push_back(args[++i]);
+    } else if (s.rfind("--set=", 0) == 0) sets.push_back(s.substr(6));
+    else if (s == "--batch") shape.batch = positive_option(args, i, "--batch"), shape_given = true;
+    else if (s == "--seq") shape.seq = positive_option(args, i, "--seq"), shape_given = seq_given = true;
+    else if (s == "--dtype") shape.dtype = shape.grad_dtype = dtype_option(args, i), shape_given = true;
+    else if (!s.empty() && s[0] == '-') throw UsageError("unknown option " + s);
+    else if (file.empty()) file = s;
+    else throw UsageError("unexpected argument " + s);
+  }
+  if (file.empty()) throw UsageError("describe workload: missing FILE");
+  file = find_scenario(file);
+  Workload w;
+  if (workload_file_kind(file) == WorkloadFileKind::Scenario) {
+    if (shape_given) throw UsageError("--batch, --seq and --dtype are for a config.json; for a scenario use --set /workload/...");
+    w = scenario_workload(file, sets);
+  } else {
+    if (!sets.empty()) throw UsageError("--set is for a scenario; for a config.json use --batch, --seq and --dtype");
+    // Without --seq, the default 1024 or the config's longest sequence, whichever is shorter.
+    if (!seq_given) shape.seq = std::min(shape.seq, hf_config_max_seq(file));
+    w = hf_config_workload(file, shape);
+  }
+  const nlohmann::ordered_json table = workload_table_json(w, w.convention);
+  std::cout << (as_json ? table.dump(2) + "\n" : workload_table_text(table));
+  return kOk;
+}
+
 int cmd_describe(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << help_of("describe"), kOk;
   if (!args.empty() && args[0] == "topology") return cmd_describe_topology({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "workload") return cmd_describe_workload({args.begin() + 1, args.end()});
   bool as_json = false, as_markdown = false;
   std::string model;
   WorkloadShape shape;
@@ -215,6 +274,42 @@ int cmd_describe(const std::vector<std::string>& args) {
   return kOk;
 }
 
+// convert FILE [-o OUT]: the scenario with its workload frozen into explicit layers.
+int cmd_convert(const std::vector<std::string>& args) {
+  if (wants_help(args)) return std::cout << help_of("convert"), kOk;
+  std::string file, out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    if (s == "-o" || s == "--output") {
+      if (i + 1 >= args.size()) throw UsageError("-o needs a value");
+      out = args[++i];
+    } else if (!s.empty() && s[0] == '-') throw UsageError("unknown option " + s);
+    else if (file.empty()) file = s;
+    else throw UsageError("unexpected argument " + s);
+  }
+  if (file.empty()) throw UsageError("convert: missing FILE");
+  const std::string text = convert_scenario(find_scenario(file));
+  if (out.empty() || out == "-") return std::cout << text, kOk;
+  // Written beside OUT and renamed onto it: OUT is either whole or untouched.
+  const std::string tmp = out + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f.flush()) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw RunError("cannot write \"" + out + "\"");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, out, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw RunError("cannot write \"" + out + "\"");
+  }
+  return kOk;
+}
+
 int cmd_version(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << help_of("version"), kOk;
   if (args.size() == 1 && args[0] == "--json") return std::cout << build_record().dump(2) << "\n", kOk;
@@ -252,6 +347,7 @@ int cli_main(int argc, char* argv[]) {
     if (cmd == "run") return cmd_run(args);
     if (cmd == "validate") return cmd_validate(args);
     if (cmd == "describe") return cmd_describe(args);
+    if (cmd == "convert") return cmd_convert(args);
     if (cmd == "sweep") return cli_sweep(args);
     if (cmd == "sweep-export") return cli_sweep_export(args);
     if (cmd == "merge") return cli_merge(args);

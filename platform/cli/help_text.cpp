@@ -14,6 +14,8 @@ const char* kMainHelp =
     "  validate FILE   check a scenario without running it\n"
     "  describe        list every parameter, GPU preset and zoo model\n"
     "  describe model NAME   a platform model's parameters, sockets and statistics, or a zoo model's layers\n"
+    "  describe workload FILE  the layer table of a scenario's workload or of a Hugging Face config.json\n"
+    "  convert FILE [-o OUT]   the scenario with its workload frozen into an explicit layer list\n"
     "  sweep SPEC -o DIR     run a parameter sweep in parallel processes (trainvp sweep --help)\n"
     "  sweep-export DIR      write a sweep's sweep.db as CSV\n"
     "  merge OUT DIR...      merge the shards of a sweep into OUT/sweep.db\n"
@@ -64,6 +66,8 @@ const char* kDescribeHelp =
     "usage: trainvp describe [--json | --markdown]\n"
     "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [--json]\n"
     "       trainvp describe topology FILE [--set /json/pointer=VALUE]... [--json]\n"
+    "       trainvp describe workload FILE [--set /json/pointer=VALUE]... [--json]\n"
+    "       trainvp describe workload CONFIG.json [--batch B] [--seq S] [--dtype D] [--json]\n"
     "\n"
     "Without arguments: every scenario key (type, units, default, range, meaning), the GPU\n"
     "presets, the zoo models and the platform models (gpu, cxl_device, link_dir) with their\n"
@@ -73,6 +77,10 @@ const char* kDescribeHelp =
     "`topology FILE`: every device (GPU, NIC, NVSwitch, PCIe switch, root complex, switch,\n"
     "leaf, spine) and link of the scenario's cluster, by the names results and faults use; with\n"
     "training.parallel, each GPU's (tp, pp, dp) coordinate and the layers of each pipeline stage.\n"
+    "With `workload FILE`: the layer table (as for a zoo model) of any workload: a scenario's\n"
+    "(zoo model, /workload/hf_config or explicit layers, after the overrides), or that of a Hugging\n"
+    "Face config.json (model_type gpt2, bert, llama, mistral, mixtral; docs/workloads.md) at\n"
+    "--batch, --seq and --dtype.\n"
     "\n"
     "  --batch B          samples per micro-batch (default 1)\n"
     "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
@@ -80,6 +88,20 @@ const char* kDescribeHelp =
     "  --dtype D          fp32|tf32|bf16|fp16|fp8 (default bf16)\n"
     "  --json             print JSON: {parameters, layers: [...], ...}\n"
     "  --markdown         print the key table of docs/scenario-format.md (scripts/update-docs)\n";
+
+const char* kConvertHelp =
+    "usage: trainvp convert FILE [-o OUT]\n"
+    "\n"
+    "Writes the scenario FILE with its workload (a zoo model, a Hugging Face config or explicit\n"
+    "layers) replaced by the explicit layer list it expands to (/workload/layers, with the\n"
+    "workload's name, transformer dimensions and every per-layer figure the simulator uses:\n"
+    "FLOPs, bytes and kernels per phase, tensor-parallel parts, weight matrices), so an import\n"
+    "can be inspected, edited and frozen. The other keys of FILE are kept as written; the\n"
+    "layers are for its batch, seq and dtypes. Running the result gives the same results as\n"
+    "running FILE. The result is validated before it is written; OUT is written whole or not\n"
+    "at all. FILE is a path or a scenario name, as for run.\n"
+    "\n"
+    "  -o, --output OUT   write to OUT (default: standard output)\n";
 
 const char* kSweepHelp =
     "usage: trainvp sweep SPEC -o DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
@@ -162,7 +184,8 @@ const std::vector<CommandHelp>& command_helps() {
       {"trainvp", "a virtual platform of GPU training clusters", kMainHelp},
       {"run", "simulate a scenario and write its results", kRunHelp},
       {"validate", "check a scenario without running it", kValidateHelp},
-      {"describe", "every scenario key, GPU preset, zoo and platform model; a model; a topology", kDescribeHelp},
+      {"describe", "every scenario key, GPU preset, zoo and platform model; a model; a topology; a workload", kDescribeHelp},
+      {"convert", "freeze a scenario's workload into an explicit layer list", kConvertHelp},
       {"sweep", "run a parameter sweep in parallel processes", kSweepHelp},
       {"sweep-export", "write a sweep's sweep.db as CSV", kExportHelp},
       {"merge", "merge the shards of a sweep", kMergeHelp},

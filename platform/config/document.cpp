@@ -294,7 +294,7 @@ void apply_override(json& doc, const std::string& assignment) {
 
 // The sections load in a fixed order, each check once the sections it reads are loaded; that order
 // decides which problem a document with several is reported for.
-Scenario load_scenario(const json& doc, const std::string& default_name) {
+Scenario load_scenario(const json& doc, const std::string& default_name, const std::string& scenario_dir) {
   Scenario s;
   TopRaw top;
   json resolved = scenario_schema().load(top, doc, "");
@@ -314,7 +314,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name) {
   resolved["cluster"] = load_cluster(s.cluster, doc["cluster"], "/cluster");
   const json& wl = doc["workload"];
   WorkloadRaw wraw;
-  resolved["workload"] = load_workload_section(s, wraw, wl);
+  resolved["workload"] = load_workload_section(s, wraw, wl, scenario_dir);
   resolved["training"] = load_training(s.training, s.workload, member(doc, "training"), s.cluster);
   check_training_workload(s, wl, wraw);
   s.training.functional = wraw.functional;
@@ -343,7 +343,7 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
   for (auto& o : overrides) apply_override(doc, o);
   std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".json") stem.resize(stem.size() - 5);
-  Scenario s = load_scenario(doc, stem);
+  Scenario s = load_scenario(doc, stem, std::filesystem::path(path).parent_path().string());
   s.faults_file = faults_file;
   return s;
 }

@@ -54,8 +54,10 @@ void apply_override(json& doc, const std::string& assignment);
 void apply_faults_document(json& doc, json faults, const std::string& faults_file);
 
 // Validates and resolves a scenario document. `default_name` is used when the file has no name
-// (the file's stem). Throws ScenarioError naming the JSON pointer of the first problem.
-Scenario load_scenario(const json& doc, const std::string& default_name);
+// (the file's stem); `scenario_dir` is the file's directory, where relative paths in it
+// (/workload/hf_config) are looked for first ("" for a document without a file). Throws
+// ScenarioError naming the JSON pointer of the first problem.
+Scenario load_scenario(const json& doc, const std::string& default_name, const std::string& scenario_dir = "");
 
 // Convenience: read + overrides + load. A `faults_file` is applied (apply_faults_document) before
 // the overrides: the replay of a campaign.

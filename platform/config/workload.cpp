@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "platform/config/hf_workload.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/config/section.hpp"
 #include "platform/core/checked.hpp"
@@ -13,10 +14,20 @@ namespace trainvp {
 const ParamSet<WorkloadRaw>& workload_schema() {
   static const ParamSet<WorkloadRaw> s = [] {
     ParamSet<WorkloadRaw> p("workload", "/workload",
-                            "The model one data-parallel replica trains: a zoo `model` or an explicit `layers` list "
-                            "(exactly one of them).");
+                            "The model one data-parallel replica trains: a zoo `model`, a Hugging Face `hf_config` or "
+                            "an explicit `layers` list (exactly one of them).");
     p.text("model", &WorkloadRaw::model, nullptr, "Zoo model name (`trainvp describe` lists them)")
+        .text("hf_config", &WorkloadRaw::hf_config, nullptr,
+              "A Hugging Face config.json (model_type gpt2, bert, llama, mistral or mixtral; docs/workloads.md), "
+              "instead of `model`; a relative path is looked for beside the scenario file, then in the current "
+              "directory")
         .nested("layers", "array", nullptr, "Explicit layers in forward order (see `layer`), instead of `model`")
+        .text("name", &WorkloadRaw::name, nullptr,
+              "Explicit layers only: the workload's name in reports (`trainvp convert` keeps the model's); "
+              "default \"custom\"")
+        .nested("transformer", "object", nullptr,
+                "Explicit layers only: the transformer's dimensions (see `transformer`), for pipeline parallelism "
+                "and the activation-memory and model-FLOPs closed forms")
         .integer("batch", &WorkloadRaw::batch, 8, "Samples per micro-batch per GPU", Range::at_least(1))
         .integer("seq", &WorkloadRaw::seq, 1024, "Tokens per sample (sequence models)", Range::at_least(1))
         .integer("image_size", &WorkloadRaw::image_size, 224, "Pixels per side (vision models)", Range::at_least(1))
@@ -41,27 +52,19 @@ const ParamSet<WorkloadRaw>& workload_schema() {
   return s;
 }
 
-const ParamSet<LayerRaw>& layer_schema() {
-  static const ParamSet<LayerRaw> s = [] {
-    ParamSet<LayerRaw> p("layer", "/workload/layers/*",
-                         "One explicit layer. Give FLOPs (timed by roofline) or measured times per phase; "
-                         "bwd_flops/bwd_time split evenly into the dX and dW halves.");
-    p.text("name", &LayerRaw::name, nullptr, "Unique layer name")
-        .integer64("params", &LayerRaw::params, 0, "Trainable parameters (the gradient's elements)")
-        .number("fwd_flops", &LayerRaw::fwd_flops, nullptr, "Forward FLOPs per micro-batch", Range::non_negative())
-        .number("bwd_flops", &LayerRaw::bwd_flops, nullptr, "Backward FLOPs (dX + dW) per micro-batch", Range::non_negative())
-        .number("bwd_input_flops", &LayerRaw::bwd_input_flops, nullptr, "Backward dX FLOPs", Range::non_negative())
-        .number("bwd_weight_flops", &LayerRaw::bwd_weight_flops, nullptr, "Backward dW FLOPs", Range::non_negative())
-        .size("fwd_bytes", &LayerRaw::fwd_bytes, "0B", "Forward memory traffic")
-        .size("bwd_input_bytes", &LayerRaw::bwd_input_bytes, "0B", "Backward dX memory traffic")
-        .size("bwd_weight_bytes", &LayerRaw::bwd_weight_bytes, "0B", "Backward dW memory traffic")
-        .size("activation_bytes", &LayerRaw::activation_bytes, "0B", "Activations kept for backward")
-        .time("fwd_time", &LayerRaw::fwd_time, nullptr, "Measured forward time (replaces the roofline)")
-        .time("bwd_time", &LayerRaw::bwd_time, nullptr, "Measured backward time (dX + dW)")
-        .time("bwd_input_time", &LayerRaw::bwd_input_time, nullptr, "Measured backward dX time")
-        .time("bwd_weight_time", &LayerRaw::bwd_weight_time, nullptr, "Measured backward dW time")
-        .integer("kernels", &LayerRaw::kernels, 1, "Kernel launches per phase (roofline only)", Range::non_negative())
-        .required("name");
+const ParamSet<TransformerDims>& transformer_schema() {
+  static const ParamSet<TransformerDims> s = [] {
+    ParamSet<TransformerDims> p("transformer", "/workload/transformer",
+                                "An explicit layer list's transformer dimensions, as a zoo or Hugging Face transformer "
+                                "states them (`trainvp convert` writes them).");
+    p.integer("layers", &TransformerDims::layers, nullptr, "Transformer layers (each an attention and an mlp layer)",
+              Range::at_least(1))
+        .integer("hidden", &TransformerDims::hidden, nullptr, "Hidden size h", Range::at_least(1))
+        .integer("heads", &TransformerDims::heads, nullptr, "Attention heads", Range::at_least(1))
+        .integer("vocab", &TransformerDims::vocab, 0, "Vocabulary size (0: none)", Range::non_negative())
+        .required("layers")
+        .required("hidden")
+        .required("heads");
     return p;
   }();
   return s;
@@ -102,53 +105,6 @@ std::string zoo_list() {
   std::string s;
   for (auto& m : zoo_models()) s += (s.empty() ? "" : ", ") + ("\"" + m.name + "\"");
   return s;
-}
-
-Layer load_layer(const json& value, const std::string& path, DType grad_dtype, json& resolved) {
-  LayerRaw r;
-  resolved = layer_schema().load(r, value, path);
-  Layer l;
-  l.name = r.name;
-  l.params = r.params;
-  const auto grad_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(r.params), dtype_bytes(grad_dtype));
-  if (!grad_bytes || *grad_bytes > static_cast<std::uint64_t>(INT64_MAX))
-    fail_expected(ptr_join(path, "params"),
-                  "a parameter count whose gradient (x " + std::to_string(dtype_bytes(grad_dtype)) +
-                      " bytes) fits in 2^63 bytes",
-                  json(r.params));
-  l.grad_bytes = *grad_bytes;
-  l.activation_bytes = r.activation_bytes;
-  l.fwd_bytes = static_cast<double>(r.fwd_bytes);
-  l.bwd_input_bytes = static_cast<double>(r.bwd_input_bytes);
-  l.bwd_weight_bytes = static_cast<double>(r.bwd_weight_bytes);
-  l.fwd_kernels = l.bwd_input_kernels = l.bwd_weight_kernels = r.kernels;
-  bool split_flops = r.bwd_input_flops >= 0 || r.bwd_weight_flops >= 0;
-  bool split_time = r.bwd_input_time >= 0 || r.bwd_weight_time >= 0;
-  if (r.bwd_flops >= 0 && split_flops)
-    throw ScenarioError(ptr_join(path, "bwd_flops"), "give either bwd_flops or bwd_input_flops/bwd_weight_flops, not both");
-  if (r.bwd_time >= 0 && split_time)
-    throw ScenarioError(ptr_join(path, "bwd_time"), "give either bwd_time or bwd_input_time/bwd_weight_time, not both");
-  if (r.fwd_flops < 0 && r.fwd_time < 0)
-    throw ScenarioError(ptr_join(path, "fwd_flops"), "missing forward work: expected fwd_flops or fwd_time");
-  // Each backward half takes a measured time if one is given, else FLOPs; a half with neither
-  // is an error rather than a silent zero.
-  double dx_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : r.bwd_input_flops;
-  double dw_flops = r.bwd_flops >= 0 ? r.bwd_flops / 2 : r.bwd_weight_flops;
-  std::int64_t dx_time = r.bwd_time >= 0 ? r.bwd_time / 2 : r.bwd_input_time;
-  std::int64_t dw_time = r.bwd_time >= 0 ? r.bwd_time - r.bwd_time / 2 : r.bwd_weight_time;
-  if (dx_flops < 0 && dx_time < 0)
-    throw ScenarioError(ptr_join(path, "bwd_input_flops"),
-                        "missing backward dX work: expected bwd_flops, bwd_time, bwd_input_flops or bwd_input_time");
-  if (dw_flops < 0 && dw_time < 0)
-    throw ScenarioError(ptr_join(path, "bwd_weight_flops"),
-                        "missing backward dW work: expected bwd_flops, bwd_time, bwd_weight_flops or bwd_weight_time");
-  l.fwd_flops = std::max(0.0, r.fwd_flops);
-  l.bwd_input_flops = std::max(0.0, dx_flops);
-  l.bwd_weight_flops = std::max(0.0, dw_flops);
-  l.fwd_time_ps = r.fwd_time;
-  l.bwd_input_time_ps = dx_time;
-  l.bwd_weight_time_ps = dw_time;
-  return l;
 }
 
 json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& value, const std::string& path) {
@@ -225,7 +181,13 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
   return resolved;
 }
 
-json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::string& path) {
+// Keys that belong to explicit layers only.
+void refuse_layer_keys(const json& value, const std::string& path) {
+  for (const char* k : {"sequence", "name", "transformer"})
+    if (value.contains(k)) throw ScenarioError(ptr_join(path, k), std::string("`") + k + "` applies to explicit layers only");
+}
+
+json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::string& path, const std::string& scenario_dir) {
   json resolved = workload_schema().load(r, value, path);
   if (member(value, "grad_dtype").is_null()) {
     r.grad_dtype = r.dtype;
@@ -234,11 +196,19 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
   w.shape = {r.batch, r.seq, r.image_size, r.dtype, r.grad_dtype};
   w.micro_batches = r.micro_batches;
   const json& layers = member(value, "layers");
-  bool has_model = value.contains("model"), has_layers = !layers.is_null();
-  if (has_model == has_layers)
-    throw ScenarioError(path, has_model ? "give either `model` or `layers`, not both"
-                                        : "missing the work: expected `model` (a zoo name) or `layers` (a list)");
-  if (has_model) {
+  const bool has_model = value.contains("model"), has_hf = value.contains("hf_config"), has_layers = !layers.is_null();
+  const int given = has_model + has_hf + has_layers;
+  if (given != 1)
+    throw ScenarioError(path, given > 1 ? "give one of `model`, `hf_config` and `layers`, not several"
+                                        : "missing the work: expected `model` (a zoo name), `hf_config` (a Hugging Face "
+                                          "config.json) or `layers` (a list)");
+  if (has_hf) {
+    refuse_layer_keys(value, path);
+    const std::string pointer = ptr_join(path, "hf_config");
+    const std::string file = find_hf_config(r.hf_config, scenario_dir, pointer);
+    build_hf_workload(w, read_hf_config(file, pointer), hf_model_name(file), path);
+    resolved.erase("sequence");
+  } else if (has_model) {
     const ZooModelInfo* info = find_zoo_model(r.model);
     if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list() + " (\"gpt2\" names gpt2-small)", value["model"]);
     r.model = info->name;  // aliases ("gpt2") resolve to the zoo's own name
@@ -265,10 +235,10 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
       throw ScenarioError(path, e.what());
     }
     w.model = r.model;
+    w.convention = info->convention;
     w.dims = zoo_transformer_dims(r.model);
     w.sequence_model = info->sequence_model;
-    if (value.contains("sequence"))
-      throw ScenarioError(ptr_join(path, "sequence"), "`sequence` applies to explicit layers only");
+    refuse_layer_keys(value, path);
     resolved.erase("sequence");
   } else {
     std::string lp = ptr_join(path, "layers");
@@ -293,8 +263,10 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
       out.push_back(lr);
     }
     resolved["layers"] = out;
-    w.model = "custom";
+    w.model = r.name.empty() ? "custom" : r.name;
     w.sequence_model = r.sequence;
+    if (const json& dims = member(value, "transformer"); !dims.is_null())
+      resolved["transformer"] = transformer_schema().load(w.dims, dims, ptr_join(path, "transformer"));
   }
   return resolved;
 }
@@ -321,7 +293,7 @@ void check_functional_training(const Scenario& s, const json& wl, std::uint64_t 
 
 }  // namespace
 
-json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value) {
+json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value, const std::string& scenario_dir) {
   const json& kind = member(value, "kind");
   if (!kind.is_null() && kind != "training" && kind != "collective")
     fail_expected("/workload/kind", "\"training\" or \"collective\"", kind);
@@ -331,7 +303,7 @@ json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value) {
   }
   json plain = value;
   if (plain.is_object()) plain.erase("kind");
-  json resolved = load_workload(s.workload, raw, plain, "/workload");
+  json resolved = load_workload(s.workload, raw, plain, "/workload", scenario_dir);
   resolved["kind"] = "training";
   return resolved;
 }

@@ -1,12 +1,14 @@
 #pragma once
-// /workload: the model one data-parallel replica trains (a zoo model or explicit layers) or, with
-// kind "collective", an nccl-tests style collective benchmark instead of training.
+// /workload: the model one data-parallel replica trains (a zoo model, a Hugging Face config or
+// explicit layers) or, with kind "collective", an nccl-tests style collective benchmark instead of
+// training.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "models/collectives/program.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/config/layer_list.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -24,19 +26,12 @@ struct CollectiveBenchConfig {
 
 // The keys of /workload, /workload/layers/* and /workload (kind collective) as given.
 struct WorkloadRaw {
-  std::string model;
+  std::string model, hf_config, name;
   int batch = 8, seq = 1024, image_size = 224, micro_batches = 1;
   DType dtype = DType::BF16, grad_dtype = DType::BF16;
   bool sequence = false;
   bool functional = false;
   std::uint64_t functional_max_bytes = 64ull << 20;
-};
-struct LayerRaw {
-  std::string name;
-  std::uint64_t params = 0, fwd_bytes = 0, bwd_input_bytes = 0, bwd_weight_bytes = 0, activation_bytes = 0;
-  double fwd_flops = -1, bwd_flops = -1, bwd_input_flops = -1, bwd_weight_flops = -1;
-  std::int64_t fwd_time = -1, bwd_time = -1, bwd_input_time = -1, bwd_weight_time = -1;
-  int kernels = 1;
 };
 struct BenchRaw {
   bool functional = false;
@@ -48,15 +43,18 @@ struct BenchRaw {
   std::string kind;
 };
 const ParamSet<WorkloadRaw>& workload_schema();
-const ParamSet<LayerRaw>& layer_schema();
 const ParamSet<BenchRaw>& bench_schema();
+// /workload/transformer: an explicit layer list's transformer dimensions.
+const ParamSet<TransformerDims>& transformer_schema();
 
 struct Scenario;
 
 // Reads /workload into `s` (whose cluster is loaded): its training workload, or its collective
 // benchmark with s.collective_bench set. `raw` receives a training workload's keys as given, for
-// check_training_workload. Returns the resolved object; throws ScenarioError naming the pointer.
-json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value);
+// check_training_workload. A relative hf_config is looked for in `scenario_dir` (the scenario
+// file's directory; "" when the document has no file), then in the current directory. Returns the
+// resolved object; throws ScenarioError naming the pointer.
+json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value, const std::string& scenario_dir = "");
 
 // The checks of /workload (`value`, read into `raw`) that need s.training: a gradient dtype the
 // CXL engine reduces, and functional mode only where its data paths are.

@@ -6,6 +6,7 @@
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/link/link_dir.hpp"
+#include "models/workload/hf_config.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/units.hpp"
 
@@ -135,6 +136,10 @@ std::string describe_text() {
                   static_cast<unsigned long long>(m.reference_params), m.convention.c_str());
     o << line;
   }
+  std::string types;
+  for (const std::string& t : hf_model_types()) types += (types.empty() ? "" : ", ") + t;
+  o << "\nHugging Face configs (/workload/hf_config: a config.json of model_type " << types
+    << "; docs/workloads.md):\n  `trainvp describe workload CONFIG.json` shows the layers\n";
   return o.str();
 }
 
@@ -155,28 +160,20 @@ nlohmann::ordered_json describe_json() {
     models.push_back({{"name", m.name}, {"family", m.family}, {"parameters", m.reference_params},
                       {"convention", m.convention}, {"sequence_model", m.sequence_model}});
   out["zoo_models"] = models;
+  out["hf_model_types"] = hf_model_types();  // what /workload/hf_config reads
   oj platform = oj::array();
   for (const ModelInfo* m : platform_models()) platform.push_back(model_info_json(*m));
   out["models"] = platform;
   return out;
 }
 
-nlohmann::ordered_json describe_model_json(const std::string& name, const WorkloadShape& shape) {
+nlohmann::ordered_json workload_table_json(const Workload& w, const std::string& convention) {
   using oj = nlohmann::ordered_json;
-  if (const ModelInfo* m = find_platform_model(name)) {
-    oj out = model_info_json(*m);
-    oj params = oj::array();
-    for (const SchemaInfo* s : schemas_of(*m)) params.push_back(schema_json(*s));
-    out["parameters"] = params;
-    return out;
-  }
-  const ZooModelInfo* info = find_zoo_model(name);
-  std::vector<Layer> layers = build_zoo_model(name, shape);  // throws for unknown names
   oj out;
   std::uint64_t total = 0;
   double fwd = 0, bwd = 0;
   oj list = oj::array();
-  for (const Layer& l : layers) {
+  for (const Layer& l : w.layers) {
     total += l.params;
     fwd += l.fwd_flops;
     bwd += l.bwd_input_flops + l.bwd_weight_flops;
@@ -193,8 +190,9 @@ nlohmann::ordered_json describe_model_json(const std::string& name, const Worklo
                     {"gradient_bytes", l.grad_bytes},
                     {"kernels", {l.fwd_kernels, l.bwd_input_kernels, l.bwd_weight_kernels}}});
   }
-  out["model"] = info ? info->name : name;  // an alias ("gpt2") shows the zoo's own name
-  if (info) out["convention"] = info->convention;
+  const WorkloadShape& shape = w.shape;
+  out["model"] = w.model;
+  if (!convention.empty()) out["convention"] = convention;
   out["shape"] = {{"batch", shape.batch}, {"seq", shape.seq}, {"image_size", shape.image_size},
                   {"dtype", dtype_name(shape.dtype)}, {"grad_dtype", dtype_name(shape.grad_dtype)}};
   out["parameters"] = total;
@@ -204,23 +202,13 @@ nlohmann::ordered_json describe_model_json(const std::string& name, const Worklo
   return out;
 }
 
-std::string describe_model_text(const std::string& name, const WorkloadShape& shape) {
-  if (const ModelInfo* m = find_platform_model(name)) {
-    std::ostringstream o;
-    o << m->name << ": " << m->help << "\n";
-    for (const SchemaInfo* s : schemas_of(*m)) {
-      o << "  parameters " << s->name << "  [" << s->where << "]\n";
-      params_text(o, *s);
-    }
-    sockets_and_statistics_text(o, *m);
-    return o.str();
-  }
-  auto j = describe_model_json(name, shape);
+std::string workload_table_text(const nlohmann::ordered_json& j) {
   std::ostringstream o;
-  o << name << ": " << j["parameters"].get<std::uint64_t>() << " parameters";
+  const auto& shape = j["shape"];
+  o << j["model"].get<std::string>() << ": " << j["parameters"].get<std::uint64_t>() << " parameters";
   if (j.contains("convention")) o << " (" << j["convention"].get<std::string>() << ")";
-  o << "\nbatch " << shape.batch << ", seq " << shape.seq << ", image " << shape.image_size << ", dtype "
-    << dtype_name(shape.dtype) << "; FLOPs per micro-batch\n";
+  o << "\nbatch " << shape["batch"].get<int>() << ", seq " << shape["seq"].get<int>() << ", image "
+    << shape["image_size"].get<int>() << ", dtype " << shape["dtype"].get<std::string>() << "; FLOPs per micro-batch\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %14s %10s %10s %10s %10s %10s\n", "layer", "parameters", "fwd", "bwd_in",
                 "bwd_w", "act", "grad");
@@ -239,6 +227,39 @@ std::string describe_model_text(const std::string& name, const WorkloadShape& sh
                 human(j["bwd_flops"].get<double>()).c_str());
   o << line;
   return o.str();
+}
+
+nlohmann::ordered_json describe_model_json(const std::string& name, const WorkloadShape& shape) {
+  using oj = nlohmann::ordered_json;
+  if (const ModelInfo* m = find_platform_model(name)) {
+    oj out = model_info_json(*m);
+    oj params = oj::array();
+    for (const SchemaInfo* s : schemas_of(*m)) params.push_back(schema_json(*s));
+    out["parameters"] = params;
+    return out;
+  }
+  const ZooModelInfo* info = find_zoo_model(name);
+  Workload w;
+  w.layers = build_zoo_model(name, shape);  // throws for unknown names
+  w.model = info ? info->name : name;  // an alias ("gpt2") shows the zoo's own name
+  w.shape = shape;
+  return workload_table_json(w, info ? info->convention : "");
+}
+
+std::string describe_model_text(const std::string& name, const WorkloadShape& shape) {
+  if (const ModelInfo* m = find_platform_model(name)) {
+    std::ostringstream o;
+    o << m->name << ": " << m->help << "\n";
+    for (const SchemaInfo* s : schemas_of(*m)) {
+      o << "  parameters " << s->name << "  [" << s->where << "]\n";
+      params_text(o, *s);
+    }
+    sockets_and_statistics_text(o, *m);
+    return o.str();
+  }
+  nlohmann::ordered_json j = describe_model_json(name, shape);
+  j["model"] = name;  // the name as asked for
+  return workload_table_text(j);
 }
 
 }  // namespace trainvp

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/workload/layer.hpp"
+#include "models/workload/workload.hpp"
 #include "platform/core/model_info.hpp"
 
 namespace trainvp {
@@ -21,5 +22,11 @@ nlohmann::ordered_json describe_json();
 // model. Throws std::invalid_argument for an unknown model or a bad shape.
 std::string describe_model_text(const std::string& name, const WorkloadShape& shape);
 nlohmann::ordered_json describe_model_json(const std::string& name, const WorkloadShape& shape);
+
+// Any workload's layer table (a zoo model, an HF import, explicit layers): its name, `convention`
+// (what its parameter count counts; "" to leave out), shape, totals and one row per layer with
+// parameters, FLOPs and bytes per phase, activation and gradient bytes and kernels.
+nlohmann::ordered_json workload_table_json(const Workload& w, const std::string& convention);
+std::string workload_table_text(const nlohmann::ordered_json& table);
 
 }  // namespace trainvp

@@ -79,7 +79,7 @@ std::vector<std::string> validate_points(const SweepSpec& spec, const json& base
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     try {
-      load_scenario(point_document(base_with_set, p), stem);
+      load_scenario(point_document(base_with_set, p), stem, std::filesystem::path(spec.base).parent_path().string());
     } catch (const ScenarioError& e) {
       bool within = false;
       for (auto& prefix : spec.infeasible) within = within || pointer_within(e.path, prefix);

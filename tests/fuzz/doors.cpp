@@ -25,7 +25,8 @@ std::vector<Shipped> shipped_with_key(const std::string& dir, const char* key) {
   for (auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
     json doc = read_json_file(e.path().string());
-    if (doc.is_object() && doc.contains(key)) out.push_back({fs::relative(e.path(), dir).string(), std::move(doc)});
+    if (doc.is_object() && doc.contains(key))
+      out.push_back({fs::relative(e.path(), dir).string(), std::move(doc), e.path().parent_path().string()});
   }
   std::sort(out.begin(), out.end(), [](const Shipped& a, const Shipped& b) { return a.name < b.name; });
   return out;
@@ -63,13 +64,13 @@ void run_door(Door door, const std::string& text, const Shipped& base) {
       std::istringstream lines(text);
       for (std::string line; std::getline(lines, line);)
         if (!line.empty()) apply_override(doc, line);
-      load_scenario(doc, stem_of(base.name));
+      load_scenario(doc, stem_of(base.name), base.dir);
       return;
     }
     case Door::Faults: {
       json doc = base.doc;
       apply_faults_document(doc, parse_json_text(text, "\"faults.json\""), "faults.json");
-      load_scenario(doc, stem_of(base.name));
+      load_scenario(doc, stem_of(base.name), base.dir);
       return;
     }
     case Door::Spec:

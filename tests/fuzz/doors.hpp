@@ -26,6 +26,7 @@ constexpr int kDoors = 4;
 struct Shipped {
   std::string name;
   nlohmann::json doc;
+  std::string dir;  // the file's directory: where its relative paths (/workload/hf_config) are found
 };
 
 // Every scenario (a JSON object with the key "trainvp") under `scenarios_dir`, sorted by path:
