@@ -69,6 +69,7 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   }
   const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}), a1 = std::min(c + p_.verify_iterations, k + 1);
   const Means was = means(b0, b), now = means(c, a1);
+  if (!best_ || was.time_s < best_->time_s) best_ = was;  // a baseline shorter than a full stretch
   ChangeFinding f;
   f.change_window = b;
   f.verified_window = k;

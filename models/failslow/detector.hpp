@@ -62,8 +62,9 @@ class Detector {
   int rejected_ = -1;      // the last change point that failed verification
   int before_end_ = -1;    // the candidate's baseline ends here (its first flagged window)
   int shifts_ = 0;         // windows the candidate's "after" was moved on (a partial first window)
-  // The healthy level: the stretch of baseline_iterations windows with the lowest mean time seen
-  // (a weak fault under the verify threshold can hold the level a slowdown is measured from).
+  // The healthy level: the lowest mean time seen over a stretch of baseline_iterations windows or
+  // over a verified change's baseline (a weak fault under the verify threshold can hold the level
+  // a slowdown is measured from).
   std::optional<Means> best_;
 };
 
