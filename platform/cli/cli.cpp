@@ -235,15 +235,7 @@ int cmd_describe(const std::vector<std::string>& args) {
   bool seq_given = false;
   for (std::size_t i = is_model ? 1 : 0; i < args.size(); ++i) {
     const std::string& s = args[i];
-    auto int_value = [&](const char* opt) {
-      if (i + 1 >= args.size()) throw UsageError(std::string(opt) + " needs a value");
-      const std::string& v = args[++i];
-      char* end = nullptr;
-      long x = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || x < 1 || x > 1000000000)
-        throw UsageError(std::string(opt) + " expects a positive integer, found \"" + v + "\"");
-      return static_cast<int>(x);
-    };
+    auto int_value = [&](const char* opt) { return positive_option(args, i, opt); };
     if (s == "--json") as_json = true;
     else if (!is_model && s == "--markdown") as_markdown = true;
     else if (is_model && s == "--batch") shape.batch = int_value("--batch");
