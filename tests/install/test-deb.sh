@@ -8,6 +8,8 @@ build=$(readlink -f "$1") version=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 work=$(readlink -f "$work")
 fail() { echo "test-deb: $*" >&2; exit 1; }
+# A command that fails under set -e would otherwise end the test with no message.
+trap 'echo "test-deb: line $LINENO failed (exit $?): $BASH_COMMAND" >&2' ERR
 arch=$(dpkg --print-architecture)
 (cd "$work" && cpack --config "$build/CPackConfig.cmake" -B "$work" > cpack.log) || { cat "$work/cpack.log"; fail "cpack failed"; }
 deb=$work/trainvp_${version}_${arch}.deb
@@ -19,7 +21,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 # Every NEEDED library of the binary comes from a package the .deb depends on.
 for lib in $(readelf -d "$build/trainvp" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|AArch64/ {print $NF; exit}')
+  # awk reads to the end (no exit): an early exit would SIGPIPE ldconfig and, under pipefail, fail
+  # the assignment at random with no message (what install.deb did under -j2).
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|AArch64/ && !found {print $NF; found = 1}')
   [ -n "$path" ] || path=$(ldd "$build/trainvp" | awk -v l="$lib" '$1 == l {print $3}')
   # sed reads to the end: head or grep -q would close the pipe early, and under pipefail the writer's
   # SIGPIPE fails the test at random (it did once in CI, with no message).
