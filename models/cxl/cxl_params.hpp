@@ -37,8 +37,12 @@ struct CxlParams {
   // (240 B of data) in CXL 3.x over PCIe 6.0.
   int flit_payload() const { return generation == CxlGeneration::Cxl2 ? 64 : 240; }
   int flit_overhead() const { return generation == CxlGeneration::Cxl2 ? 4 : 16; }
-  // Raw link rate per direction: 32 or 64 GT/s per lane; flits carry the framing.
-  double link_bps() const { return (generation == CxlGeneration::Cxl2 ? 32e9 : 64e9) * link_lanes; }
+  // Link rate per direction before flit framing. CXL 2.0 runs on PCIe 5.0's 32 GT/s per lane with
+  // its 128b/130b line coding (as PcieConfig does); CXL 3.x runs PCIe 6.0's 64 GT/s in flit mode,
+  // where the 256-byte flit's CRC and FEC (in flit_overhead) replace the line coding.
+  double link_bps() const {
+    return generation == CxlGeneration::Cxl2 ? 32e9 * link_lanes * 128.0 / 130.0 : 64e9 * link_lanes;
+  }
 };
 
 const ParamSet<CxlParams>& cxl_schema();

@@ -79,7 +79,7 @@ struct Paths {
 };
 Paths paths(const HostSide& h, const CxlParams& cx) {
   const std::uint64_t flit = static_cast<std::uint64_t>(cx.flit_payload() + cx.flit_overhead());
-  const double cxl = 32e9 * cx.link_lanes;  // CXL 2.0: 32 GT/s a lane
+  const double cxl = 32e9 * cx.link_lanes * 128.0 / 130.0;  // CXL 2.0: 32 GT/s a lane, 128b/130b coding
   auto down = [&](std::uint64_t data) {
     return ser(data + h.pcie_framing, h.pcie_bps) + h.pcie_latency_ps + h.switch_latency_ps  // rc -> sw
            + ser(flit, cxl) + cx.link_latency_ps + h.switch_latency_ps;                       // sw -> p0

@@ -73,7 +73,7 @@ TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
     RunContext ctx(1, false);
     CxlParams cx;
     cx.present = true;
-    cx.link_lanes = 8;  // CXL 2.0, 256 Gbit/s: a 68-byte flit is 2125 ps
+    cx.link_lanes = 8;  // CXL 2.0: 8 x 32 GT/s x 128/130 = 252 Gbit/s; a 68-byte flit is 2158 ps
     cx.link_latency_ps = 100000;
     cx.completion = CxlCompletion::Poll;  // the driver stays idle: no start-up IRQ_EN write (no host here)
     CxlDevice dev("cxl", cx, 2, DType::FP32, ctx);
@@ -102,7 +102,7 @@ TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
     Recorder rec;
     std::vector<unsigned char> buffer;
     const std::uint32_t sizes[] = {4096, 1000, 64};  // 64, 16 and 1 flits
-    const double bps = cx.link_bps();
+    const double bps = 8 * 32e9 * 128.0 / 130.0;  // PCIe 5.0 x8 after line coding (not cx.link_bps())
     const std::uint64_t flit = static_cast<std::uint64_t>(cx.flit_payload() + cx.flit_overhead());
     auto flits = [&](std::uint32_t b) { return (b + cx.flit_payload() - 1) / cx.flit_payload(); };
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
