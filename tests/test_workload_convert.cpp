@@ -43,6 +43,7 @@ class Convert : public ::testing::Test {
     const json doc = read(frozen);
     ASSERT_TRUE(doc["workload"].contains("layers"));
     EXPECT_FALSE(doc["workload"].contains("hf_config"));
+    EXPECT_FALSE(doc["workload"].contains("torch_profile"));
     EXPECT_FALSE(doc["workload"].contains("model"));
     Cmd a = trainvp("run " + file + " -q -o " + (dir_ / (tag + "-a")).string());
     ASSERT_EQ(a.code, 0) << a.out;
@@ -85,6 +86,25 @@ TEST_F(Convert, ZooModelRunsTheSame) {
   s["workload"]["seq"] = 512;
   std::ofstream(dir_ / "zoo.json") << s.dump(2);
   expect_convert_runs_the_same((dir_ / "zoo.json").string(), "zoo");
+}
+
+// A profiler trace's measured layer times and optimizer step travel.
+TEST_F(Convert, TorchProfileRunsTheSame) {
+  expect_convert_runs_the_same("scenarios/workloads/tiny-gpt-torch-profile-ddp-8gpu.json", "torch");
+}
+
+// Every GPU's compute is the trace's step: its layers' forward and backward and its optimizer step,
+// as scripts/torch-profile-sample summed them from the profiler's own events.
+TEST_F(Convert, TorchProfileComputeIsTheTracesMeasuredStep) {
+  const json want = read(fs::path(TRAINVP_SOURCE_DIR) / "scenarios/workloads/torch/tiny-gpt-cpu.expected.json");
+  Cmd a = trainvp("run scenarios/workloads/tiny-gpt-torch-profile-ddp-8gpu.json -q -o " + (dir_ / "run").string());
+  ASSERT_EQ(a.code, 0) << a.out;
+  const json r = read(dir_ / "run" / "results.json");
+  const double step_us = want["fwd_us"].get<double>() + want["bwd_us"].get<double>() + want["optimizer_us"].get<double>();
+  for (const json& rank : r["ranks"]) EXPECT_NEAR(rank["compute_s"].get<double>(), step_us * 1e-6, 1e-12) << rank["name"];
+  EXPECT_EQ(r["workload"]["parameters"], want["params"]);
+  EXPECT_EQ(r["workload"]["layers"], want["layers"].size());
+  EXPECT_EQ(r["workload"]["model"], "torch:tiny-gpt-cpu");
 }
 
 TEST_F(Convert, BadInputExitsTwoAndWritesNothing) {
@@ -139,6 +159,17 @@ TEST_F(Convert, DescribeWorkloadPrintsAConfigsOrAScenariosLayerTable) {
   r = trainvp("describe workload scenarios/sweeps/batch-scaling.json");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("neither a scenario"), std::string::npos) << r.out;
+
+  r = trainvp("describe workload scenarios/workloads/torch/tiny-gpt-cpu.trace.json --dtype fp32 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  t = json::parse(r.out);
+  EXPECT_EQ(t["model"], "torch:tiny-gpt-cpu");
+  EXPECT_EQ(t["parameters"], 167680u);
+  EXPECT_EQ(t["layers"][0]["gradient_bytes"], 34816u * 4);
+  EXPECT_TRUE(t["layers"][0].contains("fwd_time_s"));
+  EXPECT_TRUE(t.contains("optimizer_time_s"));
+  r = trainvp("describe workload scenarios/workloads/torch/tiny-gpt-cpu.trace.json --batch 4");
+  EXPECT_EQ(r.code, 2) << r.out;
 }
 
 }  // namespace

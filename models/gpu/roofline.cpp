@@ -32,6 +32,10 @@ PhaseWork phase_work(const Workload& w, const Phase& ph) {
   PhaseWork r;
   if (ph.kind == PhaseKind::Optimizer) {
     if (w.optimizer == OptimizerKind::None) return r;  // the step boundary alone: no work
+    if (w.optimizer_time_ps >= 0) {
+      r.measured_ps = w.optimizer_time_ps / w.optimizer_shards;
+      return r;
+    }
     double p = static_cast<double>(w.total_params()) / w.optimizer_shards;
     r.flops = p * optimizer_flops_per_param(w.optimizer);
     r.bytes = p * optimizer_bytes_per_param(w.optimizer, w.shape.dtype, w.shape.grad_dtype);

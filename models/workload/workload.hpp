@@ -34,6 +34,9 @@ struct Workload {
   OptimizerKind optimizer = OptimizerKind::Adam;
   TransformerDims dims;       // transformer zoo models only
   int optimizer_shards = 1;   // ZeRO: the optimizer step updates 1/d of the parameters held
+  // A measured optimizer step of the whole replica (a profiler trace's, or given); >= 0 replaces
+  // the roofline's estimate (divided by optimizer_shards under ZeRO).
+  std::int64_t optimizer_time_ps = -1;
 
   std::uint64_t total_params() const {
     return std::accumulate(layers.begin(), layers.end(), std::uint64_t{0},

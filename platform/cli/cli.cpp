@@ -185,9 +185,10 @@ DType dtype_option(const std::vector<std::string>& args, std::size_t& i) {
   return *d;
 }
 
-// describe workload FILE: a scenario's workload (after --set), or a config.json's at --batch/--seq/--dtype.
+// describe workload FILE: a scenario's workload (after --set), a config.json's at --batch/--seq/--dtype, or
+// a profiler trace's (gradients in --dtype).
 int cmd_describe_workload(const std::vector<std::string>& args) {
-  bool as_json = false, shape_given = false, seq_given = false;
+  bool as_json = false, shape_given = false, seq_given = false, batch_given = false;
   std::string file;
   std::vector<std::string> sets;
   WorkloadShape shape;
@@ -199,7 +200,7 @@ int cmd_describe_workload(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw UsageError("--set needs a value");
       sets.push_back(args[++i]);
     } else if (s.rfind("--set=", 0) == 0) sets.push_back(s.substr(6));
-    else if (s == "--batch") shape.batch = positive_option(args, i, "--batch"), shape_given = true;
+    else if (s == "--batch") shape.batch = positive_option(args, i, "--batch"), shape_given = batch_given = true;
     else if (s == "--seq") shape.seq = positive_option(args, i, "--seq"), shape_given = seq_given = true;
     else if (s == "--dtype") shape.dtype = shape.grad_dtype = dtype_option(args, i), shape_given = true;
     else if (!s.empty() && s[0] == '-') throw UsageError("unknown option " + s);
@@ -209,9 +210,15 @@ int cmd_describe_workload(const std::vector<std::string>& args) {
   if (file.empty()) throw UsageError("describe workload: missing FILE");
   file = find_scenario(file);
   Workload w;
-  if (workload_file_kind(file) == WorkloadFileKind::Scenario) {
+  const WorkloadFileKind kind = workload_file_kind(file);
+  if (kind == WorkloadFileKind::Scenario) {
     if (shape_given) throw UsageError("--batch, --seq and --dtype are for a config.json; for a scenario use --set /workload/...");
     w = scenario_workload(file, sets);
+  } else if (kind == WorkloadFileKind::TorchTrace) {
+    // A trace's times are of the batch it recorded: only the gradient dtype is the reader's to choose.
+    if (!sets.empty() || batch_given || seq_given)
+      throw UsageError("a profiler trace takes --dtype only (its times are those of the step it recorded)");
+    w = torch_trace_workload(file, shape.dtype);
   } else {
     if (!sets.empty()) throw UsageError("--set is for a scenario; for a config.json use --batch, --seq and --dtype");
     // Without --seq, the default 1024 or the config's longest sequence, whichever is shorter.

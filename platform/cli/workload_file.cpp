@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "platform/config/hf_workload.hpp"
+#include "platform/config/torch_workload.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/errors.hpp"
 
@@ -14,8 +15,9 @@ WorkloadFileKind workload_file_kind(const std::string& file) {
   const json doc = read_json_file(file, "file");
   if (doc.is_object() && doc.contains("trainvp")) return WorkloadFileKind::Scenario;
   if (doc.is_object() && doc.contains("model_type")) return WorkloadFileKind::HfConfig;
-  throw ScenarioError("", "\"" + file + "\" is neither a scenario (no \"trainvp\" key) nor a Hugging Face config.json "
-                          "(no \"model_type\" key)");
+  if (doc.is_array() || (doc.is_object() && doc.contains("traceEvents"))) return WorkloadFileKind::TorchTrace;
+  throw ScenarioError("", "\"" + file + "\" is neither a scenario (no \"trainvp\" key), a Hugging Face config.json "
+                          "(no \"model_type\" key) nor a PyTorch profiler trace (no \"traceEvents\")");
 }
 
 Workload scenario_workload(const std::string& file, const std::vector<std::string>& sets) {
@@ -32,6 +34,13 @@ Workload hf_config_workload(const std::string& file, const WorkloadShape& shape)
   w.shape = shape;
   const HfModel m = read_hf_config(file, "");
   build_hf_workload(w, m, hf_model_name(file), "");
+  return w;
+}
+
+Workload torch_trace_workload(const std::string& file, DType grad_dtype) {
+  Workload w;
+  w.shape.dtype = w.shape.grad_dtype = grad_dtype;
+  build_torch_workload(w, read_torch_profile(file, ""), torch_profile_name(file), grad_dtype);
   return w;
 }
 

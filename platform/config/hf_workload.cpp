@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "platform/config/document.hpp"
+#include "platform/config/input_file.hpp"
 #include "platform/core/checked.hpp"
 #include "platform/core/errors.hpp"
 
@@ -17,51 +18,12 @@ namespace fs = std::filesystem;
 constexpr std::uintmax_t kMaxHfConfigBytes = std::uintmax_t{1} << 20;
 
 std::string find_hf_config(const std::string& given, const std::string& scenario_dir, const std::string& pointer) {
-  if (given.empty()) fail_expected(pointer, "a path to a Hugging Face config.json", json(given));
-  const fs::path p(given);
-  if (p.is_absolute()) return given;
-  std::error_code ec;
-  // The scenario's own directory first (a scenario and its config travel together, as a sweep
-  // SPEC and its base do), then the current directory (as --faults F and -o DIR are read).
-  if (!scenario_dir.empty()) {
-    const fs::path beside = fs::path(scenario_dir) / p;
-    if (fs::exists(beside, ec)) return beside.lexically_normal().string();
-  }
-  if (fs::exists(p, ec)) return given;
-  throw ScenarioError(pointer, "no Hugging Face config \"" + given + "\": not in " +
-                                   (scenario_dir.empty() ? std::string() : "the scenario's directory (" + scenario_dir + ") nor in ") +
-                                   "the current directory");
+  return find_input_file(given, scenario_dir, pointer, "Hugging Face config");
 }
-
-namespace {
-
-// ScenarioError's message without its leading "pointer: ".
-std::string message_of(const ScenarioError& e) {
-  const std::string w = e.what();
-  const std::string prefix = (e.path.empty() ? std::string("/") : clip_pointer(e.path)) + ": ";
-  return w.compare(0, prefix.size(), prefix) == 0 ? w.substr(prefix.size()) : w;
-}
-
-}  // namespace
 
 HfModel read_hf_config(const std::string& file, const std::string& pointer) {
   const std::string where = "Hugging Face config \"" + file + "\"";
-  // A config is a few kilobytes; a device or a huge file named by a hostile scenario is refused
-  // before it is read (docs/reliability.md).
-  std::error_code ec;
-  if (fs::exists(file, ec) && !fs::is_directory(file, ec)) {
-    if (!fs::is_regular_file(file, ec)) throw ScenarioError(pointer, where + ": not a regular file");
-    if (fs::file_size(file, ec) > kMaxHfConfigBytes)
-      throw ScenarioError(pointer, where + ": larger than " + std::to_string(kMaxHfConfigBytes >> 20) +
-                                       " MiB (a config.json is a few kilobytes)");
-  }
-  json config;
-  try {
-    config = read_json_file(file, "Hugging Face config");
-  } catch (const ScenarioError& e) {
-    // read_json_file names the file, and the line and column of a problem in its text.
-    throw ScenarioError(pointer, (e.path.empty() ? "" : where + " at " + clip_pointer(e.path) + ": ") + message_of(e));
-  }
+  const json config = read_json_input(file, pointer, "Hugging Face config", kMaxHfConfigBytes, "a config.json is a few kilobytes");
   try {
     return parse_hf_config(config);
   } catch (const ScenarioError& e) {

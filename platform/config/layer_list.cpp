@@ -202,11 +202,12 @@ nlohmann::ordered_json layer_json(const Layer& l) {
 nlohmann::ordered_json frozen_workload(const Workload& w, const nlohmann::ordered_json& original) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (auto it = original.begin(); it != original.end(); ++it)
-    if (it.key() != "model" && it.key() != "hf_config" && it.key() != "layers" && it.key() != "name" &&
+    if (it.key() != "model" && it.key() != "hf_config" && it.key() != "torch_profile" && it.key() != "layers" && it.key() != "name" &&
         it.key() != "sequence" && it.key() != "transformer")
       out[it.key()] = it.value();
   out["name"] = w.model;
   out["sequence"] = w.sequence_model;
+  if (w.optimizer_time_ps >= 0) out["optimizer_time"] = std::to_string(w.optimizer_time_ps) + "ps";  // a trace's, kept
   if (w.dims.valid())
     out["transformer"] = {{"layers", w.dims.layers}, {"hidden", w.dims.hidden}, {"heads", w.dims.heads}, {"vocab", w.dims.vocab}};
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();

@@ -35,8 +35,8 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
 nlohmann::ordered_json layer_json(const Layer& l);
 
 // `w` as a /workload object of explicit layers: `original`'s shape keys (batch, seq, dtypes,
-// functional ...) kept, its model or hf_config replaced by `name`, `layers`, `sequence` and, for a
-// transformer, `transformer`.
+// functional ...) kept, its model, hf_config or torch_profile replaced by `name`, `layers`,
+// `sequence`, a measured `optimizer_time` and, for a transformer, `transformer`.
 nlohmann::ordered_json frozen_workload(const Workload& w, const nlohmann::ordered_json& original);
 
 }  // namespace trainvp

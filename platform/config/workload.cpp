@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "platform/config/hf_workload.hpp"
+#include "platform/config/torch_workload.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/config/section.hpp"
 #include "platform/core/checked.hpp"
@@ -14,13 +15,16 @@ namespace trainvp {
 const ParamSet<WorkloadRaw>& workload_schema() {
   static const ParamSet<WorkloadRaw> s = [] {
     ParamSet<WorkloadRaw> p("workload", "/workload",
-                            "The model one data-parallel replica trains: a zoo `model`, a Hugging Face `hf_config` or "
-                            "an explicit `layers` list (exactly one of them).");
+                            "The model one data-parallel replica trains: a zoo `model`, a Hugging Face `hf_config`, a "
+                            "PyTorch profiler trace `torch_profile` or an explicit `layers` list (exactly one of them).");
     p.text("model", &WorkloadRaw::model, nullptr, "Zoo model name (`trainvp describe` lists them)")
         .text("hf_config", &WorkloadRaw::hf_config, nullptr,
               "A Hugging Face config.json (model_type gpt2, bert, llama, mistral or mixtral; docs/workloads.md), "
               "instead of `model`; a relative path is looked for beside the scenario file, then in the current "
               "directory")
+        .text("torch_profile", &WorkloadRaw::torch_profile, nullptr,
+              "A Chrome trace of one training step exported by torch.profiler (docs/workloads.md), instead of `model`: "
+              "its layers with their measured times; found as hf_config is")
         .nested("layers", "array", nullptr, "Explicit layers in forward order (see `layer`), instead of `model`")
         .text("name", &WorkloadRaw::name, nullptr,
               "Explicit layers only: the workload's name in reports (`trainvp convert` keeps the model's); "
@@ -34,6 +38,9 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .integer("micro_batches", &WorkloadRaw::micro_batches, 1, "Gradient-accumulation micro-batches per iteration",
                  {1, 65536})
         .choice("dtype", &WorkloadRaw::dtype, "bf16", dtype_names(), "Compute dtype (selects the GPU peak)")
+        .time("optimizer_time", &WorkloadRaw::optimizer_time, nullptr,
+              "Measured optimizer step of the whole replica, replacing the roofline's estimate (divided among ZeRO "
+              "shards); a torch_profile import takes its trace's Optimizer.step time unless this is given")
         .nested("kind", "choice", "training",
                 "training (this schema) or collective (a collective benchmark: see `collective_workload`)")
         .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, dtype_names(),
@@ -196,13 +203,20 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
   w.shape = {r.batch, r.seq, r.image_size, r.dtype, r.grad_dtype};
   w.micro_batches = r.micro_batches;
   const json& layers = member(value, "layers");
-  const bool has_model = value.contains("model"), has_hf = value.contains("hf_config"), has_layers = !layers.is_null();
-  const int given = has_model + has_hf + has_layers;
+  const bool has_model = value.contains("model"), has_hf = value.contains("hf_config"),
+             has_torch = value.contains("torch_profile"), has_layers = !layers.is_null();
+  const int given = has_model + has_hf + has_torch + has_layers;
   if (given != 1)
-    throw ScenarioError(path, given > 1 ? "give one of `model`, `hf_config` and `layers`, not several"
+    throw ScenarioError(path, given > 1 ? "give one of `model`, `hf_config`, `torch_profile` and `layers`, not several"
                                         : "missing the work: expected `model` (a zoo name), `hf_config` (a Hugging Face "
-                                          "config.json) or `layers` (a list)");
-  if (has_hf) {
+                                          "config.json), `torch_profile` (a PyTorch profiler trace) or `layers` (a list)");
+  if (has_torch) {
+    refuse_layer_keys(value, path);
+    const std::string pointer = ptr_join(path, "torch_profile");
+    const std::string file = find_torch_profile(r.torch_profile, scenario_dir, pointer);
+    build_torch_workload(w, read_torch_profile(file, pointer), torch_profile_name(file), r.grad_dtype);
+    resolved.erase("sequence");
+  } else if (has_hf) {
     refuse_layer_keys(value, path);
     const std::string pointer = ptr_join(path, "hf_config");
     const std::string file = find_hf_config(r.hf_config, scenario_dir, pointer);
@@ -268,6 +282,7 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
     if (const json& dims = member(value, "transformer"); !dims.is_null())
       resolved["transformer"] = transformer_schema().load(w.dims, dims, ptr_join(path, "transformer"));
   }
+  if (r.optimizer_time >= 0) w.optimizer_time_ps = r.optimizer_time;  // given beats a trace's
   return resolved;
 }
 

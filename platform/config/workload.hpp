@@ -26,7 +26,8 @@ struct CollectiveBenchConfig {
 
 // The keys of /workload, /workload/layers/* and /workload (kind collective) as given.
 struct WorkloadRaw {
-  std::string model, hf_config, name;
+  std::string model, hf_config, torch_profile, name;
+  std::int64_t optimizer_time = -1;
   int batch = 8, seq = 1024, image_size = 224, micro_batches = 1;
   DType dtype = DType::BF16, grad_dtype = DType::BF16;
   bool sequence = false;

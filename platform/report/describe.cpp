@@ -189,6 +189,10 @@ nlohmann::ordered_json workload_table_json(const Workload& w, const std::string&
                     {"activation_bytes", l.activation_bytes},
                     {"gradient_bytes", l.grad_bytes},
                     {"kernels", {l.fwd_kernels, l.bwd_input_kernels, l.bwd_weight_kernels}}});
+    // Measured times (a profiler trace's, or given) replace the FLOPs' roofline.
+    if (l.fwd_time_ps >= 0) list.back()["fwd_time_s"] = static_cast<double>(l.fwd_time_ps) * 1e-12;
+    if (l.bwd_input_time_ps >= 0) list.back()["bwd_input_time_s"] = static_cast<double>(l.bwd_input_time_ps) * 1e-12;
+    if (l.bwd_weight_time_ps >= 0) list.back()["bwd_weight_time_s"] = static_cast<double>(l.bwd_weight_time_ps) * 1e-12;
   }
   const WorkloadShape& shape = w.shape;
   out["model"] = w.model;
@@ -198,6 +202,7 @@ nlohmann::ordered_json workload_table_json(const Workload& w, const std::string&
   out["parameters"] = total;
   out["fwd_flops"] = fwd;
   out["bwd_flops"] = bwd;
+  if (w.optimizer_time_ps >= 0) out["optimizer_time_s"] = static_cast<double>(w.optimizer_time_ps) * 1e-12;
   out["layers"] = list;
   return out;
 }
@@ -208,8 +213,29 @@ std::string workload_table_text(const nlohmann::ordered_json& j) {
   o << j["model"].get<std::string>() << ": " << j["parameters"].get<std::uint64_t>() << " parameters";
   if (j.contains("convention")) o << " (" << j["convention"].get<std::string>() << ")";
   o << "\nbatch " << shape["batch"].get<int>() << ", seq " << shape["seq"].get<int>() << ", image "
-    << shape["image_size"].get<int>() << ", dtype " << shape["dtype"].get<std::string>() << "; FLOPs per micro-batch\n";
+    << shape["image_size"].get<int>() << ", dtype " << shape["dtype"].get<std::string>();
+  const bool measured = !j["layers"].empty() && j["layers"][0].contains("fwd_time_s");
+  o << (measured ? "; measured times per micro-batch\n" : "; FLOPs per micro-batch\n");
   char line[256];
+  // Measured layers show their times where the FLOPs would be.
+  auto time_of = [](const nlohmann::ordered_json& l, const char* key) {
+    return l.contains(key) ? format_time_s(l[key].get<double>()) : std::string("-");
+  };
+  if (measured) {
+    std::snprintf(line, sizeof line, "%-14s %14s %10s %10s %10s %10s\n", "layer", "parameters", "fwd", "bwd_in", "bwd_w", "grad");
+    o << line;
+    for (auto& l : j["layers"]) {
+      std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s %10s %10s\n", l["name"].get<std::string>().c_str(),
+                    static_cast<unsigned long long>(l["parameters"].get<std::uint64_t>()), time_of(l, "fwd_time_s").c_str(),
+                    time_of(l, "bwd_input_time_s").c_str(), time_of(l, "bwd_weight_time_s").c_str(),
+                    format_bytes(static_cast<double>(l["gradient_bytes"].get<std::uint64_t>())).c_str());
+      o << line;
+    }
+    o << "total " << j["parameters"].get<std::uint64_t>() << " parameters";
+    if (j.contains("optimizer_time_s")) o << "; optimizer step " << format_time_s(j["optimizer_time_s"].get<double>());
+    o << "\n";
+    return o.str();
+  }
   std::snprintf(line, sizeof line, "%-14s %14s %10s %10s %10s %10s %10s\n", "layer", "parameters", "fwd", "bwd_in",
                 "bwd_w", "act", "grad");
   o << line;

@@ -1,0 +1,93 @@
+// /workload/torch_profile: the trace is found beside the scenario file; problems in it are errors
+// at /workload/torch_profile naming the event's pointer in the trace; a scenario's optimizer_time
+// beats the trace's; the import's keys exclude the other workload sources.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "platform/config/scenario.hpp"
+#include "platform/config/torch_workload.hpp"
+#include "platform/core/errors.hpp"
+
+namespace trainvp {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kWorkloads = std::string(TRAINVP_SOURCE_DIR) + "/scenarios/workloads";
+
+json doc_with(const json& workload) {
+  return {{"trainvp", 1},
+          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"workload", workload},
+          {"training", {{"iterations", 2}, {"warmup", 1}}}};
+}
+
+ScenarioError error_of(const json& doc, const std::string& dir) {
+  try {
+    load_scenario(doc, "t", dir);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  return ScenarioError("(none)", "no error");
+}
+
+// A temporary directory holding one trace, removed at the end of the test.
+struct TempTrace {
+  fs::path dir = fs::temp_directory_path() / ("trainvp-torch-" + std::to_string(::getpid()));
+  explicit TempTrace(const json& trace) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "step.pt.trace.json") << trace.dump();
+  }
+  ~TempTrace() { fs::remove_all(dir); }
+};
+
+json event(const std::string& name, double ts, double dur) {
+  return {{"ph", "X"}, {"name", name}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"dur", dur}, {"args", json::object()}};
+}
+
+TEST(TorchWorkload, ShippedScenarioFindsItsTraceBesideIt) {
+  const Scenario s = load_scenario_file(kWorkloads + "/tiny-gpt-torch-profile-ddp-8gpu.json", {});
+  EXPECT_EQ(s.workload.model, "torch:tiny-gpt-cpu");
+  EXPECT_EQ(s.workload.total_params(), 167680u);
+  EXPECT_EQ(s.workload.total_grad_bytes(), 167680u * 4);  // fp32 gradients
+  EXPECT_EQ(s.workload.optimizer_time_ps, 623000000);     // the trace's Optimizer.step (623 us)
+  EXPECT_FALSE(s.workload.sequence_model);
+}
+
+TEST(TorchWorkload, AGivenOptimizerTimeBeatsTheTraces) {
+  TempTrace t(json{{"traceEvents", {event("layer:a", 0, 10), event("Optimizer.step#SGD.step", 20, 5)}}});
+  Scenario s = load_scenario(doc_with({{"torch_profile", "step.pt.trace.json"}}), "t", t.dir.string());
+  EXPECT_EQ(s.workload.model, "torch:step");
+  EXPECT_EQ(s.workload.optimizer_time_ps, 5000000);
+  EXPECT_EQ(s.workload.layers.at(0).fwd_time_ps, 10000000);
+  s = load_scenario(doc_with({{"torch_profile", "step.pt.trace.json"}, {"optimizer_time", "1ms"}}), "t", t.dir.string());
+  EXPECT_EQ(s.workload.optimizer_time_ps, 1000000000);
+}
+
+TEST(TorchWorkload, ProblemsAreErrorsAtTheKeyNamingTheEventInTheTrace) {
+  TempTrace t(json{{"traceEvents", {event("layer:a", 0, 10), event("aten::mm", 1, -1)}}});
+  ScenarioError e = error_of(doc_with({{"torch_profile", "step.pt.trace.json"}}), t.dir.string());
+  EXPECT_EQ(e.path, "/workload/torch_profile");
+  EXPECT_NE(std::string(e.what()).find("at /traceEvents/1/dur: expected a duration"), std::string::npos) << e.what();
+  e = error_of(doc_with({{"torch_profile", "nowhere.json"}}), t.dir.string());
+  EXPECT_EQ(e.path, "/workload/torch_profile");
+  EXPECT_NE(std::string(e.what()).find("no PyTorch profiler trace \"nowhere.json\""), std::string::npos) << e.what();
+  e = error_of(doc_with({{"torch_profile", "step.pt.trace.json"}, {"model", "gpt2"}}), t.dir.string());
+  EXPECT_EQ(e.path, "/workload");
+  e = error_of(doc_with({{"torch_profile", "step.pt.trace.json"}, {"sequence", true}}), t.dir.string());
+  EXPECT_EQ(e.path, "/workload/sequence");
+}
+
+TEST(TorchWorkload, NamesDropKinetosSuffixes) {
+  EXPECT_EQ(torch_profile_name("a/host_1234.1700000000.pt.trace.json"), "torch:host_1234.1700000000");
+  EXPECT_EQ(torch_profile_name("b/step.trace.json"), "torch:step");
+  EXPECT_EQ(torch_profile_name("step.json"), "torch:step");
+}
+
+}  // namespace
+}  // namespace trainvp
