@@ -28,6 +28,7 @@ struct Event {
   std::string name, thread;
   double ts = 0, dur = 0;  // microseconds, as the trace holds them
   std::int64_t seq = -1, external = -1;
+  std::int64_t fwd_thread = -1;  // "Fwd thread id": 0 on forward operators, the forward's thread on backward ones
   bool kernel = false;
   const json* dims = nullptr;  // args["Input Dims"]
   int parent = -1;             // enclosing event on the same thread
@@ -84,6 +85,7 @@ std::vector<Event> read_events(const json& trace, std::string& base) {
       if (!args->is_object()) fail_expected(ap, "an object", *args);
       ev.seq = int_arg(*args, "Sequence number", ap).value_or(-1);
       ev.external = int_arg(*args, "External id", ap).value_or(-1);
+      ev.fwd_thread = int_arg(*args, "Fwd thread id", ap).value_or(-1);
       auto dims = args->find("Input Dims");
       if (dims != args->end()) {
         if (!dims->is_array()) fail_expected(ptr_join(ap, "Input Dims"), "an array of shapes", *dims);
@@ -239,14 +241,26 @@ TorchProfile parse_torch_profile(const json& trace) {
     int l = nearest(ev, i, [&](int j) { return layer_of_event.count(j) > 0; });
     return l < 0 ? -1 : layer_of_event[l];
   };
-  std::unordered_map<std::int64_t, int> layer_of_seq;
+  // Operators that do not record an autograd node carry the next node's sequence number, so one
+  // number may sit on several forward operators: the node's own is the last of them to start.
+  // Operators outside every layer (the loss) count too, so that their backward stays unattributed.
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i)
+    if (!ev[i].kernel) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ev[a].ts < ev[b].ts; });
+  std::unordered_map<std::int64_t, int> layer_of_seq;  // -1: outside every layer
   std::vector<int> layer_of(static_cast<std::size_t>(n), -1);
-  for (int i = 0; i < n; ++i) {
-    if (ev[i].kernel || starts_with(ev[i].name, kBackwardPrefix)) continue;
+  auto in_backward_or_step = [&](int i) {
+    return nearest(ev, i, [&](int j) { return starts_with(ev[j].name, kBackwardPrefix) || starts_with(ev[j].name, kOptimizerPrefix); }) >= 0;
+  };
+  for (int i : order) {
+    // Backward operators say so ("Fwd thread id" > 0) even where rounding to microseconds leaves
+    // them outside their zero-length autograd function.
+    if (ev[i].fwd_thread > 0 || in_backward_or_step(i)) continue;
     const int l = layer_around(i);
     layer_of[static_cast<std::size_t>(i)] = l;
+    if (ev[i].seq >= 0) layer_of_seq[ev[i].seq] = l;
     if (l < 0) continue;
-    if (ev[i].seq >= 0) layer_of_seq.emplace(ev[i].seq, l);
     if (const ParamOp* op = param_op(ev[i].name)) {
       const int up = nearest(ev, ev[i].parent, [&](int j) { return layer_of_event.count(j) || param_op(ev[j].name); });
       if (layer_of_event.count(up)) add_params(out.layers[static_cast<std::size_t>(l)], *op, ev[i].dims);
@@ -267,10 +281,11 @@ TorchProfile parse_torch_profile(const json& trace) {
       optimizer_ps += to_ps(ev[i].dur);
       has_optimizer = true;
     }
+    // The engine runs one function at a time per thread, so these do not nest (a 0-us function
+    // at another's start only looks nested after the profiler's rounding): each one counts.
     if (!starts_with(ev[i].name, kBackwardPrefix)) continue;
-    if (nearest(ev, ev[i].parent, [&](int j) { return starts_with(ev[j].name, kBackwardPrefix); }) >= 0) continue;
     auto it = ev[i].seq >= 0 ? layer_of_seq.find(ev[i].seq) : layer_of_seq.end();
-    if (it == layer_of_seq.end()) {
+    if (it == layer_of_seq.end() || it->second < 0) {
       out.unattributed_bwd_ps += to_ps(ev[i].dur);
       continue;
     }

@@ -69,12 +69,19 @@ TEST(TorchProfile, LayersFromRangesTheirBackwardBySequenceNumberAndTheOptimizerS
   ev.push_back(op("aten::addmm", 2, 6, {{"Input Dims", {{32}, {8, 16}, {16, 32}}}, {"Sequence number", 6}}));
   ev.push_back(op("layer:act", 10, 3, {}, "user_annotation"));
   ev.push_back(op("aten::relu", 10.5, 2, {{"Input Dims", {{8, 32}}}, {"Sequence number", 7}}));
+  ev.push_back(op("aten::expand", 11, 0.5, {{"Sequence number", 9}, {"Fwd thread id", 0}}));
+  // An operator that records no autograd node carries the next node's number: the loss's, here.
+  ev.push_back(op("aten::empty", 12, 0.5, {{"Sequence number", 8}}));
   ev.push_back(op("aten::mse_loss", 14, 1, {{"Sequence number", 8}}));  // outside every layer
   ev.push_back(op("autograd::engine::evaluate_function: MseLossBackward0", 20, 2, {{"Sequence number", 8}}));
   ev.push_back(op("autograd::engine::evaluate_function: ReluBackward0", 22, 4, {{"Sequence number", 7}}));
   ev.push_back(op("ReluBackward0", 22.5, 3, {{"Sequence number", 7}}));
   ev.push_back(op("autograd::engine::evaluate_function: AddmmBackward0", 26, 9, {{"Sequence number", 6}}));
   ev.push_back(op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 35, 1, {{"Sequence number", -1}}));
+  // Rounded to microseconds, a backward operator may start where its function ends: it is still
+  // backward work ("Fwd thread id" > 0), not the last forward operator with its number.
+  ev.push_back(op("autograd::engine::evaluate_function: ExpandBackward0", 36, 1, {{"Sequence number", 9}, {"Fwd thread id", 1}}));
+  ev.push_back(op("ExpandBackward0", 37, 0, {{"Sequence number", 9}, {"Fwd thread id", 1}}));
   ev.push_back(op("Optimizer.step#SGD.step", 40, 5, {}, "user_annotation"));
   ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 7}, {"tid", 1}});  // metadata: skipped
   const TorchProfile p = parse_torch_profile({{"traceEvents", ev}});
@@ -87,7 +94,7 @@ TEST(TorchProfile, LayersFromRangesTheirBackwardBySequenceNumberAndTheOptimizerS
   EXPECT_EQ(p.layers[0].fwd_ps, 10000000);
   EXPECT_EQ(p.layers[0].bwd_ps, 9000000);
   EXPECT_EQ(p.layers[1].params, 0u);
-  EXPECT_EQ(p.layers[1].bwd_ps, 4000000);  // the outer evaluate_function only, not its ReluBackward0 again
+  EXPECT_EQ(p.layers[1].bwd_ps, 5000000);  // the functions only, not their ReluBackward0 again
   EXPECT_EQ(p.unattributed_bwd_ps, 3000000);  // the loss's backward and AccumulateGrad
   EXPECT_EQ(p.optimizer_ps, 5000000);
   const auto layers = torch_profile_layers(p, DType::BF16);
