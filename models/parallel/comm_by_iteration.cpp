@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/parallel/running_union.hpp"
+
 namespace trainvp {
 namespace {
 
@@ -9,13 +11,11 @@ namespace {
 std::vector<std::int64_t> sweep(const std::vector<CommInterval>& list, const std::vector<std::int64_t>& ends) {
   std::vector<std::int64_t> out(ends.size(), 0);
   if (ends.empty()) return out;
-  std::int64_t end = 0;
+  RunningUnion u;
   std::size_t it = 0;
   for (const CommInterval& iv : list) {
     while (it + 1 < ends.size() && iv.end > ends[it]) ++it;
-    if (iv.start >= end) out[it] += iv.end - iv.start;
-    else if (iv.end > end) out[it] += iv.end - end;
-    end = std::max(end, iv.end);
+    out[it] += u.add(iv.start, iv.end);
   }
   return out;
 }
@@ -52,7 +52,8 @@ std::vector<std::int64_t> comm_by_iteration_copied(const std::vector<CommInterva
 }
 
 // A skipped period's sums depend only on the intervals ending within reach of it (an interval's
-// contribution depends on the latest end before it, and only if that end is after its start).
+// contribution depends only on the union's segments that end after its start, which earlier
+// intervals ending after its start made).
 // Far enough from both ends of a skip (K periods, K covering the longest interval, the period's own
 // length and any simulated interval still running past the skip) that reach holds only copies, the
 // same shifted copies for every period: so the sweep runs over the first K + 1 and the last K

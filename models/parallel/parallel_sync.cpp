@@ -416,12 +416,9 @@ void ParallelSync::zero3_join(int rank, int iteration, std::uint64_t index) {
 }
 
 void ParallelSync::add_comm(int rank, int iteration, WaitKind kind, std::int64_t from, std::int64_t to) {
-  // Completions arrive in time order, so a running union needs only the latest end.
-  std::int64_t& end = state_[static_cast<std::size_t>(rank)].comm_end[static_cast<int>(kind)];
-  std::int64_t& total = record(rank, iteration).comm[static_cast<int>(kind)];
-  if (from >= end) total += to - from;
-  else if (to > end) total += to - end;
-  end = std::max(end, to);
+  // Completions arrive in time order: a running union in end order.
+  record(rank, iteration).comm[static_cast<int>(kind)] +=
+      state_[static_cast<std::size_t>(rank)].comm_union[static_cast<int>(kind)].add(from, to);
 }
 
 // ---------------------------------------------------------------- accounting

@@ -30,6 +30,7 @@
 #include "models/gpu/gpu.hpp"
 #include "models/parallel/comm_by_iteration.hpp"
 #include "models/parallel/layout.hpp"
+#include "models/parallel/running_union.hpp"
 #include "models/workload/workload.hpp"
 
 namespace trainvp {
@@ -101,7 +102,8 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     int reason_iteration = 0;
     std::int64_t phase_start = 0;  // when the gate last let a phase start
     std::int64_t block_start = 0;  // when the running block's first phase started (trace)
-    std::int64_t comm_end[static_cast<int>(WaitKind::Count)] = {0, 0, 0};  // running unions
+    // Running unions of the waits' intervals per kind (bounded: thousands of iterations per run).
+    RunningUnion comm_union[static_cast<int>(WaitKind::Count)] = {RunningUnion(256), RunningUnion(256), RunningUnion(256)};
   };
   struct TpKey {
     int group, iteration, micro_batch, layer, tag;

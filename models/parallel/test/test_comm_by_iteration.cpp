@@ -1,4 +1,5 @@
 #include "models/parallel/comm_by_iteration.hpp"
+#include "models/parallel/running_union.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,28 @@ TEST(CommByIteration, PeriodicOverlapsMatchTheirClosedFormAcrossALongSkip) {
   for (int i = 1; i + 1 < n; ++i) ASSERT_EQ(out[static_cast<std::size_t>(i)], 7) << "iteration " << i;
   EXPECT_EQ(out.back(), 12);
   EXPECT_EQ(out, comm_by_iteration_copied(real, ends, skips));
+}
+
+// An interval that starts before a gap between earlier ones covers the gap too: the union of
+// [0,4], [3,12], [15,18], [3,20] is [0,20].
+TEST(CommByIteration, AnIntervalReachingBackOverAGapCountsTheGap) {
+  const std::vector<CommInterval> real{{0, 4}, {3, 12}, {15, 18}, {3, 20}};
+  EXPECT_EQ(comm_by_iteration(real, {30}, {}), std::vector<std::int64_t>{20});
+  EXPECT_EQ(comm_by_iteration(real, {12, 30}, {}), (std::vector<std::int64_t>{12, 8}));  // [12,20] ends in the second
+}
+
+TEST(RunningUnion, KeepsItsSegmentsUpToItsBound) {
+  RunningUnion u;
+  EXPECT_EQ(u.add(0, 4), 4);
+  EXPECT_EQ(u.add(3, 12), 8);
+  EXPECT_EQ(u.add(15, 18), 3);
+  EXPECT_EQ(u.add(3, 20), 5);   // the gap [12,15] and [18,20]
+  EXPECT_EQ(u.add(20, 20), 0);  // touching, empty
+  EXPECT_EQ(u.add(0, 25), 5);   // everything before is covered already
+  RunningUnion one(1);          // keeps only the latest segment: [0,4] is forgotten
+  one.add(0, 4);
+  one.add(6, 8);
+  EXPECT_EQ(one.add(0, 9), 9 - 2);
 }
 
 // A rank that simulates, skips, simulates again, as fast-forward leaves it: random iteration
