@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/workload/hf_config.hpp"
+#include "models/workload/test/expect_same_layers.hpp"
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
@@ -48,39 +49,6 @@ TEST(HfConfig, ParameterCountsEqualThePublishedOnes) {
   EXPECT_EQ(total(build("Mixtral-8x7B-v0.1")), 46702792704ULL);   // MixtralForCausalLM, all experts
 }
 
-void expect_same_layers(const std::vector<Layer>& a, const std::vector<Layer>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const Layer &x = a[i], &y = b[i];
-    SCOPED_TRACE(x.name);
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.params, y.params);
-    EXPECT_EQ(x.fwd_flops, y.fwd_flops);
-    EXPECT_EQ(x.bwd_input_flops, y.bwd_input_flops);
-    EXPECT_EQ(x.bwd_weight_flops, y.bwd_weight_flops);
-    EXPECT_EQ(x.fwd_bytes, y.fwd_bytes);
-    EXPECT_EQ(x.bwd_input_bytes, y.bwd_input_bytes);
-    EXPECT_EQ(x.bwd_weight_bytes, y.bwd_weight_bytes);
-    EXPECT_EQ(x.activation_bytes, y.activation_bytes);
-    EXPECT_EQ(x.grad_bytes, y.grad_bytes);
-    EXPECT_EQ(x.fwd_kernels, y.fwd_kernels);
-    EXPECT_EQ(x.bwd_input_kernels, y.bwd_input_kernels);
-    EXPECT_EQ(x.bwd_weight_kernels, y.bwd_weight_kernels);
-    EXPECT_EQ(x.tp_replicated.fwd_flops, y.tp_replicated.fwd_flops);
-    EXPECT_EQ(x.tp_replicated.fwd_bytes, y.tp_replicated.fwd_bytes);
-    EXPECT_EQ(x.tp_replicated.bwd_input_bytes, y.tp_replicated.bwd_input_bytes);
-    EXPECT_EQ(x.tp_replicated.bwd_weight_bytes, y.tp_replicated.bwd_weight_bytes);
-    EXPECT_EQ(x.tp_fwd_bytes, y.tp_fwd_bytes);
-    EXPECT_EQ(x.tp_bwd_bytes, y.tp_bwd_bytes);
-    EXPECT_EQ(x.part, y.part);
-    ASSERT_EQ(x.matrices.size(), y.matrices.size());
-    for (std::size_t m = 0; m < x.matrices.size(); ++m) {
-      EXPECT_EQ(x.matrices[m].rows, y.matrices[m].rows);
-      EXPECT_EQ(x.matrices[m].cols, y.matrices[m].cols);
-    }
-  }
-}
-
 // The zoo's gpt2-small, bert-base and llama2-7b are these very architectures (zoo.cpp), so the
 // imports must give their tables exactly, and the same transformer dimensions.
 TEST(HfConfig, ConfigsTheZooHasGiveTheZoosLayerTable) {
@@ -91,7 +59,7 @@ TEST(HfConfig, ConfigsTheZooHasGiveTheZoosLayerTable) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.dir);
     const HfModel m = parse_hf_config(shipped(c.dir));
-    expect_same_layers(build_hf_model(c.dir, m, shape(c.seq)), build_zoo_model(c.zoo, shape(c.seq)));
+    test::expect_same_layers(build_hf_model(c.dir, m, shape(c.seq)), build_zoo_model(c.zoo, shape(c.seq)));
     const TransformerDims z = zoo_transformer_dims(c.zoo);
     EXPECT_EQ(m.dims.layers, z.layers);
     EXPECT_EQ(m.dims.hidden, z.hidden);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "models/workload/test/expect_same_layers.hpp"
 #include "platform/config/hf_workload.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/errors.hpp"
@@ -118,50 +119,19 @@ void expect_same(const Workload& a, const Workload& b) {
   EXPECT_EQ(a.dims.hidden, b.dims.hidden);
   EXPECT_EQ(a.dims.heads, b.dims.heads);
   EXPECT_EQ(a.dims.vocab, b.dims.vocab);
-  ASSERT_EQ(a.layers.size(), b.layers.size());
-  for (std::size_t i = 0; i < a.layers.size(); ++i) {
-    const Layer &x = a.layers[i], &y = b.layers[i];
-    SCOPED_TRACE(x.name);
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.params, y.params);
-    EXPECT_EQ(x.grad_bytes, y.grad_bytes);
-    EXPECT_EQ(x.fwd_flops, y.fwd_flops);
-    EXPECT_EQ(x.bwd_input_flops, y.bwd_input_flops);
-    EXPECT_EQ(x.bwd_weight_flops, y.bwd_weight_flops);
-    EXPECT_EQ(x.fwd_bytes, y.fwd_bytes);
-    EXPECT_EQ(x.bwd_input_bytes, y.bwd_input_bytes);
-    EXPECT_EQ(x.bwd_weight_bytes, y.bwd_weight_bytes);
-    EXPECT_EQ(x.activation_bytes, y.activation_bytes);
-    EXPECT_EQ(x.fwd_kernels, y.fwd_kernels);
-    EXPECT_EQ(x.bwd_input_kernels, y.bwd_input_kernels);
-    EXPECT_EQ(x.bwd_weight_kernels, y.bwd_weight_kernels);
-    EXPECT_EQ(x.part, y.part);
-    EXPECT_EQ(x.tp_fwd_bytes, y.tp_fwd_bytes);
-    EXPECT_EQ(x.tp_bwd_bytes, y.tp_bwd_bytes);
-    EXPECT_EQ(x.tp_replicated.fwd_flops, y.tp_replicated.fwd_flops);
-    EXPECT_EQ(x.tp_replicated.bwd_input_flops, y.tp_replicated.bwd_input_flops);
-    EXPECT_EQ(x.tp_replicated.bwd_weight_flops, y.tp_replicated.bwd_weight_flops);
-    EXPECT_EQ(x.tp_replicated.fwd_bytes, y.tp_replicated.fwd_bytes);
-    EXPECT_EQ(x.tp_replicated.bwd_input_bytes, y.tp_replicated.bwd_input_bytes);
-    EXPECT_EQ(x.tp_replicated.bwd_weight_bytes, y.tp_replicated.bwd_weight_bytes);
-    EXPECT_EQ(x.fwd_time_ps, y.fwd_time_ps);
-    EXPECT_EQ(x.bwd_input_time_ps, y.bwd_input_time_ps);
-    EXPECT_EQ(x.bwd_weight_time_ps, y.bwd_weight_time_ps);
-    ASSERT_EQ(x.matrices.size(), y.matrices.size());
-    for (std::size_t m = 0; m < x.matrices.size(); ++m) {
-      EXPECT_EQ(x.matrices[m].rows, y.matrices[m].rows);
-      EXPECT_EQ(x.matrices[m].cols, y.matrices[m].cols);
-    }
-  }
+  EXPECT_EQ(a.optimizer_time_ps, b.optimizer_time_ps);
+  test::expect_same_layers(a.layers, b.layers);
 }
 
-// Frozen, a zoo model, an HF import (Mixtral's experts: 25 matrices a layer) and a list with
-// measured times each load back into the same workload.
+// Frozen, a zoo model, an HF import (Mixtral's experts: 25 matrices a layer), a profiler trace's
+// import (measured times, its optimizer step) and a list with measured times each load back into
+// the same workload.
 TEST(HfWorkload, FrozenWorkloadsLoadBackUnchanged) {
   const json workloads[] = {
       {{"model", "gpt2-medium"}, {"batch", 2}, {"seq", 256}, {"dtype", "fp16"}, {"grad_dtype", "fp32"}},
       {{"hf_config", kWorkloads + "/hf/Mixtral-8x7B-v0.1/config.json"}, {"batch", 1}, {"seq", 128}},
       {{"model", "resnet50"}, {"batch", 4}},
+      {{"torch_profile", kWorkloads + "/torch/tiny-gpt-cpu.trace.json"}, {"batch", 4}, {"seq", 32}, {"dtype", "fp32"}},
       {{"batch", 8},
        {"layers", {{{"name", "a"}, {"params", 1000}, {"fwd_time", "10us"}, {"bwd_time", "21us"}},
                    {{"name", "b"}, {"params", 10}, {"fwd_flops", 1e9}, {"bwd_flops", 3e9}, {"kernels", 3}}}}},
@@ -176,6 +146,7 @@ TEST(HfWorkload, FrozenWorkloadsLoadBackUnchanged) {
     EXPECT_EQ(frozen.resolved["workload"]["batch"], original.resolved["workload"]["batch"]);
     EXPECT_FALSE(frozen_doc["workload"].contains("model"));
     EXPECT_FALSE(frozen_doc["workload"].contains("hf_config"));
+    EXPECT_FALSE(frozen_doc["workload"].contains("torch_profile"));
   }
 }
 
