@@ -12,6 +12,7 @@
 #include "models/workload/test/expect_same_layers.hpp"
 #include "platform/config/hf_workload.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/config/test/workload_doc.hpp"
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
@@ -19,24 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-const std::string kWorkloads = std::string(TRAINVP_SOURCE_DIR) + "/scenarios/workloads";
-
-json doc_with(const json& workload) {
-  return {{"trainvp", 1},
-          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 8}, {"gpu", "H100-SXM5-80GB"}}}}},
-          {"workload", workload},
-          {"training", {{"iterations", 2}, {"warmup", 1}}}};
-}
-
-ScenarioError error_of(const json& doc, const std::string& dir = "") {
-  try {
-    load_scenario(doc, "t", dir);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  return ScenarioError("(none)", "no error");
-}
+using test::doc_with;
+using test::error_of;
+using test::kWorkloads;
 
 // A temporary directory holding one config.json, removed at the end of the test.
 struct TempConfig {

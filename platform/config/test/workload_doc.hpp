@@ -1,0 +1,32 @@
+#pragma once
+// What the workload-import tests share: a one-node scenario around a /workload object, the error
+// loading it gives, and where the shipped workload files are.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/config/scenario.hpp"
+#include "platform/core/errors.hpp"
+
+namespace trainvp::test {
+
+inline const std::string kWorkloads = std::string(TRAINVP_SOURCE_DIR) + "/scenarios/workloads";
+
+inline nlohmann::json doc_with(const nlohmann::json& workload) {
+  return {{"trainvp", 1},
+          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 8}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"workload", workload},
+          {"training", {{"iterations", 2}, {"warmup", 1}}}};
+}
+
+// The ScenarioError loading `doc` (from a scenario file in `dir`) throws; "(none)" when it loads.
+inline ScenarioError error_of(const nlohmann::json& doc, const std::string& dir = "") {
+  try {
+    load_scenario(doc, "t", dir);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  return ScenarioError("(none)", "no error");
+}
+
+}  // namespace trainvp::test
