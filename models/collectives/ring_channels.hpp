@@ -22,8 +22,8 @@ int ring_channels(const RingLayout& layout, const std::vector<int>& comm, const 
 // (one NIC per GPU, as on DGX H100), the channel alternates between its rail and a partner rail
 // (even nodes enter on one and leave on the other, odd nodes the reverse; NCCL instead relays the
 // last GPU's data over NVLink to the NIC's GPU, PXN, which trainvp's GPUs cannot forward). Channels
-// 2k and 2k+1 are partners, so every NIC sends one channel and receives one. An odd number of nodes
-// routes its last hop over a third rail (two rails only: that hop crosses rails).
+// 2k and 2k+1 are partners, so every NIC sends one channel and receives one. With an odd number of
+// nodes the hop into the last node takes a third rail (two rails only: the hop back crosses rails).
 std::vector<std::vector<int>> topology_rings(const std::vector<int>& comm, const std::vector<int>& nodes_of,
                                              const std::vector<int>& nic_of, int channels);
 
