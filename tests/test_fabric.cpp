@@ -137,18 +137,24 @@ TEST(Fabric, TwoFlowsSharingALinkEachGetHalf) {
 TEST(Fabric, ImplicitRingsRunExactlyAsTheirExplicitForm) {
   const std::vector<int> comm = {2, 0, 3, 1};
   const std::vector<int> nodes_of = {0, 0, 1, 1};
-  for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
-    for (std::uint64_t bytes : {3ull, 5ull << 20})
-      for (std::int64_t stagger : {0ll, 7000000ll}) {
-        Program implicit = build_program(op, CollectiveAlgo::Ring, comm, bytes, 1 << 20, nodes_of);
-        ASSERT_GT(implicit.ring.steps, 0);
-        ASSERT_TRUE(implicit.transfers.empty());
-        Program spelled = explicit_program(implicit);
-        ASSERT_EQ(spelled.transfers.size(), static_cast<std::size_t>(implicit.ring.steps) * comm.size());
-        auto a = inject(idle_training(2, 2), implicit, stagger), b = inject(idle_training(2, 2), spelled, stagger);
-        ASSERT_EQ(a.size(), comm.size()) << op_name(op) << " " << bytes;
-        for (int r : comm) EXPECT_EQ(a.at(r), b.at(r)) << op_name(op) << " " << bytes << " B, rank " << r << ", stagger " << stagger;
-      }
+  // One ring, and two topology channels (no rank pair shared between them, so one flow each
+  // either way): the engine's arithmetic over channels must match the spelled-out DAG.
+  const RingLayout two_channels{2, RingOrder::Topology, {0, 1, 0, 1}};
+  for (const RingLayout* layout : {static_cast<const RingLayout*>(nullptr), &two_channels})
+    for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
+      for (std::uint64_t bytes : {3ull, 5ull << 20})
+        for (std::int64_t stagger : {0ll, 7000000ll}) {
+          Program implicit = build_program(op, CollectiveAlgo::Ring, comm, bytes, 1 << 20, nodes_of, 0, nullptr, layout);
+          ASSERT_GT(implicit.ring.steps, 0);
+          ASSERT_TRUE(implicit.transfers.empty());
+          Program spelled = explicit_program(implicit);
+          ASSERT_EQ(spelled.transfers.size(), static_cast<std::size_t>(implicit.ring.channels * implicit.ring.steps) * comm.size());
+          auto a = inject(idle_training(2, 2), implicit, stagger), b = inject(idle_training(2, 2), spelled, stagger);
+          ASSERT_EQ(a.size(), comm.size()) << op_name(op) << " " << bytes;
+          for (int r : comm)
+            EXPECT_EQ(a.at(r), b.at(r)) << op_name(op) << " " << bytes << " B, rank " << r << ", stagger " << stagger
+                                        << (layout ? ", 2 channels" : "");
+        }
 }
 
 TEST(Fabric, FlowsBetweenDisjointPairsDoNotInterfere) {

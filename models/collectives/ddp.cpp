@@ -47,7 +47,7 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   for (auto& b : buckets_)
     programs_.push_back(std::make_shared<const CompiledProgram>(
         build_program(cfg.op, cfg.algorithm, group_.world(), b.bytes, engine.chunk(), nodes_of_, 0,
-                      &engine.device_map())));
+                      &engine.device_map(), &engine.ring_layout())));
   pending_layers_.assign(n, std::vector<int>(buckets_.size()));
   for (auto& p : pending_layers_)
     for (std::size_t b = 0; b < buckets_.size(); ++b) p[b] = static_cast<int>(buckets_[b].layers.size());

@@ -57,8 +57,9 @@ CompiledProgram::Ref CompiledProgram::at(int x) const {
 }
 
 int CompiledProgram::transfers_of(int position) const {
-  // A ring position sends once and receives once per step.
-  return ring() ? 2 * program.ring.steps : static_cast<int>(by_position[static_cast<std::size_t>(position)].size());
+  // A ring position sends once and receives once per step of every channel.
+  return ring() ? 2 * program.ring.steps * program.ring.channels
+                : static_cast<int>(by_position[static_cast<std::size_t>(position)].size());
 }
 
 int CollectiveEngine::add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reducer) {
@@ -132,20 +133,25 @@ void CollectiveEngine::join(int id, int rank) {
   }
 }
 
-// The explicit form's join loop, over the ring's transfers of `j` in index order: at step t,
-// (t, j - 1) (j receives) and (t, j) (j sends), the lower index first.
+// The explicit form's join loop, over the ring's transfers of position `j` in index order: per
+// channel (in order), at step t, (t, k - 1) (j receives) and (t, k) (j sends) for j's ring position
+// k in that channel, the lower index first.
 void CollectiveEngine::join_ring(int id, std::shared_ptr<const CompiledProgram> cp, int j) {
-  const int p = static_cast<int>(cp->program.ranks.size()), steps = cp->program.ring.steps, a = (j + p - 1) % p;
-  for (int t = 0; t < steps; ++t) {
-    for (int x : {t * p + std::min(a, j), t * p + std::max(a, j)}) {
-      auto it = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
-      if (it == live_map_.end()) return;
-      Live& c = it->second;
-      c.join_mark[static_cast<std::size_t>(j)] = x;
-      const int i = x % p, other = i == j ? (i + 1) % p : i;
-      if (c.join_mark[static_cast<std::size_t>(other)] < x) continue;
-      if (t > 0 && !c.dep_arrived.erase(static_cast<std::uint64_t>(x))) continue;
-      ready(id, c, x);
+  const RingForm& f = cp->program.ring;
+  const int p = static_cast<int>(cp->program.ranks.size()), steps = f.steps, per = f.per_channel(p);
+  for (int ch = 0; ch < f.channels; ++ch) {
+    const int k = f.ring_position(ch, j), a = (k + p - 1) % p, base = ch * per;
+    for (int t = 0; t < steps; ++t) {
+      for (int x : {base + t * p + std::min(a, k), base + t * p + std::max(a, k)}) {
+        auto it = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
+        if (it == live_map_.end()) return;
+        Live& c = it->second;
+        c.join_mark[static_cast<std::size_t>(j)] = x;
+        const int i = x % p, other = f.position(ch, i == k ? (i + 1) % p : i);
+        if (c.join_mark[static_cast<std::size_t>(other)] < x) continue;
+        if (t > 0 && !c.dep_arrived.erase(static_cast<std::uint64_t>(x))) continue;
+        ready(id, c, x);
+      }
     }
   }
   auto it = live_map_.find(id);
@@ -154,11 +160,16 @@ void CollectiveEngine::join_ring(int id, std::shared_ptr<const CompiledProgram> 
 
 // Transfer d of a ring arrived: its dependent starts if both its endpoints count as joined.
 void CollectiveEngine::ring_dep_arrived(int id, Live& c, int d) {
-  const int p = static_cast<int>(c.cp->program.ranks.size());
-  const int x = d + p - d % p + (d % p + 1) % p, i = x % p;  // step + 1, position + 1
-  if (x / p >= c.cp->program.ring.steps) return;
-  if (c.join_mark[static_cast<std::size_t>(i)] >= x && c.join_mark[static_cast<std::size_t>((i + 1) % p)] >= x) ready(id, c, x);
-  else c.dep_arrived[static_cast<std::uint64_t>(x)] = true;
+  const RingForm& f = c.cp->program.ring;
+  const int p = static_cast<int>(c.cp->program.ranks.size()), per = f.per_channel(p), ch = d / per, y = d % per;
+  const int next = y + p - y % p + (y % p + 1) % p, i = next % p;  // step + 1, ring position + 1
+  if (next / p >= f.steps) return;
+  const int x = ch * per + next;
+  const auto from = static_cast<std::size_t>(f.position(ch, i)), to = static_cast<std::size_t>(f.position(ch, (i + 1) % p));
+  if (c.join_mark[from] >= x && c.join_mark[to] >= x)
+    ready(id, c, x);
+  else
+    c.dep_arrived[static_cast<std::uint64_t>(x)] = true;
 }
 
 std::uint32_t& CollectiveEngine::chunks_left(Live& c, int x) {
@@ -191,6 +202,11 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   // One flow per (collective, src, dst): its chunks share FIFOs, and ECMP picks its path.
   std::uint64_t key = (static_cast<std::uint64_t>(id) << 40) ^ (static_cast<std::uint64_t>(t.src) << 20) ^
                       static_cast<std::uint64_t>(t.dst);
+  // Channels of one ring are flows of their own (NCCL: a connection per channel); channel 0 keeps
+  // the key a single ring has always had.
+  if (c.cp->ring() && c.cp->program.ring.channels > 1)
+    key ^= static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
+           0x9e3779b97f4a7c15ull;
   key ^= key >> 33, key *= 0xff51afd7ed558ccdull, key ^= key >> 33, key *= 0xc4ceb9fe1a85ec53ull, key ^= key >> 33;
   const std::uint32_t flow = static_cast<std::uint32_t>(key);
   const Route* route = &routes_.route(t.src, t.dst, flow);

@@ -53,7 +53,10 @@ struct CompiledProgram {
   std::vector<int> src_pos, dst_pos;         // per transfer (explicit form): its endpoints' positions
 
   bool ring() const { return program.ring.steps > 0; }
-  std::size_t size() const { return ring() ? static_cast<std::size_t>(program.ring.steps) * program.ranks.size() : program.transfers.size(); }
+  std::size_t size() const {
+    return ring() ? static_cast<std::size_t>(program.ring.channels) * static_cast<std::size_t>(program.ring.steps) * program.ranks.size()
+                  : program.transfers.size();
+  }
   // What the engine needs of transfer x; `full` is null for a ring's (no reduction, default data).
   struct Ref {
     int src, dst;
@@ -65,8 +68,9 @@ struct CompiledProgram {
   // Positions of transfer x's source and destination (pos of its ranks, without a hash lookup).
   std::pair<int, int> positions(int x) const {
     if (!ring()) return {src_pos[static_cast<std::size_t>(x)], dst_pos[static_cast<std::size_t>(x)]};
-    const int p = static_cast<int>(program.ranks.size()), i = x % p;  // a ring's ranks are distinct
-    return {i, (i + 1) % p};
+    const RingForm& f = program.ring;  // a ring's ranks are distinct
+    const int p = static_cast<int>(program.ranks.size()), per = f.per_channel(p), c = x / per, i = x % per % p;
+    return {f.position(c, i), f.position(c, (i + 1) % p)};
   }
   const DataRange no_data{};
 };
@@ -103,6 +107,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // Where reduction devices sit, for programs that use them (cxl_allreduce).
   void set_device_map(DeviceMap m) { device_map_ = std::move(m); }
   const DeviceMap& device_map() const { return device_map_; }
+  // How programs built for this engine lay out flat rings (fabric.nccl).
+  void set_ring_layout(RingLayout l) { ring_layout_ = std::move(l); }
+  const RingLayout& ring_layout() const { return ring_layout_; }
 
   const std::vector<CollectiveRecord>& records() const { return records_; }
   // Per rank, the [join, done] intervals of every collective, for communication-time accounting.
@@ -162,6 +169,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::vector<ReduceDevice*> reducers_;      // per endpoint; null for GPUs
   int world_ = 0;
   DeviceMap device_map_;
+  RingLayout ring_layout_;
   RouteProvider& routes_;
   std::uint64_t chunk_;
   RunContext& ctx_;

@@ -1,9 +1,12 @@
 #include "models/collectives/program.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 #include <stdexcept>
+
+#include "models/collectives/ring_channels.hpp"
 
 namespace trainvp {
 
@@ -370,18 +373,20 @@ std::pair<std::uint64_t, std::uint64_t> element_part(std::uint64_t n, int parts,
 }
 
 RingTransfer ring_transfer(const Program& pr, int x) {
-  const int p = static_cast<int>(pr.ranks.size()), t = x / p, i = x % p;
+  const RingForm& f = pr.ring;
+  const int p = static_cast<int>(pr.ranks.size()), per = f.per_channel(p), c = x / per, y = x % per, t = y / p,
+            i = y % p;
   // The segment functions of ring_all_reduce, ring_reduce_scatter and ring_all_gather.
-  const int seg = pr.ring.op == CollectiveOp::AllReduce && t >= p - 1 ? mod(i + 1 - (t - (p - 1)), p) : mod(i - t, p);
-  return {pr.ranks[static_cast<std::size_t>(i)], pr.ranks[static_cast<std::size_t>((i + 1) % p)],
-          part(pr.ring.bytes, p, seg), t > 0 ? (t - 1) * p + (i + p - 1) % p : -1};
+  const int seg = f.op == CollectiveOp::AllReduce && t >= p - 1 ? mod(i + 1 - (t - (p - 1)), p) : mod(i - t, p);
+  return {pr.ranks[static_cast<std::size_t>(f.position(c, i))], pr.ranks[static_cast<std::size_t>(f.position(c, (i + 1) % p))],
+          part(part(f.bytes, f.channels, c), p, seg), t > 0 ? c * per + (t - 1) * p + (i + p - 1) % p : -1};
 }
 
 Program explicit_program(const Program& p) {
   if (p.ring.steps <= 0) return p;
   Program e = p;
   e.ring = {};
-  const int n = p.ring.steps * static_cast<int>(p.ranks.size());
+  const int n = p.ring.channels * p.ring.per_channel(static_cast<int>(p.ranks.size()));
   e.transfers.reserve(static_cast<std::size_t>(n));
   for (int x = 0; x < n; ++x) {
     const RingTransfer r = ring_transfer(p, x);
@@ -394,7 +399,8 @@ Program explicit_program(const Program& p) {
 }
 
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
-                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root, const DeviceMap* devices) {
+                      std::uint64_t chunk, const std::vector<int>& nodes_of, int root, const DeviceMap* devices,
+                      const RingLayout* rings) {
   Program pr;
   pr.ranks = comm;
   pr.gpu_ranks = static_cast<int>(comm.size());
@@ -406,7 +412,21 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
   const bool flat_ring = (op == CollectiveOp::AllReduce && algo == CollectiveAlgo::Ring) ||
                          op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
   if (flat_ring && p >= 2 && std::set<int>(comm.begin(), comm.end()).size() == comm.size()) {
-    pr.ring = {op, op == CollectiveOp::AllReduce ? 2 * (p - 1) : p - 1, bytes};
+    RingForm& f = pr.ring;
+    f.op = op, f.steps = op == CollectiveOp::AllReduce ? 2 * (p - 1) : p - 1, f.bytes = bytes;
+    if (rings) {
+      f.channels = ring_channels(*rings, comm, nodes_of);
+      // Transfers are numbered by int (and tagged in 32 bits) across all channels.
+      if (static_cast<long long>(f.channels) * f.steps * p > INT_MAX)
+        throw std::invalid_argument(std::to_string(f.channels) + " channels of a " + std::to_string(p) +
+                                    "-rank ring are more transfers than one collective can number; use fewer channels");
+      if (rings->order == RingOrder::Topology) {
+        f.order = topology_rings(comm, nodes_of, rings->nic_of, f.channels);
+        f.where.assign(f.order.size(), std::vector<int>(static_cast<std::size_t>(p)));
+        for (std::size_t c = 0; c < f.order.size(); ++c)
+          for (int i = 0; i < p; ++i) f.where[c][static_cast<std::size_t>(f.order[c][static_cast<std::size_t>(i)])] = i;
+      }
+    }
     return pr;
   }
   switch (op) {

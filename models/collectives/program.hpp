@@ -52,13 +52,32 @@ std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t
 std::pair<std::uint64_t, std::uint64_t> element_part(std::uint64_t n, int parts, int k);
 
 // A flat ring over a whole communicator, kept implicit: spelled out, its p x steps transfers
-// (2p(p-1) for an all-reduce) take O(p^2) memory and time to build. Transfer x is step x / p of
-// position i = x % p: ranks[i] -> ranks[i+1] carrying part(bytes, p, segment), after transfer
-// (step - 1, i - 1) has arrived; exactly what ring() would list, in the same order.
+// (2p(p-1) for an all-reduce) take O(p^2) memory and time to build. With C channels (NCCL's
+// parallel rings) the buffer is split into C slices, part(bytes, C, c), and channel c's ring runs
+// over its own order of the ranks. Transfer x is channel c = x / (steps p), step t and ring
+// position i of x mod (steps p) = t p + i: the rank at ring position i -> the one at i+1, carrying
+// part(slice, p, segment), after transfer (c, t - 1, i - 1) has arrived. One channel in
+// communicator order is exactly what ring() would list, in the same order.
 struct RingForm {
   CollectiveOp op = CollectiveOp::AllReduce;  // AllReduce, ReduceScatter or AllGather
   int steps = 0;                              // 0: the program is explicit
   std::uint64_t bytes = 0;
+  int channels = 1;
+  // order[c][i]: the communicator position at ring position i of channel c, where[c] its inverse;
+  // both empty: every channel in communicator order.
+  std::vector<std::vector<int>> order, where;
+
+  int per_channel(int p) const { return steps * p; }  // transfers of one channel
+  int position(int c, int i) const { return order.empty() ? i : order[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)]; }
+  int ring_position(int c, int j) const { return where.empty() ? j : where[static_cast<std::size_t>(c)][static_cast<std::size_t>(j)]; }
+};
+
+// How flat rings are laid out (NCCL's channels and ring search, docs/fabric.md#channels-and-ring-order).
+enum class RingOrder { Rank, Topology };
+struct RingLayout {
+  int channels = 0;                  // 0: automatic (ring_channels)
+  RingOrder order = RingOrder::Rank;
+  std::vector<int> nic_of;           // per global rank, the index of its NIC in its node (topology order)
 };
 
 struct Program {
@@ -82,9 +101,11 @@ Program explicit_program(const Program& p);
 // nodes_of[r]: the node of global rank r (hierarchical uses it to find node-local groups and rails).
 // `chunk` is the pipelining granularity of trees and broadcasts. Throws std::invalid_argument for
 // a communicator the algorithm cannot use (hierarchical needs equal GPU counts per node).
+// `rings` lays out flat rings (all_reduce ring, reduce_scatter, all_gather); null: one channel in
+// communicator order.
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
                       std::uint64_t chunk, const std::vector<int>& nodes_of, int root = 0,
-                      const DeviceMap* devices = nullptr);
+                      const DeviceMap* devices = nullptr, const RingLayout* rings = nullptr);
 
 // NCCL's bus-bandwidth factor: busbw = algbw x factor.
 double busbw_factor(CollectiveOp op, int ranks);

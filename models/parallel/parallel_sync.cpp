@@ -259,7 +259,7 @@ std::shared_ptr<const CompiledProgram> ParallelSync::program(CollectiveOp op, co
     pr.transfers.push_back(x);
   } else {
     pr = build_program(op, op == CollectiveOp::AllReduce ? parts_.tp_algorithm : CollectiveAlgo::Ring, comm, bytes,
-                       parts_.engine->chunk(), parts_.nodes_of, 0, &parts_.engine->device_map());
+                       parts_.engine->chunk(), parts_.nodes_of, 0, &parts_.engine->device_map(), &parts_.engine->ring_layout());
   }
   auto cp = std::make_shared<const CompiledProgram>(std::move(pr));
   programs_.emplace(key, cp);

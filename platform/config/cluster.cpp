@@ -131,6 +131,10 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   // The default fidelity is left out of the resolved scenario: results.json of packet runs keep the
   // shape they had before the key existed (the goldens).
   if (f.fidelity == FabricFidelity::Packet) fres.erase("fidelity");
+  // Likewise `nccl` appears only when the scenario sets it.
+  const json& nccl = member(member(value, "fabric"), "nccl");
+  fres.erase("nccl");
+  if (!nccl.is_null()) fres["nccl"] = nccl_schema().load(c.fabric.nccl, object_or_empty(nccl), ptr_join(fp, "nccl"));
   resolved["fabric"] = fres;
   if (c.cxl.present && f.fidelity == FabricFidelity::Flow)  // CXL.io messages and device reductions are per chunk
     fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the nodes have a CXL device (cluster.node.cxl)", json("flow"));

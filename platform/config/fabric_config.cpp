@@ -49,7 +49,26 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 {{"packet", FabricFidelity::Packet}, {"flow", FabricFidelity::Flow}},
                 "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "
                 "one flow at its max-min fair share of the links it crosses, recomputed when flows start or end "
-                "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity)");
+                "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity)")
+        .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)");
+    return p;
+  }();
+  return s;
+}
+
+const ParamSet<NcclConfig>& nccl_schema() {
+  static const ParamSet<NcclConfig> s = [] {
+    ParamSet<NcclConfig> p("nccl", "/cluster/fabric/nccl",
+                           "How flat rings (all_reduce ring, reduce_scatter, all_gather) use the fabric, as NCCL does: "
+                           "`channels` rings at once, each over its slice of the buffer, in rank or topology order "
+                           "(docs/fabric.md#channels-and-ring-order).");
+    p.integer("channels", &NcclConfig::channels, 0,
+              "Rings per collective, each carrying 1/channels of the buffer; 0: 1 in rank order, and in topology "
+              "order one per NIC of a node when the communicator spans nodes (else 1)",
+              {0, 64})
+        .choice("order", &NcclConfig::order, "rank", {{"rank", RingOrder::Rank}, {"topology", RingOrder::Topology}},
+                "rank: every channel in communicator order; topology: each channel enters and leaves every node "
+                "through NICs of one rail, crossing the node's GPUs over NVLink (NCCL's ring search)");
     return p;
   }();
   return s;

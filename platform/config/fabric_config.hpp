@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "models/collectives/program.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -11,6 +12,12 @@ namespace trainvp {
 enum class Topology { Switch, LeafSpine };
 // packet: chunks store-and-forwarded hop by hop (LinkDir); flow: max-min fair flows (FlowNetwork).
 enum class FabricFidelity { Packet, Flow };
+
+// NCCL's use of the fabric by flat rings (cluster.fabric.nccl): channels and ring order.
+struct NcclConfig {
+  int channels = 0;                   // 0: as NCCL chooses (ring_channels)
+  RingOrder order = RingOrder::Rank;  // rank: the single rank-order ring; topology: NCCL's rail-aligned rings
+};
 
 struct FabricConfig {
   Topology topology = Topology::Switch;
@@ -27,6 +34,7 @@ struct FabricConfig {
   double oversubscription = 1.0;
   bool rail_optimized = false;
   FabricFidelity fidelity = FabricFidelity::Packet;
+  NcclConfig nccl;
 };
 
 struct NvlinkConfig {
@@ -45,6 +53,7 @@ struct PcieConfig {
 };
 
 const ParamSet<FabricConfig>& fabric_schema();
+const ParamSet<NcclConfig>& nccl_schema();
 const ParamSet<NvlinkConfig>& nvlink_schema();
 const ParamSet<PcieConfig>& pcie_schema();
 

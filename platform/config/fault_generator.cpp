@@ -286,7 +286,7 @@ FaultGeneratorConfig load_fault_generator(const json& value, const Scenario& s) 
     fail_expected(ptr_join(path, value.contains("horizon") ? "horizon" : "start"),
                   "a horizon after the start (start " + time_text(raw.start) + ", horizon " + time_text(raw.horizon) +
                       ")",
-                  value.contains("horizon") ? value["horizon"] : value["start"]);
+                  member(value, value.contains("horizon") ? "horizon" : "start"));  // start may be absent too
   c.start_ps = raw.start;
   c.horizon_ps = raw.horizon;
   c.seed = raw.seed;

@@ -275,6 +275,7 @@ RunResults bench_results(const Simulation& sim) {
   }
   j["collectives"] = sim.bench()->report();
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
+  j["link_tiers"] = sim.fabric().report_tiers();
   add_faults(r, sim);
   if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
@@ -372,6 +373,7 @@ RunResults collect_results(const Simulation& sim) {
   if (s.output.collectives) j["collectives"] = collective_records(sim);
   else j["collective_totals"] = collective_totals(sim);
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
+  j["link_tiers"] = sim.fabric().report_tiers();
   add_faults(r, sim);
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());

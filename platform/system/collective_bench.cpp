@@ -17,7 +17,7 @@ void CollectiveBench::run() {
   for (std::uint64_t bytes : cfg_.sizes) {
     auto program = std::make_shared<const CompiledProgram>(
         build_program(cfg_.op, cfg_.algorithm, cfg_.communicator, bytes, engine_.chunk(), nodes_of_, cfg_.root,
-                      &engine_.device_map()));
+                      &engine_.device_map(), &engine_.ring_layout()));
     std::vector<double> times;
     for (int it = 0; it < cfg_.warmup + cfg_.iterations; ++it) {
       const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());

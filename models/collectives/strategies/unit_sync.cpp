@@ -30,7 +30,7 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
     for (const SyncStep& s : u.steps) {
       CollectiveAlgo algo = s.op == CollectiveOp::AllReduce ? cfg_.algorithm : CollectiveAlgo::Ring;
       programs_.back().push_back(std::make_shared<const CompiledProgram>(
-          build_program(s.op, algo, world, s.bytes, engine.chunk(), nodes_of_, 0, &engine.device_map())));
+          build_program(s.op, algo, world, s.bytes, engine.chunk(), nodes_of_, 0, &engine.device_map(), &engine.ring_layout())));
     }
   }
   for (const SyncPlan& p : cfg_.plans) {

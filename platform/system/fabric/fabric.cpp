@@ -451,4 +451,16 @@ nlohmann::ordered_json Fabric::report_links(std::int64_t end_ps) const {
   return links;
 }
 
+nlohmann::ordered_json Fabric::report_tiers() const {
+  nlohmann::ordered_json t = {{"nvlink_bytes", 0}, {"pcie_bytes", 0}, {"nic_bytes", 0}, {"spine_bytes", 0}};
+  for (const FabricDir& d : dirs_) {
+    const FabricLink& l = links_[static_cast<std::size_t>(d.link)];
+    const bool spine = devices_[static_cast<std::size_t>(l.a)].kind == DeviceKind::Spine ||
+                       devices_[static_cast<std::size_t>(l.b)].kind == DeviceKind::Spine;
+    const std::string key = l.kind == "ethernet" ? (spine ? "spine_bytes" : "nic_bytes") : l.kind + "_bytes";
+    t[key] = t.value(key, std::uint64_t{0}) + d.dir->stats().payload_bytes;
+  }
+  return t;
+}
+
 }  // namespace trainvp

@@ -102,6 +102,10 @@ class Fabric : public RouteProvider {
   nlohmann::ordered_json describe() const;
   // results.json `links`: every link direction that carried traffic, over a run that ended at `end_ps`.
   nlohmann::ordered_json report_links(std::int64_t end_ps) const;
+  // results.json `link_tiers`: payload bytes by tier, both directions of every link together:
+  // nvlink, pcie (GPUs and NICs to their PCIe switch, switches to the root complex), nic (NIC to
+  // its switch or leaf), spine (leaf to spine), and cxl when the nodes have CXL devices.
+  nlohmann::ordered_json report_tiers() const;
   // Trace tracks for the NICs' network ports; flush at the end of the run.
   void trace_nics();
   void flush_trace();

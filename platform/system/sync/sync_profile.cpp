@@ -36,7 +36,7 @@ class ProfileRunner : public sc_core::sc_module {
       for (const SyncStep& st : jobs_[j]) {
         CollectiveAlgo algo = st.op == CollectiveOp::AllReduce ? algo_ : CollectiveAlgo::Ring;
         auto program = std::make_shared<const CompiledProgram>(
-            build_program(st.op, algo, world, st.bytes, engine_.chunk(), nodes_of_, 0, &engine_.device_map()));
+            build_program(st.op, algo, world, st.bytes, engine_.chunk(), nodes_of_, 0, &engine_.device_map(), &engine_.ring_layout()));
         left_ = static_cast<int>(world.size());
         int id = engine_.launch(program, st.op, algo, st.bytes, "profile job" + std::to_string(j), [this](int) {
           if (--left_ == 0) done_.notify(sc_core::SC_ZERO_TIME);
