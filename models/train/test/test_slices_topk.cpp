@@ -21,14 +21,16 @@ TEST(TrainSlices, ProportionalToTheLayersParameters) {
 }
 
 TEST(TrainSlices, EveryValueInExactlyOneSlice) {
-  // GPT-2-like sizes (an embedding of 38.6M, layers of 7.1M and 2.4M) over a 167k-value model.
-  std::vector<std::uint64_t> w = {38597376, 786432};
-  for (int i = 0; i < 12; ++i) w.push_back(2362368), w.push_back(4722432);
-  const auto s = proportional_slices(w, 167242);
+  // GPT-2 small's layers (embed, 12 x attn and mlp, ln_f, the tied head) over a 167,178-value model.
+  std::vector<std::uint64_t> w = {39383808};
+  for (int i = 0; i < 12; ++i) w.push_back(2363904), w.push_back(4723968);
+  w.push_back(1536), w.push_back(0);
+  const auto s = proportional_slices(w, 167178);
   EXPECT_EQ(s.front().begin, 0u);
-  EXPECT_EQ(s.back().end, 167242u);
+  EXPECT_EQ(s.back().end, 167178u);
+  EXPECT_EQ(s.back().size(), 0u);
   for (std::size_t i = 1; i < s.size(); ++i) EXPECT_EQ(s[i].begin, s[i - 1].end);
-  EXPECT_EQ(s[0].size(), 38597376ull * 167242 / (38597376ull + 786432 + 12 * (2362368ull + 4722432)));
+  EXPECT_EQ(s[0].size(), 52909u);  // floor(167178 x 39383808 / 124439808)
 }
 
 TEST(TrainTopK, KeepsTheLargestMagnitudes) {
