@@ -59,10 +59,12 @@ TEST(TrainInTheLoop, ReplaySynchronizesWhatTheTimedRunSynchronized) {
     }
     EXPECT_EQ(values, t["parameters"].get<std::uint64_t>()) << strategy;  // every value in one slice
     // Local SGD averages after iterations 4 and 9; the partial strategies each layer once per 5.
-    if (std::string(strategy) == "localsgd")
+    if (std::string(strategy) == "localsgd") {
       for (auto& s : t["slices"]) EXPECT_EQ(s["syncs"], 2) << s["layer"];
-    if (std::string(strategy) == "plsgd" || std::string(strategy) == "dreamddp")
+    }
+    if (std::string(strategy) == "plsgd" || std::string(strategy) == "dreamddp") {
       for (auto& s : t["slices"]) EXPECT_TRUE(s["syncs"] == 2 || s["syncs"] == 3) << strategy << " " << s["layer"];
+    }
     // Evaluations after iterations 4, 9 and the last, each at its simulated end.
     ASSERT_EQ(t["evaluations"].size(), 3u) << strategy;
     for (auto& e : t["evaluations"]) {
@@ -102,6 +104,22 @@ TEST(TrainInTheLoop, LearnsAndReportsTheTimeToTheTarget) {
   }
   doc["workload"]["train"]["target_accuracy"] = 1.0;  // out of reach for a noisy mixture
   EXPECT_TRUE(test::simulate(doc)["train"]["time_to_target_s"].is_null());
+}
+
+TEST(TrainInTheLoop, TopKCompressesTheSlicesOfTheLayersTheTimedRunCompressed) {
+  // Equal to no compression when it keeps every value, and when no layer reaches min_bytes (so
+  // none was compressed); different once layers are compressed at 1%.
+  auto train_of = [](const json& compression) {
+    json doc = scenario("layerwise");
+    if (!compression.is_null()) doc["training"]["sync"]["compression"] = compression;
+    json values = test::simulate(doc)["train"]["evaluations"];
+    for (auto& e : values) e.erase("time_s");  // compression changes the timing, not only the values
+    return values;
+  };
+  const json plain = train_of(nullptr);
+  EXPECT_EQ(train_of({{"kind", "topk"}, {"ratio", 1.0}}), plain);
+  EXPECT_EQ(train_of({{"kind", "topk"}, {"ratio", 0.01}, {"min_bytes", "1GB"}}), plain);
+  EXPECT_NE(train_of({{"kind", "topk"}, {"ratio", 0.01}}), plain);
 }
 
 TEST(TrainInTheLoop, OffUnlessAskedFor) {
