@@ -13,6 +13,8 @@ set(TRAINVP_LAYER_RULES
   # Fail-slow health: pure algorithms, the standard library only.
   "models/health:models/health"
   "models/failslow:platform/core,models"
+  # Real training in the loop: its own math over core's parameter sets.
+  "models/train:platform/core,models/train"
   "platform/config:platform/core,models,platform/config"
   "platform/system:platform/core,models,platform/config,platform/system"
   "platform/report:platform/core,models,platform/config,platform/system,platform/report"
@@ -29,7 +31,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     COMMENT "Checking that every layer includes only the layers below it"
     VERBATIM)
   # Every library waits for the check, so a violation stops the build before anything links.
-  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow
+  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow trainvp_train
               trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)
     add_dependencies(${lib} layering)
   endforeach()

@@ -317,6 +317,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   resolved["workload"] = load_workload_section(s, wraw, wl, scenario_dir);
   resolved["training"] = load_training(s.training, s.workload, member(doc, "training"), s.cluster);
   check_training_workload(s, wl, wraw);
+  check_train(s);
   s.training.functional = wraw.functional;
 
   json fres;

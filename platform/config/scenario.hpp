@@ -18,6 +18,7 @@
 #include "platform/config/schema_registry.hpp"
 #include "platform/config/slo.hpp"
 #include "platform/config/sync.hpp"
+#include "platform/config/train.hpp"
 #include "platform/config/training.hpp"
 #include "platform/config/workload.hpp"
 
@@ -31,6 +32,7 @@ struct Scenario {
   bool collective_bench = false;     // workload.kind == "collective"
   CollectiveBenchConfig bench;
   TrainingConfig training;
+  TrainConfig train;                 // /workload/train: real training in the loop (off when absent)
   std::vector<FaultConfig> faults;
   FaultGeneratorConfig fault_generator;
   std::string faults_file;           // `trainvp run --faults F`: the faults were replaced by F's list

@@ -7,6 +7,7 @@
 #include "platform/config/hf_workload.hpp"
 #include "platform/config/torch_workload.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/config/train.hpp"
 #include "platform/config/section.hpp"
 #include "platform/core/checked.hpp"
 
@@ -41,6 +42,8 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .time("optimizer_time", &WorkloadRaw::optimizer_time, nullptr,
               "Measured optimizer step of the whole replica, replacing the roofline's estimate (divided among ZeRO "
               "shards); a torch_profile import takes its trace's Optimizer.step time unless this is given")
+        .nested("train", "object", nullptr,
+                "Real training in the loop beside the timed run (see `train`; docs/strategies.md#time-to-accuracy)")
         .nested("kind", "choice", "training",
                 "training (this schema) or collective (a collective benchmark: see `collective_workload`)")
         .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, dtype_names(),
@@ -317,9 +320,10 @@ json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value, con
     return load_bench(s.bench, s.cluster, value, "/workload");
   }
   json plain = value;
-  if (plain.is_object()) plain.erase("kind");
+  if (plain.is_object()) plain.erase("kind"), plain.erase("train");
   json resolved = load_workload(s.workload, raw, plain, "/workload", scenario_dir);
   resolved["kind"] = "training";
+  if (const json& t = member(value, "train"); !t.is_null()) resolved["train"] = load_train(s.train, t);
   return resolved;
 }
 

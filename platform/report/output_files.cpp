@@ -21,6 +21,7 @@ void write_run_outputs(const std::string& dir, const RunResults& results, const 
   };
   if (trace.enabled()) files.push_back({"trace.json", [&](std::ostream& o) { trace.write(o); }});
   if (!results.faults.empty()) files.push_back({"faults.json", [&](std::ostream& o) { o << results.faults; }});
+  if (!results.train_csv.empty()) files.push_back({"train.csv", [&](std::ostream& o) { o << results.train_csv; }});
 
   std::vector<fs::path> temps;
   auto cleanup = [&] {
@@ -41,6 +42,7 @@ void write_run_outputs(const std::string& dir, const RunResults& results, const 
   // A stale trace (or fault list) from an earlier run would now be misleading.
   if (!trace.enabled()) fs::remove(fs::path(dir) / "trace.json", ec);
   if (results.faults.empty()) fs::remove(fs::path(dir) / "faults.json", ec);
+  if (results.train_csv.empty()) fs::remove(fs::path(dir) / "train.csv", ec);
 }
 
 }  // namespace trainvp

@@ -12,6 +12,7 @@
 #include "platform/report/output_warnings.hpp"
 #include "platform/report/parallel_results.hpp"
 #include "platform/report/sync_results.hpp"
+#include "platform/report/train_results.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/system/sync/registry.hpp"
@@ -369,6 +370,7 @@ RunResults collect_results(const Simulation& sim) {
   j["ranks"] = ranks;
 
   add_sync_results(j, sim);
+  add_train_results(j, sim);
   if (sim.parallel()) add_parallel_results(j, sim, iter_time);
   if (s.output.collectives) j["collectives"] = collective_records(sim);
   else j["collective_totals"] = collective_totals(sim);
@@ -389,6 +391,7 @@ RunResults collect_results(const Simulation& sim) {
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();
+  r.train_csv = train_csv(sim);
 
   char buf[512];
   std::ostringstream sum;
@@ -417,7 +420,7 @@ RunResults collect_results(const Simulation& sim) {
   } else {
     sum << ", n/a of peak FLOP/s (MFU; the layers give no FLOP count)\n";
   }
-  sum << sync_summary(j, sim) << parallel_summary(j);
+  sum << sync_summary(j, sim) << train_summary(sim) << parallel_summary(j);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
                 st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);

@@ -11,6 +11,7 @@ namespace trainvp {
 struct RunResults {
   nlohmann::ordered_json json;  // results.json
   std::string csv;              // iterations.csv
+  std::string train_csv;        // train.csv ("": no real training)
   std::string summary;          // the human summary printed on stdout
   std::string faults;           // faults.json: every fault injected, as a plain `faults` list ("": none)
 };

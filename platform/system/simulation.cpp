@@ -260,6 +260,10 @@ void Simulation::run() {
   // The final line only for a run that did all its iterations; a failed one ends the line it drew.
   if (progress_) failure.empty() ? progress_->finish() : progress_->stop();
   if (!failure.empty()) throw RunError(failure);
+  // The real training follows the finished run: its plans and iteration ends are all known now.
+  if (scenario_.train.enabled && !bench_)
+    train_ = std::make_unique<TrainRun>(run_training(scenario_.train.params, schedule_of_run(scenario_, strategy_.get(), gpus()),
+                                                     static_cast<int>(cluster_.gpus.size())));
 }
 
 bool Simulation::work_done() const {

@@ -23,6 +23,7 @@
 #include "platform/config/scenario.hpp"
 #include "platform/system/sync/registry.hpp"
 #include "platform/system/sync/sync_setup.hpp"
+#include "platform/system/train/train_run.hpp"
 
 namespace trainvp {
 
@@ -74,6 +75,8 @@ class Simulation {
   std::vector<const CxlDevice*> cxl_devices() const;
   // Tests' hooks: flip a result bit, read CSRs (an RTL read ticks the engine).
   CxlDevice& cxl_device(int node) { return *cluster_.cxl.at(static_cast<std::size_t>(node)); }
+  // /workload/train: the real training replayed on the run's schedule and clock (null when off).
+  const TrainRun* train() const { return train_.get(); }
   // Functional training mode's generator and checker (null when off).
   const FunctionalData* functional() const { return functional_.get(); }
   // The waveform file being written (DIR/.waves.vcd.tmp or .waves.fst.tmp), or "": renamed to
@@ -94,6 +97,7 @@ class Simulation {
   std::unique_ptr<ParallelPlan> parallel_;  // before the cluster: its GPUs hold its stages' workloads
   Cluster cluster_;
   std::unique_ptr<FunctionalData> functional_;
+  std::unique_ptr<TrainRun> train_;
   std::unique_ptr<SyncStrategy> strategy_;
   std::vector<std::unique_ptr<DreamDdpPlan>> dreamddp_;  // one, or one per pipeline stage
   std::unique_ptr<CollectiveBench> bench_;

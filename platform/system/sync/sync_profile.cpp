@@ -72,6 +72,7 @@ std::vector<std::int64_t> measure_comm(const Scenario& s, const std::vector<std:
     ps.bench.sizes.clear();
     for (std::size_t r = 0; r < s.cluster.gpus.size(); ++r) ps.bench.communicator.push_back(static_cast<int>(r));
     ps.training.sync.strategy = SyncStrategyKind::None;
+    ps.train.enabled = false;  // a collective run trains nothing
     ps.output.trace = false;
     ps.output.waves = false;
     // Congestion is left out: its traffic never ends, and this run's work (the runner's jobs) is

@@ -1,0 +1,131 @@
+#include "models/train/replicas.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/train/topk.hpp"
+
+namespace trainvp {
+
+Replicas::Replicas(const Mlp& mlp, const Dataset& data, int ranks, const TrainParams& p, std::vector<Slice> slices,
+                   SyncValues mode, TrainCompression compression)
+    : mlp_(mlp), data_(data), p_(p), slices_(std::move(slices)), mode_(mode), compression_(std::move(compression)) {
+  if (ranks < 1) throw std::invalid_argument("training needs at least one rank");
+  if (compression_.topk && compression_.slice_compressed.size() != slices_.size())
+    throw std::invalid_argument("topk needs one compressed flag per slice");
+  const std::vector<float> init = mlp_.initial(p_.seed);
+  const std::size_t n = init.size();
+  for (int r = 0; r < ranks; ++r) {
+    shards_.push_back(shard_of(data_.train.size(), ranks, r));
+    if (shards_.back().size < 1) throw std::invalid_argument("fewer training samples than ranks");
+  }
+  params_.assign(static_cast<std::size_t>(ranks), init);
+  grad_.assign(static_cast<std::size_t>(ranks), std::vector<float>(n));
+  if (p_.momentum > 0) momentum_.assign(static_cast<std::size_t>(ranks), std::vector<float>(n, 0.0f));
+  if (compression_.topk && compression_.error_feedback)
+    residual_.assign(static_cast<std::size_t>(ranks), std::vector<float>(n, 0.0f));
+  anchor_ = init;
+  sum_.assign(n, 0.0f);
+  contribution_.assign(n, 0.0f);
+  syncs_.assign(slices_.size(), 0);
+}
+
+template <class Value>
+void Replicas::reduce(int s, Value value) {
+  const Slice& sl = slices_[static_cast<std::size_t>(s)];
+  const bool topk = compression_.topk && compression_.slice_compressed[static_cast<std::size_t>(s)];
+  const std::size_t k = topk ? topk_count(sl.size(), compression_.ratio) : sl.size();
+  std::fill(sum_.begin() + static_cast<std::ptrdiff_t>(sl.begin), sum_.begin() + static_cast<std::ptrdiff_t>(sl.end), 0.0f);
+  for (int r = 0; r < ranks(); ++r) {
+    float* c = contribution_.data();
+    for (std::size_t i = sl.begin; i < sl.end; ++i) c[i] = value(r, i);
+    if (topk)
+      topk_in_place(c + sl.begin, sl.size(), k,
+                    residual_.empty() ? nullptr : residual_[static_cast<std::size_t>(r)].data() + sl.begin);
+    for (std::size_t i = sl.begin; i < sl.end; ++i) sum_[i] += c[i];
+  }
+  ++syncs_[static_cast<std::size_t>(s)];
+}
+
+void Replicas::average_gradients(const std::vector<int>& synced) {
+  const float count = static_cast<float>(ranks()) * static_cast<float>(p_.batch);
+  for (int s : synced) {
+    reduce(s, [this](int r, std::size_t i) { return grad_[static_cast<std::size_t>(r)][i]; });
+    const Slice& sl = slices_[static_cast<std::size_t>(s)];
+    for (std::size_t i = sl.begin; i < sl.end; ++i) {
+      const float g = sum_[i] / count;
+      for (auto& gr : grad_) gr[i] = g;
+    }
+  }
+}
+
+void Replicas::average_parameters(const std::vector<int>& synced) {
+  const float count = static_cast<float>(ranks());
+  for (int s : synced) {
+    reduce(s, [this](int r, std::size_t i) { return params_[static_cast<std::size_t>(r)][i] - anchor_[i]; });
+    const Slice& sl = slices_[static_cast<std::size_t>(s)];
+    for (std::size_t i = sl.begin; i < sl.end; ++i) {
+      const float x = anchor_[i] + sum_[i] / count;
+      anchor_[i] = x;
+      for (auto& pr : params_) pr[i] = x;
+    }
+  }
+}
+
+// `averaged`: per value, whether grad_ already holds the mean gradient (else the rank's own sum).
+void Replicas::local_step(int rank, const std::vector<bool>& averaged) {
+  std::vector<float>& x = params_[static_cast<std::size_t>(rank)];
+  std::vector<float>& g = grad_[static_cast<std::size_t>(rank)];
+  const float lr = static_cast<float>(p_.lr), mu = static_cast<float>(p_.momentum);
+  const float batch = static_cast<float>(p_.batch);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float gi = averaged[i] ? g[i] : g[i] / batch;
+    if (momentum_.empty()) {
+      x[i] -= lr * gi;
+    } else {
+      float& m = momentum_[static_cast<std::size_t>(rank)][i];
+      m = mu * m + gi;
+      x[i] -= lr * m;
+    }
+  }
+}
+
+Replicas::Step Replicas::iteration(int it, const std::vector<int>& synced) {
+  Step st;
+  int correct = 0;
+  for (int r = 0; r < ranks(); ++r) {
+    std::vector<float>& g = grad_[static_cast<std::size_t>(r)];
+    std::fill(g.begin(), g.end(), 0.0f);
+    const Mlp::Sums s = mlp_.gradient_sum(params_[static_cast<std::size_t>(r)], data_.train,
+                                          batch_of(shards_[static_cast<std::size_t>(r)], p_.batch, it), g);
+    st.loss += s.loss;
+    correct += s.correct;
+  }
+  const double samples = static_cast<double>(ranks()) * p_.batch;
+  st.loss /= samples;
+  st.accuracy = correct / samples;
+  std::vector<bool> averaged(sum_.size(), false);
+  if (mode_ == SyncValues::Gradients) {
+    average_gradients(synced);
+    for (int s : synced)
+      std::fill(averaged.begin() + static_cast<std::ptrdiff_t>(slices_[static_cast<std::size_t>(s)].begin),
+                averaged.begin() + static_cast<std::ptrdiff_t>(slices_[static_cast<std::size_t>(s)].end), true);
+  }
+  if (mode_ == SyncValues::ParametersBeforeStep) average_parameters(synced);
+  for (int r = 0; r < ranks(); ++r) local_step(r, averaged);
+  if (mode_ == SyncValues::ParametersAfterStep) average_parameters(synced);
+  return st;
+}
+
+std::vector<float> Replicas::mean_model() const {
+  std::vector<float> out = params_.front();
+  const float count = static_cast<float>(ranks());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    float d = 0.0f;
+    for (const auto& pr : params_) d += pr[i] - params_.front()[i];
+    out[i] += d / count;
+  }
+  return out;
+}
+
+}  // namespace trainvp
