@@ -201,9 +201,10 @@ const std::vector<BadScenario>& bad_scenarios() {
        "expected a zoo model: one of \"gpt2-small\""},
       {"WorkloadModelNotString", {set("/workload/model", 2)}, "/workload/model", "expected a string"},
       {"WorkloadBothModelAndLayers", {set("/workload/layers", layers_workload()["layers"])}, "/workload",
-       "give one of `model`, `hf_config` and `layers`, not several"},
+       "give one of `model`, `hf_config`, `torch_profile` and `layers`, not several"},
       {"WorkloadNeitherModelNorLayers", {erase("/workload/model")}, "/workload",
-       "missing the work: expected `model` (a zoo name), `hf_config` (a Hugging Face config.json) or `layers` (a list)"},
+       "missing the work: expected `model` (a zoo name), `hf_config` (a Hugging Face config.json), `torch_profile` (a "
+       "PyTorch profiler trace) or `layers` (a list)"},
       {"WorkloadBatchZero", {set("/workload/batch", 0)}, "/workload/batch", "expected an integer >= 1, found number 0"},
       {"WorkloadMicroBatchesZero", {set("/workload/micro_batches", 0)}, "/workload/micro_batches",
        "expected an integer in [1, 65536]"},
