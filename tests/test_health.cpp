@@ -1,7 +1,8 @@
 // The fail-slow monitor in the loop (docs/health.md), scored against faults it never sees: a
 // healthy run raises nothing and its period is the closed form (one call per DDP bucket); a GPU
 // 20% slower is found within a few iterations and named as compute on that GPU; a degraded link
-// is communication on an edge whose route crosses it; CPU contention is the host (late kernels
+// is communication on an edge whose route crosses it, also when it only makes its node's ranks
+// late; CPU contention is the host (late kernels
 // from a GPU whose GEMMs run at full speed); and with no tracking cost the monitor changes nothing
 // it watches.
 #include <gtest/gtest.h>
@@ -120,6 +121,32 @@ TEST(Health, ADegradedLinkIsCommunicationOnAnEdgeItsRouteCrosses) {
   EXPECT_EQ(d["cause"], "communication");
   ASSERT_FALSE(d["links"].empty()) << d.dump();
   EXPECT_EQ(d["fault"], 0) << d.dump();
+  EXPECT_EQ(h["score"]["false_positives"], 0) << h.dump(1);
+}
+
+// A NIC at half bandwidth makes its node's ranks late at every collective, which is what a slow
+// host looks like to the group comparison (GREYHOUND's 256-GPU campaign: it was diagnosed `cpu`).
+// Their GEMMs pass, so the rings they belong to are probed: their own edges are slow against the
+// same rings' other edges. 8 nodes x 4 H100 (one NIC per GPU), TP 4 inside a node, DP 8 across.
+TEST(Health, ASlowNicWhoseRanksArriveLateIsCommunicationOnTheirEdgesNotTheHost) {
+  json doc = scenario(json::array({{{"kind", "link_degrade"}, {"target", "node2.nic*"}, {"bandwidth_factor", 0.5},
+                                    {"start", "0.5s"}, {"duration", "1s"}}}));
+  doc["cluster"]["nodes"] = 8;
+  doc["workload"] = {{"model", "gpt2-small"}, {"batch", 16}, {"seq", 1024}, {"dtype", "bf16"}};
+  doc["training"] = {{"iterations", 80}, {"warmup", 1},
+                     {"parallel", {{"tp", 4}, {"pp", 1}, {"dp", 8}, {"micro_batches", 1}, {"schedule", "gpipe"}}},
+                     {"sync", {{"strategy", "ddp"}}}};
+  const json r = test::simulate(doc);
+  const json& h = r["health"];
+  ASSERT_EQ(h["diagnoses"].size(), 1u) << h.dump(1);
+  const json& d = h["diagnoses"][0];
+  EXPECT_EQ(d["cause"], "communication") << d.dump();
+  EXPECT_EQ(d["fault"], 0) << d.dump();
+  ASSERT_FALSE(d["links"].empty());
+  for (const json& l : d["links"]) {  // node 2 holds ranks 8-11
+    const int a = l["src_rank"], b = l["dst_rank"];
+    EXPECT_TRUE((a >= 8 && a < 12) || (b >= 8 && b < 12)) << l.dump();
+  }
   EXPECT_EQ(h["score"]["false_positives"], 0) << h.dump(1);
 }
 

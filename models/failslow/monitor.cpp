@@ -1,6 +1,7 @@
 #include "models/failslow/monitor.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "models/gpu/roofline.hpp"
@@ -23,6 +24,8 @@ struct FailSlowMonitor::Validation {
   int change = 0;
   ChangeFinding finding;
   int pending = 0;
+  bool edges_probed = false;  // the second stage: the edges of late ranks whose GEMMs passed
+  std::size_t first_links = 0;  // links[0, first_links) are the first stage's
   std::vector<GemmProbeResult> gemm;
   std::vector<LinkProbeResult> links;
 };
@@ -191,42 +194,102 @@ void FailSlowMonitor::validate(const ChangeFinding& f, int change) {
         GemmProbeResult res{r, label, expected, sec(e - s), false};
         res.slow = res.measured_s >= (1 + p_.params.probe_threshold) * expected;
         v->gemm.push_back(res);
-        if (--v->pending == 0) finish(v);
+        if (--v->pending == 0) step(v);
       });
     }
   }
-  // Link probes: the ring edges of each suspect communicator, and of one peer of the same size as
-  // a reference (a 2-rank communicator has no peers within itself to compare with).
+  // Link probes: the ring edges of each suspect communicator, beside those of peers of the same
+  // shape as references (a 2-rank communicator has no peers within itself to compare with).
+  std::vector<int> groups(f.comm_suspects.begin(), f.comm_suspects.end());
+  if (!groups.empty()) {
+    ++v->pending;
+    probe_groups(groups, {}, v);
+  }
+  if (v->pending == 0) step(v);
+}
+
+// The edges of `groups` and of enough reference groups of each shape (size, and whether the
+// group crosses nodes) for the healthy edges to be the majority: references are groups holding
+// none of `avoid` ranks, one more per shape than the groups probed (as many as exist). An edge is
+// slow below (1 - probe_threshold) of the median bandwidth of its shape's edges.
+void FailSlowMonitor::probe_groups(std::vector<int> groups, const std::vector<int>& avoid,
+                                   const std::shared_ptr<Validation>& v) {
+  auto shape = [&](int g) {
+    const std::vector<int>& m = group_ranks_[static_cast<std::size_t>(g)];
+    bool crosses = false;
+    for (int r : m) crosses = crosses || p_.nodes_of[static_cast<std::size_t>(r)] != p_.nodes_of[static_cast<std::size_t>(m[0])];
+    return std::make_pair(static_cast<int>(m.size()), crosses);
+  };
+  std::map<std::pair<int, bool>, int> wanted;  // per shape: references still to add
+  for (int g : groups) ++wanted[shape(g)];
+  for (auto& w : wanted) ++w.second;
+  const std::set<int> probed(groups.begin(), groups.end());
+  for (std::size_t g = 0; g < group_ranks_.size(); ++g) {
+    if (probed.count(static_cast<int>(g))) continue;
+    auto it = wanted.find(shape(static_cast<int>(g)));
+    if (it == wanted.end() || it->second == 0) continue;
+    const std::vector<int>& m = group_ranks_[g];
+    if (std::any_of(m.begin(), m.end(), [&](int r) { return std::find(avoid.begin(), avoid.end(), r) != avoid.end(); }))
+      continue;
+    --it->second;
+    groups.push_back(static_cast<int>(g));
+  }
   std::vector<std::pair<int, int>> edges;
+  std::vector<std::pair<int, bool>> shapes;  // per edge
   std::set<std::pair<int, int>> seen;
-  auto add_edges = [&](int g) {
+  for (const LinkProbeResult& l : v->links) seen.insert({l.src, l.dst});  // measured in the first stage
+  for (int g : groups) {
     const std::vector<int>& m = group_ranks_[static_cast<std::size_t>(g)];
     const std::size_t k = m.size();
     for (std::size_t i = 0; i < (k == 2 ? 1 : k); ++i)
-      if (seen.insert({m[i], m[(i + 1) % k]}).second) edges.push_back({m[i], m[(i + 1) % k]});
-  };
-  for (int g : f.comm_suspects) add_edges(g);
-  if (!f.comm_suspects.empty()) {
-    const int size = group_size_[static_cast<std::size_t>(f.comm_suspects.front())];
-    for (std::size_t g = 0; g < group_size_.size(); ++g)
-      if (group_size_[g] == size &&
-          std::find(f.comm_suspects.begin(), f.comm_suspects.end(), static_cast<int>(g)) == f.comm_suspects.end()) {
-        add_edges(static_cast<int>(g));
-        break;
-      }
+      if (seen.insert({m[i], m[(i + 1) % k]}).second) edges.push_back({m[i], m[(i + 1) % k]}), shapes.push_back(shape(g));
   }
-  if (!edges.empty()) {
-    ++v->pending;
-    prober_.probe(edges, [this, v](std::vector<LinkProbeResult> res) {
-      std::vector<double> bw;
-      for (auto& r : res) bw.push_back(r.bandwidth_Bps);
-      const double med = median(bw);
-      for (auto& r : res) r.slow = r.bandwidth_Bps < (1 - p_.params.probe_threshold) * med;
-      v->links = std::move(res);
-      if (--v->pending == 0) finish(v);
-    });
+  if (edges.empty()) {
+    if (--v->pending == 0) step(v);
+    return;
   }
-  if (v->pending == 0) finish(v);
+  prober_.probe(edges, [this, v, shapes](std::vector<LinkProbeResult> res) {
+    std::map<std::pair<int, bool>, std::vector<double>> bw;
+    for (std::size_t e = 0; e < res.size(); ++e) bw[shapes[e]].push_back(res[e].bandwidth_Bps);
+    for (std::size_t e = 0; e < res.size(); ++e)
+      res[e].slow = res[e].bandwidth_Bps < (1 - p_.params.probe_threshold) * median(bw[shapes[e]]);
+    v->links.insert(v->links.end(), res.begin(), res.end());
+    if (--v->pending == 0) step(v);
+  });
+}
+
+// After the first stage (GEMMs on compute suspects, edges of suspect communicators): when nothing
+// was confirmed, a late rank whose GEMMs ran at full speed is a slow host or a slow link of its
+// own (every collective it joins waits for its NIC, so it arrives late at the next). The rings it
+// belongs to tell which. A confirmed slow GPU or edge already explains late peers (they wait for
+// it), so then there is no second stage.
+void FailSlowMonitor::step(const std::shared_ptr<Validation>& v) {
+  const bool confirmed =
+      std::any_of(v->gemm.begin(), v->gemm.end(), [](const GemmProbeResult& g) { return g.slow; }) ||
+      std::any_of(v->links.begin(), v->links.end(), [](const LinkProbeResult& l) { return l.slow; });
+  if (!v->edges_probed && !confirmed) {
+    v->edges_probed = true;
+    v->first_links = v->links.size();
+    std::vector<int> passed;
+    for (int r : v->finding.compute_suspects) {
+      int probes = 0;
+      for (auto& g : v->gemm) probes += g.rank == r;
+      if (probes > 0) passed.push_back(r);
+    }
+    std::vector<int> groups;
+    for (std::size_t g = 0; g < group_ranks_.size(); ++g) {
+      const std::vector<int>& m = group_ranks_[g];
+      if (m.size() >= 2 && std::any_of(m.begin(), m.end(), [&](int r) {
+            return std::find(passed.begin(), passed.end(), r) != passed.end();
+          }))
+        groups.push_back(static_cast<int>(g));
+    }
+    if (!groups.empty()) {
+      ++v->pending;
+      return probe_groups(groups, v->finding.compute_suspects, v);
+    }
+  }
+  finish(v);
 }
 
 bool FailSlowMonitor::may_skip() const {
@@ -293,16 +356,28 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
   Diagnosis gpu = base(), cpu = base(), comm = base();
   gpu.cause = "compute", cpu.cause = "cpu", comm.cause = "communication";
   double gpu_conf = 1, cpu_conf = 1;
+  std::set<int> passed;  // late ranks whose GEMMs ran at full speed
   for (int r : v->finding.compute_suspects) {
     int probes = 0, slow = 0;
     for (auto& g : v->gemm)
       if (g.rank == r) ++probes, slow += g.slow;
     if (probes == 0) continue;
-    if (slow > 0) gpu.gpus.push_back(r), gpu_conf = std::min(gpu_conf, static_cast<double>(slow) / probes);
-    else cpu.gpus.push_back(r), cpu_conf = std::min(cpu_conf, 1.0 - static_cast<double>(slow) / probes);
+    if (slow > 0) {
+      gpu.gpus.push_back(r), gpu_conf = std::min(gpu_conf, static_cast<double>(slow) / probes);
+      continue;
+    }
+    passed.insert(r);
+    const bool own_link_slow = std::any_of(v->links.begin(), v->links.end(), [r](const LinkProbeResult& l) {
+      return l.slow && (l.src == r || l.dst == r);
+    });
+    if (!own_link_slow) cpu.gpus.push_back(r), cpu_conf = std::min(cpu_conf, 1.0 - static_cast<double>(slow) / probes);
   }
-  for (auto& l : v->links)
-    if (l.slow) comm.links.push_back({l.src, l.dst});
+  // The second stage asked only about the late ranks' own edges; the rest were its references.
+  const std::size_t first = v->edges_probed ? v->first_links : v->links.size();
+  for (std::size_t i = 0; i < v->links.size(); ++i) {
+    const LinkProbeResult& l = v->links[i];
+    if (l.slow && (i < first || passed.count(l.src) || passed.count(l.dst))) comm.links.push_back({l.src, l.dst});
+  }
   for (int g : v->finding.comm_suspects) comm.groups.push_back(group_ranks_[static_cast<std::size_t>(g)]);
   comm.confidence = comm.links.empty() ? 0.5 : 1.0;  // a suspect group without a slow edge: unlocalized
   gpu.confidence = gpu_conf;

@@ -8,7 +8,8 @@
 //      rank's lateness in its collectives and each communicator's transfer time;
 //   3. runs the Detector (change point, verification, group comparison) on the windows;
 //   4. validates suspects with probes run as real work: GEMMs (FP8, FP16, FP32) on suspect GPUs,
-//      link probes over the edges of suspect communicators;
+//      link probes over the edges of suspect communicators; then, for late ranks whose GEMMs
+//      passed, link probes over the rings they belong to (a slow NIC makes its ranks late);
 //   5. records the diagnosis (cause, suspect, confidence, reaction split into detection and
 //      validation) and tells its listeners (mitigation).
 // It never reads the injected faults; platform/system/health scores it against them.
@@ -100,6 +101,8 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   void read(const MonitorWindow& w, std::int64_t at);
   void handle(const ChangeFinding& f, std::int64_t now);
   void validate(const ChangeFinding& f, int change);
+  void probe_groups(std::vector<int> groups, const std::vector<int>& avoid, const std::shared_ptr<Validation>& v);
+  void step(const std::shared_ptr<Validation>& v);
   void finish(const std::shared_ptr<Validation>& v);
   PhaseWork gemm_work(DType dt) const;
   int group_of(const CollectiveCall& c);
