@@ -5,7 +5,8 @@
 # jobs of 4 x 8 A100 for 5 hours; fast-forward skips their steady stretches), each job under the fault generator's
 # GREYHOUND defaults with its own seed, the monitor on. Prints, per population, the job-level
 # confusion matrix (a job is right when it had no fault and no diagnosis, or when every fault it
-# had was diagnosed with the right cause and suspect and nothing else was) and the reaction times.
+# had was diagnosed with the right cause and suspect and nothing else was), the reaction times, and
+# per fault kind how many slowed their job by 10% or more and were found (bench/greyhound_manifest.py).
 # usage: bench/greyhound-accuracy.sh [BUILD_DIR] [single|four|both]
 source "$(dirname "$0")/common.sh"
 which=${2:-both}
@@ -35,4 +36,5 @@ for pop in single four; do
   /usr/bin/time -f "$pop-node: %e s wall" "$build/trainvp" sweep "$spec" -o "$out/accuracy-$pop" -j "$(nproc)" 2>&1 |
     grep -v 'is not in results.json'
   score "$out/accuracy-$pop/sweep.db"
+  python3 bench/greyhound_manifest.py "$out/accuracy-$pop/points"
 done

@@ -1,5 +1,6 @@
 // Hybrid parallelism run end to end (docs/parallelism.md) against closed forms: the pipeline
-// bubble (p-1)/m for GPipe and 1F1B and (p-1)/(m v) interleaved with uniform stages and free
+// bubble (p-1)/m (and (p-1)(tf+tb) of idle time per rank, reported as the bubble rather than as
+// exposed communication) for GPipe and 1F1B and (p-1)/(m v) interleaved with uniform stages and free
 // communication (Narayanan et al.), Megatron's TP collectives per layer and their bytes, the
 // point-to-point sends per stage boundary, ZeRO-1's bytes against DDP's, and a 1 x 1 x d layout
 // reproducing plain data parallelism bit for bit. Simulations run in forked children.
@@ -75,6 +76,10 @@ TEST(ParallelPipeline, OneFOneBAndGPipeBubbleIsPMinusOneOverM) {
       // Every stage computes m x (tf + tb) = m x 2 layers x 3 ms, and the iteration adds the
       // bubble: (m + p - 1) x 6 ms.
       EXPECT_NEAR(r["iteration_time_s"].get<double>(), (m + p - 1) * 6e-3, 1e-12);
+      // Each rank idles (p - 1) x 6 ms waiting for its neighbour stages: the bubble, not exposed
+      // communication (which is free here).
+      EXPECT_NEAR(r["bubble_s"].get<double>(), (p - 1) * 6e-3, 1e-12);
+      EXPECT_NEAR(r["exposed_comm_s"].get<double>(), 0.0, 1e-12);
     }
 }
 

@@ -17,6 +17,9 @@ class SyncStrategy : public PhaseGate {
   virtual const char* name() const = 0;
   // Time rank spent with at least one of its collectives in progress during `iteration` (ps).
   virtual std::int64_t comm_ps(int rank, int iteration) const = 0;
+  // Part of the rank's time blocked at its gates in `iteration` that waited for another pipeline
+  // stage rather than for a collective (the bubble): not exposed communication (ps).
+  virtual std::int64_t stage_wait_ps(int /*rank*/, int /*iteration*/) const { return 0; }
   // Writes what results.json says about the strategy: fields of `results["sync"]` (which holds
   // `strategy` already) and of each of `results["iterations"]` (which hold `warmup`).
   virtual void report(nlohmann::ordered_json& results) const = 0;

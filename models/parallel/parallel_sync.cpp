@@ -441,6 +441,8 @@ std::int64_t ParallelSync::comm_ps(int rank, int iteration) const {
   return static_cast<std::size_t>(iteration) < v.size() ? v[static_cast<std::size_t>(iteration)] : 0;
 }
 
+std::int64_t ParallelSync::stage_wait_ps(int rank, int iteration) const { return record(rank, iteration).blocked[kPp]; }
+
 std::int64_t ParallelSync::gate_comm_ps(int rank, int iteration) const {
   const ParallelRankIteration& r = record(rank, iteration);
   const SyncStrategy* d = dp_strategy(rank);

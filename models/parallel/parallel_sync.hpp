@@ -73,6 +73,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   const sc_core::sc_event& changed(int rank) const override;
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
+  std::int64_t stage_wait_ps(int rank, int iteration) const override;
   void report(nlohmann::ordered_json& results) const override;
   void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
 

@@ -27,6 +27,7 @@ namespace {
 struct ClusterIteration {
   std::int64_t start = 0, end = 0, duration = 0;
   double compute = 0, comm = 0, exposed = 0;
+  double bubble = 0;  // blocked waiting for another pipeline stage (not communication)
 };
 
 std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n, const SyncStrategy* sync) {
@@ -39,11 +40,14 @@ std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& 
       const RankIteration& r = g->iterations()[static_cast<std::size_t>(i)];
       c.start = std::min(c.start, r.start_ps);
       c.end = std::max(c.end, r.end_ps);
+      const std::int64_t wait = sync ? sync->stage_wait_ps(g->rank(), i) : 0;
       c.compute += sec(r.compute_ps);
-      c.exposed += sec(r.blocked_ps);
+      c.exposed += sec(r.blocked_ps - wait);
+      c.bubble += sec(wait);
     }
     c.compute /= static_cast<double>(gpus.size());
     c.exposed /= static_cast<double>(gpus.size());
+    c.bubble /= static_cast<double>(gpus.size());
     // Communication: time each rank had a collective in progress, averaged over ranks.
     if (sync)
       for (const Gpu* g : gpus) c.comm += sec(sync->comm_ps(g->rank(), i)) / static_cast<double>(gpus.size());
@@ -302,15 +306,16 @@ RunResults collect_results(const Simulation& sim) {
   const int n = s.training.iterations, warm = s.training.warmup, measured = n - warm;
   auto iters = cluster_iterations(gpus, n, sim.strategy());
 
-  double iter_time = 0, compute = 0, comm = 0, exposed = 0;
+  double iter_time = 0, compute = 0, comm = 0, exposed = 0, bubble = 0;
   for (int i = warm; i < n; ++i) {
     const auto& c = iters[static_cast<std::size_t>(i)];
     iter_time += sec(c.duration);
     compute += c.compute;
     comm += c.comm;
     exposed += c.exposed;
+    bubble += c.bubble;
   }
-  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured;
+  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured, bubble /= measured;
 
   using ojson = nlohmann::ordered_json;
   RunResults r;
@@ -320,6 +325,7 @@ RunResults collect_results(const Simulation& sim) {
   j["scenario"] = scenario_as_run(sim);
   j["iteration_time_s"] = iter_time;
 
+  const bool pipelined = sim.parallel() && sim.parallel()->stages.size() > 1;
   ojson list = ojson::array();
   std::ostringstream csv;
   csv << "iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
@@ -328,6 +334,7 @@ RunResults collect_results(const Simulation& sim) {
     list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
                     {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
                     {"exposed_comm_s", c.exposed}});
+    if (pipelined) list.back()["bubble_s"] = c.bubble;
     // JSON's number rendering is shortest-round-trip and deterministic; reuse it for the CSV.
     csv << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ',' << ojson(sec(c.end)).dump()
         << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ',' << ojson(c.comm).dump()
@@ -353,6 +360,8 @@ RunResults collect_results(const Simulation& sim) {
   j["exposed_comm_s"] = exposed;
   // Fraction of communication hidden under compute; undefined (null) without communication.
   j["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
+  // Pipeline parallelism: waiting for another stage is the bubble, not exposed communication.
+  if (pipelined) j["bubble_s"] = bubble;
 
   j["workload"] = {{"model", w.model},
                    {"layers", w.layers.size()},
