@@ -63,7 +63,7 @@ const ParamSet<SyncConfig>& sync_schema() {
         .nested("profile", "array", nullptr,
                 "dreamddp: per-layer backward and communication times (see `profile_layer`); default: measured")
         .nested("compression", "object", json{{"kind", "none"}}, "Per-layer compression (see `compression`)")
-        .nested("elastic", "object", json{{"timeout", "500ms"}}, "elastic: the weak-sync timeout (see `elastic`)");
+        .nested("elastic", "object", nullptr, "elastic: the weak-sync timeout (see `elastic`; default 500ms)");
     return p;
   }();
   return s;
@@ -169,7 +169,9 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
     resolved["compression"] = compression_schema().load(sc.compression, json::object(), ptr_join(path, "compression"));
   }
 
-  resolved["elastic"] = load_elastic(sc, member("elastic") ? *member("elastic") : json::object(), ptr_join(path, "elastic"));
+  // Resolved only where it matters, so other strategies' resolved scenarios stay as they were.
+  if (member("elastic") || sc.strategy == SyncStrategyKind::Elastic)
+    resolved["elastic"] = load_elastic(sc, member("elastic") ? *member("elastic") : json::object(), ptr_join(path, "elastic"));
 
   if (const json* cs = member("class_streams")) {
     std::string cp = ptr_join(path, "class_streams");
