@@ -122,6 +122,25 @@ TEST(TrainInTheLoop, TopKCompressesTheSlicesOfTheLayersTheTimedRunCompressed) {
   EXPECT_NE(train_of({{"kind", "topk"}, {"ratio", 0.01}}), plain);
 }
 
+TEST(TrainInTheLoop, ElasticWithoutADeadlineTrainsAsDdpBitForBitAndWithOneStepsWithoutLateMeans) {
+  auto train_of = [](const std::string& strategy, const json& timeout) {
+    json doc = scenario(strategy);
+    if (!timeout.is_null()) doc["training"]["sync"]["elastic"] = {{"timeout", timeout}};
+    const json r = test::simulate(doc);
+    json values = r["train"]["evaluations"];
+    for (auto& e : values) e.erase("time_s");  // elastic (layerwise) and DDP differ in timing, not values
+    return std::make_pair(values, r);
+  };
+  const json ddp = train_of("ddp", nullptr).first;
+  EXPECT_EQ(train_of("elastic", "none").first, ddp);
+  EXPECT_EQ(train_of("elastic", "1000s").first, ddp);
+  // A deadline of 1 us at 25 Gbit/s: nearly every unit of every iteration is weak-sync (only one
+  // whose all-reduce ends under the backward, on an idle stream, is not).
+  const auto [late, r] = train_of("elastic", "1us");
+  EXPECT_GT(r["sync"]["elastic"]["weak_sync_unit_iterations"].get<int>(), 11 * static_cast<int>(r["sync"]["units"].size()) / 2);
+  EXPECT_NE(late, ddp);
+}
+
 TEST(TrainInTheLoop, OffUnlessAskedFor) {
   json doc = scenario("ddp");
   doc["workload"].erase("train");

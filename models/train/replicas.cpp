@@ -72,6 +72,59 @@ void Replicas::average_parameters(const std::vector<int>& synced) {
   }
 }
 
+void Replicas::set_weak_syncs(std::vector<WeakSync> weak) {
+  if (!weak.empty() && mode_ != SyncValues::Gradients) throw std::invalid_argument("weak-sync entries need gradients");
+  weak_ = std::move(weak);
+  weak_at_.clear();
+  merge_at_.clear();
+  correction_.assign(weak_.size(), {});
+  for (std::size_t e = 0; e < weak_.size(); ++e) {
+    const WeakSync& w = weak_[e];
+    if (w.rank < 0 || w.rank >= ranks() || w.iteration < 0 || (w.merged >= 0 && w.merged <= w.iteration))
+      throw std::invalid_argument("a weak-sync entry names a bad rank or iteration");
+    const std::size_t need = static_cast<std::size_t>(std::max(w.iteration, w.merged)) + 1;
+    if (weak_at_.size() < need) weak_at_.resize(need), merge_at_.resize(need);
+    weak_at_[static_cast<std::size_t>(w.iteration)].push_back(e);
+    if (w.merged >= 0) merge_at_[static_cast<std::size_t>(w.merged)].push_back(e);
+  }
+}
+
+// After the means of `iteration` are in grad_: each weak-sync rank keeps its own gradient for the
+// entry's slices (divided as local_step would) and the correction mean - own; then the entries
+// merged in this step add their corrections, in entry order.
+void Replicas::weak_syncs_of(int iteration, const std::vector<bool>& averaged) {
+  const std::size_t it = static_cast<std::size_t>(iteration);
+  if (it >= weak_at_.size()) return;
+  const float batch = static_cast<float>(p_.batch);
+  for (std::size_t e : weak_at_[it]) {
+    const WeakSync& w = weak_[e];
+    std::vector<float>& g = grad_[static_cast<std::size_t>(w.rank)];
+    std::vector<float>& c = correction_[e];
+    for (int s : w.slices) {
+      const Slice& sl = slices_.at(static_cast<std::size_t>(s));
+      for (std::size_t i = sl.begin; i < sl.end; ++i) {
+        if (!averaged[i]) throw std::invalid_argument("a weak-sync slice was not synchronized in its iteration");
+        const float own = own_[static_cast<std::size_t>(w.rank)][i] / batch;
+        c.push_back(g[i] - own);
+        g[i] = own;
+      }
+    }
+  }
+  for (std::size_t e : merge_at_[it]) {
+    const WeakSync& w = weak_[e];
+    std::vector<float>& g = grad_[static_cast<std::size_t>(w.rank)];
+    std::size_t j = 0;
+    for (int s : w.slices) {
+      const Slice& sl = slices_[static_cast<std::size_t>(s)];
+      for (std::size_t i = sl.begin; i < sl.end; ++i) {
+        if (!averaged[i]) throw std::invalid_argument("a weak-sync correction merges into an unsynchronized slice");
+        g[i] += correction_[e][j++];
+      }
+    }
+    correction_[e] = {};
+  }
+}
+
 // `averaged`: per value, whether grad_ already holds the mean gradient (else the rank's own sum).
 void Replicas::local_step(int rank, const std::vector<bool>& averaged) {
   std::vector<float>& x = params_[static_cast<std::size_t>(rank)];
@@ -106,10 +159,17 @@ Replicas::Step Replicas::iteration(int it, const std::vector<int>& synced) {
   st.accuracy = correct / samples;
   std::vector<bool> averaged(sum_.size(), false);
   if (mode_ == SyncValues::Gradients) {
+    // The weak-sync ranks' own gradients, before the means overwrite them.
+    const bool weak = static_cast<std::size_t>(it) < weak_at_.size() && !weak_at_[static_cast<std::size_t>(it)].empty();
+    if (weak) {
+      own_.resize(grad_.size());
+      for (std::size_t e : weak_at_[static_cast<std::size_t>(it)]) own_[static_cast<std::size_t>(weak_[e].rank)] = grad_[static_cast<std::size_t>(weak_[e].rank)];
+    }
     average_gradients(synced);
     for (int s : synced)
       std::fill(averaged.begin() + static_cast<std::ptrdiff_t>(slices_[static_cast<std::size_t>(s)].begin),
                 averaged.begin() + static_cast<std::ptrdiff_t>(slices_[static_cast<std::size_t>(s)].end), true);
+    weak_syncs_of(it, averaged);
   }
   if (mode_ == SyncValues::ParametersBeforeStep) average_parameters(synced);
   for (int r = 0; r < ranks(); ++r) local_step(r, averaged);

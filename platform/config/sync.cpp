@@ -10,7 +10,8 @@ const NameTable<SyncStrategyKind>& sync_strategy_names() {
       {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap}, {"layerwise", SyncStrategyKind::Layerwise},
       {"blockwise", SyncStrategyKind::Blockwise}, {"adaptive", SyncStrategyKind::Adaptive},
       {"asc_wfbp", SyncStrategyKind::AscWfbp},    {"localsgd", SyncStrategyKind::LocalSgd},
-      {"plsgd", SyncStrategyKind::Plsgd},         {"dreamddp", SyncStrategyKind::DreamDdp}};
+      {"plsgd", SyncStrategyKind::Plsgd},         {"dreamddp", SyncStrategyKind::DreamDdp},
+      {"elastic", SyncStrategyKind::Elastic}};
   return t;
 }
 
@@ -26,7 +27,8 @@ const ParamSet<SyncConfig>& sync_schema() {
              "backward; ddp_no_overlap: one all-reduce of all gradients after backward; layerwise, blockwise, adaptive: "
              "each layer's (block's) all-reduce starts when its gradient is ready, on size-class streams; asc_wfbp: "
              "every layer all-reduced as soon as ready, concurrently; localsgd: parameters averaged every `period` "
-             "iterations; plsgd, dreamddp: one set of layers' parameters averaged per iteration, overlapping backward "
+             "iterations; plsgd, dreamddp: one set of layers' parameters averaged per iteration, overlapping backward; "
+             "elastic: layerwise whose optimizer step waits for each unit only until its timeout (`elastic`) "
              "(docs/strategies.md)")
         .size("bucket", &SyncConfig::bucket, "25MiB", "DDP bucket cap (bucket_cap_mb)", Range::positive())
         .size("first_bucket", &SyncConfig::first_bucket, "1MiB", "Cap of the first bucket (the last layers)",
@@ -60,7 +62,8 @@ const ParamSet<SyncConfig>& sync_schema() {
               "dreamddp: also average earlier layers whose averages still hide under the backward")
         .nested("profile", "array", nullptr,
                 "dreamddp: per-layer backward and communication times (see `profile_layer`); default: measured")
-        .nested("compression", "object", json{{"kind", "none"}}, "Per-layer compression (see `compression`)");
+        .nested("compression", "object", json{{"kind", "none"}}, "Per-layer compression (see `compression`)")
+        .nested("elastic", "object", nullptr, "elastic: the weak-sync timeout (see `elastic`; default 500ms)");
     return p;
   }();
   return s;
@@ -117,7 +120,37 @@ const ParamSet<ProfileEntry>& profile_schema() {
   return s;
 }
 
+const ParamSet<ElasticConfig>& elastic_schema() {
+  static const ParamSet<ElasticConfig> s = [] {
+    ParamSet<ElasticConfig> p("elastic", "/training/sync/elastic",
+                              "The elastic strategy's weak-network protocol (docs/strategies.md#elastic).");
+    // Read by load_elastic: a time, or "none" for no deadline.
+    p.nested("timeout", "time or \"none\"", "500ms",
+             "How long the optimizer step waits for a unit after the unit became ready; a unit not done by then is "
+             "weak-sync for the iteration (the rank steps with its own gradient, the average is merged at the first "
+             "step after it arrives). \"none\": no deadline (layerwise)");
+    return p;
+  }();
+  return s;
+}
+
 namespace {
+
+// /training/sync/elastic/timeout: a positive time, or "none" (-1: the step waits for every unit).
+json load_elastic(SyncConfig& sc, const json& value, const std::string& path) {
+  ElasticConfig e;
+  json resolved = elastic_schema().load(e, value, path);
+  const std::string tp = ptr_join(path, "timeout");
+  const json t = value.contains("timeout") ? value["timeout"] : json("500ms");
+  if (t.is_string() && t.get<std::string>() == "none") {
+    sc.elastic_timeout_ps = -1;
+  } else {
+    if (!t.is_string()) fail_expected(tp, "a time (\"500ms\") or \"none\"", t);
+    sc.elastic_timeout_ps = static_cast<std::int64_t>(params_detail::quantity(t, tp, Quantity::Time, Range::positive()));
+  }
+  resolved["timeout"] = t;
+  return resolved;
+}
 
 json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workload& w, const std::string& path) {
   auto member = [&value](const char* key) -> const json* {
@@ -135,6 +168,10 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
   } else {
     resolved["compression"] = compression_schema().load(sc.compression, json::object(), ptr_join(path, "compression"));
   }
+
+  // Resolved only where it matters, so other strategies' resolved scenarios stay as they were.
+  if (member("elastic") || sc.strategy == SyncStrategyKind::Elastic)
+    resolved["elastic"] = load_elastic(sc, member("elastic") ? *member("elastic") : json::object(), ptr_join(path, "elastic"));
 
   if (const json* cs = member("class_streams")) {
     std::string cp = ptr_join(path, "class_streams");

@@ -15,7 +15,8 @@
 
 namespace trainvp {
 
-enum class SyncStrategyKind { None, Ddp, DdpNoOverlap, Layerwise, Blockwise, Adaptive, AscWfbp, LocalSgd, Plsgd, DreamDdp };
+enum class SyncStrategyKind { None, Ddp, DdpNoOverlap, Layerwise, Blockwise, Adaptive, AscWfbp, LocalSgd, Plsgd, DreamDdp,
+                              Elastic };
 
 // The names /training/sync/strategy takes, in the order `trainvp describe` lists them.
 const NameTable<SyncStrategyKind>& sync_strategy_names();
@@ -51,12 +52,21 @@ struct SyncConfig {
   bool fill_in = false;                   // dreamddp
   std::vector<ProfileEntry> profile;      // dreamddp: explicit profile; empty: measured
   CompressionConfig compression;
+  // elastic: how long the optimizer step waits for a unit after it became ready; -1: no limit
+  // (/training/sync/elastic/timeout "none").
+  std::int64_t elastic_timeout_ps = 500'000'000'000;
+};
+
+// /training/sync/elastic: the weak-network protocol's parameters.
+struct ElasticConfig {
+  std::int64_t timeout_ps = 500'000'000'000;
 };
 
 const ParamSet<SyncConfig>& sync_schema();
 const ParamSet<CompressionConfig>& compression_schema();
 const ParamSet<ClassStreams>& class_streams_schema();
 const ParamSet<ProfileEntry>& profile_schema();
+const ParamSet<ElasticConfig>& elastic_schema();
 
 // Whether the algorithm reduces in the nodes' CXL devices (cxl_allreduce, cxl_hierarchical).
 bool cxl_algo_of(CollectiveAlgo a);

@@ -1,5 +1,6 @@
 #include "platform/report/sync_results.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "models/collectives/strategies/unit_sync.hpp"
@@ -83,6 +84,20 @@ std::string sync_summary(const ojson& j, const Simulation& sim) {
                   c["kind"].get<std::string>().c_str(), c["compressed_layers"].get<int>(),
                   c["bytes_per_iteration"].get<double>() / 1e6, c["uncompressed_bytes_per_iteration"].get<double>() / 1e6,
                   format_time_s(c["extra_compute_s"].get<double>()).c_str());
+    out += buf;
+  }
+  if (sync.contains("elastic")) {
+    const ojson& e = sync["elastic"];
+    int late = 0, worst = 0, unmerged = 0;
+    for (const ojson& u : e["units"]) {
+      late += u["late_iterations"].get<int>() > 0;
+      worst = std::max(worst, u["staleness_max"].get<int>());
+      unmerged += u["unmerged"].get<int>();
+    }
+    const std::string timeout = e["timeout_s"].is_string() ? "none" : format_time_s(e["timeout_s"].get<double>());
+    std::snprintf(buf, sizeof buf,
+                  "  elastic          timeout %s: %d weak-sync unit-iterations (%d units), staleness up to %d, %d unmerged\n",
+                  timeout.c_str(), e["weak_sync_unit_iterations"].get<int>(), late, worst, unmerged);
     out += buf;
   }
   if (const DreamDdpPlan* d = sim.dreamddp()) {

@@ -107,6 +107,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
       ff.off_reason = "ZeRO's parameter all-gathers run across the iteration boundary (an iteration waits for the last one's)";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
+    else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)
+      ff.off_reason = "elastic's weak-sync averages run across iteration boundaries";
     if (parallel_ && strategy_) {
       ff.by_iteration = true;
       ff.summed = summed_parallel_collective;

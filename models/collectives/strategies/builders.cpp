@@ -34,6 +34,14 @@ UnitSyncConfig grouped_config(const char* name, const Workload& w, const Strateg
   return cfg;
 }
 
+UnitSyncConfig elastic_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, std::int64_t deadline_ps) {
+  opt.block = 1;
+  UnitSyncConfig cfg = grouped_config("elastic", w, c, opt);
+  cfg.elastic = true;
+  cfg.deadline_ps = deadline_ps;
+  return cfg;
+}
+
 UnitSyncConfig adaptive_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, int block, double high,
                                double low) {
   opt.block = 1;

@@ -18,6 +18,10 @@ struct StrategyCommon {
 // layerwise (opt.block == 1) and blockwise: the seed's scheduler over gradients, every iteration.
 UnitSyncConfig grouped_config(const char* name, const Workload& w, const StrategyCommon& c, const GroupingOptions& opt);
 
+// elastic: layerwise's units and streams (opt.block 1), the optimizer step waiting for each unit
+// at most deadline_ps after it became ready (-1: no limit, exactly layerwise).
+UnitSyncConfig elastic_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, std::int64_t deadline_ps);
+
 // adaptive: plan 0 layer-wise (block 1), plan 1 block-wise (`block`), switched by utilization.
 UnitSyncConfig adaptive_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, int block, double high,
                                double low);

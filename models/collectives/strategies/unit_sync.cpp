@@ -2,6 +2,7 @@
 #include "platform/core/sim_time.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace trainvp {
 
@@ -46,6 +47,14 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
   queue_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg_.streams)));
   stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg_.streams), false));
+  if (cfg_.deadline_ps >= 0) {
+    if (cfg_.trigger != SyncTrigger::GradientReady) throw std::logic_error("elastic deadlines need gradient-ready units");
+    ready_at_.assign(n, std::vector<std::int64_t>(units, -1));
+    arrived_.assign(n, std::vector<int>(units, -1));
+    stepped_.assign(n, -1);
+    open_.assign(n, std::vector<std::vector<std::size_t>>(units));
+    to_merge_.assign(n, {});
+  }
   for (std::size_t r = 0; r < n; ++r) {
     changed_.push_back(std::make_unique<sc_core::sc_event>());
     Gpu* g = gpus_[r];
@@ -171,6 +180,7 @@ int UnitSync::collective(int iteration, int unit, int step) {
 }
 
 void UnitSync::unit_ready(int rank, int iteration, int unit) {
+  if (!ready_at_.empty()) ready_at_[at(rank)][static_cast<std::size_t>(unit)] = now_ps();
   collective(iteration, unit, 0);
   const int stream = cfg_.units[static_cast<std::size_t>(unit)].stream;
   queue_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, unit});
@@ -197,9 +207,12 @@ void UnitSync::step_done(int rank, int iteration, int unit, int step) {
   const std::int64_t now = now_ps();
   const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(unit)];
   busy_[at(rank)][iteration].push_back({joined, now});
+  const bool weak = !stepped_.empty() && iteration <= stepped_[at(rank)];
+  if (!arrived_.empty()) elastic_done(rank, iteration, unit);
   if (tracks_[at(rank)] >= 0)
     ctx_.trace.slice(tracks_[at(rank)],
-                     std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit), "comm", joined, now,
+                     std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit) + (weak ? " (weak-sync)" : ""),
+                     "comm", joined, now,
                      {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
   ++done_[at(rank)][iteration];
   stream_busy_[at(rank)][static_cast<std::size_t>(u.stream)] = false;
@@ -211,6 +224,7 @@ bool UnitSync::may_start(int rank, int iteration, const Phase& phase) const {
   int it = iteration;
   if (cfg_.trigger == SyncTrigger::GradientReady) {
     if (phase.kind != PhaseKind::Optimizer) return true;
+    if (cfg_.deadline_ps >= 0) return elastic_may_step(rank, iteration);
   } else {
     if (!first_forward(phase) || iteration == 0) return true;
     it = iteration - 1;

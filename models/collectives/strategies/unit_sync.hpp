@@ -8,6 +8,12 @@
 // - AfterStep (localsgd): the plan's units are ready when the iteration's optimizer step ends;
 //   the first forward of the next iteration waits for them.
 //
+// Elastic (deadline_ps >= 0, GradientReady only): the optimizer step waits for a unit only until
+// deadline_ps after the unit became ready on the rank. A unit not done by then is weak-sync for
+// that iteration on that rank: the rank steps with its own gradient for the unit's layers, the
+// unit's collectives go on (its traffic is not cancelled), and when they complete the average is
+// merged into the rank's first optimizer step that starts after (late_syncs()).
+//
 // A ready unit queues on its stream; a stream synchronizes one unit at a time per rank, in the
 // order they became ready. A unit's collectives (compression may make two or three) run one after
 // another on its stream. Every collective is real chunked traffic over the fabric.
@@ -51,6 +57,17 @@ struct UnitSyncConfig {
   bool parameters = false;              // averages parameters (trace: "average") instead of gradients
   std::vector<PhaseWork> layer_work;    // per layer: the GPU work of compressing its synchronization
   CompressionConfig compression;        // what layer_work compresses with, for the report
+  bool elastic = false;                 // reports weak-sync statistics (sync.elastic)
+  std::int64_t deadline_ps = -1;        // elastic: the step's wait per unit from its readiness; -1: none
+};
+
+// Elastic: a unit that missed its deadline on a rank, and the iteration whose optimizer step
+// merged its average there (-1: it arrived after the run's last step).
+struct LateSync {
+  int rank = 0;       // position in the communicator
+  int iteration = 0;
+  int unit = 0;
+  int merged = -1;
 };
 
 class UnitSync : public sc_core::sc_module, public SyncStrategy {
@@ -74,6 +91,8 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   double utilization_of(int iteration) const { return util_.at(iteration); }
   // Bytes of the collectives of a plan (all steps of all its units).
   std::uint64_t plan_bytes(int plan) const;
+  // Elastic: every weak-sync (rank, iteration, unit), in the order the ranks' steps passed them.
+  const std::vector<LateSync>& late_syncs() const { return late_; }
   // The label of a unit for traces and messages: "h3.mlp", "h3.mlp..h2.attn (4 layers)".
   std::string unit_label(int unit) const;
 
@@ -86,6 +105,9 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   void try_join(int rank, int stream);
   void step_done(int rank, int iteration, int unit, int step);
   int collective(int iteration, int unit, int step);
+  bool elastic_may_step(int rank, int iteration) const;  // the deadlines of unit_sync_elastic.cpp
+  void elastic_done(int rank, int iteration, int unit);
+  void elastic_report(nlohmann::ordered_json& results) const;
 
   UnitSyncConfig cfg_;
   const Workload& workload_;
@@ -110,6 +132,15 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<int> tracks_;                      // per rank: its communication track
   int plan_track_ = -1;
+  // Elastic (empty otherwise), per rank: when each unit last became ready, the last iteration
+  // whose average of it arrived, the last iteration whose step passed the gate, the open
+  // weak-sync entries of late_ by unit, and the arrived ones waiting for the next step.
+  std::vector<std::vector<std::int64_t>> ready_at_;
+  std::vector<std::vector<int>> arrived_;
+  mutable std::vector<int> stepped_;
+  mutable std::vector<std::vector<std::vector<std::size_t>>> open_;  // [rank][unit] -> indices into late_
+  mutable std::vector<std::vector<std::size_t>> to_merge_;            // [rank] -> indices into late_
+  mutable std::vector<LateSync> late_;
 };
 
 // The names of `layers` (indices into w.layers), as results.json lists them.

@@ -105,6 +105,7 @@ void UnitSync::report(ojson& results) const {
     c["extra_compute_s"] = extra_s / measured;
     sync["compression"] = c;
   }
+  if (cfg.elastic) elastic_report(results);
 }
 
 }  // namespace trainvp

@@ -86,6 +86,47 @@ TEST(TrainReplicas, LocalSgdWithPeriodOneIsDdp) {
   }
 }
 
+TEST(TrainReplicas, ElasticWithoutWeakSyncsIsDdpBitForBitAndAMergeRejoinsTheLateRank) {
+  for (double momentum : {0.0, 0.9}) {
+    Toy s(momentum);
+    Replicas ddp(s.mlp, s.data, kRanks, s.p, s.slices, SyncValues::Gradients);
+    Replicas on_time(s.mlp, s.data, kRanks, s.p, s.slices, SyncValues::Gradients);
+    on_time.set_weak_syncs({});
+    for (int it = 0; it < kIterations; ++it) {
+      const Replicas::Step a = ddp.iteration(it, s.all()), b = on_time.iteration(it, s.all());
+      EXPECT_EQ(a.loss, b.loss);
+    }
+    for (int r = 0; r < kRanks; ++r) EXPECT_EQ(on_time.params(r), ddp.params(r));
+  }
+  // Rank 1 steps iteration 3 without slice 2's mean: it applies its own gradient there, and the
+  // step of iteration 4 adds mean - own. Without momentum the rank then holds what the others hold
+  // (each has applied both means) to float rounding; never merged, it stays lr (mean - own) away.
+  Toy s;
+  Replicas ddp(s.mlp, s.data, kRanks, s.p, s.slices, SyncValues::Gradients);
+  Replicas merged(s.mlp, s.data, kRanks, s.p, s.slices, SyncValues::Gradients);
+  Replicas never(s.mlp, s.data, kRanks, s.p, s.slices, SyncValues::Gradients);
+  merged.set_weak_syncs({{1, 3, 4, {2}}});
+  never.set_weak_syncs({{1, 3, -1, {2}}});
+  const Slice& late = s.slices[2];
+  auto slice_of = [&late](const std::vector<float>& x) {
+    return std::vector<float>(x.begin() + static_cast<std::ptrdiff_t>(late.begin), x.begin() + static_cast<std::ptrdiff_t>(late.end));
+  };
+  for (int it = 0; it < 4; ++it) ddp.iteration(it, s.all()), merged.iteration(it, s.all()), never.iteration(it, s.all());
+  EXPECT_EQ(merged.params(0), ddp.params(0));  // the on-time ranks are untouched
+  EXPECT_EQ(merged.params(1), never.params(1));
+  std::vector<float> away = merged.params(1), same = merged.params(0);
+  for (std::size_t i = late.begin; i < late.end; ++i) away[i] = same[i];
+  EXPECT_EQ(away, same);  // only the late slice differs...
+  EXPECT_GT(relative_difference(slice_of(merged.params(0)), slice_of(merged.params(1))), 1e-3);  // ...and by far
+  merged.iteration(4, s.all());
+  never.iteration(4, s.all());
+  EXPECT_LT(relative_difference(slice_of(merged.params(0)), slice_of(merged.params(1))), 1e-6);
+  EXPECT_GT(relative_difference(slice_of(never.params(0)), slice_of(never.params(1))), 1e-3);
+  // Entries must name a rank, and merge after their iteration.
+  EXPECT_THROW(never.set_weak_syncs({{kRanks, 3, 4, {2}}}), std::invalid_argument);
+  EXPECT_THROW(never.set_weak_syncs({{1, 3, 3, {2}}}), std::invalid_argument);
+}
+
 TEST(TrainReplicas, PartialAveragingAveragesEachSliceOncePerPeriodAndOnlyThose) {
   Toy s;
   const std::vector<std::vector<int>> sets = {{0, 1}, {2}, {3, 4}};  // H = 3

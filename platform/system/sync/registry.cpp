@@ -104,6 +104,12 @@ const std::vector<SyncStrategyEntry>& sync_strategies() {
          return unit_sync(b, partial_config("dreamddp", b.layers(), common(b), b.plan->schedule));
        },
        true, schedule_period},
+      {SyncStrategyKind::Elastic,
+       [](const SyncBuild& b) {
+         const SyncConfig& sc = sync_of(b);
+         return unit_sync(b, elastic_config(b.layers(), common(b), grouping(sc, 1), sc.elastic_timeout_ps));
+       },
+       false, nullptr},
   };
   return table;
 }

@@ -31,6 +31,9 @@ TrainSchedule schedule_of_run(const Scenario& s, const SyncStrategy* strategy, c
         for (int l : cfg.units.at(static_cast<std::size_t>(unit)).layers) layers.push_back(l);
       std::sort(layers.begin(), layers.end());
     }
+    // Elastic: what each rank stepped without, and when it merged the late mean.
+    for (const LateSync& l : u->late_syncs())
+      out.weak.push_back({l.rank, l.iteration, l.merged, cfg.units.at(static_cast<std::size_t>(l.unit)).layers});
     if (cfg.compression.kind == CompressionKind::TopK) {
       // The layers the timed run compressed: those whose synchronization reaches min_bytes.
       const DType value = cfg.parameters ? w.shape.dtype : w.shape.grad_dtype;
@@ -60,6 +63,7 @@ TrainRun run_training(const TrainParams& p, const TrainSchedule& schedule, int r
   TrainCompression c = schedule.compression;
   c.error_feedback = p.error_feedback;
   Replicas replicas(mlp, data, ranks, p, slices, schedule.mode, c);
+  replicas.set_weak_syncs(schedule.weak);
 
   TrainRun run;
   run.parameters = mlp.parameters();

@@ -21,6 +21,7 @@ struct TrainSchedule {
   TrainCompression compression;             // slice_compressed per modelled layer
   std::vector<std::vector<int>> synced;     // per iteration: the modelled layers synchronized
   std::vector<double> end_s;                // per iteration: its simulated end (the last rank's)
+  std::vector<WeakSync> weak;               // elastic: each rank's weak-sync units and their merges
 };
 
 // Reads the schedule off a finished run: `strategy` (null: nothing synchronized) and the GPUs' records.
