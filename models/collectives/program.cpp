@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/collectives/double_tree.hpp"
 #include "models/collectives/ring_channels.hpp"
 
 namespace trainvp {
@@ -102,40 +103,14 @@ Deps ring_all_gather(Program& pr, const std::vector<int>& g, std::uint64_t n, co
   return ring(pr, g, p - 1, n, entry, [p](int t, int i) { return mod(i - t, p); });
 }
 
-// NCCL's binary tree over positions 0..p-1 (in-order by lowest set bit); the second tree of the
-// double binary tree mirrors it, so a leaf of one is interior in the other.
-void btree(int p, int r, int& parent, int& child0, int& child1) {
-  int bit = 1;
-  while (bit < p && !(r & bit)) bit <<= 1;
-  if (r == 0) {  // the root: its child is the top of the in-order tree
-    int top = 1;
-    while (top * 2 < p) top <<= 1;
-    parent = -1;
-    child0 = p > 1 ? top : -1;
-    child1 = -1;
-    return;
-  }
-  int up = (r ^ bit) | (bit << 1);
-  if (up >= p) up = r ^ bit;
-  parent = up;
-  int low = bit >> 1;
-  child0 = low ? r - low : -1;
-  child1 = low ? r + low : -1;
-  while (child1 >= p && low > 0) {  // shrink the right subtree past the last rank
-    low >>= 1;
-    child1 = low ? r + low : -1;
-  }
-  if (child1 >= p) child1 = -1;
-}
-
 void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk) {
   const int p = static_cast<int>(g.size());
   if (p < 2) return;
   for (int tree = 0; tree < 2; ++tree) {
     std::uint64_t half = part(n, 2, tree);
-    auto pos = [&](int v) { return tree == 0 ? v : p - 1 - v; };  // mirrored second tree
-    std::vector<int> parent(static_cast<std::size_t>(p)), c0(static_cast<std::size_t>(p)), c1(static_cast<std::size_t>(p));
-    for (int v = 0; v < p; ++v) btree(p, v, parent[v], c0[v], c1[v]);
+    auto pos = [&](int v) { return tree == 0 ? v : second_tree_position(p, v); };
+    const BinaryTree bt = binary_tree(p);
+    const std::vector<int>&parent = bt.parent, &c0 = bt.child0, &c1 = bt.child1;
     for (std::uint64_t off = 0; off < half; off += chunk) {
       std::uint64_t b = std::min(chunk, half - off);
       std::vector<int> up(static_cast<std::size_t>(p), -1), down(static_cast<std::size_t>(p), -1);
