@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/collectives/double_tree.hpp"
 #include "models/collectives/ring_channels.hpp"
 
 namespace trainvp {
@@ -102,70 +103,71 @@ Deps ring_all_gather(Program& pr, const std::vector<int>& g, std::uint64_t n, co
   return ring(pr, g, p - 1, n, entry, [p](int t, int i) { return mod(i - t, p); });
 }
 
-// NCCL's binary tree over positions 0..p-1 (in-order by lowest set bit); the second tree of the
-// double binary tree mirrors it, so a leaf of one is interior in the other.
-void btree(int p, int r, int& parent, int& child0, int& child1) {
-  int bit = 1;
-  while (bit < p && !(r & bit)) bit <<= 1;
-  if (r == 0) {  // the root: its child is the top of the in-order tree
-    int top = 1;
-    while (top * 2 < p) top <<= 1;
-    parent = -1;
-    child0 = p > 1 ? top : -1;
-    child1 = -1;
-    return;
-  }
-  int up = (r ^ bit) | (bit << 1);
-  if (up >= p) up = r ^ bit;
-  parent = up;
-  int low = bit >> 1;
-  child0 = low ? r - low : -1;
-  child1 = low ? r + low : -1;
-  while (child1 >= p && low > 0) {  // shrink the right subtree past the last rank
-    low >>= 1;
-    child1 = low ? r + low : -1;
-  }
-  if (child1 >= p) child1 = -1;
-}
-
-void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk) {
+// The double binary tree, pipelined chunk by chunk. Every connection (a tree edge, one direction)
+// holds at most `window` chunks, as NCCL's receive buffer of NCCL_STEPS slots does: chunk k may be
+// sent once the receiver has started passing chunk k - window on. Without the window every leaf
+// would post its whole half at once, ahead of everything else its GPU and NIC send.
+void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk, int window) {
   const int p = static_cast<int>(g.size());
   if (p < 2) return;
+  const BinaryTree bt = binary_tree(p);
+  const std::vector<int>&parent = bt.parent, &c0 = bt.child0, &c1 = bt.child1;
+  // Children before parents (post-order by depth); the broadcast walks it backwards.
+  std::vector<int> order(static_cast<std::size_t>(p)), depth(static_cast<std::size_t>(p), 0);
+  for (int v = 0; v < p; ++v) {
+    order[static_cast<std::size_t>(v)] = v;
+    for (int u = v; parent[static_cast<std::size_t>(u)] >= 0; u = parent[static_cast<std::size_t>(u)]) ++depth[static_cast<std::size_t>(v)];
+  }
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)] || (depth[static_cast<std::size_t>(a)] == depth[static_cast<std::size_t>(b)] && a < b);
+  });
   for (int tree = 0; tree < 2; ++tree) {
-    std::uint64_t half = part(n, 2, tree);
-    auto pos = [&](int v) { return tree == 0 ? v : p - 1 - v; };  // mirrored second tree
-    std::vector<int> parent(static_cast<std::size_t>(p)), c0(static_cast<std::size_t>(p)), c1(static_cast<std::size_t>(p));
-    for (int v = 0; v < p; ++v) btree(p, v, parent[v], c0[v], c1[v]);
+    const std::uint64_t half = part(n, 2, tree);
+    auto pos = [&](int v) { return tree == 0 ? v : second_tree_position(p, v); };
+    // Per chunk: up[v], v's send to its parent; down[v], its parent's send to v.
+    std::vector<std::vector<int>> up, down;
     for (std::uint64_t off = 0; off < half; off += chunk) {
-      std::uint64_t b = std::min(chunk, half - off);
-      std::vector<int> up(static_cast<std::size_t>(p), -1), down(static_cast<std::size_t>(p), -1);
-      // Reduce towards the root: children before parents (post-order by depth).
-      std::vector<int> order(static_cast<std::size_t>(p));
-      for (int v = 0; v < p; ++v) order[v] = v;
-      std::vector<int> depth(static_cast<std::size_t>(p), 0);
-      for (int v = 0; v < p; ++v)
-        for (int u = v; parent[u] >= 0; u = parent[u]) ++depth[v];
-      std::sort(order.begin(), order.end(), [&](int a, int b2) { return depth[a] > depth[b2] || (depth[a] == depth[b2] && a < b2); });
+      const std::uint64_t b = std::min(chunk, half - off);
+      const std::size_t k = up.size();
+      up.emplace_back(static_cast<std::size_t>(p), -1), down.emplace_back(static_cast<std::size_t>(p), -1);
+      std::vector<int>&u = up.back(), &d = down.back();
+      const bool credit = k >= static_cast<std::size_t>(window);
+      const std::vector<int>* freed_up = credit ? &up[k - static_cast<std::size_t>(window)] : nullptr;
+      const std::vector<int>* freed_down = credit ? &down[k - static_cast<std::size_t>(window)] : nullptr;
+      // What frees v's receive slot of chunk k - window: v starts passing that chunk on once it
+      // holds what the onward send needs (up: every child's part; down: its parent's copy).
+      auto passed_on_up = [&](int v, std::vector<int>& deps) {
+        if (!freed_up) return;
+        for (int c : {c0[static_cast<std::size_t>(v)], c1[static_cast<std::size_t>(v)]})
+          if (c >= 0) deps.push_back((*freed_up)[static_cast<std::size_t>(c)]);
+      };
+      auto passed_on_down = [&](int v, std::vector<int>& deps) {
+        if (freed_down) deps.push_back((*freed_down)[static_cast<std::size_t>(v)]);
+      };
+      // Reduce towards the root.
       for (int v : order) {
-        if (parent[v] < 0) continue;
+        const int to = parent[static_cast<std::size_t>(v)];
+        if (to < 0) continue;
         std::vector<int> deps;
-        for (int c : {c0[v], c1[v]})
-          if (c >= 0) deps.push_back(up[c]);
-        up[v] = add(pr, g[pos(v)], g[pos(parent[v])], b, deps);
+        for (int c : {c0[static_cast<std::size_t>(v)], c1[static_cast<std::size_t>(v)]})
+          if (c >= 0) deps.push_back(u[static_cast<std::size_t>(c)]);
+        passed_on_up(to, deps);
+        u[static_cast<std::size_t>(v)] = add(pr, g[static_cast<std::size_t>(pos(v))], g[static_cast<std::size_t>(pos(to))], b, deps);
       }
       // Broadcast from the root, parents before children.
-      std::reverse(order.begin(), order.end());
-      for (int v : order) {
-        for (int c : {c0[v], c1[v]}) {
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int v = *it;
+        for (int c : {c0[static_cast<std::size_t>(v)], c1[static_cast<std::size_t>(v)]}) {
           if (c < 0) continue;
           std::vector<int> deps;
-          if (parent[v] < 0) {
-            for (int cc : {c0[v], c1[v]})
-              if (cc >= 0) deps.push_back(up[cc]);
+          if (parent[static_cast<std::size_t>(v)] < 0) {
+            for (int cc : {c0[static_cast<std::size_t>(v)], c1[static_cast<std::size_t>(v)]})
+              if (cc >= 0) deps.push_back(u[static_cast<std::size_t>(cc)]);
           } else {
-            deps.push_back(down[v]);
+            deps.push_back(d[static_cast<std::size_t>(v)]);
           }
-          down[c] = add(pr, g[pos(v)], g[pos(c)], b, deps);
+          passed_on_down(c, deps);
+          d[static_cast<std::size_t>(c)] = add(pr, g[static_cast<std::size_t>(pos(v))], g[static_cast<std::size_t>(pos(c))], b, deps);
         }
       }
     }
@@ -431,7 +433,10 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
   }
   switch (op) {
     case CollectiveOp::AllReduce:
-      if (algo == CollectiveAlgo::Tree) tree_all_reduce(pr, comm, bytes, chunk);
+      if (algo == CollectiveAlgo::Tree) {
+        const std::uint64_t buffer = rings ? rings->buffer : RingLayout{}.buffer;
+        tree_all_reduce(pr, comm, bytes, chunk, static_cast<int>(std::clamp<std::uint64_t>(buffer / chunk, 1, INT_MAX)));
+      }
       else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
       else if (algo == CollectiveAlgo::CxlAllReduce) cxl_all_reduce(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
       else if (algo == CollectiveAlgo::CxlHierarchical) cxl_hierarchical(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});

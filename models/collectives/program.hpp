@@ -72,12 +72,14 @@ struct RingForm {
   int ring_position(int c, int j) const { return where.empty() ? j : where[static_cast<std::size_t>(c)][static_cast<std::size_t>(j)]; }
 };
 
-// How flat rings are laid out (NCCL's channels and ring search, docs/fabric.md#channels-and-ring-order).
+// How NCCL uses the fabric: how flat rings are laid out (channels and ring search,
+// docs/fabric.md#channels-and-ring-order) and how much a tree connection holds in flight.
 enum class RingOrder { Rank, Topology };
 struct RingLayout {
   int channels = 0;                  // 0: automatic (ring_channels)
   RingOrder order = RingOrder::Rank;
   std::vector<int> nic_of;           // per global rank, the index of its NIC in its node (topology order)
+  std::uint64_t buffer = 4 << 20;    // NCCL_BUFFSIZE: a tree edge holds max(1, buffer / chunk) chunks
 };
 
 struct Program {
@@ -101,8 +103,8 @@ Program explicit_program(const Program& p);
 // nodes_of[r]: the node of global rank r (hierarchical uses it to find node-local groups and rails).
 // `chunk` is the pipelining granularity of trees and broadcasts. Throws std::invalid_argument for
 // a communicator the algorithm cannot use (hierarchical needs equal GPU counts per node).
-// `rings` lays out flat rings (all_reduce ring, reduce_scatter, all_gather); null: one channel in
-// communicator order.
+// `rings` lays out flat rings (all_reduce ring, reduce_scatter, all_gather) and sizes the trees'
+// connection buffers; null: one channel in communicator order, NCCL's default buffer.
 Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<int>& comm, std::uint64_t bytes,
                       std::uint64_t chunk, const std::vector<int>& nodes_of, int root = 0,
                       const DeviceMap* devices = nullptr, const RingLayout* rings = nullptr);

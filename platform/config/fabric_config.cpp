@@ -59,16 +59,21 @@ const ParamSet<FabricConfig>& fabric_schema() {
 const ParamSet<NcclConfig>& nccl_schema() {
   static const ParamSet<NcclConfig> s = [] {
     ParamSet<NcclConfig> p("nccl", "/cluster/fabric/nccl",
-                           "How flat rings (all_reduce ring, reduce_scatter, all_gather) use the fabric, as NCCL does: "
-                           "`channels` rings at once, each over its slice of the buffer, in rank or topology order "
-                           "(docs/fabric.md#channels-and-ring-order).");
+                           "How collectives use the fabric, as NCCL does: flat rings (all_reduce ring, reduce_scatter, "
+                           "all_gather) run `channels` rings at once, each over its slice of the buffer, in rank or "
+                           "topology order (docs/fabric.md#channels-and-ring-order); tree connections hold `buffsize`.");
     p.integer("channels", &NcclConfig::channels, 0,
               "Rings per collective, each carrying 1/channels of the buffer; 0: 1 in rank order, and in topology "
               "order one per NIC of a node when the communicator spans nodes (else 1)",
               {0, 64})
         .choice("order", &NcclConfig::order, "rank", {{"rank", RingOrder::Rank}, {"topology", RingOrder::Topology}},
                 "rank: every channel in communicator order; topology: each channel enters and leaves every node "
-                "through NICs of one rail, crossing the node's GPUs over NVLink (NCCL's ring search)");
+                "through NICs of one rail, crossing the node's GPUs over NVLink (NCCL's ring search)")
+        .size("buffsize", &NcclConfig::buffsize, "4MiB",
+              "NCCL_BUFFSIZE: each tree connection holds at most max(1, buffsize / fabric.chunk) chunks in flight, "
+              "a chunk sent only once the receiver has passed on the one that many chunks earlier "
+              "(docs/fabric.md#double-binary-tree-tree-all_reduce-only)",
+              Range::positive());
     return p;
   }();
   return s;

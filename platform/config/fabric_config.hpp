@@ -17,6 +17,7 @@ enum class FabricFidelity { Packet, Flow };
 struct NcclConfig {
   int channels = 0;                   // 0: as NCCL chooses (ring_channels)
   RingOrder order = RingOrder::Rank;  // rank: the single rank-order ring; topology: NCCL's rail-aligned rings
+  std::uint64_t buffsize = 4 << 20;   // NCCL_BUFFSIZE: what one tree connection holds in flight
 };
 
 struct FabricConfig {

@@ -40,7 +40,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
   for (CxlDevice* d : cxl)
     for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
   c.engine->set_device_map(c.fabric->device_map());
-  RingLayout rings{s.cluster.fabric.nccl.channels, s.cluster.fabric.nccl.order, {}};
+  RingLayout rings{s.cluster.fabric.nccl.channels, s.cluster.fabric.nccl.order, {}, s.cluster.fabric.nccl.buffsize};
   // GPU g of a node uses NIC floor(g x nics / gpus) of it (docs/fabric.md#inside-a-node).
   for (int n = 0; n < s.cluster.nodes; ++n)
     for (int g = 0; g < s.cluster.gpus_per_node; ++g) rings.nic_of.push_back(g * s.cluster.nics_per_node / s.cluster.gpus_per_node);
