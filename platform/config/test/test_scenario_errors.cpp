@@ -281,7 +281,7 @@ const std::vector<BadScenario>& bad_scenarios() {
        "unknown key \"stratgy\" in sync (did you mean \"strategy\"?)"},
       {"SyncUnknownStrategy", {set("/training/sync/strategy", "gossip")}, "/training/sync/strategy",
        "expected one of \"none\", \"ddp\", \"ddp_no_overlap\", \"layerwise\", \"blockwise\", \"adaptive\", "
-       "\"asc_wfbp\", \"localsgd\", \"plsgd\", \"dreamddp\", found string \"gossip\""},
+       "\"asc_wfbp\", \"localsgd\", \"plsgd\", \"dreamddp\", \"elastic\", found string \"gossip\""},
       {"OutputNotAnObject", {set("/output", "out")}, "/output", "expected an object (output)"},
       {"OutputUnknownKeyTraceFile", {set("/output/trace_file", "t.json")}, "/output/trace_file",
        "unknown key \"trace_file\" in output"},
