@@ -25,13 +25,8 @@ using test::error_of;
 using test::kWorkloads;
 
 // A temporary directory holding one config.json, removed at the end of the test.
-struct TempConfig {
-  fs::path dir = fs::temp_directory_path() / ("trainvp-hf-" + std::to_string(::getpid()));
-  explicit TempConfig(const json& config) {
-    fs::create_directories(dir / "m");
-    std::ofstream(dir / "m" / "config.json") << config.dump();
-  }
-  ~TempConfig() { fs::remove_all(dir); }
+struct TempConfig : test::TempJsonFile {
+  explicit TempConfig(const json& config) : TempJsonFile("trainvp-hf-", "m/config.json", config) {}
 };
 
 json gpt2_config() {

@@ -23,13 +23,8 @@ using test::error_of;
 using test::kWorkloads;
 
 // A temporary directory holding one trace, removed at the end of the test.
-struct TempTrace {
-  fs::path dir = fs::temp_directory_path() / ("trainvp-torch-" + std::to_string(::getpid()));
-  explicit TempTrace(const json& trace) {
-    fs::create_directories(dir);
-    std::ofstream(dir / "step.pt.trace.json") << trace.dump();
-  }
-  ~TempTrace() { fs::remove_all(dir); }
+struct TempTrace : test::TempJsonFile {
+  explicit TempTrace(const json& trace) : TempJsonFile("trainvp-torch-", "step.pt.trace.json", trace) {}
 };
 
 json event(const std::string& name, double ts, double dur) {

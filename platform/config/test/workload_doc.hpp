@@ -1,6 +1,10 @@
 #pragma once
 // What the workload-import tests share: a one-node scenario around a /workload object, the error
-// loading it gives, and where the shipped workload files are.
+// loading it gives, where the shipped workload files are, and a temporary file to import.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,5 +32,16 @@ inline ScenarioError error_of(const nlohmann::json& doc, const std::string& dir 
   }
   return ScenarioError("(none)", "no error");
 }
+
+// A temporary directory holding one JSON file at `file` (relative to it), removed at the end.
+struct TempJsonFile {
+  std::filesystem::path dir;
+  TempJsonFile(const std::string& prefix, const std::string& file, const nlohmann::json& content)
+      : dir(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))) {
+    std::filesystem::create_directories((dir / file).parent_path());
+    std::ofstream(dir / file) << content.dump();
+  }
+  ~TempJsonFile() { std::filesystem::remove_all(dir); }
+};
 
 }  // namespace trainvp::test
