@@ -15,9 +15,14 @@ inline double eth_beta() { return kEthBps / 8 * kMtu / (kMtu + kFraming); }
 // PCIe switch -> GPU. Every link's latency plus its sending device's forwarding latency; with
 // cut-through forwarding, each hop but the RoCE bottleneck adds one packet time (the PCIe hops
 // before it the first packet, the ones after it the last; the second RoCE hop one packet).
+// The links' and devices' latencies alone along that path (what a message of a few bytes pays).
+inline double latency_between_nodes() {
+  return kPcieLat + (kPcieLat + kPcieSwLat) + (kEthLat + kNicLat) + (kEthLat + kSwitchLat) + (kPcieLat + kNicLat) +
+         (kPcieLat + kPcieSwLat);
+}
+
 inline double alpha_between_nodes() {
-  double latency = kPcieLat + (kPcieLat + kPcieSwLat) + (kEthLat + kNicLat) + (kEthLat + kSwitchLat) +
-                   (kPcieLat + kNicLat) + (kPcieLat + kPcieSwLat);
+  double latency = latency_between_nodes();
   double pcie_packet = (kPcieMtu + kPcieFraming) * 8 / kPcieBps;
   double eth_packet = (kMtu + kFraming) * 8 / kEthBps;
   return latency + 4 * pcie_packet + eth_packet;

@@ -16,7 +16,11 @@ const NameTable<CollectiveOp>& collective_op_names() {
                                             {"reduce_scatter", CollectiveOp::ReduceScatter},
                                             {"all_gather", CollectiveOp::AllGather},
                                             {"broadcast", CollectiveOp::Broadcast},
-                                            {"sendrecv", CollectiveOp::SendRecv}};
+                                            {"sendrecv", CollectiveOp::SendRecv},
+                                            {"all_to_all", CollectiveOp::AllToAll},
+                                            {"reduce", CollectiveOp::Reduce},
+                                            {"gather", CollectiveOp::Gather},
+                                            {"scatter", CollectiveOp::Scatter}};
   return t;
 }
 
@@ -36,7 +40,10 @@ double busbw_factor(CollectiveOp op, int p) {
   switch (op) {
     case CollectiveOp::AllReduce: return 2.0 * (p - 1) / p;
     case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllGather: return static_cast<double>(p - 1) / p;
+    case CollectiveOp::AllGather:
+    case CollectiveOp::AllToAll:
+    case CollectiveOp::Gather:
+    case CollectiveOp::Scatter: return static_cast<double>(p - 1) / p;
     default: return 1.0;
   }
 }
@@ -68,13 +75,9 @@ Deps ring(Program& pr, const std::vector<int>& group, int steps, std::uint64_t n
   for (int t = 0; t < steps; ++t) {
     for (int i = 0; i < p; ++i) {
       int to = (i + 1) % p;
-      std::vector<int> deps;
-      if (t == 0) {
-        deps = entry[static_cast<std::size_t>(i)];
-        deps.insert(deps.end(), entry[static_cast<std::size_t>(to)].begin(), entry[static_cast<std::size_t>(to)].end());
-      } else {
-        deps = {prev[static_cast<std::size_t>((i + p - 1) % p)]};
-      }
+      // Built by construction, not assignment: GCC 12 warns (-Wnonnull) on assigning an empty range.
+      std::vector<int> deps = t == 0 ? entry[static_cast<std::size_t>(i)] : std::vector<int>(1, prev[static_cast<std::size_t>((i + p - 1) % p)]);
+      if (t == 0) deps.insert(deps.end(), entry[static_cast<std::size_t>(to)].begin(), entry[static_cast<std::size_t>(to)].end());
       cur[static_cast<std::size_t>(i)] = add(pr, group[static_cast<std::size_t>(i)], group[static_cast<std::size_t>(to)],
                                              part(n, p, seg(t, i)), std::move(deps));
     }
@@ -181,6 +184,20 @@ void pipeline_broadcast(Program& pr, const std::vector<int>& g, std::uint64_t n,
     int prev = -1;
     for (int h = 0; h + 1 < p; ++h) {
       int from = (root_pos + h) % p, to = (root_pos + h + 1) % p;
+      prev = add(pr, g[from], g[to], b, prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+    }
+  }
+}
+
+// NCCL's ring reduce: the chain root+1 -> root+2 -> ... -> root, each rank adding its data to
+// what it forwards, pipelined chunk by chunk as the broadcast is (its mirror image).
+void pipeline_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk, int root_pos) {
+  const int p = static_cast<int>(g.size());
+  for (std::uint64_t off = 0; off < n; off += chunk) {
+    std::uint64_t b = std::min(chunk, n - off);
+    int prev = -1;
+    for (int h = 0; h + 1 < p; ++h) {
+      int from = (root_pos + 1 + h) % p, to = (root_pos + 2 + h) % p;
       prev = add(pr, g[from], g[to], b, prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
     }
   }
@@ -448,6 +465,23 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
     case CollectiveOp::SendRecv:
       // nccl-tests' sendrecv: every rank sends n bytes to the next and receives from the previous.
       for (int i = 0; p > 1 && i < p; ++i) add(pr, comm[i], comm[(i + 1) % p], bytes, {});
+      break;
+    case CollectiveOp::AllToAll:
+      // nccl-tests' alltoall: each rank's buffer of n bytes is p parts, part j for rank j; all
+      // p(p - 1) sends start together (NCCL posts them as one group), so NICs are shared.
+      for (int i = 0; i < p; ++i)
+        for (int j = 0; j < p; ++j)
+          if (i != j) add(pr, comm[i], comm[j], element_part(bytes, p, j).second, {});
+      break;
+    case CollectiveOp::Reduce: pipeline_reduce(pr, comm, bytes, chunk, root); break;
+    // Gather and scatter as NCCL's grouped sends: part j of the root's n bytes from or to rank j, all at once.
+    case CollectiveOp::Gather:
+      for (int j = 0; j < p; ++j)
+        if (j != root) add(pr, comm[j], comm[root], element_part(bytes, p, j).second, {});
+      break;
+    case CollectiveOp::Scatter:
+      for (int j = 0; j < p; ++j)
+        if (j != root) add(pr, comm[root], comm[j], element_part(bytes, p, j).second, {});
       break;
   }
   return pr;

@@ -17,7 +17,7 @@
 
 namespace trainvp {
 
-enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv };
+enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv, AllToAll, Reduce, Gather, Scatter };
 enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical };
 
 // The names scenarios and results use, in the order `trainvp describe` lists them.

@@ -49,8 +49,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
   sensitive << probe_event_;  // what wakes a finished GPU (a waiting one adds it to its trigger)
 }
 
-void Gpu::queue_probe(PhaseWork work, DType dtype, ProbeDone done) {
-  probes_.push_back({work, dtype, std::move(done)});
+void Gpu::queue_probe(PhaseWork work, DType dtype, ProbeDone done, int slice, const char* category) {
+  probes_.push_back({work, dtype, std::move(done), slice, category});
   probes_used_ = true;
   probe_event_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -70,7 +70,8 @@ void Gpu::end_probe() {
   rec_.probe_ps += now - probe_start_;
   if (blocked_) blocked_since_ += now - probe_start_;  // probing is not waiting at the gate
   ++ctx_.events;
-  if (track_ >= 0) ctx_.trace.slice(track_, ctx_.trace.name("probe"), "probe", probe_start_, now, current_iteration_);
+  if (track_ >= 0)
+    ctx_.trace.slice(track_, p.slice >= 0 ? p.slice : ctx_.trace.name("probe"), p.category, probe_start_, now, current_iteration_);
   if (p.done) p.done(probe_start_, now);
 }
 

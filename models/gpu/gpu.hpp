@@ -75,8 +75,10 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   // timed by roofline at the GPU's current speed and launch overhead, starts when no phase is
   // running (at once when the GPU waits at its gate or has finished, else when the running phase
   // ends) and delays the training behind it. `done` gets its start and end. Probes run in order.
+  // The same queue runs the kernels of an imported trace (Chakra): `slice` then names the trace
+  // slice (an id from RunContext::trace.name) under `category`; -1 is a "probe" slice.
   using ProbeDone = std::function<void(std::int64_t start_ps, std::int64_t end_ps)>;
-  void queue_probe(PhaseWork work, DType dtype, ProbeDone done);
+  void queue_probe(PhaseWork work, DType dtype, ProbeDone done, int slice = -1, const char* category = "probe");
 
   // Speed factor and launch-overhead multiplier can change during a run (faults).
   void set_speed(double s) { speed_ = s; }
@@ -159,6 +161,8 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
     PhaseWork work;
     DType dtype;
     ProbeDone done;
+    int slice;
+    const char* category;
   };
   std::deque<Probe> probes_;
   bool in_probe_ = false;

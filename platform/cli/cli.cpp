@@ -90,6 +90,13 @@ int cmd_validate(const std::vector<std::string>& args) {
               << s.cluster.gpus_per_node << "), " << op_name(s.bench.op) << " (" << algo_name(s.bench.algorithm)
               << ") over " << s.bench.communicator.size() << " ranks, " << s.bench.sizes.size() << " size"
               << (s.bench.sizes.size() == 1 ? "" : "s") << "\n";
+  } else if (s.chakra) {
+    std::size_t nodes = 0;
+    for (const auto& t : s.chakra_workload.trace_of) nodes += t->nodes.size();
+    std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
+              << s.cluster.gpus_per_node << "), Chakra traces " << s.chakra_workload.traces << " (" << nodes << " nodes, "
+              << s.chakra_workload.plan->collectives.size() << " collectives, " << s.chakra_workload.plan->p2p.size()
+              << " sends)\n";
   } else {
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
               << s.cluster.gpus_per_node << "), " << s.workload.model << " (" << s.workload.layers.size() << " layers, "

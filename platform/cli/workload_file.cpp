@@ -22,8 +22,9 @@ WorkloadFileKind workload_file_kind(const std::string& file) {
 
 Workload scenario_workload(const std::string& file, const std::vector<std::string>& sets) {
   Scenario s = load_scenario_file(file, sets);
-  if (s.collective_bench)
-    fail_expected("/workload/kind", "a training workload (a collective benchmark has no layers)", json("collective"));
+  if (!s.trains())
+    fail_expected("/workload/kind", "a training workload (a collective benchmark or Chakra traces have no layers)",
+                  json(s.chakra ? "chakra" : "collective"));
   return s.workload;
 }
 
@@ -46,9 +47,9 @@ Workload torch_trace_workload(const std::string& file, DType grad_dtype) {
 
 std::string convert_scenario(const std::string& file) {
   const Scenario s = load_scenario_file(file, {});
-  if (s.collective_bench)
-    fail_expected("/workload/kind", "a training workload (a collective benchmark has no layers to convert)",
-                  json("collective"));
+  if (!s.trains())
+    fail_expected("/workload/kind", "a training workload (a collective benchmark or Chakra traces have no layers to convert)",
+                  json(s.chakra ? "chakra" : "collective"));
   // The file parsed once more, keeping its key order (load_scenario_file has checked its text).
   std::ifstream in(file, std::ios::binary);
   std::stringstream text;

@@ -329,6 +329,11 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   }
   if (json slo = load_slo(s.slo, member(doc, "slo")); !slo.is_null()) resolved["slo"] = slo;
   if (json h = load_health(s.health, member(doc, "health")); !h.is_null()) resolved["health"] = h;
+  if (s.chakra) {  // a trace runs once, its own communication as recorded
+    if (s.health.enabled) throw ScenarioError("/health", "watches training iterations; Chakra traces run once, without them");
+    if (const json& t = member(doc, "training"); t.is_object() && t.contains("sync"))
+      throw ScenarioError("/training/sync", "does not apply to Chakra traces: they hold their own communication");
+  }
   resolved["output"] = load_output(s.output, member(doc, "output"), s.name, s.cluster.cxl);
 
   check_workload_dtype_on_gpus(s);

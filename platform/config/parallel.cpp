@@ -187,6 +187,7 @@ void check_parallel_workload(Scenario& s) {
   const std::string path = "/training/parallel";
   if (s.collective_bench)
     throw ScenarioError(path, "applies to training workloads, not to workload.kind \"collective\"");
+  if (s.chakra) throw ScenarioError(path, "applies to training workloads, not to Chakra traces (they hold their own parallel layout)");
   if (s.workload.micro_batches != 1)
     fail_expected("/workload/micro_batches",
                   "1 with training.parallel: the pipeline's micro-batches are /training/parallel/micro_batches",

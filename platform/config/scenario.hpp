@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/config/chakra_workload.hpp"
 #include "platform/config/cluster.hpp"
 #include "platform/config/document.hpp"
 #include "platform/config/fault_generator.hpp"
@@ -31,6 +32,8 @@ struct Scenario {
   Workload workload;
   bool collective_bench = false;     // workload.kind == "collective"
   CollectiveBenchConfig bench;
+  bool chakra = false;               // /workload/chakra: traces run once instead of training
+  ChakraWorkload chakra_workload;
   TrainingConfig training;
   TrainConfig train;                 // /workload/train: real training in the loop (off when absent)
   std::vector<FaultConfig> faults;
@@ -40,6 +43,9 @@ struct Scenario {
   HealthConfig health;
   OutputConfig output;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
+
+  // Training iterations run: not for a collective benchmark nor for Chakra traces.
+  bool trains() const { return !collective_bench && !chakra; }
 };
 
 }  // namespace trainvp

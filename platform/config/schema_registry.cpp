@@ -9,7 +9,7 @@ std::vector<SchemaInfo> all_schemas() {
       scenario_schema().info(), cluster_schema().info(),  node_schema().info(),     gpu_schema().info(),
       nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(),   nccl_schema().info(),     override_schema().info(),
       workload_schema().info(), train_schema().info(), transformer_schema().info(), layer_schema().info(), tp_replicated_schema().info(),
-      bench_schema().info(),    training_schema().info(),
+      bench_schema().info(),    chakra_schema().info(),   training_schema().info(),
       fast_forward_schema().info(), parallel_schema().info(),
       sync_schema().info(),     slo_schema().info(),      health_schema().info(), detector_schema().info(), mitigation_schema().info(),      compression_schema().info(), class_streams_schema().info(), elastic_schema().info(),
       profile_schema().info(),  cxl_schema().info()};

@@ -30,7 +30,7 @@ json load_train(TrainConfig& t, const json& value) {
 
 void check_train(const Scenario& s) {
   if (!s.train.enabled) return;
-  if (s.collective_bench) throw ScenarioError("/workload/train", "real training needs a training workload, not a collective benchmark");
+  if (!s.trains()) throw ScenarioError("/workload/train", "real training needs a training workload, not a collective benchmark or Chakra traces");
   if (s.training.parallel.enabled)
     throw ScenarioError("/workload/train", "real training models data parallelism only: remove /training/parallel");
   if (s.training.sync.compression.kind == CompressionKind::PowerSgd)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "platform/config/chakra_workload.hpp"
 #include "platform/config/hf_workload.hpp"
 #include "platform/config/torch_workload.hpp"
 #include "platform/config/scenario.hpp"
@@ -45,7 +46,8 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .nested("train", "object", nullptr,
                 "Real training in the loop beside the timed run (see `train`; docs/strategies.md#time-to-accuracy)")
         .nested("kind", "choice", "training",
-                "training (this schema) or collective (a collective benchmark: see `collective_workload`)")
+                "training (this schema), collective (a collective benchmark: see `collective_workload`) or chakra (Chakra execution "
+                "traces: see `chakra_workload`; `chakra` alone selects it)")
         .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, dtype_names(),
                 "Dtype of gradients as communicated; default: the compute dtype")
         .flag("sequence", &WorkloadRaw::sequence, false,
@@ -87,7 +89,9 @@ const ParamSet<BenchRaw>& bench_schema() {
                          "collectives one after the other over the communicator; time, algbw and busbw per size.");
     p.text("kind", &BenchRaw::kind, nullptr, "\"collective\" (\"training\", the default, is the `workload` schema)")
         .choice("op", &BenchRaw::op, "all_reduce", collective_op_names(),
-                "Collective; sendrecv: every rank sends to the next and receives from the previous")
+                "Collective; sendrecv: every rank sends to the next and receives from the previous; all_to_all: "
+                "part j of every rank's buffer goes to rank j; reduce: a pipelined chain ending at the root; gather, "
+                "scatter: part j from or to rank j")
         .choice("algorithm", &BenchRaw::algorithm, "ring", collective_algo_names(),
                 "Algorithm (all but ring apply to all_reduce only)")
         .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)", Range::positive())
@@ -97,7 +101,7 @@ const ParamSet<BenchRaw>& bench_schema() {
         .integer("iterations", &BenchRaw::iterations, 20, "Measured collectives per size", Range::at_least(1))
         .integer("warmup", &BenchRaw::warmup, 5, "Unmeasured collectives before them", Range::non_negative())
         .nested("communicator", "array", nullptr, "Global ranks taking part, in ring order; default: every GPU")
-        .integer("root", &BenchRaw::root, 0, "Broadcast root: a position in the communicator (0 = its first rank)",
+        .integer("root", &BenchRaw::root, 0, "Root of broadcast, reduce, gather and scatter: a position in the communicator (0 = its first rank)",
                  Range::non_negative())
         .flag("functional", &BenchRaw::functional, false,
               "Reduce real synthetic values in the CXL engine and check every output against the reference model "
@@ -313,8 +317,27 @@ void check_functional_training(const Scenario& s, const json& wl, std::uint64_t 
 
 json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value, const std::string& scenario_dir) {
   const json& kind = member(value, "kind");
-  if (!kind.is_null() && kind != "training" && kind != "collective")
-    fail_expected("/workload/kind", "\"training\" or \"collective\"", kind);
+  if (!kind.is_null() && kind != "training" && kind != "collective" && kind != "chakra")
+    fail_expected("/workload/kind", "\"training\", \"collective\" or \"chakra\"", kind);
+  if (kind == "chakra" || (value.is_object() && value.contains("chakra") && kind.is_null())) {
+    for (auto it = value.begin(); it != value.end(); ++it)
+      if (it.key() != "kind" && it.key() != "chakra")
+        throw ScenarioError(ptr_join("/workload", it.key()), "does not apply to Chakra traces (the traces hold the work)");
+    if (!value.contains("chakra")) throw ScenarioError("/workload/chakra", "missing: kind \"chakra\" runs the traces it names");
+    s.chakra = true;
+    std::vector<int> nodes_of;
+    for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);
+    json resolved = json::object();
+    resolved["kind"] = "chakra";
+    resolved["chakra"] = load_chakra_workload(s.chakra_workload, value["chakra"], "/workload/chakra",
+                                              static_cast<int>(s.cluster.gpus.size()), nodes_of, scenario_dir);
+    for (auto& g : s.cluster.gpus)
+      if (g.params.compute_rate(s.chakra_workload.dtype) <= 0)
+        fail_expected("/workload/chakra/dtype",
+                      std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in",
+                      json(dtype_name(s.chakra_workload.dtype)));
+    return resolved;
+  }
   if (kind == "collective") {
     s.collective_bench = true;
     return load_bench(s.bench, s.cluster, value, "/workload");
@@ -328,7 +351,7 @@ json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value, con
 }
 
 void check_training_workload(const Scenario& s, const json& value, const WorkloadRaw& raw) {
-  if (s.cluster.cxl.present && !s.collective_bench && s.workload.shape.grad_dtype != DType::FP32 &&
+  if (s.cluster.cxl.present && s.trains() && s.workload.shape.grad_dtype != DType::FP32 &&
       s.workload.shape.grad_dtype != DType::BF16)
     fail_expected("/workload/grad_dtype", "fp32 or bf16: the formats the CXL engine reduces",
                   json(dtype_name(s.workload.shape.grad_dtype)));
@@ -337,7 +360,7 @@ void check_training_workload(const Scenario& s, const json& value, const Workloa
 
 void check_workload_dtype_on_gpus(const Scenario& s) {
   for (auto& g : s.cluster.gpus)
-    if (!s.collective_bench && g.params.compute_rate(s.workload.shape.dtype) <= 0)
+    if (s.trains() && g.params.compute_rate(s.workload.shape.dtype) <= 0)
       fail_expected("/workload/dtype",
                     std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in (its peak_" +
                         dtype_name(s.workload.shape.dtype) + " is 0)",

@@ -296,10 +296,62 @@ RunResults bench_results(const Simulation& sim) {
   return r;
 }
 
+// /workload/chakra: the traces' makespan and, per rank, where its time went; the collectives and
+// sends they ran; the fabric.
+RunResults chakra_results(const Simulation& sim) {
+  using ojson = nlohmann::ordered_json;
+  const Scenario& s = sim.scenario();
+  const ChakraRun& run = *sim.chakra();
+  RunResults r;
+  ojson& j = r.json;
+  j["trainvp_version"] = TRAINVP_VERSION;
+  j["build"] = build_record();
+  j["scenario"] = scenario_as_run(sim);
+  j["chakra"] = run.report();
+  std::ostringstream csv, sum;
+  csv << "rank,end_s,gpu_busy_s,cpu_busy_s,communication_s,exposed_communication_s\n";
+  const int p = static_cast<int>(s.chakra_workload.trace_of.size());
+  ChakraRun::RankTimes slowest;
+  int slowest_rank = 0;
+  for (int k = 0; k < p; ++k) {
+    const ChakraRun::RankTimes t = run.times(k);
+    csv << k << ',' << ojson(sec(t.end_ps)).dump() << ',' << ojson(sec(t.gpu_ps)).dump() << ',' << ojson(sec(t.cpu_ps)).dump()
+        << ',' << ojson(sec(t.comm_ps)).dump() << ',' << ojson(sec(t.exposed_comm_ps)).dump() << '\n';
+    if (k == 0 || t.end_ps > slowest.end_ps) slowest = t, slowest_rank = k;
+  }
+  char buf[256];
+  sum << "trainvp: " << s.name << ": Chakra traces " << s.chakra_workload.traces << " on " << p << " ranks ("
+      << j["chakra"]["nodes"].get<std::size_t>() << " nodes, " << j["chakra"]["collectives"].get<std::size_t>()
+      << " collectives, " << j["chakra"]["point_to_point"].get<std::size_t>() << " sends)\n";
+  std::snprintf(buf, sizeof buf, "  time             %s (the last rank to finish: %d)\n", format_time_s(sec(slowest.end_ps)).c_str(),
+                slowest_rank);
+  sum << buf;
+  std::snprintf(buf, sizeof buf, "  that rank        GPU busy %s, CPU busy %s, communication %s (exposed %s)\n",
+                format_time_s(sec(slowest.gpu_ps)).c_str(), format_time_s(sec(slowest.cpu_ps)).c_str(),
+                format_time_s(sec(slowest.comm_ps)).c_str(), format_time_s(sec(slowest.exposed_comm_ps)).c_str());
+  sum << buf;
+  if (s.output.collectives) j["collectives"] = collective_records(sim);
+  else j["collective_totals"] = collective_totals(sim);
+  j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
+  j["link_tiers"] = sim.fabric().report_tiers();
+  add_faults(r, sim);
+  const nlohmann::ordered_json warnings = output_warnings(sim);
+  if (!warnings.empty()) j["warnings"] = warnings;
+  j["sim"] = sim_stats(sim);
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
+                format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
+                static_cast<unsigned long long>(sim.stats().events));
+  sum << buf << warnings_summary(warnings);
+  r.csv = csv.str();
+  r.summary = sum.str();
+  return r;
+}
+
 }  // namespace
 
 RunResults collect_results(const Simulation& sim) {
   if (sim.bench()) return bench_results(sim);
+  if (sim.chakra()) return chakra_results(sim);
   const Scenario& s = sim.scenario();
   const Workload& w = s.workload;
   auto gpus = sim.gpus();

@@ -12,7 +12,7 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
         parallel ? &parallel->stages[static_cast<std::size_t>(parallel->layout.coord(inst.rank).pp)] : nullptr;
     gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank,
                                          stage ? stage->workload : s.workload,
-                                         s.collective_bench ? 0 : s.training.iterations, ctx, track,
+                                         s.trains() ? s.training.iterations : 0, ctx, track,
                                          stage ? stage->schedule : PhaseSchedule{}));
   }
 }
@@ -26,7 +26,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
   for (auto& g : s.cluster.gpus) c.nodes_of.push_back(g.node);
   std::vector<CxlDevice*> cxl;
   for (int n = 0; s.cluster.cxl.present && n < s.cluster.nodes; ++n) {
-    DType dt = s.collective_bench ? DType::FP32 : s.workload.shape.grad_dtype;
+    DType dt = s.trains() ? s.workload.shape.grad_dtype : DType::FP32;
     c.cxl.push_back(std::make_unique<CxlDevice>(("node" + std::to_string(n) + "_cxl").c_str(), s.cluster.cxl,
                                                 s.cluster.cxl_ports, dt, ctx, n == 0 ? waves : WaveOptions{},
                                                 s.output.waves_from_ps, s.output.waves_to_ps));

@@ -23,14 +23,14 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     : scenario_(s), ctx_(s.seed, s.output.trace) {
   ctx_.trace.set_max_events(s.output.trace_max_events);
   const SyncStrategyEntry& sync = sync_strategy(s.training.sync.strategy);
-  const bool planned = !s.collective_bench && sync.planned;
+  const bool planned = s.trains() && sync.planned;
   // The first CXL device's waveforms go to a temporary file that becomes DIR/waves.vcd (or .fst)
   // only if the run succeeds.
   if (s.cluster.cxl.present && s.output.waves && !elaborate_only) {  // validate writes nothing
     std::filesystem::create_directories(s.output.dir);
     waves_tmp_ = (std::filesystem::path(s.output.dir) / ("." + s.output.waves_file() + ".tmp")).string();
   }
-  if (s.training.parallel.enabled && !s.collective_bench) {
+  if (s.training.parallel.enabled && s.trains()) {
     try {
       parallel_ = make_parallel_plan(s.workload, s.training.parallel, static_cast<int>(s.cluster.gpus.size()),
                                      s.cluster.gpus.front().params);
@@ -64,6 +64,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (s.collective_bench)
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *cluster_.engine, nodes_of, ctx_);
+  else if (s.chakra)
+    chakra_ = std::make_unique<ChakraRun>("chakra", s.chakra_workload, all, *cluster_.engine, nodes_of, ctx_);
   else if (parallel_)
     strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
@@ -80,7 +82,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     fault_list_ = load_fault_list(fault_list_json_, resolved);
     fault_list_json_ = std::move(resolved);
   }
-  if (s.health.enabled && !bench_ && !(planned && elaborate_only)) {
+  if (s.health.enabled && s.trains() && !(planned && elaborate_only)) {
     FailSlowMonitor::Parts mp;
     mp.params = s.health.detector;
     mp.gpus = all;
@@ -90,7 +92,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
-  if (!bench_ && !(planned && elaborate_only)) {
+  if (s.trains() && !(planned && elaborate_only)) {
     FastForwardParts ff;
     ff.cfg = s.training.fast_forward;
     ff.iterations = s.training.iterations;
@@ -141,7 +143,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     mitigation_ = std::make_unique<Mitigation>(std::move(mp), ctx_);
   }
   // Training runs only: a collective benchmark has no iterations to count.
-  if (progress && !elaborate_only && !bench_ && !all.empty()) {
+  if (progress && !elaborate_only && s.trains() && !all.empty()) {
     progress_ = std::make_unique<RunProgress>(stderr, s.training.iterations, static_cast<int>(all.size()),
                                               all.front()->phases_per_iteration());
     ctx_.on_iteration_end = [this](int it) { progress_->iteration_end(it); };
@@ -151,6 +153,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   if (faults_ && faults_->has_background()) {
     std::vector<const sc_core::sc_event*> also;
     if (bench_) also.push_back(&bench_->finished_event());
+    if (chakra_) also.push_back(&chakra_->finished_event());
     run_end_ = std::make_unique<RunEnd>("run_end", [this] { return work_done(); }, also);
     const int last = s.training.iterations - 1;
     ctx_.on_iteration_end = [this, last](int it) {
@@ -263,13 +266,13 @@ void Simulation::run() {
   if (progress_) failure.empty() ? progress_->finish() : progress_->stop();
   if (!failure.empty()) throw RunError(failure);
   // The real training follows the finished run: its plans and iteration ends are all known now.
-  if (scenario_.train.enabled && !bench_)
+  if (scenario_.train.enabled && scenario_.trains())
     train_ = std::make_unique<TrainRun>(run_training(scenario_.train.params, schedule_of_run(scenario_, strategy_.get(), gpus()),
                                                      static_cast<int>(cluster_.gpus.size())));
 }
 
 bool Simulation::work_done() const {
-  bool done = !bench_ || bench_->finished();
+  bool done = (!bench_ || bench_->finished()) && (!chakra_ || chakra_->finished());
   for (const Gpu* g : gpus()) done = done && g->finished();
   return done;
 }
@@ -282,6 +285,7 @@ std::string Simulation::stall_report() const {
   const std::int64_t at_ps = hit_limit_ ? scenario_.training.time_limit_ps : stats_.simulated_ps;
   msg += " at t = " + format_time_s(static_cast<double>(at_ps) * 1e-12);
   if (bench_ && !bench_->finished()) msg += "\n  collective benchmark: " + bench_->state();
+  if (chakra_ && !chakra_->finished()) msg += "\n  Chakra traces:" + chakra_->state();
   int listed = 0, unfinished = 0;
   for (const Gpu* g : gpus()) {
     if (g->finished()) continue;

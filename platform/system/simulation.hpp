@@ -12,6 +12,7 @@
 #include "models/failslow/monitor.hpp"
 #include "models/parallel/plan.hpp"
 #include "platform/system/cluster_builder.hpp"
+#include "platform/system/chakra/chakra_run.hpp"
 #include "platform/system/collective_bench.hpp"
 #include "platform/system/fabric/fabric.hpp"
 #include "platform/system/fast_forward/fast_forward.hpp"
@@ -56,6 +57,8 @@ class Simulation {
   const ParallelPlan* parallel() const { return parallel_.get(); }
   const ParallelSync* parallel_sync() const { return parallel_ ? static_cast<const ParallelSync*>(strategy_.get()) : nullptr; }
   const CollectiveBench* bench() const { return bench_.get(); }
+  // /workload/chakra: the traces' run (null otherwise).
+  const ChakraRun* chakra() const { return chakra_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
   // The fail-slow monitor (/health; null without).
@@ -101,6 +104,7 @@ class Simulation {
   std::unique_ptr<SyncStrategy> strategy_;
   std::vector<std::unique_ptr<DreamDdpPlan>> dreamddp_;  // one, or one per pipeline stage
   std::unique_ptr<CollectiveBench> bench_;
+  std::unique_ptr<ChakraRun> chakra_;
   std::vector<FaultConfig> fault_list_;  // the injector points into it
   nlohmann::json fault_list_json_ = nlohmann::json::array();
   std::size_t generated_ = 0;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "models/collectives/program.hpp"
@@ -67,6 +68,24 @@ TEST(BusBandwidth, FactorsAreNcclsPerOperation) {
   EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::ReduceScatter, 8), 7.0 / 8);
   EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::AllGather, 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::Broadcast, 4), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::AllToAll, 4), 3.0 / 4);
+}
+
+TEST(AllToAll, EveryRankSendsPartJOfItsBufferToRankJAllAtOnce) {
+  // nccl-tests' alltoall: n bytes per rank in p parts, part j to rank j; no send waits for another.
+  const std::vector<int> comm = {5, 2, 7, 0};
+  const Program pr = build_program(CollectiveOp::AllToAll, CollectiveAlgo::Ring, comm, 4002, 1 << 20, {0, 1, 2, 3, 4, 5, 6, 7});
+  ASSERT_EQ(pr.transfers.size(), 12u);
+  std::map<int, std::uint64_t> sent, received;
+  for (const Transfer& t : pr.transfers) {
+    EXPECT_NE(t.src, t.dst);
+    EXPECT_TRUE(t.deps.empty());
+    sent[t.src] += t.bytes, received[t.dst] += t.bytes;
+  }
+  // Parts at 4-byte boundaries: 1000, 1000, 1000 and 1002 (the last takes n mod 4).
+  EXPECT_EQ(received[5], 3u * 1000);
+  EXPECT_EQ(received[0], 3u * 1002);
+  for (int r : comm) EXPECT_EQ(sent[r], 4002u - (r == 0 ? 1002u : 1000u)) << r;
 }
 
 }  // namespace
