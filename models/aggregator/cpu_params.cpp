@@ -35,7 +35,12 @@ const ParamSet<CpuParams>& cpu_schema() {
         .number("mem_efficiency", &CpuParams::mem_efficiency, 0.8,
                 "Fraction of mem_bw a streaming sum reaches (the GPU model's default)", Range::unit_open_closed())
         .time("job_latency", &CpuParams::job_latency_ps, "2us",
-              "Fixed cost of each reduction: handing it to the summing threads and joining them (our default)");
+              "Fixed cost of each reduction: handing it to the summing threads and joining them (our default)")
+        .required("cores")
+        .required("simd_bits")
+        .required("simd_adds_per_cycle")
+        .required("clock")
+        .required("mem_bw");
     return p;
   }();
   return s;
