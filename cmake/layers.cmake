@@ -8,6 +8,7 @@ set(TRAINVP_LAYER_RULES
   "models/link:platform/core,models/link"
   "models/gpu:platform/core,models/workload,models/link,models/gpu"
   "models/cxl:platform/core,models/workload,models/link,models/cxl,rtl/driver"
+  "models/aggregator:platform/core,models/link,models/aggregator"
   "models/collectives:platform/core,models"
   "models/parallel:platform/core,models"
   # Fail-slow health: pure algorithms, the standard library only.
@@ -31,7 +32,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     COMMENT "Checking that every layer includes only the layers below it"
     VERBATIM)
   # Every library waits for the check, so a violation stops the build before anything links.
-  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow trainvp_train
+  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow trainvp_train
               trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)
     add_dependencies(${lib} layering)
   endforeach()

@@ -29,7 +29,8 @@ const NameTable<CollectiveAlgo>& collective_algo_names() {
                                               {"tree", CollectiveAlgo::Tree},
                                               {"hierarchical", CollectiveAlgo::Hierarchical},
                                               {"cxl_allreduce", CollectiveAlgo::CxlAllReduce},
-                                              {"cxl_hierarchical", CollectiveAlgo::CxlHierarchical}};
+                                              {"cxl_hierarchical", CollectiveAlgo::CxlHierarchical},
+                                              {"ps", CollectiveAlgo::Ps}};
   return t;
 }
 
@@ -370,6 +371,66 @@ void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, s
   }
 }
 
+// Parameter-server all-reduce over K CPU aggregators (BytePS): the buffer is split into K parts,
+// part k belongs to aggregator k. Each part goes in chunk-sized segments, round by round (segment
+// s of every part, then s + 1): every GPU pushes segment (s, k) to aggregator k (split evenly
+// over its m ports, one per NIC), the aggregator sums the p contributions once all are in, and
+// sends the sum back to every GPU from the same ports. Each GPU sends and receives n bytes,
+// against ring's 2(p-1)/p n. Transfers leave an endpoint in program order, so they are listed
+// staggered: in a round GPU c visits the Q = K m ports from port c mod Q on, and port q answers
+// the GPUs from q p / Q on, so that at any moment the GPUs are spread over the ports (and the
+// ports over the GPUs) instead of all meeting at one (incast).
+void ps_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std::uint64_t chunk, const DeviceMap& dev) {
+  const int K = static_cast<int>(dev.ports_of_aggregator.size()), p = static_cast<int>(g.size());
+  if (K == 0) throw std::invalid_argument("the ps algorithm needs CPU aggregators (cluster.aggregators.count)");
+  const int m = static_cast<int>(dev.ports_of_aggregator[0].size()), Q = K * m;  // every aggregator has m ports
+  for (const auto& ports : dev.ports_of_aggregator)
+    for (int port : ports) pr.ranks.push_back(port);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> parts;
+  std::uint64_t rounds = 0;
+  for (int k = 0; k < K; ++k) {
+    parts.push_back(element_part(n, K, k));
+    rounds = std::max(rounds, (parts.back().second + chunk - 1) / chunk);
+  }
+  const std::vector<int> slots = contributor_slots(g.size());
+  // Port j's piece of segment (s, k): {buffer offset, bytes}.
+  auto piece = [&](std::uint64_t s, int k, int j) -> std::pair<std::uint64_t, std::uint64_t> {
+    const auto [off, bytes] = parts[static_cast<std::size_t>(k)];
+    if (s * chunk >= bytes) return {0, 0};
+    const auto [po, pb] = element_part(std::min(chunk, bytes - s * chunk), m, j);
+    return {off + s * chunk + po, pb};
+  };
+  auto port_of = [&](int k, int j) { return dev.ports_of_aggregator[static_cast<std::size_t>(k)][static_cast<std::size_t>(j)]; };
+  for (std::uint64_t s = 0; s < rounds; ++s) {
+    std::vector<std::vector<int>> in(static_cast<std::size_t>(K));
+    for (int t = 0; t < Q; ++t)
+      for (int c = 0; c < p; ++c) {
+        const int q = (c + t) % Q, k = q / m, j = q % m;
+        const auto [off, b] = piece(s, k, j);
+        if (b == 0) continue;
+        const int x = add(pr, g[static_cast<std::size_t>(c)], port_of(k, j), b, {});
+        DataRange& d = pr.transfers[static_cast<std::size_t>(x)].data;
+        d.offset = off, d.span = b, d.dst_slot = c;
+        in[static_cast<std::size_t>(k)].push_back(x);
+      }
+    for (int k = 0; k < K; ++k) {
+      if (in[static_cast<std::size_t>(k)].empty()) continue;
+      const auto [part_off, part_bytes] = parts[static_cast<std::size_t>(k)];
+      const int red = add_reduce(pr, port_of(k, 0), part_off + s * chunk, std::min(chunk, part_bytes - s * chunk),
+                                 std::move(in[static_cast<std::size_t>(k)]), slots);
+      for (int t = 0; t < p; ++t)
+        for (int j = 0; j < m; ++j) {
+          const int q = k * m + j, c = (q * p / Q + t) % p;
+          const auto [po, b] = piece(s, k, j);
+          if (b == 0) continue;
+          const int x = add(pr, port_of(k, j), g[static_cast<std::size_t>(c)], b, {red});
+          DataRange& d = pr.transfers[static_cast<std::size_t>(x)].data;
+          d.offset = po, d.span = b, d.src_slot = kSlotAcc;
+        }
+    }
+  }
+}
+
 }  // namespace
 
 std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t granule, int ways, int way) {
@@ -457,6 +518,7 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
       else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
       else if (algo == CollectiveAlgo::CxlAllReduce) cxl_all_reduce(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
       else if (algo == CollectiveAlgo::CxlHierarchical) cxl_hierarchical(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
+      else if (algo == CollectiveAlgo::Ps) ps_all_reduce(pr, comm, bytes, chunk, devices ? *devices : DeviceMap{});
       else ring_all_reduce(pr, comm, bytes, none);
       break;
     case CollectiveOp::ReduceScatter: ring_reduce_scatter(pr, comm, bytes, none); break;

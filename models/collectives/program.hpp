@@ -18,7 +18,7 @@
 namespace trainvp {
 
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv, AllToAll, Reduce, Gather, Scatter };
-enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical };
+enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical, Ps };
 
 // The names scenarios and results use, in the order `trainvp describe` lists them.
 const NameTable<CollectiveOp>& collective_op_names();
@@ -40,9 +40,11 @@ struct Transfer {
 // node has none). The HDM decoder interleaves the reduction window over a device's ports (ways =
 // ports) at `interleave` bytes: a segment's bytes at window address a go to port (a / interleave)
 // mod ways.
+// `ports_of_aggregator`: per CPU aggregator node, the endpoint ids of its ports (one per NIC).
 struct DeviceMap {
   std::vector<std::vector<int>> ports_of_node;
   std::uint64_t interleave = 256;
+  std::vector<std::vector<int>> ports_of_aggregator;
 };
 
 // Bytes of [offset, offset + bytes) that an interleave of `ways` at `granule` maps to `way`.

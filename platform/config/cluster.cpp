@@ -37,6 +37,8 @@ const ParamSet<ClusterRaw>& cluster_schema() {
         .nested("gpu_overrides", "array", json::array(),
                 "Per-GPU changes applied in order: objects {target, gpu, speed} (see `gpu_override`)")
         .nested("fabric", "object", json::object(), "The network between nodes (see `fabric`)")
+        .nested("aggregators", "object", json::object(),
+                "CPU aggregator nodes on the same network, for the `ps` algorithm (see `aggregators`)")
         .required("node");
     return p;
   }();
@@ -84,17 +86,35 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   node_resolved["nics"] = c.nics_per_node;
   resolved["node"] = node_resolved;
 
+  // Aggregators appear in the resolved scenario only when given (results of scenarios without them
+  // keep their shape: the goldens).
+  resolved.erase("aggregators");
+  const json& aggs = member(value, "aggregators");
+  if (!aggs.is_null()) {
+    const std::string ap = ptr_join(path, "aggregators");
+    json ares = aggregators_schema().load(c.aggregators, object_or_empty(aggs), ap);
+    ares["cpu"] = load_cpu(c.aggregators.cpu, aggs.is_object() && aggs.contains("cpu") ? aggs["cpu"] : json("xeon-8380"),
+                           ptr_join(ap, "cpu"));
+    resolved["aggregators"] = ares;
+  }
+  const int agg_nics = c.aggregators.count * c.aggregators.nics;
+
   std::string fp = ptr_join(path, "fabric");
   json fres = fabric_schema().load(c.fabric, object_or_empty(member(value, "fabric")), fp);
   const FabricConfig& f = c.fabric;
-  const long long nics_total = static_cast<long long>(c.nodes) * c.nics_per_node;
+  const long long nics_total = static_cast<long long>(c.nodes) * c.nics_per_node + agg_nics;
   if (f.topology == Topology::Switch) {
     if (nics_total > f.switch_ports)
       fail_expected(ptr_join(fp, "switch_ports"),
                     "at least " + std::to_string(nics_total) + " ports, one per NIC (" + std::to_string(c.nodes) +
-                        " nodes x " + std::to_string(c.nics_per_node) + " NICs); use more ports or topology leaf-spine",
+                        " nodes x " + std::to_string(c.nics_per_node) + " NICs" +
+                        (agg_nics ? " + " + std::to_string(agg_nics) + " aggregator NICs" : std::string()) +
+                        "); use more ports or topology leaf-spine",
                     json(f.switch_ports));
   } else {
+    if (f.rail_optimized && agg_nics > 0)
+      fail_expected(ptr_join(fp, "rail_optimized"), "false when the cluster has aggregators (their NICs are on no rail)",
+                    json(true));
     if (f.rail_optimized) {
       if (f.leaves != 0 && f.leaves != c.nics_per_node)
         fail_expected(ptr_join(fp, "leaves"), "0 or " + std::to_string(c.nics_per_node) + " (one leaf per rail)", json(f.leaves));
@@ -138,6 +158,8 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   resolved["fabric"] = fres;
   if (c.cxl.present && f.fidelity == FabricFidelity::Flow)  // CXL.io messages and device reductions are per chunk
     fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the nodes have a CXL device (cluster.node.cxl)", json("flow"));
+  if (agg_nics > 0 && f.fidelity == FabricFidelity::Flow)  // reductions are per chunk, as the CXL device's
+    fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the cluster has aggregators (cluster.aggregators)", json("flow"));
   if (c.cxl.present) {
     std::string xp = ptr_join(node_path, "cxl");
     const auto& lanes = rtl_lanes_available();

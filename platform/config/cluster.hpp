@@ -1,9 +1,10 @@
 #pragma once
 // /cluster: the nodes, each node's GPUs, NVLink, PCIe, NICs and CXL device, per-GPU overrides, and
-// the fabric between nodes (whose schemas are in fabric_config.hpp).
+// CPU aggregator nodes, and the fabric between nodes (whose schemas are in fabric_config.hpp).
 #include <string>
 #include <vector>
 
+#include "models/aggregator/cpu_params.hpp"
 #include "models/cxl/cxl_params.hpp"
 #include "models/gpu/gpu_params.hpp"
 #include "platform/config/fabric_config.hpp"
@@ -30,6 +31,7 @@ struct ClusterConfig {
   CxlParams cxl;
   int cxl_ports = 0;              // resolved: ports per node's device (0 without a device)
   int leaves = 0, spines = 0;     // resolved for leaf-spine
+  AggregatorParams aggregators;   // CPU aggregator nodes (count 0: none)
   int node_of(int rank) const { return rank / gpus_per_node; }
 };
 

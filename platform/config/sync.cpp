@@ -37,7 +37,8 @@ const ParamSet<SyncConfig>& sync_schema() {
                 "All-reduce algorithm: ring (reduce-scatter + all-gather), tree (double binary tree), hierarchical "
                 "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather), cxl_allreduce "
                 "(reduction in the node's CXL device; one node), cxl_hierarchical (reduction in each node's device, "
-                "a ring between the devices through the NICs)")
+                "a ring between the devices through the NICs), ps (parameter server: part k of every GPU's buffer "
+                "pushed to CPU aggregator k, summed there and pulled back; cluster.aggregators)")
         .integer("comm_streams", &SyncConfig::comm_streams, 1,
                  "Communication streams: bucket (unit) b runs on stream b mod N (asc_wfbp: one per layer)", {1, 64})
         .integer("period", &SyncConfig::period, 5,
@@ -232,6 +233,13 @@ void check_cxl_sync(const SyncConfig& sc, const ClusterConfig& c) {
     fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(c.gpus_per_node));
 }
 
+// The ps algorithm pushes to CPU aggregator nodes: the cluster must have some.
+void check_ps_sync(const SyncConfig& sc, const ClusterConfig& c) {
+  if (sc.algorithm != CollectiveAlgo::Ps || sc.strategy == SyncStrategyKind::None) return;
+  if (c.aggregators.count == 0)
+    fail_expected("/cluster/aggregators/count", "at least 1: the ps algorithm sums gradients in CPU aggregators", json(0));
+}
+
 }  // namespace
 
 json load_sync(SyncConfig& sc, const json& value, const Workload& w, const ClusterConfig& c) {
@@ -239,6 +247,7 @@ json load_sync(SyncConfig& sc, const json& value, const Workload& w, const Clust
   json resolved = sync_schema().load(sc, value.is_null() ? json{{"strategy", "none"}} : value, path);
   resolved = finish_sync(sc, object_or_empty(value), resolved, w, path);
   check_cxl_sync(sc, c);
+  check_ps_sync(sc, c);
   return resolved;
 }
 

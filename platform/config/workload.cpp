@@ -178,6 +178,8 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
   }
   if (b.algorithm != CollectiveAlgo::Ring && b.op != CollectiveOp::AllReduce)
     fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op), json(algo_name(b.algorithm)));
+  if (b.algorithm == CollectiveAlgo::Ps && c.aggregators.count == 0)
+    fail_expected("/cluster/aggregators/count", "at least 1: the ps algorithm sums in CPU aggregators", json(0));
   const bool cxl_algo = cxl_algo_of(b.algorithm);
   if (b.algorithm == CollectiveAlgo::Hierarchical || cxl_algo) {
     std::vector<int> nodes_of;

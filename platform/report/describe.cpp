@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "models/aggregator/aggregator.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/link/link_dir.hpp"
@@ -104,7 +105,7 @@ nlohmann::ordered_json model_info_json(const ModelInfo& m) {
 }  // namespace
 
 const std::vector<const ModelInfo*>& platform_models() {
-  static const std::vector<const ModelInfo*> models = {&Gpu::info(), &CxlDevice::info(), &LinkDir::info()};
+  static const std::vector<const ModelInfo*> models = {&Gpu::info(), &CxlDevice::info(), &Aggregator::info(), &LinkDir::info()};
   return models;
 }
 

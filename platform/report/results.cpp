@@ -113,6 +113,16 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
   return list;
 }
 
+nlohmann::ordered_json aggregator_stats(const Simulation& sim) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Aggregator* a : sim.aggregators()) {
+    nlohmann::ordered_json o;
+    a->report(o);
+    list.push_back(o);
+  }
+  return list;
+}
+
 // Ranks a fault touches: the GPUs it names, and for a link the GPUs at its ends or behind a NIC at
 // its ends.
 std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::ordered_json& faults) {
@@ -284,6 +294,7 @@ RunResults bench_results(const Simulation& sim) {
   add_faults(r, sim);
   if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
   const nlohmann::ordered_json warnings = output_warnings(sim);
   if (!warnings.empty()) j["warnings"] = warnings;
   j["sim"] = sim_stats(sim);
@@ -442,6 +453,7 @@ RunResults collect_results(const Simulation& sim) {
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
   if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
   if (const FunctionalData* f = sim.functional())  // every GPU checked every element it received
     j["functional"] = {{"elements_checked", f->elements_checked()},
                        {"elements_per_gpu", f->elements_checked() / gpus.size()},

@@ -33,12 +33,20 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
     c.cxl.back()->set_functional(s.collective_bench && s.bench.functional, s.seed);
     cxl.push_back(c.cxl.back().get());
   }
-  c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx);
+  std::vector<Aggregator*> aggs;
+  for (int a = 0; a < s.cluster.aggregators.count; ++a) {
+    const int elem = s.collective_bench ? 4 : static_cast<int>(dtype_bytes(s.workload.shape.grad_dtype));
+    c.aggregators.push_back(std::make_unique<Aggregator>(("agg" + std::to_string(a)).c_str(), s.cluster.aggregators, elem, ctx));
+    aggs.push_back(c.aggregators.back().get());
+  }
+  c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx, aggs);
   c.fabric->trace_nics();
   c.engine = std::make_unique<CollectiveEngine>(
       "collectives", c.fabric->endpoints(c.gpus), *c.fabric, s.cluster.fabric.chunk, ctx);
   for (CxlDevice* d : cxl)
     for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
+  for (Aggregator* a : aggs)  // after the CXL ports, as the fabric numbers them
+    for (auto& port : a->ports) c.engine->add_device_endpoint(port.get(), a);
   c.engine->set_device_map(c.fabric->device_map());
   RingLayout rings{s.cluster.fabric.nccl.channels, s.cluster.fabric.nccl.order, {}, s.cluster.fabric.nccl.buffsize};
   // GPU g of a node uses NIC floor(g x nics / gpus) of it (docs/fabric.md#inside-a-node).

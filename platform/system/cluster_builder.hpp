@@ -1,11 +1,12 @@
 #pragma once
 // The hardware of a scenario, elaborated: its nodes and their GPUs, a CXL device per node when it
-// has one, the fabric (topology and routing) joining them, and the collective engine over it.
+// has one, the CPU aggregator nodes, the fabric (topology and routing) joining them, and the collective engine over it.
 // What runs on it (training and its strategy, a benchmark, faults) is built on top.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "models/aggregator/aggregator.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/parallel/plan.hpp"
@@ -20,6 +21,7 @@ namespace trainvp {
 struct Cluster {
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<CxlDevice>> cxl;
+  std::vector<std::unique_ptr<Aggregator>> aggregators;  // CPU aggregator nodes aggA
   std::unique_ptr<Fabric> fabric;
   std::unique_ptr<CollectiveEngine> engine;
   std::vector<Gpu*> gpus;     // node by node: by rank

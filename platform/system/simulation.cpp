@@ -108,6 +108,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     else if (parallel_ && s.training.parallel.zero > 0 && s.training.parallel.dp > 1 && strategy_)
       ff.off_reason = "ZeRO's parameter all-gathers run across the iteration boundary (an iteration waits for the last one's)";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
+    else if (!cluster_.aggregators.empty()) ff.off_reason = "CPU aggregators' statistics are not repeated for skipped iterations";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)
       ff.off_reason = "elastic's weak-sync averages run across iteration boundaries";
@@ -200,6 +201,12 @@ Simulation::~Simulation() {
 std::vector<const CxlDevice*> Simulation::cxl_devices() const {
   std::vector<const CxlDevice*> out;
   for (auto& d : cluster_.cxl) out.push_back(d.get());
+  return out;
+}
+
+std::vector<const Aggregator*> Simulation::aggregators() const {
+  std::vector<const Aggregator*> out;
+  for (auto& a : cluster_.aggregators) out.push_back(a.get());
   return out;
 }
 

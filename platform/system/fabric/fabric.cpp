@@ -20,6 +20,7 @@ const char* device_kind_name(DeviceKind k) {
     case DeviceKind::PcieSwitch: return "pcie-switch";
     case DeviceKind::RootComplex: return "root-complex";
     case DeviceKind::CxlPort: return "cxl-port";
+    case DeviceKind::AggregatorPort: return "aggregator-port";
   }
   return "?";
 }
@@ -46,7 +47,7 @@ int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t
   d.kind = kind;
   d.node = node;
   d.egress_latency_ps = egress_latency_ps;
-  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort) d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
+  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort && kind != DeviceKind::AggregatorPort) d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
   d.name = std::move(name);
   devices_.push_back(std::move(d));
   return static_cast<int>(devices_.size() - 1);
@@ -77,16 +78,19 @@ void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int
     d.cost = static_cast<double>(p.latency_ps) * 1e-12 + static_cast<double>(d.dir->wire_bytes(1 << 20)) * 8.0 / bps;
     if (f.gpu) f.gpu->dma.bind(d.dir->in);
     else if (f.cxl) f.cxl->dma.bind(d.dir->in);
+    else if (f.agg) f.agg->dma.bind(d.dir->in);
     else f.fwd->out.bind(d.dir->in);
     if (t.gpu) d.dir->out.bind(t.gpu->mem);
     else if (t.cxl) d.dir->out.bind(t.cxl->mem);
+    else if (t.agg) d.dir->out.bind(t.agg->mem);
     else d.dir->out.bind(t.fwd->in);
     f.out.push_back(static_cast<int>(dirs_.size()));
     dirs_.push_back(std::move(d));
   }
 }
 
-Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx)
+Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx,
+               const std::vector<Aggregator*>& aggs)
     : s_(s), ctx_(ctx) {
   const ClusterConfig& c = s.cluster;
   const FabricConfig& f = c.fabric;
@@ -161,11 +165,30 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       }
     }
   }
+  // CPU aggregator nodes: NIC i reaches the host's memory (port i) over PCIe, as a GPU node's NIC
+  // reaches its GPUs; their NICs go on the network after the GPU nodes'.
+  const std::size_t gpu_nics = nic_devices.size();
+  for (std::size_t a = 0; a < aggs.size(); ++a) {
+    const std::string host = "agg" + std::to_string(a);
+    const int node = N + static_cast<int>(a);
+    device_map_.ports_of_aggregator.emplace_back();
+    for (std::size_t i = 0; i < aggs[a]->ports.size(); ++i) {
+      const int port = add_device(host + ".p" + std::to_string(i), DeviceKind::AggregatorPort, node, 0);
+      devices_[static_cast<std::size_t>(port)].agg = aggs[a]->ports[i].get();
+      const int nic = add_device(host + ".nic" + std::to_string(i), DeviceKind::Nic, node, f.nic_latency_ps);
+      connect(port, nic, "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing, f.switch_buffer);
+      nic_devices.push_back(nic);
+      device_map_.ports_of_aggregator.back().push_back(static_cast<int>(gpu_device_.size()));
+      gpu_device_.push_back(port);
+      nic_of_gpu_.push_back(nic);
+    }
+  }
+  const double agg_bw = c.aggregators.nic_bw > 0 ? c.aggregators.nic_bw : f.link_bw;
   // The network.
   auto eth = [&](int a, int b, double bw) { connect(a, b, "ethernet", bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer); };
   if (f.topology == Topology::Switch) {
     int sw = add_device("switch", DeviceKind::Switch, -1, f.switch_latency_ps);
-    for (int nic : nic_devices) eth(nic, sw, f.link_bw);
+    for (std::size_t k = 0; k < nic_devices.size(); ++k) eth(nic_devices[k], sw, k < gpu_nics ? f.link_bw : agg_bw);
   } else {
     const int leaves = c.leaves, spines = c.spines;
     std::vector<int> leaf, spine;
@@ -174,7 +197,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
     std::vector<int> down(static_cast<std::size_t>(leaves), 0);
     for (std::size_t k = 0; k < nic_devices.size(); ++k) {
       int l = f.rail_optimized ? static_cast<int>(k) % nics : static_cast<int>(k) / f.leaf_ports;
-      eth(nic_devices[k], leaf[static_cast<std::size_t>(l)], f.link_bw);
+      eth(nic_devices[k], leaf[static_cast<std::size_t>(l)], k < gpu_nics ? f.link_bw : agg_bw);
       ++down[static_cast<std::size_t>(l)];
     }
     // Each leaf-spine link carries its share of the leaf's downlink bandwidth, over the oversubscription.
@@ -243,7 +266,7 @@ void Fabric::route_host_paths() {
 
 bool Fabric::transit(int d) const {
   DeviceKind k = devices_[static_cast<std::size_t>(d)].kind;
-  return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort;
+  return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort && k != DeviceKind::AggregatorPort;
 }
 
 // A down network direction costs this much more than its time: more than any path of the fabric
@@ -406,7 +429,8 @@ void Fabric::trace_nics() {
   for (auto& d : dirs_) {
     const FabricDevice& from = devices_[static_cast<std::size_t>(d.from)];
     if (from.kind != DeviceKind::Nic || links_[static_cast<std::size_t>(d.link)].kind != "ethernet") continue;
-    d.dir->trace_on(ctx_.trace.track("node" + std::to_string(from.node), from.name.substr(from.name.find('.') + 1)));
+    const std::size_t dot = from.name.find('.');  // nodeN.nicI, aggA.nicI
+    d.dir->trace_on(ctx_.trace.track(from.name.substr(0, dot), from.name.substr(dot + 1)));
   }
 }
 

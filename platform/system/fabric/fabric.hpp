@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/aggregator/aggregator.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
@@ -31,7 +32,7 @@
 
 namespace trainvp {
 
-enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort };
+enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort, AggregatorPort };
 const char* device_kind_name(DeviceKind k);
 
 struct FabricDevice {
@@ -40,6 +41,7 @@ struct FabricDevice {
   int node = -1;                 // -1 for network switches
   Gpu* gpu = nullptr;            // endpoints
   CxlPort* cxl = nullptr;
+  AggregatorPort* agg = nullptr;
   std::unique_ptr<Forwarder> fwd;  // everything else
   std::vector<int> out;          // directions leaving this device, by out-port index
   std::int64_t egress_latency_ps = 0;
@@ -65,7 +67,11 @@ class Fabric : public RouteProvider {
   // Throws ScenarioError (path under /cluster) for a fabric that cannot be built.
   // cxl[n]: node n's CXL device, or null. Its ports become endpoints numbered after the GPUs'
   // ranks, in node order (the collective engine registers them in the same order).
-  Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx);
+  // aggs: the CPU aggregator nodes (aggA, "node" N + A); each NIC i is a host aggA.nicI on the
+  // network, joined to the aggregator's port aggA.pI by a PCIe link. Their ports are endpoints
+  // numbered after the CXL ports.
+  Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx,
+         const std::vector<Aggregator*>& aggs = {});
   ~Fabric() override;
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
