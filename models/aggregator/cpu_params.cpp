@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "platform/core/preset.hpp"
+
 namespace trainvp {
 
 double CpuParams::adds_per_s(int elem_bytes) const {
@@ -58,36 +60,8 @@ const std::vector<CpuPreset>& cpu_presets() {
   return presets;
 }
 
-namespace {
-std::string preset_list() {
-  std::string s;
-  for (auto& p : cpu_presets()) s += (s.empty() ? "" : ", ") + ("\"" + p.name + "\"");
-  return s;
-}
-}  // namespace
-
 json load_cpu(CpuParams& out, const json& value, const std::string& path) {
-  json obj = value;
-  std::string preset_path = path;
-  if (value.is_string()) obj = json{{"preset", value}};
-  else if (!value.is_object()) fail_expected(path, "a CPU preset name (" + preset_list() + ") or a cpu object", value);
-  else preset_path = ptr_join(path, "preset");
-  json merged = json::object();
-  if (obj.contains("preset")) {
-    const json& name = obj["preset"];
-    const CpuPreset* found = nullptr;
-    for (auto& p : cpu_presets())
-      if (name.is_string() && p.name == name.get<std::string>()) found = &p;
-    if (!found) fail_expected(preset_path, "a CPU preset: one of " + preset_list(), name);
-    merged = found->values;
-    merged["model"] = found->name;
-  }
-  for (auto it = obj.begin(); it != obj.end(); ++it)
-    if (it.key() != "preset") merged[it.key()] = it.value();
-  if (!merged.contains("model")) merged["model"] = "custom";
-  json resolved = cpu_schema().load(out, merged, path);
-  if (obj.contains("preset")) resolved["preset"] = obj["preset"];
-  return resolved;
+  return load_from_preset(cpu_schema(), out, value, path, cpu_presets(), "CPU");
 }
 
 const ParamSet<AggregatorParams>& aggregators_schema() {

@@ -1,5 +1,7 @@
 #include "models/gpu/gpu_params.hpp"
 
+#include "platform/core/preset.hpp"
+
 namespace trainvp {
 
 double GpuParams::compute_rate(DType d) const {
@@ -69,37 +71,8 @@ const GpuPreset* find_gpu_preset(const std::string& name) {
   return nullptr;
 }
 
-static std::string preset_list() {
-  std::string s;
-  for (auto& p : gpu_presets()) s += (s.empty() ? "" : ", ") + ("\"" + p.name + "\"");
-  return s;
-}
-
 json load_gpu(GpuParams& out, const json& value, const std::string& path) {
-  json obj = value;
-  std::string preset_path = path;
-  if (value.is_string()) {
-    obj = json{{"preset", value}};
-  } else if (!value.is_object()) {
-    fail_expected(path, "a GPU preset name (" + preset_list() + ") or a GPU object", value);
-  } else {
-    preset_path = ptr_join(path, "preset");
-  }
-  json merged = json::object();
-  if (obj.contains("preset")) {
-    const json& name = obj["preset"];
-    const GpuPreset* p = name.is_string() ? find_gpu_preset(name.get<std::string>()) : nullptr;
-    if (!p) fail_expected(preset_path, "a GPU preset: one of " + preset_list(), name);
-    merged = p->values;
-    merged["model"] = p->name;
-  }
-  for (auto it = obj.begin(); it != obj.end(); ++it)
-    if (it.key() != "preset") merged[it.key()] = it.value();
-  if (!merged.contains("model")) merged["model"] = "custom";
-  // Errors name the user's path even for keys that came from the preset: they cannot fail there.
-  json resolved = gpu_schema().load(out, merged, path);
-  if (obj.contains("preset")) resolved["preset"] = obj["preset"];
-  return resolved;
+  return load_from_preset(gpu_schema(), out, value, path, gpu_presets(), "GPU");
 }
 
 }  // namespace trainvp

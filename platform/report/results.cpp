@@ -266,6 +266,27 @@ nlohmann::ordered_json sim_stats(const Simulation& sim) {
           {"simulated_s", sec(st.simulated_ps)}};
 }
 
+// What every run without training iterations ends its results with: the fabric, the faults, the
+// devices, warnings and the simulator's own figures, and the summary's last lines.
+void finish_run_results(RunResults& r, const Simulation& sim, std::ostringstream& sum) {
+  nlohmann::ordered_json& j = r.json;
+  j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
+  j["link_tiers"] = sim.fabric().report_tiers();
+  add_faults(r, sim);
+  if (sim.monitor()) j["health"] = sim.health_results();
+  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
+  if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
+  const nlohmann::ordered_json warnings = output_warnings(sim);
+  if (!warnings.empty()) j["warnings"] = warnings;
+  j["sim"] = sim_stats(sim);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
+                format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
+                static_cast<unsigned long long>(sim.stats().events));
+  sum << buf << warnings_summary(warnings);
+  r.summary = sum.str();
+}
+
 RunResults bench_results(const Simulation& sim) {
   using ojson = nlohmann::ordered_json;
   const Scenario& s = sim.scenario();
@@ -289,21 +310,8 @@ RunResults bench_results(const Simulation& sim) {
     sum << buf;
   }
   j["collectives"] = sim.bench()->report();
-  j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
-  j["link_tiers"] = sim.fabric().report_tiers();
-  add_faults(r, sim);
-  if (sim.monitor()) j["health"] = sim.health_results();
-  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
-  if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
-  const nlohmann::ordered_json warnings = output_warnings(sim);
-  if (!warnings.empty()) j["warnings"] = warnings;
-  j["sim"] = sim_stats(sim);
-  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
-                format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
-                static_cast<unsigned long long>(sim.stats().events));
-  sum << buf << warnings_summary(warnings);
+  finish_run_results(r, sim, sum);
   r.csv = csv.str();
-  r.summary = sum.str();
   return r;
 }
 
@@ -343,18 +351,8 @@ RunResults chakra_results(const Simulation& sim) {
   sum << buf;
   if (s.output.collectives) j["collectives"] = collective_records(sim);
   else j["collective_totals"] = collective_totals(sim);
-  j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
-  j["link_tiers"] = sim.fabric().report_tiers();
-  add_faults(r, sim);
-  const nlohmann::ordered_json warnings = output_warnings(sim);
-  if (!warnings.empty()) j["warnings"] = warnings;
-  j["sim"] = sim_stats(sim);
-  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
-                format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
-                static_cast<unsigned long long>(sim.stats().events));
-  sum << buf << warnings_summary(warnings);
+  finish_run_results(r, sim, sum);
   r.csv = csv.str();
-  r.summary = sum.str();
   return r;
 }
 
