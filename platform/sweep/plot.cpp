@@ -65,6 +65,7 @@ std::pair<std::string, double> display_unit(Quantity q, double max_value) {
   switch (q) {
     case Quantity::Bandwidth: return {"Gbps", 1e9};
     case Quantity::FlopRate: return {"TFLOPS", 1e12};
+    case Quantity::Frequency: return {"GHz", 1e9};
     case Quantity::Time:  // picoseconds
       if (max_value >= 1e12) return {"s", 1e12};
       if (max_value >= 1e9) return {"ms", 1e9};
