@@ -18,6 +18,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Chu
   SC_METHOD(on_tail);
   sensitive << tails_.event();
   dont_initialize();
+  SC_METHOD(on_watchdog);
+  sensitive << watchdog_;
+  dont_initialize();
 }
 
 CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
@@ -212,6 +215,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   const Route* route = &routes_.route(t.src, t.dst, flow);
   const std::uint32_t chunks = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
   chunks_left(c, x) = chunks;
+  if (give_up_ps_ > 0) watch(c, x);
   records_[static_cast<std::size_t>(id)].chunks += chunks;
   const DataRange* range = t.full ? &t.full->data : &c.cp->no_data;
   ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];
@@ -254,7 +258,11 @@ void CollectiveEngine::on_tail() {
   ChunkExt* e = chunk_of(*p);
   int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
   auto it = live_map_.find(id);
-  if (it == live_map_.end()) throw RunError("collective engine: a chunk arrived for a finished collective");
+  if (it == live_map_.end()) {
+    if (!failed_.count(id)) throw RunError("collective engine: a chunk arrived for a finished collective");
+    p->release();  // a given-up collective's chunk drained from the fabric
+    continue;
+  }
   Live& c = it->second;
   if (e->data) {
     const int dst = c.cp->at(x).dst;
@@ -264,6 +272,7 @@ void CollectiveEngine::on_tail() {
       sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
   }
   p->release();  // the engine's reference; the fabric's hops released theirs
+  if (give_up_ps_ > 0) progressed(c, x, chunks_left(c, x) == 1);
   if (--chunks_left(c, x) == 0) {
     if (c.cp->ring()) c.ring_chunks_left.erase(static_cast<std::uint64_t>(x));
     arrived(id, c, x);

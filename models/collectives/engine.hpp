@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct CollectiveRecord {
   std::int64_t end_ps = -1;    // last rank done
   std::uint64_t transfers = 0;
   std::uint64_t chunks = 0;
+  bool failed = false;         // abandoned by the transport give-up (end_ps: when)
 };
 
 // A program with the bookkeeping the engine needs precomputed once (collectives repeat every
@@ -100,6 +102,14 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void join(int id, int rank);
   bool rank_done(int id, int rank) const;
 
+  // Transport failure (docs/faults.md#transport-failure), off (0) by default: a transfer in
+  // flight whose chunks make no progress for give_up_ps (RDMA: retry_cnt x transport timeout)
+  // fails its collective. Every rank's part is abandoned (chunks still in the fabric are dropped
+  // where they arrive), the record is marked failed, and the collective's `on_failed` runs.
+  void set_give_up(std::int64_t give_up_ps) { give_up_ps_ = give_up_ps; }
+  std::int64_t give_up_ps() const { return give_up_ps_; }
+  void on_failed(int id, std::function<void(int id)> f);
+
   // Registers a device port as a fabric endpoint (returns its endpoint id, after the GPUs'
   // ranks); `reducer` runs the reduce steps addressed to it.
   int add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reducer);
@@ -156,6 +166,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     int ranks_left = 0;
     RankDone on_rank_done;
     std::shared_ptr<const BufferLayout> layout;  // functional mode only
+    std::unordered_map<int, std::int64_t> progress;  // give-up on: transfer in flight -> its last progress
+    std::function<void(int)> on_failed;
   };
   void ready(int id, Live& c, int x);
   std::uint32_t& chunks_left(Live& c, int x);
@@ -164,6 +176,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void on_tail();  // a delivered chunk's last byte has arrived
   void arrived(int id, Live& c, int x);
   void finish_rank(int id, Live& c, int position);
+  void watch(Live& c, int x);      // transfer x is in flight: its give-up clock starts
+  void progressed(Live& c, int x, bool last);
+  void on_watchdog();
+  void fail(int id);
 
   std::vector<ChunkEndpoint*> endpoints_;    // GPUs by rank, then device ports
   std::vector<ReduceDevice*> reducers_;      // per endpoint; null for GPUs
@@ -181,6 +197,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::vector<std::vector<Interval>> intervals_;
   FunctionalData* functional_ = nullptr;
   CollectiveObserver* observer_ = nullptr;
+  std::int64_t give_up_ps_ = 0;
+  std::size_t watched_ = 0;           // transfers in flight with a give-up clock
+  sc_core::sc_event watchdog_;        // armed only while watched_ > 0, so idle runs still end
+  std::unordered_set<int> failed_;    // collectives given up: their late chunks are dropped
 };
 
 }  // namespace trainvp

@@ -64,7 +64,9 @@ const ParamSet<SyncConfig>& sync_schema() {
         .nested("profile", "array", nullptr,
                 "dreamddp: per-layer backward and communication times (see `profile_layer`); default: measured")
         .nested("compression", "object", json{{"kind", "none"}}, "Per-layer compression (see `compression`)")
-        .nested("elastic", "object", nullptr, "elastic: the weak-sync timeout (see `elastic`; default 500ms)");
+        .nested("elastic", "object", nullptr, "elastic: the weak-sync timeout (see `elastic`; default 500ms)")
+        .nested("retry", "object", nullptr,
+                "Transport give-up and layer-granular retry (see `retry`); absent: transfers never fail");
     return p;
   }();
   return s;
@@ -135,6 +137,26 @@ const ParamSet<ElasticConfig>& elastic_schema() {
   return s;
 }
 
+const ParamSet<RetryConfig>& retry_schema() {
+  static const ParamSet<RetryConfig> s = [] {
+    ParamSet<RetryConfig> p("retry", "/training/sync/retry",
+                            "Transport failure and layer-granular retry of the unit-based strategies "
+                            "(docs/faults.md#transport-failure). Defaults: NCCL_IB_RETRY_CNT 7, NCCL_IB_TIMEOUT 20.");
+    p.flag("enabled", &RetryConfig::enabled, true, "false: transfers never fail (as without the object)")
+        .integer("retry_cnt", &RetryConfig::retry_cnt, 7,
+                 "Transport retries (NCCL_IB_RETRY_CNT): a transfer fails after retry_cnt x timeout without progress",
+                 {1, 7})
+        .time("timeout", &RetryConfig::timeout_ps, "4.294967296s",
+              "Transport timeout, 4.096 us x 2^NCCL_IB_TIMEOUT (default 20)", Range::positive())
+        .time("backoff", &RetryConfig::backoff_ps, "1ms", "Wait between a layer's failed synchronization and its relaunch")
+        .integer("attempts", &RetryConfig::attempts, 4,
+                 "Tries of one layer's synchronization, the first included; then the rank applies its own gradient",
+                 Range::at_least(1));
+    return p;
+  }();
+  return s;
+}
+
 namespace {
 
 // /training/sync/elastic/timeout: a positive time, or "none" (-1: the step waits for every unit).
@@ -173,6 +195,15 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
   // Resolved only where it matters, so other strategies' resolved scenarios stay as they were.
   if (member("elastic") || sc.strategy == SyncStrategyKind::Elastic)
     resolved["elastic"] = load_elastic(sc, member("elastic") ? *member("elastic") : json::object(), ptr_join(path, "elastic"));
+
+  if (const json* r = member("retry")) {
+    const std::string rp = ptr_join(path, "retry");
+    resolved["retry"] = retry_schema().load(sc.retry, *r, rp);
+    sc.retry.enabled = resolved["retry"]["enabled"].get<bool>();
+    if (sc.retry.enabled && (sc.strategy == SyncStrategyKind::None || sc.strategy == SyncStrategyKind::Ddp ||
+                             sc.strategy == SyncStrategyKind::DdpNoOverlap))
+      fail_expected(rp, "no retry object: retry needs a layer-wise or partial strategy (layerwise, blockwise, ...)", *r);
+  }
 
   if (const json* cs = member("class_streams")) {
     std::string cp = ptr_join(path, "class_streams");

@@ -34,6 +34,18 @@ struct ClassStreams {
   int large = 0, medium = 0, small = 0;
 };
 
+// /training/sync/retry: the transport's give-up and the layer-granular retry (docs/faults.md#
+// transport-failure). Off unless the object is given. Defaults are NCCL's: NCCL_IB_RETRY_CNT 7 and
+// NCCL_IB_TIMEOUT 20 (4.096 us x 2^20 per transport timeout).
+struct RetryConfig {
+  bool enabled = false;
+  int retry_cnt = 7;
+  std::int64_t timeout_ps = 4'294'967'296'000;  // 4.096 us x 2^20
+  std::int64_t backoff_ps = 1'000'000'000;      // 1 ms before a failed layer's relaunch
+  int attempts = 4;                             // the first try and 3 retries (the seed's count)
+  std::int64_t give_up_ps() const { return static_cast<std::int64_t>(retry_cnt) * timeout_ps; }
+};
+
 struct SyncConfig {
   SyncStrategyKind strategy = SyncStrategyKind::None;
   std::uint64_t bucket = 25ull << 20;
@@ -55,6 +67,7 @@ struct SyncConfig {
   // elastic: how long the optimizer step waits for a unit after it became ready; -1: no limit
   // (/training/sync/elastic/timeout "none").
   std::int64_t elastic_timeout_ps = 500'000'000'000;
+  RetryConfig retry;
 };
 
 // /training/sync/elastic: the weak-network protocol's parameters.
@@ -67,6 +80,7 @@ const ParamSet<CompressionConfig>& compression_schema();
 const ParamSet<ClassStreams>& class_streams_schema();
 const ParamSet<ProfileEntry>& profile_schema();
 const ParamSet<ElasticConfig>& elastic_schema();
+const ParamSet<RetryConfig>& retry_schema();
 
 // Whether the algorithm reduces in the nodes' CXL devices (cxl_allreduce, cxl_hierarchical).
 bool cxl_algo_of(CollectiveAlgo a);

@@ -91,6 +91,7 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
                     {"time_s", t},
                     {"algbw_GBps", algbw / 1e9},
                     {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
+    if (r.failed) list.back()["failed"] = true;  // given up by the transport (sync.retry)
   }
   return list;
 }

@@ -70,6 +70,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
     strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp()});
+  // Transfers may fail only where a strategy retries them (docs/faults.md#transport-failure).
+  if (strategy_ && s.training.sync.retry.enabled) cluster_.engine->set_give_up(s.training.sync.retry.give_up_ps());
   // The fault campaign is drawn against the fabric's names and validated like explicit faults;
   // fault targets are checked against the names here, before anything runs.
   fault_list_ = s.faults;
@@ -110,6 +112,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (!cluster_.aggregators.empty()) ff.off_reason = "CPU aggregators' statistics are not repeated for skipped iterations";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
+    else if (s.training.sync.retry.enabled) ff.off_reason = "transport failures and retries are not periodic";
     else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)
       ff.off_reason = "elastic's weak-sync averages run across iteration boundaries";
     if (parallel_ && strategy_) {

@@ -72,6 +72,13 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
                           : -1);
   }
   if (ctx.trace.enabled()) plan_track_ = ctx.trace.track("sync", cfg_.name + " plan");
+  if (cfg_.retry.enabled) {
+    retry_stats_.assign(units, {});
+    SC_HAS_PROCESS(UnitSync);
+    SC_METHOD(on_relaunch);
+    sensitive << relaunch_ev_;
+    dont_initialize();
+  }
 }
 
 std::string UnitSync::unit_label(int unit) const {
@@ -176,6 +183,10 @@ int UnitSync::collective(int iteration, int unit, int step) {
   int id = engine_.launch(programs_[static_cast<std::size_t>(unit)][static_cast<std::size_t>(step)], s.op, algo, s.bytes,
                           label, [this, iteration, unit, step](int rank) { step_done(rank, iteration, unit, step); });
   ids_.emplace(key, id);
+  if (cfg_.retry.enabled) {
+    engine_.on_failed(id, [this, iteration, unit, step](int) { step_failed(iteration, unit, step); });
+    ++retry_stats_[static_cast<std::size_t>(unit)].attempts;
+  }
   return id;
 }
 
@@ -195,14 +206,28 @@ void UnitSync::try_join(int rank, int stream) {
   q.erase(q.begin());
   stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = true;
   join_at_[at(rank)][static_cast<std::size_t>(unit)] = now_ps();
-  engine_.join(collective(iteration, unit, 0), rank);
+  join_step(rank, iteration, unit, 0);
 }
 
 void UnitSync::step_done(int rank, int iteration, int unit, int step) {
+  if (cfg_.retry.enabled) {
+    std::vector<char>& done = tries_.at(std::make_tuple(iteration, unit, step)).done;
+    if (done[at(rank)]) return;  // a rank that had its result rejoined a relaunch only to serve the others
+    done[at(rank)] = 1;
+  }
   const SyncUnit& u = cfg_.units[static_cast<std::size_t>(unit)];
   if (step + 1 < static_cast<int>(u.steps.size())) {
-    engine_.join(collective(iteration, unit, step + 1), rank);
+    join_step(rank, iteration, unit, step + 1);
     return;
+  }
+  unit_done(rank, iteration, unit, true);
+}
+
+void UnitSync::unit_done(int rank, int iteration, int unit, bool averaged) {
+  const SyncUnit& u = cfg_.units[static_cast<std::size_t>(unit)];
+  if (cfg_.retry.enabled) {
+    std::vector<int>& v = versions_.try_emplace({iteration, unit}, gpus_.size(), -2).first->second;
+    v[at(rank)] = averaged ? iteration : -1;
   }
   const std::int64_t now = now_ps();
   const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(unit)];
@@ -211,7 +236,8 @@ void UnitSync::step_done(int rank, int iteration, int unit, int step) {
   if (!arrived_.empty()) elastic_done(rank, iteration, unit);
   if (tracks_[at(rank)] >= 0)
     ctx_.trace.slice(tracks_[at(rank)],
-                     std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit) + (weak ? " (weak-sync)" : ""),
+                     std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit) + (weak ? " (weak-sync)" : "") +
+                         (averaged ? "" : " (retries exhausted)"),
                      "comm", joined, now,
                      {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
   ++done_[at(rank)][iteration];

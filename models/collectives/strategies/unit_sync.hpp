@@ -45,6 +45,18 @@ struct AdaptivePolicy {
   double high = 0.9, low = 0.7;         // > high: fine; < low: coarse; in between: keep
 };
 
+// Layer-granular retry (unit_sync_retry.cpp, docs/faults.md#transport-failure): a unit's
+// collective that the engine gives up on is relaunched for that unit alone after `backoff_ps`, up
+// to `attempts` tries; then each rank still waiting applies its own gradient for the unit (a
+// divergence the consistency report names). The engine's give-up is set by the simulation.
+struct RetryPolicy {
+  bool enabled = false;
+  std::int64_t backoff_ps = 0;
+  int attempts = 1;
+  int retry_cnt = 0;            // for the report: the engine gives up after retry_cnt x timeout_ps
+  std::int64_t timeout_ps = 0;
+};
+
 struct UnitSyncConfig {
   std::string name;                     // the strategy's name in results ("layerwise", ...)
   std::vector<SyncUnit> units;
@@ -59,6 +71,7 @@ struct UnitSyncConfig {
   CompressionConfig compression;        // what layer_work compresses with, for the report
   bool elastic = false;                 // reports weak-sync statistics (sync.elastic)
   std::int64_t deadline_ps = -1;        // elastic: the step's wait per unit from its readiness; -1: none
+  RetryPolicy retry;
 };
 
 // Elastic: a unit that missed its deadline on a rank, and the iteration whose optimizer step
@@ -108,6 +121,12 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   bool elastic_may_step(int rank, int iteration) const;  // the deadlines of unit_sync_elastic.cpp
   void elastic_done(int rank, int iteration, int unit);
   void elastic_report(nlohmann::ordered_json& results) const;
+  // Layer-granular retry and the consistency monitor (unit_sync_retry.cpp).
+  void join_step(int rank, int iteration, int unit, int step);
+  void unit_done(int rank, int iteration, int unit, bool averaged);
+  void step_failed(int iteration, int unit, int step);
+  void on_relaunch();
+  void retry_report(nlohmann::ordered_json& results) const;
 
   UnitSyncConfig cfg_;
   const Workload& workload_;
@@ -141,6 +160,25 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   mutable std::vector<std::vector<std::vector<std::size_t>>> open_;  // [rank][unit] -> indices into late_
   mutable std::vector<std::vector<std::size_t>> to_merge_;            // [rank] -> indices into late_
   mutable std::vector<LateSync> late_;
+  // Retry (empty unless cfg_.retry.enabled). Per (iteration, unit, step): its tries so far, whether
+  // a relaunch is pending or the tries are exhausted, and which ranks joined it and got its result.
+  struct Tries {
+    int tries = 1;
+    bool pending = false, exhausted = false;
+    std::vector<char> joined, done;
+  };
+  std::map<std::tuple<int, int, int>, Tries> tries_;
+  struct RetryStats {
+    int attempts = 0, failures = 0, exhausted = 0;
+    std::uint64_t retried_bytes = 0;
+    std::int64_t lost_ps = 0;
+  };
+  std::vector<RetryStats> retry_stats_;                  // per unit
+  std::multimap<std::int64_t, std::tuple<int, int, int>> relaunches_;  // due time -> step
+  sc_core::sc_event relaunch_ev_;
+  // The consistency monitor: per (iteration, unit), the version each rank applied (the iteration
+  // of the average; -1: its own gradient; -2: not applied yet).
+  std::map<std::pair<int, int>, std::vector<int>> versions_;
 };
 
 // The names of `layers` (indices into w.layers), as results.json lists them.

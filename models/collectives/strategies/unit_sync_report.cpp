@@ -106,6 +106,7 @@ void UnitSync::report(ojson& results) const {
     sync["compression"] = c;
   }
   if (cfg.elastic) elastic_report(results);
+  if (cfg.retry.enabled) retry_report(results);
 }
 
 }  // namespace trainvp

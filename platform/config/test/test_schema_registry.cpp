@@ -25,7 +25,7 @@ TEST(SchemaRegistry, ListsEverySchemaOnceInDescribesOrder) {
   const std::vector<std::string> expected = {
       "scenario", "cluster", "node", "gpu", "nvlink", "pcie", "fabric", "nccl", "gpu_override", "workload", "train", "transformer",
       "layer", "layer_tp_replicated", "collective_workload", "chakra_workload", "training", "fast_forward", "parallel", "sync", "slo", "health", "health_detector",
-      "health_mitigation", "compression", "class_streams", "elastic",
+      "health_mitigation", "compression", "class_streams", "elastic", "retry",
       "profile_layer", "cxl", "aggregators", "cpu",
       "fault_link_degrade", "fault_gpu_slowdown", "fault_cpu_contention", "fault_link_down", "fault_packet_loss",
       "fault_congestion", "fault_generator", "fault_generator_kind", "fault_generator_duration",

@@ -26,6 +26,8 @@ std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {
 }
 
 std::unique_ptr<SyncStrategy> unit_sync(const SyncBuild& b, UnitSyncConfig cfg) {
+  const RetryConfig& r = b.scenario.training.sync.retry;
+  if (r.enabled) cfg.retry = {true, r.backoff_ps, r.attempts, r.retry_cnt, r.timeout_ps};
   return std::make_unique<UnitSync>(module_name(b, "sync").c_str(), std::move(cfg), b.layers(), b.gpus, b.engine,
                                     b.nodes_of, b.iterations, b.ctx);
 }

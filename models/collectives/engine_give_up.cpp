@@ -1,0 +1,79 @@
+// The engine's transport failure (docs/faults.md#transport-failure): a transfer whose chunks make
+// no progress for give_up_ps fails its collective, as an RDMA QP errors out after retry_cnt
+// transport timeouts and NCCL then fails the collective on every rank.
+#include <algorithm>
+#include <limits>
+
+#include "models/collectives/engine.hpp"
+#include "platform/core/sim_time.hpp"
+
+namespace trainvp {
+
+void CollectiveEngine::on_failed(int id, std::function<void(int)> f) {
+  auto it = live_map_.find(id);
+  if (it != live_map_.end()) it->second.on_failed = std::move(f);
+}
+
+void CollectiveEngine::watch(Live& c, int x) {
+  if (c.progress.emplace(x, now_ps()).second) ++watched_;
+  // An earlier pending notification wins, and it re-arms for the rest when it fires.
+  watchdog_.notify(ps_time(give_up_ps_));
+}
+
+// A chunk of transfer x arrived: its clock restarts, or stops with its last chunk.
+void CollectiveEngine::progressed(Live& c, int x, bool last) {
+  auto it = c.progress.find(x);
+  if (it == c.progress.end()) return;
+  if (!last) {
+    it->second = now_ps();
+    return;
+  }
+  c.progress.erase(it);
+  if (--watched_ == 0) watchdog_.cancel();  // nothing in flight must keep the run alive
+}
+
+void CollectiveEngine::on_watchdog() {
+  const std::int64_t now = now_ps();
+  std::vector<int> expired;
+  for (const auto& [id, c] : live_map_)
+    for (const auto& [x, t] : c.progress)
+      if (now - t >= give_up_ps_) {
+        expired.push_back(id);
+        break;
+      }
+  std::sort(expired.begin(), expired.end());  // deterministic order of the owners' callbacks
+  for (int id : expired)
+    if (live_map_.count(id)) fail(id);
+  std::int64_t next = std::numeric_limits<std::int64_t>::max();
+  for (const auto& [id, c] : live_map_)
+    for (const auto& [x, t] : c.progress) next = std::min(next, t + give_up_ps_);
+  if (next != std::numeric_limits<std::int64_t>::max()) watchdog_.notify(ps_time(std::max<std::int64_t>(0, next - now)));
+}
+
+void CollectiveEngine::fail(int id) {
+  auto it = live_map_.find(id);
+  Live c = std::move(it->second);
+  live_map_.erase(it);
+  --live_;
+  watched_ -= c.progress.size();
+  if (watched_ == 0) watchdog_.cancel();
+  failed_.insert(id);
+  const std::int64_t now = now_ps();
+  CollectiveRecord& rec = records_[static_cast<std::size_t>(id)];
+  rec.failed = true;
+  rec.end_ps = now;
+  const auto& ranks = c.cp->program.ranks;
+  for (int position = 0; position < c.cp->program.gpu_ranks; ++position) {
+    const auto p = static_cast<std::size_t>(position);
+    if (c.joined_at[p] < 0 || c.left[p] == 0) continue;
+    intervals_[static_cast<std::size_t>(ranks[p])].push_back({c.joined_at[p], now});
+    if (observer_) observer_->call_ended({id, ranks[p], &rec, ranks.data(), c.cp->program.gpu_ranks, c.joined_at[p], now});
+  }
+  if (c.layout)
+    for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i)
+      reducers_[static_cast<std::size_t>(ranks[i])]->release(id);
+  ++ctx_.events;
+  if (c.on_failed) c.on_failed(id);
+}
+
+}  // namespace trainvp
