@@ -248,12 +248,13 @@ TEST(ParallelData, DreamDdpWithoutDataParallelismPlansNothing) {
   EXPECT_TRUE(r["collectives"].empty());
 }
 
-TEST(ParallelData, ZeroWithALayerWiseStrategyIsRefusedAtItsPointer) {
+TEST(ParallelData, ZeroWithAPeriodicStrategyIsRefusedAtItsPointer) {
+  // (layer-wise strategies reduce-scatter under ZeRO: tests/test_zero3_layerwise.cpp)
   json doc = gpt2_doc(4, 3);
-  doc["training"]["sync"] = {{"strategy", "layerwise"}};
+  doc["training"]["sync"] = {{"strategy", "plsgd"}, {"period", 2}};
   try {
     run(doc, [](Scenario& s) { s.training.parallel.enabled = true, s.training.parallel.dp = 4, s.training.parallel.zero = 1; });
-    ADD_FAILURE() << "zero 1 with layerwise ran";
+    ADD_FAILURE() << "zero 1 with plsgd ran";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/training/parallel/zero"), std::string::npos) << e.what();
   }

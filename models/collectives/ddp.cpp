@@ -56,6 +56,8 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
   waiting_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg.comm_streams)));
   stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg.comm_streams), false));
+  in_flight_.assign(n, 0);
+  peak_in_flight_.assign(n, 0);
   ids_ = PerIteration<std::vector<int>>(std::vector<int>(buckets_.size(), -1));
   (void)iterations;  // per-iteration state grows as iterations are reached
   for (std::size_t r = 0; r < n; ++r) {
@@ -96,6 +98,8 @@ void DdpSync::on_gradient(const GradientReady& g) {
 
 void DdpSync::bucket_ready(int rank, int iteration, int b) {
   collective(iteration, b);
+  in_flight_[at(rank)] += buckets_[static_cast<std::size_t>(b)].bytes;
+  peak_in_flight_[at(rank)] = std::max(peak_in_flight_[at(rank)], in_flight_[at(rank)]);
   int stream = b % cfg_.comm_streams;
   waiting_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, b});
   try_join(rank, stream);
@@ -117,6 +121,7 @@ void DdpSync::rank_finished(int rank, int iteration, int b) {
   std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(b)];
   busy_[at(rank)][iteration].push_back({joined, now});
+  in_flight_[at(rank)] -= buckets_[static_cast<std::size_t>(b)].bytes;
   if (tracks_[at(rank)] >= 0)
     ctx_.trace.slice(tracks_[at(rank)], std::string(op_name(cfg_.op)) + " bucket " + std::to_string(b), "comm", joined, now,
                      {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});

@@ -49,6 +49,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::string waiting_for(int rank, int iteration, const Phase& phase) const override;
   std::int64_t comm_ps(int rank, int iteration) const override;
   void report(nlohmann::ordered_json& results) const override;  // the buckets
+  std::uint64_t peak_in_flight_bytes(int rank) const override { return peak_in_flight_[at(rank)]; }
   void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
@@ -79,6 +80,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::vector<bool>> stream_busy_;
   PerIteration<std::vector<int>> ids_;       // [iteration][bucket] -> collective id, -1 before launch
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
+  std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of buckets ready, not done
   RunContext& ctx_;
   std::vector<int> tracks_;  // per rank: its collective stream in the trace
 };

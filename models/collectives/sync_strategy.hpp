@@ -23,6 +23,9 @@ class SyncStrategy : public PhaseGate {
   // Writes what results.json says about the strategy: fields of `results["sync"]` (which holds
   // `strategy` already) and of each of `results["iterations"]` (which hold `warmup`).
   virtual void report(nlohmann::ordered_json& results) const = 0;
+  // The most bytes of `rank`'s gradient buffers held at once for synchronization: from the moment
+  // a unit (bucket, layer) is ready until its collective is done on the rank. 0: not tracked.
+  virtual std::uint64_t peak_in_flight_bytes(int /*rank*/) const { return 0; }
   // Steady-state fast-forward: iterations [first, first + count) are not simulated. They repeat
   // the `period` iterations before `first`, each shifted by whole periods of `period_ps` (the
   // records of iteration first + j copy first + j - m x period, m = ceil((j + 1) / period)).

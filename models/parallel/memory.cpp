@@ -1,6 +1,7 @@
 // What one GPU of a layout holds in HBM (memory.hpp; DOMAIN.md section 7).
 #include "models/parallel/memory.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -74,6 +75,12 @@ StageMemory stage_memory(const Workload& stage, const ParallelConfig& cfg, const
     m.activations += layer_activation_bytes(stage, stage.layers[i], cfg) * static_cast<std::uint64_t>(held);
   }
   return m;
+}
+
+std::uint64_t zero3_gathered_bytes(const Workload& stage, int prefetch) {
+  std::uint64_t largest = 0;
+  for (const Layer& l : stage.layers) largest = std::max<std::uint64_t>(largest, l.params);
+  return static_cast<std::uint64_t>(prefetch) * largest * dtype_bytes(stage.shape.dtype);
 }
 
 }  // namespace trainvp

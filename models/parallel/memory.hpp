@@ -31,4 +31,9 @@ StageMemory stage_memory(const Workload& stage, const ParallelConfig& cfg, const
 // Korthikanti formula for transformer layers, the layer's own activation_bytes otherwise).
 std::uint64_t layer_activation_bytes(const Workload& stage, const Layer& l, const ParallelConfig& cfg);
 
+// ZeRO-3: the gathered (whole, unsharded) layer parameters one GPU holds at once with prefetch
+// depth D: at most D layers (the running phase's and D - 1 ahead), bounded by D x the largest
+// layer's compute-dtype parameter bytes of `stage`.
+std::uint64_t zero3_gathered_bytes(const Workload& stage, int prefetch);
+
 }  // namespace trainvp

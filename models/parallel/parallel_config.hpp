@@ -24,6 +24,9 @@ struct ParallelConfig {
   int virtual_stages = 1;  // v: model chunks per GPU (interleaved only; 1 otherwise)
   bool sequence_parallel = false;
   int zero = 0;  // 0: DDP all-reduce; 1: optimizer state sharded; 2: + gradients; 3: + parameters
+  // ZeRO-3: phases ahead whose layer all-gathers are joined at each phase end (1: just in time,
+  // 2: each gather overlaps the phase before its own). Also how many gathered copies are held.
+  int zero3_prefetch = 2;
   RecomputeKind recompute = RecomputeKind::None;
   // Fastest-varying dimension first. Megatron's default: TP inside a node, then DP, then PP.
   std::array<ParallelDim, 3> order{ParallelDim::Tp, ParallelDim::Dp, ParallelDim::Pp};

@@ -48,6 +48,7 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
     : sc_module(name), parts_(std::move(parts)), ctx_(ctx) {
   const ParallelConfig& c = parts_.layout->config();
   t_ = c.tp, p_ = c.pp, d_ = c.dp, v_ = c.virtual_stages, m_ = c.micro_batches;
+  prefetch_ = c.zero3_prefetch;
   for (const ParallelStage& st : *parts_.stages) {
     const BlockPatterns pat = chunk_patterns(st.workload, st.chunk_of, v_);
     StageShape sh;
@@ -128,6 +129,7 @@ bool ParallelSync::pp_ready(int rank, int iteration, const Phase& ph, std::uint6
 WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
   RankState& st = state_[static_cast<std::size_t>(rank)];
   st.dp_gate = false;
+  st.z3_gate = false;
   if (ph.kind != PhaseKind::BackwardWeight && st.tp_pending > 0) return WaitKind::Tp;
   if (!pp_ready(rank, iteration, ph, nullptr)) return WaitKind::Pp;
   const int g = dp_of_[static_cast<std::size_t>(rank)];
@@ -140,7 +142,10 @@ WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
     return WaitKind::Dp;
   if (parts_.layout->config().zero == 3 && d_ > 1) {
     const std::uint64_t need = zero3_need(rank, iteration, st.phase_index);
-    if (need != 0 && !st.z3_done.count(need)) return WaitKind::Dp;
+    if (need != 0 && !st.z3_done.count(need)) {
+      st.z3_gate = true;
+      return WaitKind::Dp;
+    }
   }
   if (!dp_[static_cast<std::size_t>(g)]->may_start(rank, iteration, ph)) {
     st.dp_gate = true;
@@ -153,10 +158,13 @@ void ParallelSync::note_wait(int rank, int iteration, WaitKind why) const {
   RankState& st = state_[static_cast<std::size_t>(rank)];
   const std::int64_t t = now();
   if (st.reason != WaitKind::Count) {
-    if (why == st.reason) return;
-    record(rank, st.reason_iteration).blocked[static_cast<int>(st.reason)] += t - st.since;
+    if (why == st.reason && st.z3_gate == st.z3_wait) return;
+    ParallelRankIteration& r = record(rank, st.reason_iteration);
+    r.blocked[static_cast<int>(st.reason)] += t - st.since;
+    if (st.z3_wait) r.z3_gather_blocked += t - st.since;
   }
   st.reason = why, st.since = t, st.reason_iteration = iteration;
+  st.z3_wait = why == WaitKind::Dp && st.z3_gate;
   if (why == WaitKind::Count) st.phase_start = t;
 }
 
@@ -199,8 +207,8 @@ void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
   st.phase_index = ended + 1 == phases ? 0 : ended + 1;
   if (parts_.layout->config().zero == 3 && d_ > 1 && dp_of_[static_cast<std::size_t>(rank)] >= 0) {
     st.z3_done.erase(zero3_need(rank, iteration, ended));  // used: the gathered copy is freed
-    // Prefetch: the gathers of the next two phases (into the next iteration after the last).
-    for (std::uint64_t ahead = ended + 1; ahead <= ended + 2; ++ahead)
+    // Prefetch: the gathers of the next phases (into the next iteration after the last).
+    for (std::uint64_t ahead = ended + 1; ahead <= ended + static_cast<std::uint64_t>(prefetch_); ++ahead)
       zero3_join(rank, ahead < phases ? iteration : iteration + 1, ahead % phases);
   }
   if (ph.kind == PhaseKind::Optimizer) {
@@ -381,7 +389,7 @@ std::uint64_t ParallelSync::zero3_need(int rank, int iteration, std::uint64_t in
 void ParallelSync::zero3_start() {
   for (const Gpu* g : parts_.gpus)
     if (dp_of_[static_cast<std::size_t>(g->rank())] >= 0)
-      for (std::uint64_t i = 0; i < 2; ++i) zero3_join(g->rank(), 0, i);
+      for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(prefetch_); ++i) zero3_join(g->rank(), 0, i);
 }
 
 void ParallelSync::zero3_join(int rank, int iteration, std::uint64_t index) {
@@ -392,11 +400,14 @@ void ParallelSync::zero3_join(int rank, int iteration, std::uint64_t index) {
   const std::uint64_t key = need ^ (static_cast<std::uint64_t>(c.pp * t_ + c.tp) << 53);
   auto [entry, fresh] = z3_live_.try_emplace(key, -1, d_);
   const std::int64_t start = now();
+  const Gpu* gpu = parts_.gpus[static_cast<std::size_t>(rank)];
+  const Phase ph = gpu->schedule().at(index);
+  const Layer& l = gpu->workload().layers[static_cast<std::size_t>(ph.layer)];
+  const std::uint64_t bytes = l.params * dtype_bytes(gpu->workload().shape.dtype);
+  ParallelRankIteration& rec = record(rank, iteration);
+  ++rec.z3_gathers;
+  rec.z3_gather_bytes += bytes;
   if (fresh) {
-    const Gpu* gpu = parts_.gpus[static_cast<std::size_t>(rank)];
-    const Phase ph = gpu->schedule().at(index);
-    const Layer& l = gpu->workload().layers[static_cast<std::size_t>(ph.layer)];
-    const std::uint64_t bytes = l.params * dtype_bytes(gpu->workload().shape.dtype);
     entry->second.first = parts_.engine->launch(
         program(CollectiveOp::AllGather, parts_.layout->dp_group(c.tp, c.pp), bytes), CollectiveOp::AllGather,
         CollectiveAlgo::Ring, bytes,
@@ -405,6 +416,7 @@ void ParallelSync::zero3_join(int rank, int iteration, std::uint64_t index) {
         [this, iteration, need, start](int r) {
           add_comm(r, iteration, WaitKind::Dp, start, now());
           RankState& rs = state_[static_cast<std::size_t>(r)];
+          record(r, iteration).z3_gather_comm += rs.z3_union.add(start, now());
           rs.z3_joined.erase(need);
           rs.z3_done.insert(need);
           changed_[static_cast<std::size_t>(r)]->notify(sc_core::SC_ZERO_TIME);
@@ -513,6 +525,7 @@ void ParallelSync::report(nlohmann::ordered_json& results) const {
     o["dp_comm_s"] = comm[kDp] / div;
     o["dp_exposed_s"] = blocked[kDp] / div;
     o["comm_s"] = all / div;
+    if (parts_.layout->config().zero == 3 && d_ > 1 && dp_strategy(ranks.front())) o["zero3"] = zero3_report(s, warm, n);
     stages.push_back(o);
   }
   results["parallel"]["stages"] = stages;

@@ -51,6 +51,12 @@ struct ParallelRankIteration {
   std::int64_t blocked[static_cast<int>(WaitKind::Count)] = {0, 0, 0};
   std::int64_t comm[static_cast<int>(WaitKind::Count)] = {0, 0, 0};  // TP, PP: union; DP: see comm_of
   std::int64_t model_compute = 0;  // forward and backward phases (the optimizer step excluded)
+  // ZeRO-3's layer parameter all-gathers joined for this iteration: how many, their bytes (each
+  // the gathered layer's whole size n), the union of their [join, done] intervals, and the time
+  // a phase waited for one (part of blocked[Dp]).
+  int z3_gathers = 0;
+  std::uint64_t z3_gather_bytes = 0;
+  std::int64_t z3_gather_comm = 0, z3_gather_blocked = 0;
 };
 
 class ParallelSync : public sc_core::sc_module, public SyncStrategy {
@@ -99,6 +105,9 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     // Blocked-time attribution (mutable: may_start observes the wait it answers).
     WaitKind reason = WaitKind::Count;
     bool dp_gate = false;  // the DP strategy's gate refused (its event wakes the GPU)
+    bool z3_gate = false;  // a ZeRO-3 layer all-gather refused
+    bool z3_wait = false;  // the open DP wait is for a ZeRO-3 all-gather
+    RunningUnion z3_union = RunningUnion(256);
     std::int64_t since = 0;
     int reason_iteration = 0;
     std::int64_t phase_start = 0;  // when the gate last let a phase start
@@ -127,7 +136,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   void send(int rank, int iteration, const ScheduleBlock& block);
   void gather(int rank, int iteration);
   // ZeRO-3: the layer all-gather phase `index` of `iteration` needs (0: none), joining it, and the
-  // prefetch that joins the next two phases' at every phase end (and at time 0).
+  // prefetch that joins the next zero3_prefetch phases' at every phase end (and at time 0).
   std::uint64_t zero3_need(int rank, int iteration, std::uint64_t index) const;
   void zero3_join(int rank, int iteration, std::uint64_t index);
   void zero3_start();
@@ -137,6 +146,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   void add_comm(int rank, int iteration, WaitKind kind, std::int64_t from, std::int64_t to);
   void fill_comm_all() const;
   std::uint64_t gather_bytes(int stage) const;
+  nlohmann::ordered_json zero3_report(int stage, int warm, int n) const;
   std::shared_ptr<const CompiledProgram> program(CollectiveOp op, const std::vector<int>& comm, std::uint64_t bytes);
   int global_chunk(int stage, int chunk) const { return chunk * p_ + stage; }
   std::int64_t now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
@@ -145,6 +155,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   Parts parts_;
   RunContext& ctx_;
   int t_, p_, d_, v_, m_;
+  int prefetch_ = 2;  // ZeRO-3's prefetch depth
   std::vector<StageShape> shape_;
   mutable std::vector<RankState> state_;
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;

@@ -47,6 +47,10 @@ const ParamSet<ParallelRaw>& parallel_schema() {
               "Split norms, dropout and their activations by t too (all-reduce becomes reduce-scatter + all-gather)")
         .integer("zero", &ParallelRaw::zero, 0,
                  "ZeRO stage over each DP group: 0 none, 1 optimizer state, 2 + gradients, 3 + parameters", {0, 3})
+        .integer("zero3_prefetch", &ParallelRaw::zero3_prefetch, nullptr,
+                 "ZeRO-3: phases ahead whose layer parameter all-gathers start at each phase end, also the gathered "
+                 "layers held at once; default 2 (1: just in time)",
+                 {1, 64})
         .choice("recompute", &ParallelRaw::recompute, "none", recompute_names(),
                 "Activation recomputation: none, selective (attention scores) or full (each layer's input kept)")
         .text("order", &ParallelRaw::order, "tp-dp-pp",
@@ -157,6 +161,7 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
   p.virtual_stages = r.virtual_stages;
   p.sequence_parallel = r.sequence_parallel;
   p.zero = r.zero;
+  p.zero3_prefetch = r.zero3_prefetch;
   p.recompute = r.recompute;
   p.order = parse_order(r.order, ptr_join(path, "order"));
   if (p.schedule == PipelineScheduleKind::Interleaved) {

@@ -24,6 +24,7 @@ struct ParallelRaw {
   int virtual_stages = 1;
   bool sequence_parallel = false;
   int zero = 0;
+  int zero3_prefetch = 2;
   RecomputeKind recompute = RecomputeKind::None;
   std::string order = "tp-dp-pp";
 };

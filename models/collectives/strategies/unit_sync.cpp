@@ -47,6 +47,8 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
   queue_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg_.streams)));
   stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg_.streams), false));
+  in_flight_.assign(n, 0);
+  peak_in_flight_.assign(n, 0);
   if (cfg_.deadline_ps >= 0) {
     if (cfg_.trigger != SyncTrigger::GradientReady) throw std::logic_error("elastic deadlines need gradient-ready units");
     ready_at_.assign(n, std::vector<std::int64_t>(units, -1));
@@ -192,6 +194,8 @@ int UnitSync::collective(int iteration, int unit, int step) {
 
 void UnitSync::unit_ready(int rank, int iteration, int unit) {
   if (!ready_at_.empty()) ready_at_[at(rank)][static_cast<std::size_t>(unit)] = now_ps();
+  in_flight_[at(rank)] += cfg_.units[static_cast<std::size_t>(unit)].bytes;
+  peak_in_flight_[at(rank)] = std::max(peak_in_flight_[at(rank)], in_flight_[at(rank)]);
   collective(iteration, unit, 0);
   const int stream = cfg_.units[static_cast<std::size_t>(unit)].stream;
   queue_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, unit});
@@ -232,12 +236,15 @@ void UnitSync::unit_done(int rank, int iteration, int unit, bool averaged) {
   const std::int64_t now = now_ps();
   const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(unit)];
   busy_[at(rank)][iteration].push_back({joined, now});
+  in_flight_[at(rank)] -= u.bytes;
   const bool weak = !stepped_.empty() && iteration <= stepped_[at(rank)];
   if (!arrived_.empty()) elastic_done(rank, iteration, unit);
   if (tracks_[at(rank)] >= 0)
     ctx_.trace.slice(tracks_[at(rank)],
-                     std::string(cfg_.parameters ? "average " : "all_reduce ") + unit_label(unit) + (weak ? " (weak-sync)" : "") +
-                         (averaged ? "" : " (retries exhausted)"),
+                     std::string(cfg_.parameters                                     ? "average "
+                                 : u.steps.front().op == CollectiveOp::ReduceScatter ? "reduce_scatter "
+                                                                                     : "all_reduce ") +
+                         unit_label(unit) + (weak ? " (weak-sync)" : "") + (averaged ? "" : " (retries exhausted)"),
                      "comm", joined, now,
                      {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
   ++done_[at(rank)][iteration];

@@ -95,6 +95,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::int64_t comm_ps(int rank, int iteration) const override;
   // Units, plans, each iteration's plan and bytes, compression (unit_sync_report.cpp).
   void report(nlohmann::ordered_json& results) const override;
+  std::uint64_t peak_in_flight_bytes(int rank) const override { return peak_in_flight_[at(rank)]; }
   void skip_iterations(int first, int count, int period, std::int64_t period_ps) override;
 
   const UnitSyncConfig& config() const { return cfg_; }
@@ -149,6 +150,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::vector<bool>> stream_busy_;   // [rank][stream]
   std::map<std::tuple<int, int, int>, int> ids_;  // (iteration, unit, step) -> collective id
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
+  std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of units ready, not done
   std::vector<int> tracks_;                      // per rank: its communication track
   int plan_track_ = -1;
   // Elastic (empty otherwise), per rank: when each unit last became ready, the last iteration

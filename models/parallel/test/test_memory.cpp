@@ -169,3 +169,23 @@ TEST(InFlight, InterleavedFollowsMegatronsOrder) {
 
 }  // namespace
 }  // namespace trainvp
+
+namespace trainvp {
+namespace {
+
+// ZeRO-3 holds at most `prefetch` gathered layers at once: D x the largest layer's parameters.
+TEST(StageMemory, ZeroThreeGatheredParametersArePrefetchTimesTheLargestLayer) {
+  Workload w;
+  w.shape.dtype = DType::BF16;
+  for (std::uint64_t params : {1000ull, 0ull, 5000ull, 3000ull}) {
+    Layer l;
+    l.params = params;
+    w.layers.push_back(l);
+  }
+  for (int d : {1, 2, 3}) EXPECT_EQ(zero3_gathered_bytes(w, d), static_cast<std::uint64_t>(d) * 5000 * 2) << d;
+  w.shape.dtype = DType::FP32;
+  EXPECT_EQ(zero3_gathered_bytes(w, 2), 2u * 5000 * 4);
+}
+
+}  // namespace
+}  // namespace trainvp

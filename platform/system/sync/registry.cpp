@@ -28,6 +28,12 @@ std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {
 std::unique_ptr<SyncStrategy> unit_sync(const SyncBuild& b, UnitSyncConfig cfg) {
   const RetryConfig& r = b.scenario.training.sync.retry;
   if (r.enabled) cfg.retry = {true, r.backoff_ps, r.attempts, r.retry_cnt, r.timeout_ps};
+  // ZeRO (only with gradient strategies, uncompressed: Simulation refuses the others): each unit
+  // is reduce-scattered, each rank keeping the shard its optimizer updates.
+  if (b.scenario.training.parallel.enabled && b.scenario.training.parallel.zero >= 1 && !cfg.parameters)
+    for (SyncUnit& u : cfg.units)
+      for (SyncStep& st : u.steps)
+        if (st.op == CollectiveOp::AllReduce) st.op = CollectiveOp::ReduceScatter;
   return std::make_unique<UnitSync>(module_name(b, "sync").c_str(), std::move(cfg), b.layers(), b.gpus, b.engine,
                                     b.nodes_of, b.iterations, b.ctx);
 }
