@@ -139,6 +139,9 @@ TEST(Zero3LayerWise, PeriodicAveragingElasticAndCompressionAreRefusedAtZero) {
   json topk = gpt2("layerwise", 3);
   topk["training"]["sync"]["compression"] = {{"kind", "topk"}};
   expect_refused(topk, "compression \"topk\"");
+  json retry = gpt2("layerwise", 3);
+  retry["training"]["sync"]["retry"] = json::object();
+  expect_refused(retry, "retries are exhausted");
 }
 
 }  // namespace
