@@ -116,8 +116,9 @@ TEST(Chakra, ProcessGroupsRunApartAndAReplicatedTraceRunsOnEveryRank) {
   // with chunk 16 MiB: 2 (alpha + 16 MiB / beta), both pairs at once on disjoint NICs.
   TraceDir d("groups");
   for (int r = 0; r < 4; ++r) d.rank(r, {tc::coll(1, "ar", pb::ALL_REDUCE, 32 << 20, {}, r < 2 ? "a" : "b")});
-  const json res =
-      simulate(scenario(4, {{"traces", d.prefix()}, {"comm_groups", {{"a", {0, 1}}, {"b", {3, 2}}}}}, "16MiB"));
+  const json res = simulate(
+      scenario(4, {{"traces", d.prefix()}, {"comm_groups", {{"a", {0, 1}}, {"b", {{"ranks", {3, 2}}, {"dimensions", {2}}}}}}},
+               "16MiB"));
   const double pair = 2 * (alpha_between_nodes() + 16 * kMiB / eth_beta());
   for (int r = 0; r < 4; ++r) EXPECT_NEAR(end_of(res, r), pair, 1e-9) << "rank " << r;
   EXPECT_EQ(res["chakra"]["collectives"], 2);

@@ -23,9 +23,9 @@ const ParamSet<ChakraRaw>& chakra_schema() {
            "directory holding one <name>.<rank>.et per rank, or one file that every rank runs")
         .required("traces")
         .nested("comm_groups", "object or string", nullptr,
-                "Process groups the collectives name in pg_name: {\"<name>\": [ranks in ring order]}, or the path of "
-                "such a JSON file (ASTRA-sim's --comm-group-configuration); a collective without pg_name runs over "
-                "every rank")
+                "Process groups the collectives name in pg_name: {\"<name>\": [ranks in ring order]} (or "
+                "{\"<name>\": {\"ranks\": [...]}}), or the path of such a JSON file (ASTRA-sim's "
+                "--comm-group-configuration); a collective without pg_name runs over every rank")
         .choice("algorithm", &ChakraRaw::algorithm, "ring",
                 NameTable<CollectiveAlgo>{{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree},
                                           {"hierarchical", CollectiveAlgo::Hierarchical}},
@@ -121,14 +121,18 @@ chakra::Groups load_groups(const json& value, const std::string& pointer, int ra
       if (in_file.empty()) fail_expected(pointer + at, expected, found);
       throw ScenarioError(pointer, in_file + at + ": expected " + expected + ", found " + found.dump());
     };
-    if (!it.value().is_array() || it.value().empty()) fail(gp, "a non-empty array of ranks", it.value());
+    // ASTRA-sim's older files list the ranks; newer ones hold {"ranks": [...], "dimensions": [...]}.
+    const bool object = it.value().is_object() && it.value().contains("ranks");
+    const json& list = object ? it.value()["ranks"] : it.value();
+    const std::string lp = object ? ptr_join(gp, "ranks") : gp;
+    if (!list.is_array() || list.empty()) fail(lp, "a non-empty array of ranks (or {\"ranks\": [...]})", list);
     std::vector<int> members;
     std::set<int> seen;
-    for (std::size_t i = 0; i < it.value().size(); ++i) {
-      const json& v = it.value()[i];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& v = list[i];
       if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= ranks)
-        fail(ptr_join(gp, i), "a rank in [0, " + std::to_string(ranks - 1) + "]", v);
-      if (!seen.insert(v.get<int>()).second) fail(ptr_join(gp, i), "each rank once in a group", v);
+        fail(ptr_join(lp, i), "a rank in [0, " + std::to_string(ranks - 1) + "]", v);
+      if (!seen.insert(v.get<int>()).second) fail(ptr_join(lp, i), "each rank once in a group", v);
       members.push_back(v.get<int>());
     }
     groups[it.key()] = members;
