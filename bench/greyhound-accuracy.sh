@@ -7,7 +7,9 @@
 # confusion matrix (a job is right when it had no fault and no diagnosis, or when every fault it
 # had was diagnosed with the right cause and suspect and nothing else was), the reaction times, and
 # per fault kind how many slowed their job by 10% or more and were found (bench/greyhound_manifest.py).
-# usage: bench/greyhound-accuracy.sh [BUILD_DIR] [single|four|both]
+# four-nccl: the four-node population with NCCL's 8 topology-ordered channels
+# (scenarios/sweeps/greyhound-accuracy-four-node-nccl.json; not part of `both`).
+# usage: bench/greyhound-accuracy.sh [BUILD_DIR] [single|four|four-nccl|both]
 source "$(dirname "$0")/common.sh"
 which=${2:-both}
 
@@ -30,9 +32,10 @@ score() {
     FROM points WHERE status = 'ok' AND faults_applied > 0 GROUP BY fault_kind, fault_severity;"
 }
 
-for pop in single four; do
-  [ "$which" = both ] || [ "$which" = "$pop" ] || continue
-  spec=scenarios/sweeps/greyhound-accuracy-$pop-node.json
+for pop in single four four-nccl; do
+  [ "$which" = both ] && [ "$pop" != four-nccl ] || [ "$which" = "$pop" ] || continue
+  case $pop in four-nccl) spec=scenarios/sweeps/greyhound-accuracy-four-node-nccl.json ;;
+               *) spec=scenarios/sweeps/greyhound-accuracy-$pop-node.json ;; esac
   /usr/bin/time -f "$pop-node: %e s wall" "$build/trainvp" sweep "$spec" -o "$out/accuracy-$pop" -j "$(nproc)" 2>&1 |
     grep -v 'is not in results.json'
   score "$out/accuracy-$pop/sweep.db"

@@ -64,6 +64,9 @@ StageMemory stage_memory(const Workload& stage, const ParallelConfig& cfg, const
   if (cfg.zero >= 1) m.optimizer = ceil_div(m.optimizer, cfg.dp);
   if (cfg.zero >= 2) m.gradients = ceil_div(m.gradients, cfg.dp);
   if (cfg.zero >= 3) m.weights = ceil_div(m.weights, cfg.dp);
+  // A ZeRO-3 GPU computes on whole layers: it gathers the running phase's and prefetches the next
+  // ones' (training.parallel.zero3_prefetch), which its HBM must hold beside its shards.
+  if (cfg.zero >= 3 && cfg.dp > 1) m.gathered = zero3_gathered_bytes(stage, cfg.zero3_prefetch);
   if (chunk_of.size() != stage.layers.size())
     throw std::invalid_argument("stage_memory: chunk_of has " + std::to_string(chunk_of.size()) + " entries for " +
                                 std::to_string(stage.layers.size()) + " layers");

@@ -1,7 +1,8 @@
 #pragma once
 // What a GPU of a hybrid-parallel job holds in HBM (DOMAIN.md section 7): mixed-precision Adam's
 // 16 bytes per parameter held (2 weights + 2 gradients + 12 fp32 master weights, momentum and
-// variance), sharded by ZeRO over d (stage 1: the 12; 2: the 14; 3: all 16), plus the
+// variance), sharded by ZeRO over d (stage 1: the 12; 2: the 14; 3: all 16), plus, under ZeRO-3,
+// the whole layers gathered for the running phase and its prefetch, plus the
 // activations of the micro-batches in flight (Korthikanti et al.: s·b·h·(34 + 5·a·s/h) bytes
 // per transformer layer, /t with sequence parallelism, 2·s·b·h with full recomputation).
 #include <cstdint>
@@ -18,7 +19,8 @@ struct StageMemory {
   std::uint64_t gradients = 0;
   std::uint64_t optimizer = 0;    // fp32 master weights + Adam moments (SGD: momentum; none: 0)
   std::uint64_t activations = 0;  // at the peak of micro-batches in flight
-  std::uint64_t total() const { return weights + gradients + optimizer + activations; }
+  std::uint64_t gathered = 0;     // ZeRO-3: unsharded layer parameters held at once (zero3_gathered_bytes)
+  std::uint64_t total() const { return weights + gradients + optimizer + activations + gathered; }
 };
 
 // One GPU of a stage. `stage` is the stage's workload (stage_workload: TP-sharded layers);

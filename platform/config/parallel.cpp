@@ -218,7 +218,8 @@ void check_parallel_workload(Scenario& s) {
     if (m.total() > g.params.mem_capacity)
       throw ScenarioError(path, "GPU " + g.name + " (stage " + std::to_string(stage) + ") needs " + gib(m.total()) +
                                     " GiB (weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer " +
-                                    gib(m.optimizer) + ", activations " + gib(m.activations) + " GiB) but has " +
+                                    gib(m.optimizer) + ", activations " + gib(m.activations) +
+                                    (m.gathered ? ", ZeRO-3 gathered layers " + gib(m.gathered) : std::string()) + " GiB) but has " +
                                     gib_capacity(g.params.mem_capacity) + " GiB of HBM");
   }
 }

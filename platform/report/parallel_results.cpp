@@ -72,6 +72,7 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
                             {"optimizer_bytes", m.optimizer},     {"activations_bytes", m.activations},
                             {"total_bytes", m.total()},           {"hbm_bytes", hbm},
                             {"in_flight_micro_batches", plan.in_flight[st]}};
+    if (m.gathered) stages[st]["memory"]["zero3_gathered_bytes"] = m.gathered;  // in total_bytes
   }
   o["stages"] = stages;
 

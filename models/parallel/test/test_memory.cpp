@@ -104,10 +104,17 @@ TEST(StageMemory, OptimizerAndGradientsShardPerZeroStage) {
     if (z == 0) {
       EXPECT_EQ(m.weights + m.gradients + m.optimizer, 16 * n);
     }
+    // ZeRO-3 also holds the whole layers it computes on: prefetch 2 x one layer of P bf16 params.
+    EXPECT_EQ(m.gathered, z >= 3 ? 2 * 2 * P : 0u) << z;
     if (z == 3) {
       EXPECT_EQ(m.weights + m.gradients + m.optimizer, 16 * n / 8);
+      EXPECT_EQ(m.total(), 16 * n / 8 + 4 * P + 2000);
     }
   }
+  // With d = 1 nothing is sharded, so nothing is gathered either.
+  ParallelConfig alone;
+  alone.zero = 3;
+  EXPECT_EQ(stage_memory(w, alone, chunk_of, {1}).gathered, 0u);
   Workload sgd = w;
   sgd.optimizer = OptimizerKind::Sgd;
   EXPECT_EQ(stage_memory(sgd, ParallelConfig{}, chunk_of, {1}).optimizer, 8 * n);
