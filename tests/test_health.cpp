@@ -150,6 +150,30 @@ TEST(Health, ASlowNicWhoseRanksArriveLateIsCommunicationOnTheirEdgesNotTheHost) 
   EXPECT_EQ(h["score"]["false_positives"], 0) << h.dump(1);
 }
 
+// With NCCL's topology-ordered channels every NIC carries a ring, and the probes follow those
+// rings (GREYHOUND probes the edges in use): a NIC that the rank-order ring never crosses (on
+// this node, the ring enters at GPU 0 and leaves from GPU 3) is found on a channel's edge, and
+// only there: hops between nodes are compared with hops between nodes, not with NVLink hops.
+TEST(Health, WithNcclChannelsTheProbesFollowTheChannelsRingsToADegradedNic) {
+  json doc = scenario(json::array({{{"kind", "link_degrade"}, {"target", "link:node1.nic2-switch"},
+                                    {"bandwidth_factor", 0.1}, {"start", "12s"}, {"duration", "12s"}}}));
+  doc["cluster"]["fabric"]["nccl"] = {{"channels", 4}, {"order", "topology"}};
+  doc["cluster"]["fabric"]["link_bw"] = "25Gbps";  // communication-bound enough for a 10% change
+  const json r = test::simulate(doc);
+  const json& h = r["health"];
+  ASSERT_FALSE(h["diagnoses"].empty()) << h.dump(1);
+  const json& d = h["diagnoses"][0];
+  EXPECT_EQ(d["cause"], "communication") << d.dump();
+  EXPECT_EQ(d["fault"], 0) << d.dump();
+  ASSERT_FALSE(d["links"].empty());
+  for (const json& l : d["links"]) {  // every slow edge is one of the rail-2 channel's hops through it
+    bool crosses = false;
+    for (const json& hop : l["route"]) crosses = crosses || hop.get<std::string>() == "link:node1.nic2-switch";
+    EXPECT_TRUE(crosses) << l.dump();
+  }
+  EXPECT_EQ(h["score"]["false_positives"], 0) << h.dump(1);
+}
+
 TEST(Health, CpuContentionIsTheHostNotTheGpu) {
   const json r = test::simulate(scenario(json::array(
       {{{"kind", "cpu_contention"}, {"target", "node0.gpu1"}, {"launch_factor", 4}, {"start", "12s"}, {"duration", "12s"}}})));

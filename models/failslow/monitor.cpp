@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "models/collectives/ring_channels.hpp"
 #include "models/gpu/roofline.hpp"
 #include "models/health/autocorrelation.hpp"
 #include "models/health/group_compare.hpp"
@@ -235,15 +236,17 @@ void FailSlowMonitor::probe_groups(std::vector<int> groups, const std::vector<in
     groups.push_back(static_cast<int>(g));
   }
   std::vector<std::pair<int, int>> edges;
-  std::vector<std::pair<int, bool>> shapes;  // per edge
+  // Per edge: its group's size and whether the edge itself crosses nodes. An NVLink hop and a NIC
+  // hop of one ring differ by their links' rates, not by health, so each is judged among its kind.
+  std::vector<std::pair<int, bool>> shapes;
   std::set<std::pair<int, int>> seen;
   for (const LinkProbeResult& l : v->links) seen.insert({l.src, l.dst});  // measured in the first stage
-  for (int g : groups) {
-    const std::vector<int>& m = group_ranks_[static_cast<std::size_t>(g)];
-    const std::size_t k = m.size();
-    for (std::size_t i = 0; i < (k == 2 ? 1 : k); ++i)
-      if (seen.insert({m[i], m[(i + 1) % k]}).second) edges.push_back({m[i], m[(i + 1) % k]}), shapes.push_back(shape(g));
-  }
+  for (int g : groups)
+    for (const auto& e : ring_edges(group_ranks_[static_cast<std::size_t>(g)]))
+      if (seen.insert(e).second) {
+        const bool crosses = p_.nodes_of[static_cast<std::size_t>(e.first)] != p_.nodes_of[static_cast<std::size_t>(e.second)];
+        edges.push_back(e), shapes.push_back({shape(g).first, crosses});
+      }
   if (edges.empty()) {
     if (--v->pending == 0) step(v);
     return;
@@ -256,6 +259,23 @@ void FailSlowMonitor::probe_groups(std::vector<int> groups, const std::vector<in
     v->links.insert(v->links.end(), res.begin(), res.end());
     if (--v->pending == 0) step(v);
   });
+}
+
+std::vector<std::pair<int, int>> FailSlowMonitor::ring_edges(const std::vector<int>& m) const {
+  const std::size_t k = m.size();
+  std::vector<std::vector<int>> rings;  // as communicator positions
+  const RingLayout& layout = p_.engine->ring_layout();
+  if (k > 2 && layout.order == RingOrder::Topology)
+    rings = topology_rings(m, p_.nodes_of, layout.nic_of, ring_channels(layout, m, p_.nodes_of));
+  if (rings.empty()) {
+    rings.emplace_back(k);
+    for (std::size_t i = 0; i < k; ++i) rings[0][i] = static_cast<int>(i);
+  }
+  std::vector<std::pair<int, int>> edges;
+  for (const std::vector<int>& ring : rings)
+    for (std::size_t i = 0; i < (k == 2 ? 1 : k); ++i)
+      edges.push_back({m[static_cast<std::size_t>(ring[i])], m[static_cast<std::size_t>(ring[(i + 1) % k])]});
+  return edges;
 }
 
 // After the first stage (GEMMs on compute suspects, edges of suspect communicators): when nothing

@@ -102,6 +102,9 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   void handle(const ChangeFinding& f, std::int64_t now);
   void validate(const ChangeFinding& f, int change);
   void probe_groups(std::vector<int> groups, const std::vector<int>& avoid, const std::shared_ptr<Validation>& v);
+  // The edges a ring collective over communicator `m` runs on: NCCL's topology-ordered channels
+  // when the engine builds them, else the rank-order ring (GREYHOUND probes the edges in use).
+  std::vector<std::pair<int, int>> ring_edges(const std::vector<int>& m) const;
   void step(const std::shared_ptr<Validation>& v);
   void finish(const std::shared_ptr<Validation>& v);
   PhaseWork gemm_work(DType dt) const;
