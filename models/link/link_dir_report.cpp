@@ -1,6 +1,7 @@
 // What a link direction reports in results.json, and its sockets and statistics for `trainvp describe`.
 #include "models/link/link_dir.hpp"
 
+#include "models/link/congestion.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
@@ -24,7 +25,11 @@ const ModelInfo& LinkDir::info() {
        {"paused_s", "s", "time stopped by back-pressure from the far end"},
        {"lost_packets", "count", "packets lost (packet-loss faults)"},
        {"retransmitted_bytes", "bytes", "bytes sent again after losses (go-back-N)"},
-       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"}}};
+       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"},
+       {"pauses", "count", "times back-pressure stopped it with work queued (when fabric.congestion_control is set)"},
+       {"ecn_marked_packets", "count", "packets ECN-marked at this switch egress (dcqcn)"},
+       {"cnps_sent", "count", "CNPs the receiving NIC sent for chunks arriving over it (dcqcn)"},
+       {"dcqcn", "object", "sending NIC: qps, cnps_received, rate_cuts, min_rate_bps, mean_rate_bps (dcqcn)"}}};
   return i;
 }
 
@@ -45,6 +50,8 @@ void LinkDir::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
   out["lost_packets"] = stats_.lost_packets;
   out["retransmitted_bytes"] = stats_.retransmitted_bytes;
   out["background_bytes"] = stats_.background_bytes;
+  if (cc_ || report_pauses_) out["pauses"] = stats_.pauses;
+  if (cc_) cc_->report(out, end_ps);
 }
 
 }  // namespace trainvp
