@@ -10,7 +10,8 @@ const ModelInfo& LinkDir::info() {
   static const ModelInfo i{
       "link_dir",
       "One direction of a full-duplex link (NVLink, PCIe, Ethernet/InfiniBand, CXL) with the output queue of the "
-      "device it leaves: fair per-flow queues, serialization, propagation, PFC-like back-pressure, packet loss.",
+      "device it leaves: fair per-flow queues, serialization, propagation, PFC-like back-pressure, packet loss, "
+      "ECN marking and DCQCN pacing (fabric.congestion_control; then also pauses, ecn_marked_packets, cnps_sent, dcqcn).",
       {"fabric", "nvlink", "pcie"},
       "links",
       {{"in", "target, TLM-2.0 AT", "the sending device: a GPU's or CXL port's dma, a switch's out"},
@@ -25,11 +26,11 @@ const ModelInfo& LinkDir::info() {
        {"paused_s", "s", "time stopped by back-pressure from the far end"},
        {"lost_packets", "count", "packets lost (packet-loss faults)"},
        {"retransmitted_bytes", "bytes", "bytes sent again after losses (go-back-N)"},
-       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"},
-       {"pauses", "count", "times back-pressure stopped it with work queued (when fabric.congestion_control is set)"},
-       {"ecn_marked_packets", "count", "packets ECN-marked at this switch egress (dcqcn)"},
-       {"cnps_sent", "count", "CNPs the receiving NIC sent for chunks arriving over it (dcqcn)"},
-       {"dcqcn", "object", "sending NIC: qps, cnps_received, rate_cuts, min_rate_bps, mean_rate_bps (dcqcn)"}}};
+       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"}}};
+  // Reported only when the scenario names fabric.congestion_control (so not declared above, where
+  // every entry must have them): pauses (times back-pressure stopped it with work queued); with
+  // dcqcn, ecn_marked_packets (switch egress), cnps_sent (into a NIC) and dcqcn (NIC egress: qps,
+  // cnps_received, rate_cuts, min_rate_bps, mean_rate_bps). docs/fabric.md#ecn-and-dcqcn.
   return i;
 }
 

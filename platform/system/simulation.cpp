@@ -113,8 +113,6 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     else if (!cluster_.aggregators.empty()) ff.off_reason = "CPU aggregators' statistics are not repeated for skipped iterations";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.training.sync.retry.enabled) ff.off_reason = "transport failures and retries are not periodic";
-    else if (s.cluster.fabric.congestion_control == CongestionControlKind::Dcqcn)  // rates and alpha carry over
-      ff.off_reason = "DCQCN's queue-pair rates and alpha carry over from one iteration to the next (not periodic)";
     else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)
       ff.off_reason = "elastic's weak-sync averages run across iteration boundaries";
     if (parallel_ && strategy_) {
