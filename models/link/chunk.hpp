@@ -72,6 +72,7 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   std::int64_t tail_ps = 0;
   std::uint64_t tag = 0;       // owner's identifier (the collective engine's transfer id)
   bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
+  std::uint32_t ecn_marked = 0;  // packets of it ECN-marked on its way (DCQCN, models/link/congestion.hpp)
   bool background = false;     // cross-traffic of a congestion fault (counted apart in link statistics)
   // A small control message (a CXL.io TLP): links send it between the packets of the chunk on the
   // wire instead of queueing it behind whole chunks (PCIe and CXL arbitrate per TLP and flit), and

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "models/link/chunk.hpp"
+#include "models/link/congestion.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -156,7 +157,9 @@ void LinkDir::b_transport(tlm::tlm_generic_payload&, sc_time&) {
 void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   p->acquire();
   ChunkExt* c = chunk_of(*p);
-  if (flows_.empty() && express_.empty() && !busy_ && !down_ && unaccepted_ < headroom_) {
+  if (cc_) cc_->on_enqueue(*c, queued_bytes_, std::max<std::uint32_t>(1, (p->get_data_length() + p_.mtu - 1) / p_.mtu));
+  if (flows_.empty() && express_.empty() && !busy_ && !down_ && unaccepted_ < headroom_ &&
+      (!cc_ || cc_->eligible_ps(*c, now_ps()) <= now_ps())) {
     // An idle link with nothing queued sends it at once: what queueing it and serving the queue
     // would do (same statistics, round-robin position 0), without touching the flow FIFOs.
     set_queued(p->get_data_length());
@@ -225,7 +228,7 @@ void LinkDir::try_transmit() {
   // The far end is not taking chunks: stop, as PFC pauses a sender (express messages still go).
   const bool paused = unaccepted_ >= headroom_;
   if (paused && express_.empty()) {
-    if (paused_since_ < 0) paused_since_ = now_ps();
+    if (paused_since_ < 0) paused_since_ = now_ps(), ++stats_.pauses;
     return;
   }
   if (!paused && paused_since_ >= 0) stats_.paused_ps += now_ps() - paused_since_, paused_since_ = -1;
@@ -236,6 +239,7 @@ void LinkDir::try_transmit() {
     express_.pop_front();
   } else {
     if (rr_next_ >= flows_.size()) rr_next_ = 0;
+    if (cc_ && !pick_paced()) return;
     FlowQueue& fq = flows_[rr_next_];
     p = fq.pop();
     // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
@@ -282,6 +286,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   const std::int64_t latency = p_.latency_ps + extra_latency_ps_;
   const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
   const std::int64_t head = ser(packet_wire(first)) + latency + loss.head_ps;
+  if (cc_) cc_->on_transmit(*chunk_of(*p), wire_bytes(size), now, now + head);
   if (propagating_.empty()) arrival_ev_.notify(ps_time(head));
   propagating_.push_back({now + head, p});
   ++unaccepted_;
@@ -298,6 +303,26 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
       in->nb_transport_bw(*q, ph, t);  // COMPLETED, or ACCEPTED with END_RESP to follow
     }
   }
+}
+
+// Round-robin among the flows whose queue pair's rate lets it start now (DCQCN pacing); when none
+// may, the link sleeps until the earliest may. Linear in the flows queued here, as enqueue is.
+bool LinkDir::pick_paced() {
+  const std::int64_t now = now_ps();
+  const std::size_t n = flows_.size();
+  std::int64_t wake = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (rr_next_ + k) % n;
+    const FlowQueue& f = flows_[i];
+    const std::int64_t t = cc_->eligible_ps(*chunk_of(*f.q[f.head]), now);
+    if (t <= now) {
+      rr_next_ = i;
+      return true;
+    }
+    wake = std::min(wake, t);
+  }
+  resume_ev_.notify(ps_time(wake - now));
+  return false;
 }
 
 void LinkDir::flush_trace() {

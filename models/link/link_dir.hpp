@@ -34,6 +34,8 @@
 
 namespace trainvp {
 
+class CcPort;
+
 struct LinkDirParams {
   double bandwidth_bps = 0;
   std::int64_t latency_ps = 0;        // propagation + the sending device's forwarding latency
@@ -54,6 +56,7 @@ struct LinkDirStats {
   std::uint64_t lost_packets = 0;     // packets lost (packet_loss fault), each recovered by go-back-N
   std::uint64_t retransmitted_bytes = 0;  // payload bytes sent again by go-back-N
   std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
+  std::uint64_t pauses = 0;               // times back-pressure stopped it with work queued
 };
 
 // What a direction has counted up to a time: its statistics and the time integral of its queue.
@@ -115,6 +118,11 @@ class LinkDir : public sc_core::sc_module {
     trace_name_ = ctx_.trace.name("tx " + label_);  // once, not per busy period
   }
   void flush_trace();
+  // ECN marking and DCQCN pacing (models/link/congestion.hpp); null: neither. `pauses` is reported
+  // when set, or when report_pauses is on (a scenario that names fabric.congestion_control).
+  void set_congestion(CcPort* cc) { cc_ = cc; }
+  const CcPort* congestion() const { return cc_; }
+  void report_pauses(bool on) { report_pauses_ = on; }
 
  private:
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
@@ -197,6 +205,9 @@ class LinkDir : public sc_core::sc_module {
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
   LinkDirStats stats_;
   bool flow_stats_ = false;
+  CcPort* cc_ = nullptr;
+  bool report_pauses_ = false;
+  bool pick_paced();  // DCQCN: moves rr_next_ to a flow whose queue pair may send now
 };
 
 }  // namespace trainvp

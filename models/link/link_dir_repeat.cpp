@@ -34,6 +34,7 @@ void LinkDir::add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, in
   stats_.lost_packets += n * (b.lost_packets - a.lost_packets);
   stats_.retransmitted_bytes += n * (b.retransmitted_bytes - a.retransmitted_bytes);
   stats_.background_bytes += n * (b.background_bytes - a.background_bytes);
+  stats_.pauses += n * (b.pauses - a.pauses);
   queue_byte_ps_ += times * (to.queue_byte_ps - from.queue_byte_ps);
 }
 

@@ -155,6 +155,19 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   const json& nccl = member(member(value, "fabric"), "nccl");
   fres.erase("nccl");
   if (!nccl.is_null()) fres["nccl"] = nccl_schema().load(c.fabric.nccl, object_or_empty(nccl), ptr_join(fp, "nccl"));
+  // congestion_control and dcqcn likewise, only when the scenario names them.
+  const json& cc = member(member(value, "fabric"), "congestion_control");
+  const json& dq = member(member(value, "fabric"), "dcqcn");
+  c.fabric.congestion_control_set = !cc.is_null();
+  if (cc.is_null()) fres.erase("congestion_control");
+  fres.erase("dcqcn");
+  if (!dq.is_null()) fres["dcqcn"] = dcqcn_schema().load(c.fabric.dcqcn, object_or_empty(dq), ptr_join(fp, "dcqcn"));
+  if (c.fabric.dcqcn.kmax <= c.fabric.dcqcn.kmin)
+    fail_expected(ptr_join(ptr_join(fp, "dcqcn"), "kmax"), "more than kmin (" + std::to_string(c.fabric.dcqcn.kmin) + " bytes)",
+                  json(c.fabric.dcqcn.kmax));
+  if (f.congestion_control == CongestionControlKind::Dcqcn && f.fidelity == FabricFidelity::Flow)  // no queues to mark
+    fail_expected(ptr_join(fp, "congestion_control"), "\"none\" with fabric.fidelity \"flow\" (flows have no queues to mark)",
+                  json("dcqcn"));
   resolved["fabric"] = fres;
   if (c.cxl.present && f.fidelity == FabricFidelity::Flow)  // CXL.io messages and device reductions are per chunk
     fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the nodes have a CXL device (cluster.node.cxl)", json("flow"));

@@ -50,7 +50,13 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "
                 "one flow at its max-min fair share of the links it crosses, recomputed when flows start or end "
                 "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity)")
-        .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)");
+        .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)")
+        .choice("congestion_control", &FabricConfig::congestion_control, "none",
+                {{"none", CongestionControlKind::None}, {"dcqcn", CongestionControlKind::Dcqcn}},
+                "none: back-pressure only; dcqcn: switches ECN-mark, receiving NICs send CNPs and sending NICs pace "
+                "each queue pair at its DCQCN rate (packet fidelity only; parameters in `dcqcn`, "
+                "docs/fabric.md#ecn-and-dcqcn)")
+        .nested("dcqcn", "object", json::object(), "ECN and DCQCN parameters (see `dcqcn`)");
     return p;
   }();
   return s;
@@ -74,6 +80,39 @@ const ParamSet<NcclConfig>& nccl_schema() {
               "a chunk sent only once the receiver has passed on the one that many chunks earlier "
               "(docs/fabric.md#double-binary-tree-tree-all_reduce-only)",
               Range::positive());
+    return p;
+  }();
+  return s;
+}
+
+// Defaults: the DCQCN paper's (Zhu et al., SIGCOMM 2015, for 40 Gbit/s), except min_rate (the HPCC
+// ns-3 simulator's MinRate, 100 Mbit/s). docs/fabric.md#ecn-and-dcqcn says where each comes from.
+const ParamSet<DcqcnParams>& dcqcn_schema() {
+  static const ParamSet<DcqcnParams> s = [] {
+    ParamSet<DcqcnParams> p("dcqcn", "/cluster/fabric/dcqcn",
+                            "ECN marking and DCQCN (fabric.congestion_control \"dcqcn\"): switch egress queues mark "
+                            "packets with a probability rising from 0 at kmin to pmax at kmax (1 above); the receiving "
+                            "NIC returns a CNP at most once per cnp_interval per queue pair; the sending NIC cuts and "
+                            "recovers the queue pair's rate (docs/fabric.md#ecn-and-dcqcn).");
+    p.size("kmin", &DcqcnParams::kmin, "5KB", "Queue below which nothing is marked (paper: 5 KB)")
+        .size("kmax", &DcqcnParams::kmax, "200KB", "Queue at which the marking probability is pmax, 1 above (paper: 200 KB)",
+              Range::positive())
+        .number("pmax", &DcqcnParams::pmax, 0.01, "Marking probability at kmax (paper: 1%)", Range::unit_closed())
+        .time("cnp_interval", &DcqcnParams::cnp_interval_ps, "50us",
+              "Receiving NIC: at most one CNP per queue pair per interval (paper: 50 us)")
+        .number("g", &DcqcnParams::g, 1.0 / 256, "alpha's gain: alpha = (1 - g) alpha + g on a CNP (paper: 1/256)",
+                Range::unit_open_closed())
+        .time("alpha_timer", &DcqcnParams::alpha_timer_ps, "55us",
+              "alpha decays by (1 - g) every interval without a CNP (paper: 55 us)", Range::positive())
+        .time("rate_timer", &DcqcnParams::rate_timer_ps, "55us", "Rate-increase timer T (paper: 55 us)", Range::positive())
+        .size("byte_counter", &DcqcnParams::byte_counter, "10MB", "Rate-increase byte counter B (paper: 10 MB)",
+              Range::positive())
+        .integer("fast_recovery", &DcqcnParams::fast_recovery, 5,
+                 "F: increase events of fast recovery before additive increase (paper: 5)", {1, 1000})
+        .bandwidth("rate_ai", &DcqcnParams::rate_ai_bps, "40Mbps", "Additive increase R_AI (paper: 40 Mbit/s)")
+        .bandwidth("rate_hai", &DcqcnParams::rate_hai_bps, "200Mbps", "Hyper increase step R_HAI (paper: 200 Mbit/s)")
+        .bandwidth("min_rate", &DcqcnParams::min_rate_bps, "100Mbps",
+                   "Lowest rate a cut leaves (the HPCC ns-3 simulator's MinRate)");
     return p;
   }();
   return s;

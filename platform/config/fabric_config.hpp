@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/collectives/program.hpp"
+#include "models/link/dcqcn.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -12,6 +13,8 @@ namespace trainvp {
 enum class Topology { Switch, LeafSpine };
 // packet: chunks store-and-forwarded hop by hop (LinkDir); flow: max-min fair flows (FlowNetwork).
 enum class FabricFidelity { Packet, Flow };
+// ECN marking at switch egress and DCQCN at the sending NICs (docs/fabric.md#ecn-and-dcqcn), or neither.
+enum class CongestionControlKind { None, Dcqcn };
 
 // NCCL's use of the fabric by flat rings (cluster.fabric.nccl): channels and ring order.
 struct NcclConfig {
@@ -36,6 +39,9 @@ struct FabricConfig {
   bool rail_optimized = false;
   FabricFidelity fidelity = FabricFidelity::Packet;
   NcclConfig nccl;
+  CongestionControlKind congestion_control = CongestionControlKind::None;
+  bool congestion_control_set = false;  // the scenario names congestion_control (links then report pauses)
+  DcqcnParams dcqcn;
 };
 
 struct NvlinkConfig {
@@ -55,6 +61,7 @@ struct PcieConfig {
 
 const ParamSet<FabricConfig>& fabric_schema();
 const ParamSet<NcclConfig>& nccl_schema();
+const ParamSet<DcqcnParams>& dcqcn_schema();
 const ParamSet<NvlinkConfig>& nvlink_schema();
 const ParamSet<PcieConfig>& pcie_schema();
 

@@ -206,6 +206,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       for (int sp : spine) eth(l, sp, up);
   }
   route_host_paths();
+  attach_congestion_control();
   if (f.fidelity == FabricFidelity::Flow) {
     std::vector<LinkDir*> dirs;
     dirs.reserve(dirs_.size());

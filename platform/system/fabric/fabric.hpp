@@ -24,6 +24,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
+#include "models/link/congestion.hpp"
 #include "models/link/flow_network.hpp"
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
@@ -114,6 +115,8 @@ class Fabric : public RouteProvider {
   nlohmann::ordered_json report_tiers() const;
   // Trace tracks for the NICs' network ports; flush at the end of the run.
   void trace_nics();
+  // ECN and DCQCN (fabric.congestion_control "dcqcn"), null otherwise.
+  const CongestionControl* congestion() const { return cc_.get(); }
   void flush_trace();
 
  private:
@@ -121,6 +124,7 @@ class Fabric : public RouteProvider {
   void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
   void route_host_paths();
+  void attach_congestion_control();  // fabric_congestion.cpp
   // Shortest times to a target, only the transit devices that reach it and the target itself
   // (sorted by device): a dense vector per target would hold O(devices) doubles for each of
   // O(ranks) targets, and the endpoints' own entries O(NICs) per NIC target on a leaf-spine.
@@ -157,6 +161,7 @@ class Fabric : public RouteProvider {
   std::vector<HostPath> host_paths_;
   std::vector<std::unique_ptr<Route>> host_routes_;
   std::unique_ptr<FlowNetwork> flow_;
+  std::unique_ptr<CongestionControl> cc_;
   std::vector<std::unique_ptr<FlowEndpoint>> flow_ports_;
 };
 

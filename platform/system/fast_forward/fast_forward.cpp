@@ -93,6 +93,9 @@ IterationSkip FastForward::decide(int rank, int B) {
   snaps_.erase(snaps_.begin(), snaps_.lower_bound(B - keep));
   const Snapshot& now = snaps_[B] = snapshot(rank);
   if (!now.idle || (p_.faults && p_.faults->loss_active())) return {};
+  // DCQCN that has acted (a mark, a CNP) leaves rates and alpha that carry over: not periodic.
+  // Until then every queue pair is at line rate and nothing was counted, so a skip is exact.
+  if (p_.fabric && p_.fabric->congestion() && p_.fabric->congestion()->acted()) return {};
   const int limit = p_.skip_limit ? p_.skip_limit() : -1;
   if (limit == 0) return {};
   std::vector<const std::vector<RankIteration>*> ranks;
