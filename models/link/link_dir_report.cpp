@@ -24,7 +24,14 @@ const ModelInfo& LinkDir::info() {
        {"paused_s", "s", "time stopped by back-pressure from the far end"},
        {"lost_packets", "count", "packets lost (packet-loss faults)"},
        {"retransmitted_bytes", "bytes", "bytes sent again after losses (go-back-N)"},
-       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"}}};
+       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"},
+       {"pfc_pause_frames", "count", "PFC PAUSE (XOFF) frames the far end sent back (pfc.mode ingress)"},
+       {"pfc_resume_frames", "count", "PFC RESUME (XON) frames the far end sent back (pfc.mode ingress)"},
+       {"pfc_paused_s", "s", "time the transmitter was held by PAUSE frames, work queued or not (pfc.mode ingress)"},
+       {"pfc_peak_ingress_bytes", "bytes", "largest count of bytes held at the far end that came in by this link "
+                                           "(pfc.mode ingress or off)"},
+       {"pfc_headroom_overflow_bytes", "bytes", "bytes that arrived beyond XOFF + headroom: a real switch would drop "
+                                                "them; kept here (pfc.mode ingress)"}}};
   return i;
 }
 
@@ -45,6 +52,15 @@ void LinkDir::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
   out["lost_packets"] = stats_.lost_packets;
   out["retransmitted_bytes"] = stats_.retransmitted_bytes;
   out["background_bytes"] = stats_.background_bytes;
+  if (!pfc_) return;  // egress mode (the default): results keep their shape
+  const PfcStats& f = stats_.pfc;
+  if (pfc_->params().pause) {
+    out["pfc_pause_frames"] = f.pause_frames;
+    out["pfc_resume_frames"] = f.resume_frames;
+    out["pfc_paused_s"] = sec(pfc_->paused_ps(end_ps));
+  }
+  out["pfc_peak_ingress_bytes"] = f.peak_ingress_bytes;
+  if (pfc_->params().pause) out["pfc_headroom_overflow_bytes"] = f.headroom_overflow_bytes;
 }
 
 }  // namespace trainvp

@@ -50,7 +50,8 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "
                 "one flow at its max-min fair share of the links it crosses, recomputed when flows start or end "
                 "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity)")
-        .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)");
+        .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)")
+        .nested("pfc", "object", json::object(), "How Ethernet links push back: egress, ingress PFC or off (see `pfc`)");
     return p;
   }();
   return s;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/collectives/program.hpp"
+#include "platform/config/pfc_config.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -36,6 +37,7 @@ struct FabricConfig {
   bool rail_optimized = false;
   FabricFidelity fidelity = FabricFidelity::Packet;
   NcclConfig nccl;
+  PfcConfig pfc;
 };
 
 struct NvlinkConfig {
