@@ -25,13 +25,13 @@ const ModelInfo& LinkDir::info() {
        {"lost_packets", "count", "packets lost (packet-loss faults)"},
        {"retransmitted_bytes", "bytes", "bytes sent again after losses (go-back-N)"},
        {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"},
-       {"pfc_pause_frames", "count", "PFC PAUSE (XOFF) frames the far end sent back (pfc.mode ingress)"},
-       {"pfc_resume_frames", "count", "PFC RESUME (XON) frames the far end sent back (pfc.mode ingress)"},
-       {"pfc_paused_s", "s", "time the transmitter was held by PAUSE frames, work queued or not (pfc.mode ingress)"},
-       {"pfc_peak_ingress_bytes", "bytes", "largest count of bytes held at the far end that came in by this link "
-                                           "(pfc.mode ingress or off)"},
-       {"pfc_headroom_overflow_bytes", "bytes", "bytes that arrived beyond XOFF + headroom: a real switch would drop "
-                                                "them; kept here (pfc.mode ingress)"}}};
+       {"pfc_pause_frames", "count", "PFC PAUSE (XOFF) frames the far end sent back", "pfc.mode ingress"},
+       {"pfc_resume_frames", "count", "PFC RESUME (XON) frames the far end sent back", "pfc.mode ingress"},
+       {"pfc_paused_s", "s", "time the transmitter was held by PAUSE frames, work queued or not", "pfc.mode ingress"},
+       {"pfc_peak_ingress_bytes", "bytes", "largest count of bytes held at the far end that came in by this link",
+        "pfc.mode ingress or off"},
+       {"pfc_headroom_overflow_bytes", "bytes",
+        "bytes that arrived beyond XOFF + headroom: a real switch would drop them; kept here", "pfc.mode ingress"}}};
   return i;
 }
 

@@ -72,6 +72,7 @@ void TrafficSource::tick() {
   }
   e->route = route_();
   e->hop = 0;
+  e->pfc = nullptr;  // pooled: counted at no port yet
   e->flow = flow_;
   e->payload_bytes = chunk_;
   e->more = true;  // an open-ended stream: a lost last packet is always followed
