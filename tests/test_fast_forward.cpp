@@ -18,7 +18,7 @@ using nlohmann::json;
 // The shipped 2-hour campaign, shortened: 2 nodes (16 GPUs), 40 minutes of events (GPU, CPU and
 // link degradations at twice the shipped rates), 220 iterations of ~16 s: about 12 faults, and
 // stretches between them and after the last long enough to skip.
-json short_campaign(const std::string& strategy, bool fast_forward, const char* fidelity = "packet") {
+json short_campaign(const std::string& strategy, bool fast_forward, const char* fidelity = "packet", bool pfc = false) {
   json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/campaign-2h-64gpu-" + strategy + ".json");
   doc["cluster"]["nodes"] = 2;
   doc["training"]["iterations"] = 220;
@@ -27,12 +27,14 @@ json short_campaign(const std::string& strategy, bool fast_forward, const char* 
     doc["fault_generator"][kind]["rate"] = 2 * doc["fault_generator"][kind]["rate"].get<double>();
   doc["training"]["fast_forward"] = {{"enabled", fast_forward}};
   doc["cluster"]["fabric"]["fidelity"] = fidelity;
+  // docs/fabric.md#pfc; xoff at least the campaign's 256 MiB chunk
+  if (pfc) doc["cluster"]["fabric"]["pfc"] = {{"mode", "ingress"}, {"xoff", "512MiB"}, {"xon", "256MiB"}};
   return doc;
 }
 
-void expect_same_results(const std::string& strategy, const char* fidelity = "packet") {
-  const json on = test::simulate(short_campaign(strategy, true, fidelity));
-  const json off = test::simulate(short_campaign(strategy, false, fidelity));
+void expect_same_results(const std::string& strategy, const char* fidelity = "packet", bool pfc = false) {
+  const json on = test::simulate(short_campaign(strategy, true, fidelity, pfc));
+  const json off = test::simulate(short_campaign(strategy, false, fidelity, pfc));
   // It skipped, more than once (between faults), and the run without it did not.
   EXPECT_GT(on["fast_forward"]["iterations_skipped"].get<int>(), 0);
   EXPECT_FALSE(off["fast_forward"]["enabled"].get<bool>());
@@ -49,7 +51,9 @@ void expect_same_results(const std::string& strategy, const char* fidelity = "pa
   golden::Options loose = opt;
   loose.rel_tol = 1e-2;
   for (std::size_t l = 0; l < off["links"].size(); ++l)
-    for (const char* key : {"/paused_s", "/mean_queue_bytes"}) opt.ignored.push_back("/links/" + std::to_string(l) + key);
+    for (const char* key : {"/paused_s", "/mean_queue_bytes", "/pfc_paused_s"})
+      opt.ignored.push_back("/links/" + std::to_string(l) + key);
+  opt.ignored.push_back("/pfc/paused_s");
   for (const auto& d : golden::compare(off, on, opt)) ADD_FAILURE() << d;
   for (const auto& d : golden::compare(off, on, loose)) ADD_FAILURE() << d;
   ASSERT_TRUE(on["degradation"]["gpu_hours_lost"].is_number());
@@ -62,6 +66,12 @@ TEST(FastForward, ShortLayerwiseCampaignGivesTheResultsOfAFullSimulation) { expe
 
 // In flow fidelity the flow network keeps the link counters (FlowNetwork::totals, add_repeats).
 TEST(FastForward, ShortDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) { expect_same_results("ddp", "flow"); }
+
+// Ingress PFC: the skipped iterations' pause frames, PFC paused time and overflow are added as
+// the other link counters are (LinkDir::add_repeats).
+TEST(FastForward, ShortDdpCampaignWithIngressPfcGivesTheResultsOfAFullSimulation) {
+  expect_same_results("ddp", "packet", true);
+}
 
 }  // namespace
 }  // namespace trainvp

@@ -50,7 +50,9 @@ TEST(ModelInfo, EveryDeclaredStatisticIsInTheResultsOfEveryScenarioUsingTheModel
       for (const json& entry : r[m->results]) {
         ++entries;
         for (const StatInfo& st : m->statistics)
-          EXPECT_TRUE(entry.contains(st.name)) << m->name << ": " << st.name << " missing in " << r["scenario"]["name"];
+          if (st.when.empty()) {  // the others appear only with a setting (StatInfo::when)
+            EXPECT_TRUE(entry.contains(st.name)) << m->name << ": " << st.name << " missing in " << r["scenario"]["name"];
+          }
       }
     }
     EXPECT_GT(entries, 0) << m->name << ": no shipped scenario reports it";

@@ -230,6 +230,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
     e->tag = (static_cast<std::uint64_t>(id) << 32) | static_cast<std::uint32_t>(x);
     e->tail_ps = now_ps();  // the data is all in the source GPU's memory
     e->sink = this;
+    e->pfc = nullptr;  // pooled: counted at no port yet
     p->set_command(tlm::TLM_WRITE_COMMAND);
     p->set_address(off);
     // Functional mode: the chunk carries its values; a GPU's come from its gradients, a device

@@ -12,6 +12,8 @@
 
 namespace trainvp {
 
+class PfcPort;
+
 // The out-port index to take at each device along a path: [0] is the source GPU's DMA socket,
 // then one entry per forwarding device (NIC, switch, NVSwitch, PCIe switch).
 struct Route {
@@ -79,6 +81,7 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   // take it whatever their queues hold.
   bool express = false;
   ChunkSink* sink = nullptr;
+  PfcPort* pfc = nullptr;      // the ingress port counting it at the device now holding it (pfc.hpp)
   // Functional mode: the collective and the bytes this chunk carries (the payload's data pointer
   // points into `bytes`, kept with the pooled payload); null otherwise.
   const DataRange* data = nullptr;

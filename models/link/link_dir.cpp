@@ -44,7 +44,10 @@ void LinkDir::set_down(bool down) {
   if (!down_) resume_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void LinkDir::on_resume() { try_transmit(); }
+void LinkDir::on_resume() {
+  if (pfc_) pfc_->apply_due(now_ps());
+  try_transmit();
+}
 
 void LinkDir::set_loss(double rate, std::int64_t timeout_ps) {
   loss_timeout_ps_ = timeout_ps;
@@ -158,7 +161,7 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   p->acquire();
   ChunkExt* c = chunk_of(*p);
   if (cc_) cc_->on_enqueue(*c, queued_bytes_, std::max<std::uint32_t>(1, (p->get_data_length() + p_.mtu - 1) / p_.mtu));
-  if (flows_.empty() && express_.empty() && !busy_ && !down_ && unaccepted_ < headroom_ &&
+  if (flows_.empty() && express_.empty() && !busy_ && !down_ && unaccepted_ < headroom_ && !pfc_paused() &&
       (!cc_ || cc_->eligible_ps(*c, now_ps()) <= now_ps())) {
     // An idle link with nothing queued sends it at once: what queueing it and serving the queue
     // would do (same statistics, round-robin position 0), without touching the flow FIFOs.
@@ -226,7 +229,7 @@ void LinkDir::propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps) {
 void LinkDir::try_transmit() {
   if (busy_ || down_ || (flows_.empty() && express_.empty())) return;
   // The far end is not taking chunks: stop, as PFC pauses a sender (express messages still go).
-  const bool paused = unaccepted_ >= headroom_;
+  const bool paused = unaccepted_ >= headroom_ || pfc_paused();
   if (paused && express_.empty()) {
     if (paused_since_ < 0) paused_since_ = now_ps(), ++stats_.pauses;
     return;
@@ -261,6 +264,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   busy_ = true;
   on_wire_ = p;
   const std::int64_t now = now_ps();
+  pfc_leave(*chunk_of(*p), size, now);  // it leaves the ingress count of the device sending it
   wire_start_ = now;
   // The link is occupied for the chunk's wire time. Cut-through: the chunk's last packet cannot
   // leave before the tail has arrived here, so on a link faster than its input the chunk's
@@ -351,6 +355,7 @@ void LinkDir::on_arrival() {
     // One chunk due and nothing before it: handed on without the arrived_ queue.
     tlm::tlm_generic_payload* p = propagating_.front().p;
     propagating_.pop_front();
+    pfc_arrived(p);
     offer_downstream(p);
     return;
   }
@@ -358,6 +363,7 @@ void LinkDir::on_arrival() {
     tlm::tlm_generic_payload* p = propagating_.front().p;
     propagating_.pop_front();
     if (!chunk_of(*p)->express) {
+      pfc_arrived(p);
       arrived_.push_back(p);
       continue;
     }

@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/link/pfc.hpp"
 #include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 
@@ -57,6 +58,7 @@ struct LinkDirStats {
   std::uint64_t retransmitted_bytes = 0;  // payload bytes sent again by go-back-N
   std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
   std::uint64_t pauses = 0;               // times back-pressure stopped it with work queued
+  PfcStats pfc;                           // PFC at the far end's ingress port (set_pfc)
 };
 
 // What a direction has counted up to a time: its statistics and the time integral of its queue.
@@ -100,6 +102,12 @@ class LinkDir : public sc_core::sc_module {
   // `timeout_ps` instead. Draws come from ctx.rng_for("loss:" + label), so runs are reproducible.
   void set_loss(double rate, std::int64_t timeout_ps);
   double loss_rate() const { return loss_rate_; }
+  // PFC (pfc.hpp, link_dir_pfc.cpp): the far end counts what arrives through this direction and
+  // pauses its transmitter by the port's thresholds, in place of the `headroom` chunk limit;
+  // `unbounded_queue`: the output queue takes every chunk (a switch port under PFC, whose buffer
+  // is bounded by its ingress ports' thresholds instead). Elaboration only.
+  void set_pfc(const PfcPortParams& p, bool unbounded_queue);
+  const PfcPort* pfc() const { return pfc_.get(); }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   // Time average of queued_bytes() from 0 to `end_ps` (end_ps >= the last change).
   double mean_queue_bytes(std::int64_t end_ps) const;
@@ -200,6 +208,9 @@ class LinkDir : public sc_core::sc_module {
   int unaccepted_ = 0;                              // propagating + arrived + delivering
   int headroom_;
   std::int64_t paused_since_ = -1;
+  std::unique_ptr<PfcPort> pfc_;
+  bool pfc_paused() const { return pfc_ && pfc_->paused(); }
+  void pfc_arrived(tlm::tlm_generic_payload* p);
   int track_ = -1;
   int trace_name_ = -1;
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace

@@ -9,6 +9,7 @@ namespace trainvp {
 bool LinkDir::idle() const {
   if (busy_ || on_wire_ || queued_bytes_ || pending_in_ || delivering_ || unaccepted_ > 0) return false;
   if (!express_.empty() || !propagating_.empty() || !arrived_.empty()) return false;
+  if (pfc_ && !pfc_->idle()) return false;
   for (const FlowQueue& f : flows_)
     if (!f.empty()) return false;
   return true;
@@ -19,6 +20,7 @@ bool LinkDir::idle() const {
 LinkDirTotals LinkDir::totals(std::int64_t now_ps) const {
   LinkDirTotals t{stats_, queue_byte_ps_ + static_cast<double>(queued_bytes_) * static_cast<double>(now_ps - queue_since_)};
   if (paused_since_ >= 0) t.stats.paused_ps += now_ps - paused_since_;
+  if (pfc_) t.stats.pfc.paused_ps = pfc_->paused_ps(now_ps);
   if (busy_ && on_wire_) t.stats.busy_ps += std::min(now_ps, wire_end_) - wire_start_;
   return t;
 }
@@ -35,6 +37,11 @@ void LinkDir::add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, in
   stats_.retransmitted_bytes += n * (b.retransmitted_bytes - a.retransmitted_bytes);
   stats_.background_bytes += n * (b.background_bytes - a.background_bytes);
   stats_.pauses += n * (b.pauses - a.pauses);
+  PfcStats& f = stats_.pfc;  // peaks kept, as the queue's
+  f.pause_frames += n * (b.pfc.pause_frames - a.pfc.pause_frames);
+  f.resume_frames += n * (b.pfc.resume_frames - a.pfc.resume_frames);
+  f.paused_ps += times * (b.pfc.paused_ps - a.pfc.paused_ps);
+  f.headroom_overflow_bytes += n * (b.pfc.headroom_overflow_bytes - a.pfc.headroom_overflow_bytes);
   queue_byte_ps_ += times * (to.queue_byte_ps - from.queue_byte_ps);
 }
 

@@ -26,11 +26,19 @@ const ModelInfo& LinkDir::info() {
        {"paused_s", "s", "time stopped by back-pressure from the far end"},
        {"lost_packets", "count", "packets lost (packet-loss faults)"},
        {"retransmitted_bytes", "bytes", "bytes sent again after losses (go-back-N)"},
-       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"}}};
-  // Reported only when the scenario names fabric.congestion_control (so not declared above, where
-  // every entry must have them): pauses (times back-pressure stopped it with work queued); with
-  // dcqcn, ecn_marked_packets (switch egress), cnps_sent (into a NIC) and dcqcn (NIC egress: qps,
-  // cnps_received, rate_cuts, min_rate_bps, mean_rate_bps). docs/fabric.md#ecn-and-dcqcn.
+       {"background_bytes", "bytes", "bytes of background traffic (congestion faults)"},
+       {"pfc_pause_frames", "count", "PFC PAUSE (XOFF) frames the far end sent back", "pfc.mode ingress"},
+       {"pfc_resume_frames", "count", "PFC RESUME (XON) frames the far end sent back", "pfc.mode ingress"},
+       {"pfc_paused_s", "s", "time the transmitter was held by PAUSE frames, work queued or not", "pfc.mode ingress"},
+       {"pfc_peak_ingress_bytes", "bytes", "largest count of bytes held at the far end that came in by this link",
+        "pfc.mode ingress or off"},
+       {"pfc_headroom_overflow_bytes", "bytes",
+        "bytes that arrived beyond XOFF + headroom: a real switch would drop them; kept here", "pfc.mode ingress"},
+       {"pauses", "count", "times back-pressure stopped it with work queued", "fabric.congestion_control given"},
+       {"ecn_marked_packets", "count", "packets ECN-marked at this switch egress queue", "congestion_control dcqcn"},
+       {"cnps_sent", "count", "CNPs the receiving NIC sent for chunks that came in by this link", "congestion_control dcqcn"}}};
+  // With dcqcn a NIC's network egress also reports a `dcqcn` object (qps, cnps_received,
+  // rate_cuts, min_rate_bps, mean_rate_bps): docs/fabric.md#ecn-and-dcqcn.
   return i;
 }
 
@@ -53,6 +61,15 @@ void LinkDir::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
   out["background_bytes"] = stats_.background_bytes;
   if (cc_ || report_pauses_) out["pauses"] = stats_.pauses;
   if (cc_) cc_->report(out, end_ps);
+  if (!pfc_) return;  // egress mode (the default): results keep their shape
+  const PfcStats& f = stats_.pfc;
+  if (pfc_->params().pause) {
+    out["pfc_pause_frames"] = f.pause_frames;
+    out["pfc_resume_frames"] = f.resume_frames;
+    out["pfc_paused_s"] = sec(pfc_->paused_ps(end_ps));
+  }
+  out["pfc_peak_ingress_bytes"] = f.peak_ingress_bytes;
+  if (pfc_->params().pause) out["pfc_headroom_overflow_bytes"] = f.headroom_overflow_bytes;
 }
 
 }  // namespace trainvp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/link/pfc.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -71,6 +72,7 @@ void TrafficSource::tick() {
   }
   e->route = route_();
   e->hop = 0;
+  e->pfc = nullptr;  // pooled: counted at no port yet
   e->flow = flow_;
   e->payload_bytes = chunk_;
   e->more = true;  // an open-ended stream: a lost last packet is always followed
@@ -104,6 +106,7 @@ TrafficSink::TrafficSink(sc_core::sc_module_name name) : sc_module(name), in("in
 tlm::tlm_sync_enum TrafficSink::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   if (ph != tlm::BEGIN_REQ || !chunk_of(p)) throw RunError(std::string(name()) + ": unexpected request");
+  pfc_leave(*chunk_of(p), p.get_data_length(), now_ps());  // it leaves the NIC here, not by a link
   chunk_delivered(p);
   return tlm::TLM_COMPLETED;
 }

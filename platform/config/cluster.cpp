@@ -168,6 +168,12 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   if (f.congestion_control == CongestionControlKind::Dcqcn && f.fidelity == FabricFidelity::Flow)  // no queues to mark
     fail_expected(ptr_join(fp, "congestion_control"), "\"none\" with fabric.fidelity \"flow\" (flows have no queues to mark)",
                   json("dcqcn"));
+  // And `pfc` (docs/fabric.md#pfc).
+  const json& pfc = member(member(value, "fabric"), "pfc");
+  fres.erase("pfc");
+  if (!pfc.is_null())
+    fres["pfc"] = load_pfc(c.fabric.pfc, object_or_empty(pfc), ptr_join(fp, "pfc"), f.switch_buffer, f.chunk,
+                           f.fidelity == FabricFidelity::Flow);
   resolved["fabric"] = fres;
   if (c.cxl.present && f.fidelity == FabricFidelity::Flow)  // CXL.io messages and device reductions are per chunk
     fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the nodes have a CXL device (cluster.node.cxl)", json("flow"));

@@ -56,7 +56,8 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "none: back-pressure only; dcqcn: switches ECN-mark, receiving NICs send CNPs and sending NICs pace "
                 "each queue pair at its DCQCN rate (packet fidelity only; parameters in `dcqcn`, "
                 "docs/fabric.md#ecn-and-dcqcn)")
-        .nested("dcqcn", "object", json::object(), "ECN and DCQCN parameters (see `dcqcn`)");
+        .nested("dcqcn", "object", json::object(), "ECN and DCQCN parameters (see `dcqcn`)")
+        .nested("pfc", "object", json::object(), "How Ethernet links push back: egress, ingress PFC or off (see `pfc`)");
     return p;
   }();
   return s;

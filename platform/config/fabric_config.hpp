@@ -6,6 +6,7 @@
 
 #include "models/collectives/program.hpp"
 #include "models/link/dcqcn.hpp"
+#include "platform/config/pfc_config.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -42,6 +43,7 @@ struct FabricConfig {
   CongestionControlKind congestion_control = CongestionControlKind::None;
   bool congestion_control_set = false;  // the scenario names congestion_control (links then report pauses)
   DcqcnParams dcqcn;
+  PfcConfig pfc;
 };
 
 struct NvlinkConfig {

@@ -7,7 +7,7 @@ namespace trainvp {
 std::vector<SchemaInfo> all_schemas() {
   std::vector<SchemaInfo> out = {
       scenario_schema().info(), cluster_schema().info(),  node_schema().info(),     gpu_schema().info(),
-      nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(),   nccl_schema().info(),     dcqcn_schema().info(),     override_schema().info(),
+      nvlink_schema().info(),   pcie_schema().info(),     fabric_schema().info(),   nccl_schema().info(),     dcqcn_schema().info(),     pfc_schema().info(),     override_schema().info(),
       workload_schema().info(), train_schema().info(), transformer_schema().info(), layer_schema().info(), tp_replicated_schema().info(),
       bench_schema().info(),    chakra_schema().info(),   training_schema().info(),
       fast_forward_schema().info(), parallel_schema().info(),

@@ -17,6 +17,7 @@ struct StatInfo {
   std::string name;  // the key in each of the model's results.json entries
   std::string unit;  // "s", "bytes", "count", "fraction", ...
   std::string meaning;
+  std::string when = {};  // empty: in every entry of the model; else the setting that makes it appear
 };
 
 struct ModelInfo {

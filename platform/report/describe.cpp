@@ -63,7 +63,7 @@ void sockets_and_statistics_text(std::ostringstream& o, const ModelInfo& m) {
   for (const StatInfo& s : m.statistics) {
     char line[256];
     std::snprintf(line, sizeof line, "    %-26s %-9s ", s.name.c_str(), s.unit.c_str());
-    o << line << s.meaning << "\n";
+    o << line << s.meaning << (s.when.empty() ? "" : " (with " + s.when + ")") << "\n";
   }
 }
 
@@ -97,7 +97,10 @@ nlohmann::ordered_json model_info_json(const ModelInfo& m) {
   using oj = nlohmann::ordered_json;
   oj sockets = oj::array(), stats = oj::array();
   for (const SocketInfo& s : m.sockets) sockets.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
-  for (const StatInfo& s : m.statistics) stats.push_back({{"name", s.name}, {"unit", s.unit}, {"meaning", s.meaning}});
+  for (const StatInfo& s : m.statistics) {
+    stats.push_back({{"name", s.name}, {"unit", s.unit}, {"meaning", s.meaning}});
+    if (!s.when.empty()) stats.back()["when"] = s.when;
+  }
   return {{"name", m.name}, {"help", m.help},      {"schemas", m.schemas},
           {"results", m.results}, {"sockets", sockets}, {"statistics", stats}};
 }

@@ -273,6 +273,7 @@ void finish_run_results(RunResults& r, const Simulation& sim, std::ostringstream
   nlohmann::ordered_json& j = r.json;
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   j["link_tiers"] = sim.fabric().report_tiers();
+  if (auto pfc = sim.fabric().report_pfc(sim.stats().simulated_ps); !pfc.is_null()) j["pfc"] = pfc;
   add_faults(r, sim);
   if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
@@ -447,6 +448,7 @@ RunResults collect_results(const Simulation& sim) {
   else j["collective_totals"] = collective_totals(sim);
   j["links"] = sim.fabric().report_links(sim.stats().simulated_ps);
   j["link_tiers"] = sim.fabric().report_tiers();
+  if (auto pfc = sim.fabric().report_pfc(sim.stats().simulated_ps); !pfc.is_null()) j["pfc"] = pfc;
   add_faults(r, sim);
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());

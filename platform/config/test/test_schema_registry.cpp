@@ -23,7 +23,7 @@ std::vector<std::string> schema_names() {
 
 TEST(SchemaRegistry, ListsEverySchemaOnceInDescribesOrder) {
   const std::vector<std::string> expected = {
-      "scenario", "cluster", "node", "gpu", "nvlink", "pcie", "fabric", "nccl", "dcqcn", "gpu_override", "workload", "train", "transformer",
+      "scenario", "cluster", "node", "gpu", "nvlink", "pcie", "fabric", "nccl", "dcqcn", "pfc", "gpu_override", "workload", "train", "transformer",
       "layer", "layer_tp_replicated", "collective_workload", "chakra_workload", "training", "fast_forward", "parallel", "sync", "slo", "health", "health_detector",
       "health_mitigation", "compression", "class_streams", "elastic", "retry",
       "profile_layer", "cxl", "aggregators", "cpu",

@@ -75,6 +75,15 @@ void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int
     d.link = link;
     d.dir = std::make_unique<LinkDir>(("dir_" + sc_safe(label)).c_str(), label, p,
                                       static_cast<std::uint32_t>(s_.cluster.fabric.chunk), ctx_);
+    const PfcConfig& pfc = s_.cluster.fabric.pfc;
+    if (kind == "ethernet" && pfc.mode != PfcMode::Egress) {
+      // Every Ethernet port counts and pauses (docs/fabric.md#pfc); a switch's output queue is then
+      // bounded by its ingress ports' thresholds, a NIC's still by the buffer (it pushes back on PCIe).
+      const bool sw = f.kind == DeviceKind::Switch || f.kind == DeviceKind::Leaf || f.kind == DeviceKind::Spine;
+      d.dir->set_pfc(pfc_port_params(pfc, bps, latency_ps, p.latency_ps,
+                                     d.dir->wire_bytes(static_cast<std::uint32_t>(s_.cluster.fabric.chunk))),
+                     sw);
+    }
     d.cost = static_cast<double>(p.latency_ps) * 1e-12 + static_cast<double>(d.dir->wire_bytes(1 << 20)) * 8.0 / bps;
     if (f.gpu) f.gpu->dma.bind(d.dir->in);
     else if (f.cxl) f.cxl->dma.bind(d.dir->in);

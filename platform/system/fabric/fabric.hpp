@@ -113,6 +113,8 @@ class Fabric : public RouteProvider {
   // nvlink, pcie (GPUs and NICs to their PCIe switch, switches to the root complex), nic (NIC to
   // its switch or leaf), spine (leaf to spine), and cxl when the nodes have CXL devices.
   nlohmann::ordered_json report_tiers() const;
+  // results.json `pfc` (fabric_pfc.cpp): PFC totals over every Ethernet port; null in egress mode.
+  nlohmann::ordered_json report_pfc(std::int64_t end_ps) const;
   // Trace tracks for the NICs' network ports; flush at the end of the run.
   void trace_nics();
   // ECN and DCQCN (fabric.congestion_control "dcqcn"), null otherwise.
