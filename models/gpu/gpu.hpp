@@ -54,6 +54,8 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
 
   // The gate consulted before each phase; null means "never wait".
   void set_gate(const PhaseGate* gate) { gate_ = gate; }
+  // The first iteration starts at `t_ps` instead of 0 (a job that starts later); before the run.
+  void set_start(std::int64_t t_ps) { delay_ps_ = t_ps, rec_.start_ps = t_ps; }
   // Consulted at the end of every iteration (fast-forward); null means "never skip".
   void set_boundary(IterationBoundary* b) { boundary_ = b; }
   void on_gradient_ready(std::function<void(const GradientReady&)> cb) { grad_listeners_.push_back(std::move(cb)); }
@@ -137,7 +139,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   std::array<int, 4> wait_names_{-1, -1, -1, -1};  // per PhaseKind: trace name id of its wait, once used
   const PhaseGate* gate_ = nullptr;
   IterationBoundary* boundary_ = nullptr;
-  std::int64_t delay_ps_ = 0;     // a fast-forward: wait this long before the next iteration
+  std::int64_t delay_ps_ = 0;     // a fast-forward or a late start: wait this long before the next iteration
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
   std::vector<PhaseEnd> phase_listeners_;
   ExtraWork extra_work_;

@@ -97,6 +97,13 @@ int cmd_validate(const std::vector<std::string>& args) {
               << s.cluster.gpus_per_node << "), Chakra traces " << s.chakra_workload.traces << " (" << nodes << " nodes, "
               << s.chakra_workload.plan->collectives.size() << " collectives, " << s.chakra_workload.plan->p2p.size()
               << " sends)\n";
+  } else if (!s.jobs.empty()) {
+    std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
+              << s.cluster.gpus_per_node << "), " << s.jobs.size() << " jobs:";
+    for (const JobConfig& j : s.jobs)
+      std::cout << " " << j.name << " (" << j.scenario->workload.model << ", " << j.nodes.size() << " node"
+                << (j.nodes.size() == 1 ? "" : "s") << ", " << j.scenario->training.iterations << " iterations)";
+    std::cout << "\n";
   } else {
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
               << s.cluster.gpus_per_node << "), " << s.workload.model << " (" << s.workload.layers.size() << " layers, "

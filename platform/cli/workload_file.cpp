@@ -22,6 +22,8 @@ WorkloadFileKind workload_file_kind(const std::string& file) {
 
 Workload scenario_workload(const std::string& file, const std::vector<std::string>& sets) {
   Scenario s = load_scenario_file(file, sets);
+  if (!s.jobs.empty())
+    throw ScenarioError("/jobs", "holds one workload per job; this command reads a scenario with a top-level workload");
   if (!s.trains())
     fail_expected("/workload/kind", "a training workload (a collective benchmark or Chakra traces have no layers)",
                   json(s.chakra ? "chakra" : "collective"));
@@ -47,6 +49,8 @@ Workload torch_trace_workload(const std::string& file, DType grad_dtype) {
 
 std::string convert_scenario(const std::string& file) {
   const Scenario s = load_scenario_file(file, {});
+  if (!s.jobs.empty())
+    throw ScenarioError("/jobs", "convert freezes the top-level workload; a scenario with jobs has one per job");
   if (!s.trains())
     fail_expected("/workload/kind", "a training workload (a collective benchmark or Chakra traces have no layers to convert)",
                   json(s.chakra ? "chakra" : "collective"));

@@ -23,8 +23,10 @@ const ParamSet<TopRaw>& scenario_schema() {
         .text("description", &TopRaw::description, nullptr, "Free text: what the scenario is for (not simulated)")
         .integer64("seed", &TopRaw::seed, 1, "Seed of every random draw; same scenario + seed = same results")
         .nested("cluster", "object", nullptr, "The GPUs and how they are connected (see `cluster`)")
-        .nested("workload", "object", nullptr, "What each data-parallel replica trains (see `workload`)")
+        .nested("workload", "object", nullptr, "What each data-parallel replica trains (see `workload`); required without `jobs`")
         .nested("training", "object", json::object(), "Iterations, optimizer and synchronization (see `training`)")
+        .nested("jobs", "array", nullptr,
+                "Several training jobs sharing the cluster, instead of `workload` and `training` (see `job`, docs/jobs.md)")
         .nested("faults", "array", json::array(),
                 "Injected faults: objects {kind, target, start, duration, ...} (see `fault_*`, docs/faults.md)")
         .nested("fault_generator", "object", nullptr,
@@ -33,8 +35,7 @@ const ParamSet<TopRaw>& scenario_schema() {
         .nested("health", "object", nullptr, "Fail-slow detection in the loop (see `health`, docs/health.md)")
         .nested("output", "object", json::object(), "What is written and where (see `output`)")
         .required("trainvp")
-        .required("cluster")
-        .required("workload");
+        .required("cluster");
     return p;
   }();
   return s;
@@ -310,15 +311,28 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
     fail_expected(doc.contains("name") ? "/name" : "", "a run name of letters, digits, '.', '_' and '-'", json(top.name));
   s.name = top.name;
   s.seed = top.seed;
+  // What runs is required as the schema's required keys are: before any section loads.
+  if (!doc.contains("workload") && !doc.contains("jobs"))
+    throw ScenarioError("/workload", "missing required key \"workload\" (what each data-parallel replica trains; or a `jobs` list)");
 
   resolved["cluster"] = load_cluster(s.cluster, doc["cluster"], "/cluster");
-  const json& wl = doc["workload"];
-  WorkloadRaw wraw;
-  resolved["workload"] = load_workload_section(s, wraw, wl, scenario_dir);
-  resolved["training"] = load_training(s.training, s.workload, member(doc, "training"), s.cluster);
-  check_training_workload(s, wl, wraw);
-  check_train(s);
-  s.training.functional = wraw.functional;
+  const bool jobs = doc.contains("jobs");
+  if (jobs) {  // each job holds its workload and training
+    for (const char* key : {"workload", "training"})
+      if (doc.contains(key))
+        throw ScenarioError(std::string("/") + key, std::string("a scenario with `jobs` gives each job its ") + key +
+                                                        " (/jobs/N/" + key + ")");
+    resolved.erase("training");
+    resolved["jobs"] = load_jobs(s, doc["jobs"], scenario_dir);
+  } else {
+    const json& wl = doc["workload"];
+    WorkloadRaw wraw;
+    resolved["workload"] = load_workload_section(s, wraw, wl, scenario_dir);
+    resolved["training"] = load_training(s.training, s.workload, member(doc, "training"), s.cluster);
+    check_training_workload(s, wl, wraw);
+    check_train(s);
+    s.training.functional = wraw.functional;
+  }
 
   json fres;
   s.faults = load_fault_list(member(doc, "faults"), fres);
@@ -329,14 +343,19 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   }
   if (json slo = load_slo(s.slo, member(doc, "slo")); !slo.is_null()) resolved["slo"] = slo;
   if (json h = load_health(s.health, member(doc, "health")); !h.is_null()) resolved["health"] = h;
+  if (jobs && s.health.enabled)
+    throw ScenarioError("/health", "the fail-slow monitor watches one job's training; not with `jobs` (yet)");
+  if (jobs && s.slo.given)
+    throw ScenarioError("/slo", "the degraded-throughput report measures one job's iterations; not with `jobs` (yet)");
   if (s.chakra) {  // a trace runs once, its own communication as recorded
     if (s.health.enabled) throw ScenarioError("/health", "watches training iterations; Chakra traces run once, without them");
     if (const json& t = member(doc, "training"); t.is_object() && t.contains("sync"))
       throw ScenarioError("/training/sync", "does not apply to Chakra traces: they hold their own communication");
   }
   resolved["output"] = load_output(s.output, member(doc, "output"), s.name, s.cluster.cxl);
+  for (JobConfig& j : s.jobs) j.scenario->output = s.output;  // a job's strategy reads what is traced
 
-  check_workload_dtype_on_gpus(s);
+  if (!jobs) check_workload_dtype_on_gpus(s);  // each job's was checked on its own GPUs
   check_parallel_workload(s);  // the partition's roofline times need a dtype every GPU computes in
   s.resolved = resolved;
   return s;

@@ -14,6 +14,7 @@
 #include "platform/config/fault_generator.hpp"
 #include "platform/config/faults.hpp"
 #include "platform/config/health.hpp"
+#include "platform/config/jobs.hpp"
 #include "platform/config/output.hpp"
 #include "platform/config/parallel.hpp"
 #include "platform/config/schema_registry.hpp"
@@ -42,6 +43,9 @@ struct Scenario {
   SloConfig slo;
   HealthConfig health;
   OutputConfig output;
+  // /jobs: several training jobs sharing the cluster (docs/jobs.md); empty: the top-level workload
+  // and training are the one job. With jobs, the top level's own workload is empty.
+  std::vector<JobConfig> jobs;
   nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
 
   // Training iterations run: not for a collective benchmark nor for Chakra traces.

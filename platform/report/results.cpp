@@ -10,7 +10,9 @@
 #include "models/parallel/parallel_sync.hpp"
 #include "platform/report/build_record.hpp"
 #include "platform/report/output_warnings.hpp"
+#include "platform/report/job_results.hpp"
 #include "platform/report/parallel_results.hpp"
+#include "platform/report/results_parts.hpp"
 #include "platform/report/sync_results.hpp"
 #include "platform/report/train_results.hpp"
 #include "platform/core/units.hpp"
@@ -19,16 +21,7 @@
 
 namespace trainvp {
 
-namespace {
-
-
-// One iteration across all ranks: spans the earliest start to the latest end; per-rank
-// quantities are averaged over ranks.
-struct ClusterIteration {
-  std::int64_t start = 0, end = 0, duration = 0;
-  double compute = 0, comm = 0, exposed = 0;
-  double bubble = 0;  // blocked waiting for another pipeline stage (not communication)
-};
+namespace report_detail {
 
 std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n, const SyncStrategy* sync) {
   std::vector<ClusterIteration> out(static_cast<std::size_t>(n));
@@ -358,11 +351,14 @@ RunResults chakra_results(const Simulation& sim) {
   return r;
 }
 
-}  // namespace
+}  // namespace report_detail
+
+using namespace report_detail;
 
 RunResults collect_results(const Simulation& sim) {
   if (sim.bench()) return bench_results(sim);
   if (sim.chakra()) return chakra_results(sim);
+  if (!sim.jobs().empty()) return job_results(sim);
   const Scenario& s = sim.scenario();
   const Workload& w = s.workload;
   auto gpus = sim.gpus();

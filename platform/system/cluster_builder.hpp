@@ -30,6 +30,9 @@ struct Cluster {
 
 // `waves`: the file the first node's CXL device writes its waveforms to (path "": none).
 // `parallel` (null without training.parallel): each GPU runs its pipeline stage's layers and schedule.
-Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves, const ParallelPlan* parallel = nullptr);
+// `job_of` (with /jobs): per rank, the job whose workload and iterations its GPU runs (null: idle);
+// its trace track sits under "JOB: nodeN", so the jobs show side by side.
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves, const ParallelPlan* parallel = nullptr,
+                      const std::vector<const JobConfig*>* job_of = nullptr);
 
 }  // namespace trainvp

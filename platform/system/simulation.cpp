@@ -50,7 +50,9 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
                                           parallel_->layout.dp_group(0, pp)));
     }
   }
-  cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes}, parallel_.get());
+  if (!s.jobs.empty()) job_of_ = job_of_rank(s);
+  cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes}, parallel_.get(),
+                           s.jobs.empty() ? nullptr : &job_of_);
   const std::vector<Gpu*>& all = cluster_.gpus;
   const std::vector<int>& nodes_of = cluster_.nodes_of;
   if (s.training.functional) {
@@ -66,6 +68,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *cluster_.engine, nodes_of, ctx_);
   else if (s.chakra)
     chakra_ = std::make_unique<ChakraRun>("chakra", s.chakra_workload, all, *cluster_.engine, nodes_of, ctx_);
+  else if (!s.jobs.empty())
+    jobs_ = build_jobs(s, cluster_, ctx_);
   else if (parallel_)
     strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
@@ -94,7 +98,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   }
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
-  if (s.trains() && !(planned && elaborate_only)) {
+  // Several jobs: one job's skip would take away traffic the others compete with (docs/jobs.md).
+  if (s.trains() && s.jobs.empty() && !(planned && elaborate_only)) {
     FastForwardParts ff;
     ff.cfg = s.training.fast_forward;
     ff.iterations = s.training.iterations;
@@ -147,7 +152,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     mitigation_ = std::make_unique<Mitigation>(std::move(mp), ctx_);
   }
   // Training runs only: a collective benchmark has no iterations to count.
-  if (progress && !elaborate_only && s.trains() && !all.empty()) {
+  if (progress && !elaborate_only && s.trains() && s.jobs.empty() && !all.empty()) {
     progress_ = std::make_unique<RunProgress>(stderr, s.training.iterations, static_cast<int>(all.size()),
                                               all.front()->phases_per_iteration());
     ctx_.on_iteration_end = [this](int it) { progress_->iteration_end(it); };

@@ -18,6 +18,7 @@
 #include "platform/system/fast_forward/fast_forward.hpp"
 #include "platform/system/faults/faults.hpp"
 #include "platform/system/health/mitigation.hpp"
+#include "platform/system/jobs/job_run.hpp"
 #include "platform/system/run_end.hpp"
 #include "platform/system/run_progress.hpp"
 #include "platform/core/run_context.hpp"
@@ -57,6 +58,8 @@ class Simulation {
   const ParallelPlan* parallel() const { return parallel_.get(); }
   const ParallelSync* parallel_sync() const { return parallel_ ? static_cast<const ParallelSync*>(strategy_.get()) : nullptr; }
   const CollectiveBench* bench() const { return bench_.get(); }
+  // /jobs: every job's GPUs and strategy (empty for a scenario of one training).
+  const std::vector<JobRun>& jobs() const { return jobs_; }
   // /workload/chakra: the traces' run (null otherwise).
   const ChakraRun* chakra() const { return chakra_.get(); }
   // The scenario's faults (null without any).
@@ -103,6 +106,8 @@ class Simulation {
   std::unique_ptr<FunctionalData> functional_;
   std::unique_ptr<TrainRun> train_;
   std::unique_ptr<SyncStrategy> strategy_;
+  std::vector<const JobConfig*> job_of_;  // /jobs: per rank, its job (null: idle)
+  std::vector<JobRun> jobs_;
   std::vector<std::unique_ptr<DreamDdpPlan>> dreamddp_;  // one, or one per pipeline stage
   std::unique_ptr<CollectiveBench> bench_;
   std::unique_ptr<ChakraRun> chakra_;

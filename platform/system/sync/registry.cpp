@@ -14,7 +14,8 @@ std::unique_ptr<SyncStrategy> no_sync(const SyncBuild&) { return nullptr; }
 
 // A stage's DP group under hybrid parallelism gets a module of its own (named by its first rank).
 std::string module_name(const SyncBuild& b, const char* base) {
-  return b.workload ? std::string(base) + "_s" + std::to_string(b.gpus.front()->rank()) : std::string(base);
+  const std::string named = b.module_prefix.empty() ? std::string(base) : b.module_prefix + "_" + base;
+  return b.workload ? named + "_s" + std::to_string(b.gpus.front()->rank()) : named;
 }
 
 std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {

@@ -25,6 +25,8 @@ struct SyncBuild {
   // Hybrid parallelism: the layers the GPUs hold (a pipeline stage's); null: the scenario's.
   const Workload* workload = nullptr;
   const Workload& layers() const { return workload ? *workload : scenario.workload; }
+  // Several jobs on one cluster: their modules' names begin with this ("job1"), unique per job.
+  std::string module_prefix = {};
 };
 
 struct SyncStrategyEntry {

@@ -1,0 +1,125 @@
+// /jobs (platform/config/jobs.hpp): placement of whole nodes by count and policy or by list, each
+// job's sections loaded as the top level's with errors named under /jobs/N, and what a job may
+// not hold.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "platform/config/scenario.hpp"
+#include "platform/core/errors.hpp"
+
+namespace trainvp {
+namespace {
+
+using json = nlohmann::json;
+
+// 8 nodes x 1 GPU with one NIC each on a leaf-spine of 4-port leaves: nodes 0-3 hang off leaf 0,
+// nodes 4-7 off leaf 1.
+json two_jobs(const char* placement_a, const char* placement_b) {
+  json d = json::parse(R"({
+    "trainvp": 1, "name": "jobs",
+    "cluster": { "nodes": 8, "node": { "gpus": 1, "gpu": "H100-SXM5-80GB" },
+                 "fabric": { "topology": "leaf-spine", "leaf_ports": 4, "spines": 1 } },
+    "jobs": [
+      { "name": "a", "workload": { "model": "gpt2", "batch": 1, "seq": 128 }, "training": { "iterations": 3 } },
+      { "name": "b", "workload": { "model": "gpt2", "batch": 1, "seq": 128 }, "training": { "iterations": 4 }, "start": "5ms" }
+    ]
+  })");
+  d["jobs"][0]["placement"] = json::parse(placement_a);
+  d["jobs"][1]["placement"] = json::parse(placement_b);
+  return d;
+}
+
+std::string error_path(const json& doc) {
+  try {
+    load_scenario(doc, "t");
+  } catch (const ScenarioError& e) {
+    return e.path;
+  }
+  return "(loaded)";
+}
+
+TEST(JobsConfig, PackedTakesTheLowestFreeNodesSoEachJobFillsALeaf) {
+  Scenario s = load_scenario(two_jobs(R"({"nodes": 4})", R"({"nodes": 4})"), "t");
+  ASSERT_EQ(s.jobs.size(), 2u);
+  EXPECT_EQ(s.jobs[0].nodes, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(s.jobs[1].nodes, (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(s.jobs[1].ranks, (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(s.jobs[1].start_ps, 5'000'000'000);
+  EXPECT_EQ(s.jobs[1].scenario->training.iterations, 4);
+  EXPECT_EQ(s.resolved["jobs"][0]["placement"]["placed"], json({0, 1, 2, 3}));
+}
+
+TEST(JobsConfig, SpreadTakesOneNodePerLeafInTurn) {
+  Scenario s = load_scenario(two_jobs(R"({"nodes": 4, "policy": "spread"})", R"({"nodes": 3, "policy": "spread"})"), "t");
+  EXPECT_EQ(s.jobs[0].nodes, (std::vector<int>{0, 1, 4, 5}));  // leaf 0, leaf 1, leaf 0, leaf 1
+  EXPECT_EQ(s.jobs[1].nodes, (std::vector<int>{2, 3, 6}));
+  EXPECT_EQ(placement_group(s.cluster, 3), 0);
+  EXPECT_EQ(placement_group(s.cluster, 4), 1);
+}
+
+TEST(JobsConfig, ListedNodesAreTakenAsGivenAndTheNextJobPlacesAroundThem) {
+  Scenario s = load_scenario(two_jobs(R"({"nodes": [6, 1]})", R"({"nodes": 2})"), "t");
+  EXPECT_EQ(s.jobs[0].nodes, (std::vector<int>{1, 6}));
+  EXPECT_TRUE(s.jobs[0].explicit_nodes);
+  EXPECT_EQ(s.jobs[1].nodes, (std::vector<int>{0, 2}));
+}
+
+TEST(JobsConfig, EachBadPlacementNamesItsPointer) {
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": [1, 2]})", R"({"nodes": [2]})")), "/jobs/1/placement/nodes/0");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": 6})", R"({"nodes": 3})")), "/jobs/1/placement/nodes");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": [8]})", R"({"nodes": 1})")), "/jobs/0/placement/nodes/0");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": 0})", R"({"nodes": 1})")), "/jobs/0/placement/nodes");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": [0], "policy": "spread"})", R"({"nodes": 1})")), "/jobs/0/placement/policy");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": 1, "policy": "scattered"})", R"({"nodes": 1})")), "/jobs/0/placement/policy");
+  EXPECT_EQ(error_path(two_jobs(R"({})", R"({"nodes": 1})")), "/jobs/0/placement/nodes");
+}
+
+TEST(JobsConfig, AJobsOwnSectionsReportTheirErrorsUnderTheJob) {
+  json d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][1]["training"]["iterations"] = "many";
+  EXPECT_EQ(error_path(d), "/jobs/1/training/iterations");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][0]["workload"]["bacth"] = 2;
+  EXPECT_EQ(error_path(d), "/jobs/0/workload/bacth");
+  try {
+    load_scenario(d, "t");
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/jobs/0/workload/bacth: unknown key", 0), 0u) << e.what();
+  }
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][1]["name"] = "a";
+  EXPECT_EQ(error_path(d), "/jobs/1/name");
+}
+
+TEST(JobsConfig, WhatAJobMayNotHoldIsRefusedWithItsReason) {
+  json d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][0]["training"]["parallel"] = {{"tp", 1}, {"pp", 1}};
+  EXPECT_EQ(error_path(d), "/jobs/0/training/parallel");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][1]["workload"] = {{"kind", "collective"}, {"op", "all_reduce"}, {"bytes", "1MiB"}};
+  EXPECT_EQ(error_path(d), "/jobs/1/workload/kind");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["workload"] = {{"model", "gpt2"}};
+  EXPECT_EQ(error_path(d), "/workload");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["health"] = json::object();
+  EXPECT_EQ(error_path(d), "/health");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"] = json::array();
+  EXPECT_EQ(error_path(d), "/jobs");
+  d.erase("jobs");
+  EXPECT_EQ(error_path(d), "/workload");
+}
+
+TEST(JobsConfig, TheRunsTimeLimitIsTheLatestJobsStartPlusItsLimit) {
+  json d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][0]["training"]["time_limit"] = "1h";
+  d["jobs"][1]["training"]["time_limit"] = "10s";
+  Scenario s = load_scenario(d, "t");
+  EXPECT_EQ(s.training.time_limit_ps, 3600'000'000'000'000);
+}
+
+}  // namespace
+}  // namespace trainvp

@@ -1,0 +1,135 @@
+#include "platform/report/job_results.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "platform/core/sim_time.hpp"
+#include "platform/core/units.hpp"
+#include "platform/report/build_record.hpp"
+#include "platform/report/results_parts.hpp"
+
+namespace trainvp {
+
+using namespace report_detail;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const char* placement_name(const JobConfig& j) {
+  if (j.explicit_nodes) return "nodes";
+  return j.policy == PlacementPolicy::Spread ? "spread" : "packed";
+}
+
+struct JobFigures {
+  ojson json;
+  double iter_time = 0, samples_per_s = 0;
+};
+
+// One job's entry: where it ran, its iterations (as a single training's results list them) and
+// their means after its warm-up.
+JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
+  const JobConfig& jc = *run.config;
+  const Scenario& js = *jc.scenario;
+  const Workload& w = js.workload;
+  const std::vector<const Gpu*> gpus(run.gpus.begin(), run.gpus.end());
+  const int n = js.training.iterations, warm = js.training.warmup, measured = n - warm;
+  const auto iters = cluster_iterations(gpus, n, run.strategy.get());
+  double iter_time = 0, compute = 0, comm = 0, exposed = 0;
+  for (int i = warm; i < n; ++i) {
+    const ClusterIteration& c = iters[static_cast<std::size_t>(i)];
+    iter_time += sec(c.duration), compute += c.compute, comm += c.comm, exposed += c.exposed;
+  }
+  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured;
+
+  ojson list = ojson::array();
+  for (int i = 0; i < n; ++i) {
+    const ClusterIteration& c = iters[static_cast<std::size_t>(i)];
+    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
+                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
+                    {"exposed_comm_s", c.exposed}});
+    csv << jc.name << ',' << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ','
+        << ojson(sec(c.end)).dump() << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ','
+        << ojson(c.comm).dump() << ',' << ojson(c.exposed).dump() << '\n';
+  }
+  const double samples = static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  ojson tp = {{"samples_per_s", samples / iter_time}};
+  if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
+  tp["model_flops_per_s"] = flops_per_iteration(w) * static_cast<double>(gpus.size()) / iter_time;
+
+  JobFigures f;
+  ojson& o = f.json;
+  o["name"] = jc.name;
+  o["nodes"] = jc.nodes;
+  o["gpus"] = gpus.size();
+  o["placement"] = placement_name(jc);
+  o["strategy"] = sync_strategy_name(js.training.sync.strategy);
+  o["start_s"] = sec(jc.start_ps);
+  o["end_s"] = n > 0 ? sec(iters.back().end) : sec(jc.start_ps);
+  o["iteration_time_s"] = iter_time;
+  o["throughput"] = tp;
+  o["compute_time_s"] = compute;
+  o["comm_time_s"] = comm;
+  o["exposed_comm_s"] = exposed;
+  o["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
+  o["workload"] = {{"model", w.model},
+                   {"layers", w.layers.size()},
+                   {"parameters", w.total_params()},
+                   {"gradient_bytes", w.total_grad_bytes()},
+                   {"global_batch", w.samples_per_iteration() * gpus.size()}};
+  o["iterations"] = list;
+  f.iter_time = iter_time;
+  f.samples_per_s = samples / iter_time;
+  return f;
+}
+
+}  // namespace
+
+RunResults job_results(const Simulation& sim) {
+  const Scenario& s = sim.scenario();
+  RunResults r;
+  ojson& j = r.json;
+  j["trainvp_version"] = TRAINVP_VERSION;
+  j["build"] = build_record();
+  j["scenario"] = scenario_as_run(sim);
+
+  std::ostringstream csv, sum;
+  csv << "job,iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
+  sum << "trainvp: " << s.name << ": " << sim.jobs().size() << " jobs on " << s.cluster.gpus.size() << " GPUs ("
+      << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
+      << gpu_models(s.cluster) << ")\n";
+  ojson jobs = ojson::array();
+  char buf[512];
+  for (const JobRun& run : sim.jobs()) {
+    JobFigures f = job_entry(run, csv);
+    const JobConfig& jc = *run.config;
+    std::snprintf(buf, sizeof buf, "  %-16s %s on %zu node%s (%s), from %s: iteration %s, %.1f samples/s\n",
+                  jc.name.c_str(), jc.scenario->workload.model.c_str(), jc.nodes.size(), jc.nodes.size() == 1 ? "" : "s",
+                  placement_name(jc), format_time_s(sec(jc.start_ps)).c_str(), format_time_s(f.iter_time).c_str(),
+                  f.samples_per_s);
+    sum << buf;
+    jobs.push_back(std::move(f.json));
+  }
+  j["jobs"] = jobs;
+
+  ojson ranks = ojson::array();
+  const std::vector<const JobConfig*> job_of = job_of_rank(s);
+  for (const Gpu* g : sim.gpus()) {
+    const JobConfig* jc = job_of[static_cast<std::size_t>(g->rank())];
+    ojson o;
+    if (jc) {
+      g->report(o, jc->scenario->training.warmup);
+      o["job"] = jc->name;
+    } else {  // no job holds its node: it ran nothing
+      o = {{"name", g->name()}, {"rank", g->rank()}, {"gpu", g->params().model}, {"speed", g->params().speed}, {"job", nullptr}};
+    }
+    ranks.push_back(o);
+  }
+  j["ranks"] = ranks;
+  if (s.output.collectives) j["collectives"] = collective_records(sim);
+  else j["collective_totals"] = collective_totals(sim);
+  r.csv = csv.str();
+  finish_run_results(r, sim, sum);
+  return r;
+}
+
+}  // namespace trainvp
