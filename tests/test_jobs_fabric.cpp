@@ -100,5 +100,28 @@ TEST(JobsFabric, AJobAloneRunsExactlyAsTheSameTrainingWithoutJobs) {
   EXPECT_EQ(jobs["ranks"][0]["job"], "a");
 }
 
+TEST(JobsFabric, AHybridParallelJobOnLaterNodesRunsExactlyAsTheSameTrainingAlone) {
+  // TP 2 x PP 2 x DP 2 with 1F1B on nodes 2-3 of a switch (cluster ranks 8-15): its layout,
+  // pipeline, TP and DP traffic must be the same as on a cluster of its own, to the picosecond.
+  json c = {{"nodes", 4}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}, {"nics", 4}}}, {"fabric", {{"topology", "switch"}}}};
+  const json workload = {{"model", "gpt2"}, {"batch", 2}, {"seq", 1024}};
+  const json training = {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}}},
+                         {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}, {"schedule", "1f1b"}}}};
+  json other = job("first", {{"nodes", 2}}, "10s");
+  const json hybrid = {{"name", "llm"}, {"placement", {{"nodes", 2}}}, {"workload", workload}, {"training", training}};
+  const json jobs = simulate({{"trainvp", 1}, {"cluster", c}, {"jobs", {other, hybrid}}, {"output", {{"trace", false}}}});
+  c["nodes"] = 2;
+  const json alone = simulate({{"trainvp", 1}, {"cluster", c}, {"workload", workload}, {"training", training},
+                               {"output", {{"trace", false}}}});
+  const json& j = jobs["jobs"][1];
+  EXPECT_EQ(j["nodes"], json({2, 3}));
+  EXPECT_EQ(j["iterations"], alone["iterations"]);
+  EXPECT_EQ(j["parallel"]["stages"], alone["parallel"]["stages"]);
+  EXPECT_EQ(j["parallel"]["mfu"], alone["parallel"]["mfu"]);
+  EXPECT_GT(j["bubble_s"].get<double>(), 0);
+  EXPECT_EQ(j["parallel"]["placement"][0]["rank"], 8);
+  EXPECT_EQ(j["parallel"]["placement"][0]["gpu"], "node2.gpu0");
+}
+
 }  // namespace
 }  // namespace trainvp

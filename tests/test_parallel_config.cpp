@@ -124,7 +124,7 @@ TEST(ParallelConfig, ProductMismatchSaysTheProduct) {
     load_scenario(d, "t");
     FAIL();
   } catch (const ScenarioError& e) {
-    EXPECT_STREQ(e.what(), "/training/parallel/tp: tp x pp x dp = 2 x 2 x 3 = 12, but the cluster has 16 GPUs");
+    EXPECT_STREQ(e.what(), "/training/parallel/tp: tp x pp x dp = 2 x 2 x 3 = 12, but it runs on 16 GPUs");
   }
 }
 
@@ -162,7 +162,7 @@ TEST(ParallelConfig, ALayoutThatDoesNotFitNamesTheGpuAndTheClosedFormMemory) {
 TEST(ParallelConfig, ValidateExitsTwoWithThePointer) {
   test::Cmd r = test::trainvp("validate scenarios/quickstart.json --set '/training/parallel={\"tp\":2,\"pp\":2,\"dp\":3}'");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("/training/parallel/tp: tp x pp x dp = 2 x 2 x 3 = 12, but the cluster has 16 GPUs"),
+  EXPECT_NE(r.out.find("/training/parallel/tp: tp x pp x dp = 2 x 2 x 3 = 12, but it runs on 16 GPUs"),
             std::string::npos)
       << r.out;
   r = test::trainvp("validate scenarios/quickstart.json --set /workload/model=gpt3-175b --set /workload/batch=1 "

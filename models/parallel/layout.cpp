@@ -24,8 +24,10 @@ ParallelLayout::ParallelLayout(const ParallelConfig& cfg, int gpus) : cfg_(cfg) 
   const long long product = 1LL * t * p * d;
   if (product != gpus)
     throw LayoutError("tp", "tp x pp x dp = " + std::to_string(t) + " x " + std::to_string(p) + " x " +
-                                std::to_string(d) + " = " + std::to_string(product) + ", but the cluster has " +
+                                std::to_string(d) + " = " + std::to_string(product) + ", but it runs on " +
                                 std::to_string(gpus) + " GPUs");
+  gpus_ = gpus;
+  for (int r = 0; r < gpus; ++r) ranks_.push_back(r);
   rank_.assign(static_cast<std::size_t>(gpus), -1);
   coord_.resize(static_cast<std::size_t>(gpus));
   auto slot = [&](const ParallelCoord& c) { return static_cast<std::size_t>(c.tp + t * (c.pp + p * c.dp)); };
@@ -84,9 +86,19 @@ std::vector<int> ParallelLayout::dp_group(int tp, int pp) const {
 
 std::vector<int> ParallelLayout::stage_ranks(int pp) const {
   std::vector<int> out;
-  for (int r = 0; r < gpus(); ++r)
+  for (int r : ranks_)
     if (coord_[static_cast<std::size_t>(r)].pp == pp) out.push_back(r);
   return out;
+}
+
+void ParallelLayout::place_on(const std::vector<int>& ranks) {
+  if (static_cast<int>(ranks.size()) != gpus_ || !std::is_sorted(ranks.begin(), ranks.end()))
+    throw std::logic_error("place_on: one ascending cluster rank per rank of the layout");
+  std::vector<ParallelCoord> coord(static_cast<std::size_t>(ranks.back()) + 1);
+  for (int r = 0; r < gpus_; ++r) coord[static_cast<std::size_t>(ranks[static_cast<std::size_t>(r)])] = coord_[static_cast<std::size_t>(r)];
+  for (int& g : rank_) g = ranks[static_cast<std::size_t>(g)];
+  coord_ = std::move(coord);
+  ranks_ = ranks;
 }
 
 StagePartition balanced_partition(const std::vector<double>& layer_time, int chunks) {

@@ -24,8 +24,12 @@ class ParallelLayout {
   // Checks tp x pp x dp == gpus and that the rank map (explicit or from `order`) is a bijection.
   ParallelLayout(const ParallelConfig& cfg, int gpus);
   const ParallelConfig& config() const { return cfg_; }
-  int gpus() const { return static_cast<int>(coord_.size()); }
+  int gpus() const { return gpus_; }
   ParallelCoord coord(int rank) const { return coord_[static_cast<std::size_t>(rank)]; }
+  // The layout of a job on part of a cluster: its rank r is cluster rank `ranks[r]` (ascending).
+  // Groups, coordinates and stage ranks then speak cluster ranks; coord() of a rank outside the
+  // job is undefined.
+  void place_on(const std::vector<int>& ranks);
   int rank(ParallelCoord c) const;
   std::vector<int> tp_group(int pp, int dp) const;  // global ranks ordered by tp coordinate
   std::vector<int> dp_group(int tp, int pp) const;  // ordered by dp coordinate
@@ -33,6 +37,8 @@ class ParallelLayout {
 
  private:
   ParallelConfig cfg_;
+  int gpus_ = 0;
+  std::vector<int> ranks_;            // the ranks it holds, ascending
   std::vector<ParallelCoord> coord_;  // per global rank
   std::vector<int> rank_;             // per (tp, pp, dp): tp + t * (pp + p * dp)
 };

@@ -65,11 +65,16 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
   state_.resize(n);
   records_.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
+    if (!parts_.gpus[r]) {  // another job's rank
+      changed_.push_back(nullptr), tracks_.push_back(-1);
+      continue;
+    }
     changed_.push_back(std::make_unique<sc_core::sc_event>());
     parts_.gpus[r]->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
     std::string full = parts_.gpus[r]->name();  // nodeN.gpuM
     tracks_.push_back(ctx.trace.enabled()
-                          ? ctx.trace.track(full.substr(0, full.find('.')), full.substr(full.find('.') + 1) + " pipeline")
+                          ? ctx.trace.track(parts_.trace_group_prefix + full.substr(0, full.find('.')),
+                                            full.substr(full.find('.') + 1) + " pipeline")
                           : -1);
   }
   dp_of_.assign(n, -1);
@@ -84,7 +89,8 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
         dp_.push_back(std::move(s));
       }
   // Last: the DP strategies made themselves the GPUs' gates; this module stands in front of them.
-  for (Gpu* g : parts_.gpus) g->set_gate(this);
+  for (Gpu* g : parts_.gpus)
+    if (g) g->set_gate(this);
   if (c.zero == 3 && d_ > 1 && !dp_.empty()) {
     SC_HAS_PROCESS(ParallelSync);
     SC_METHOD(zero3_start);  // the first iteration's first gathers, at time 0
@@ -388,7 +394,7 @@ std::uint64_t ParallelSync::zero3_need(int rank, int iteration, std::uint64_t in
 
 void ParallelSync::zero3_start() {
   for (const Gpu* g : parts_.gpus)
-    if (dp_of_[static_cast<std::size_t>(g->rank())] >= 0)
+    if (g && dp_of_[static_cast<std::size_t>(g->rank())] >= 0)
       for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(prefetch_); ++i) zero3_join(g->rank(), 0, i);
 }
 
@@ -440,6 +446,7 @@ void ParallelSync::fill_comm_all() const {
   // iteration during which it ended; skipped iterations repeat the period before the skip.
   comm_all_.assign(parts_.gpus.size(), {});
   for (const Gpu* g : parts_.gpus) {
+    if (!g) continue;
     std::vector<std::int64_t> ends;
     ends.reserve(g->iterations().size());
     for (const RankIteration& r : g->iterations()) ends.push_back(r.end_ps);
@@ -467,6 +474,7 @@ void ParallelSync::skip_iterations(int first, int count, int period, std::int64_
   // (ZeRO's parameter all-gathers, launched as an iteration ends and waited for as the next
   // begins, are not skipped: Simulation gives the reason.)
   for (std::size_t r = 0; r < parts_.gpus.size(); ++r) {
+    if (!parts_.gpus[r]) continue;
     for (int i = first; i < first + count; ++i) {
       const ParallelRankIteration copy = record(static_cast<int>(r), skip_source(first, i, period).iteration);
       record(static_cast<int>(r), i) = copy;

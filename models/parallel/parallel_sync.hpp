@@ -65,12 +65,15 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   struct Parts {
     const ParallelLayout* layout;
     const std::vector<ParallelStage>* stages;  // per pipeline stage
-    std::vector<Gpu*> gpus;                    // by global rank, built with their stage's workload and schedule
+    // By global rank, built with their stage's workload and schedule; null for a rank of another
+    // job (several jobs on one cluster: only the layout's ranks are this module's).
+    std::vector<Gpu*> gpus;
     CollectiveEngine* engine;
     std::vector<int> nodes_of;
     CollectiveAlgo tp_algorithm = CollectiveAlgo::Ring;
     std::uint64_t boundary_bytes = 0;  // PP: bytes one TP rank sends per micro-batch and boundary
     MakeDp make_dp;  // null: no DP synchronization (d = 1 or strategy none)
+    std::string trace_group_prefix;  // before "nodeN" in its trace tracks' group ("JOB: " for a job)
   };
   ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
 

@@ -39,8 +39,9 @@ std::vector<double> layer_times_ps(const Workload& full, const ParallelConfig& c
 }
 
 std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const ParallelConfig& cfg, int gpus,
-                                                 const GpuParams& gpu) {
+                                                 const GpuParams& gpu, const std::vector<int>& ranks) {
   ParallelLayout layout(cfg, gpus);
+  if (!ranks.empty()) layout.place_on(ranks);
   if (cfg.pp > 1 && !full.dims.valid())
     throw LayoutError("pp", "pipeline parallelism needs a transformer zoo model: the tensor crossing a stage "
                             "boundary is b·s·h, and " + full.model + " states no hidden size");

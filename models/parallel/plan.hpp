@@ -26,8 +26,9 @@ struct ParallelPlan {
 // `gpu`: the GPU model that times layers for the balanced partition (rank 0's). Throws
 // LayoutError for a layout that cannot be (pipeline parallelism without a transformer's b·s·h,
 // fewer layers than chunks, and ParallelLayout's own checks).
+// `ranks` (a job on part of a cluster): the cluster rank of each of its ranks; empty: 0 .. gpus-1.
 std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const ParallelConfig& cfg, int gpus,
-                                                 const GpuParams& gpu);
+                                                 const GpuParams& gpu, const std::vector<int>& ranks = {});
 
 // What the balanced partition balances: per layer, a TP rank's forward + backward time of one
 // micro-batch on `gpu` (recomputation included).

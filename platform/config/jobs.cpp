@@ -103,10 +103,6 @@ void check_job_features(const Scenario& js, const json& job) {
     throw ScenarioError("/workload/train", "real training in the loop runs one job's training; not inside `jobs`");
   if (js.training.functional)
     throw ScenarioError("/workload/functional", "functional mode checks one job's gradient values; not inside `jobs`");
-  if (js.training.parallel.enabled)
-    throw ScenarioError("/training/parallel",
-                        "hybrid parallelism inside a job is not modelled yet: its layout numbers the job's ranks "
-                        "0..N-1, where a job's GPUs keep their cluster-wide ranks; use data parallelism");
   if (js.training.sync.strategy == SyncStrategyKind::DreamDdp)
     throw ScenarioError("/training/sync/strategy",
                         "dreamddp profiles its schedule on the whole cluster before the run; not inside `jobs`");
@@ -175,14 +171,20 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
     auto js = std::make_shared<Scenario>();
     js->name = jc.name;
     js->seed = top.seed;
-    js->cluster = top.cluster;
+    js->cluster = top.cluster;  // all of it: ranks and nodes keep their numbers
+    // What the job's own checks see: its nodes and GPUs (a parallel layout counts them).
+    ClusterConfig view = top.cluster;
+    view.nodes = static_cast<int>(jc.nodes.size());
+    view.gpus.clear();
+    for (int r : jc.ranks) view.gpus.push_back(top.cluster.gpus[static_cast<std::size_t>(r)]);
     try {
       WorkloadRaw wraw;
       res["workload"] = load_workload_section(*js, wraw, job["workload"], scenario_dir);
-      if (js->trains()) res["training"] = load_training(js->training, js->workload, member(job, "training"), js->cluster);
+      if (js->trains()) res["training"] = load_training(js->training, js->workload, member(job, "training"), view);
       js->training.functional = wraw.functional;
       check_job_features(*js, job);
       check_training_workload(*js, job["workload"], wraw);
+      check_parallel_workload(*js, &view.gpus);
       for (int r : jc.ranks) {  // the job's own GPUs compute in its dtype
         const GpuInstance& g = top.cluster.gpus[static_cast<std::size_t>(r)];
         if (g.params.compute_rate(js->workload.shape.dtype) <= 0)

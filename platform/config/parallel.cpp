@@ -186,7 +186,8 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
   return resolved;
 }
 
-void check_parallel_workload(Scenario& s) {
+void check_parallel_workload(Scenario& s, const std::vector<GpuInstance>* job_gpus) {
+  const std::vector<GpuInstance>& gpus = job_gpus ? *job_gpus : s.cluster.gpus;
   const ParallelConfig& p = s.training.parallel;
   if (!p.enabled) return;
   const std::string path = "/training/parallel";
@@ -205,14 +206,17 @@ void check_parallel_workload(Scenario& s) {
   // The plan the run will execute: partition, TP shards with recomputation, schedules, memory.
   std::unique_ptr<ParallelPlan> plan;
   try {
-    plan = make_parallel_plan(s.workload, p, static_cast<int>(s.cluster.gpus.size()), s.cluster.gpus.front().params);
+    std::vector<int> ranks;
+    if (job_gpus)
+      for (const GpuInstance& g : gpus) ranks.push_back(g.rank);
+    plan = make_parallel_plan(s.workload, p, static_cast<int>(gpus.size()), gpus.front().params, ranks);
   } catch (const LayoutError& e) {
     throw ScenarioError(path + "/" + e.field, e.what());
   }
   s.training.partition = plan->partition;
   const ParallelLayout& layout = plan->layout;
   const std::vector<StageMemory>& per_stage = plan->memory;
-  for (const GpuInstance& g : s.cluster.gpus) {
+  for (const GpuInstance& g : gpus) {
     const int stage = layout.coord(g.rank).pp;
     const StageMemory& m = per_stage[static_cast<std::size_t>(stage)];
     if (m.total() > g.params.mem_capacity)

@@ -41,7 +41,8 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
 // The checks that need the workload: one micro-batch at /workload (the pipeline's micro-batches
 // are /training/parallel/micro_batches), the partition (explicit or balanced by roofline time on
 // rank 0's GPU, stored in s.training.partition) and every GPU's memory against its HBM.
-void check_parallel_workload(Scenario& s);
+// `job_gpus` (a job of /jobs): the GPUs it runs on, whose cluster ranks its layout takes.
+void check_parallel_workload(Scenario& s, const std::vector<GpuInstance>* job_gpus = nullptr);
 
 // Which GPU holds which (tp, pp, dp) coordinate and which layers each stage runs, for
 // `trainvp describe topology` (and results): null without training.parallel.

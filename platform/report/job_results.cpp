@@ -6,7 +6,9 @@
 #include "platform/core/sim_time.hpp"
 #include "platform/core/units.hpp"
 #include "platform/report/build_record.hpp"
+#include "platform/report/parallel_results.hpp"
 #include "platform/report/results_parts.hpp"
+#include "platform/system/sync/registry.hpp"
 
 namespace trainvp {
 
@@ -32,14 +34,16 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
   const Scenario& js = *jc.scenario;
   const Workload& w = js.workload;
   const std::vector<const Gpu*> gpus(run.gpus.begin(), run.gpus.end());
+  const ParallelPlan* plan = run.plan;
+  const bool pipelined = plan && plan->stages.size() > 1;
   const int n = js.training.iterations, warm = js.training.warmup, measured = n - warm;
   const auto iters = cluster_iterations(gpus, n, run.strategy.get());
-  double iter_time = 0, compute = 0, comm = 0, exposed = 0;
+  double iter_time = 0, compute = 0, comm = 0, exposed = 0, bubble = 0;
   for (int i = warm; i < n; ++i) {
     const ClusterIteration& c = iters[static_cast<std::size_t>(i)];
-    iter_time += sec(c.duration), compute += c.compute, comm += c.comm, exposed += c.exposed;
+    iter_time += sec(c.duration), compute += c.compute, comm += c.comm, exposed += c.exposed, bubble += c.bubble;
   }
-  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured;
+  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured, bubble /= measured;
 
   ojson list = ojson::array();
   for (int i = 0; i < n; ++i) {
@@ -47,14 +51,23 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
     list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
                     {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
                     {"exposed_comm_s", c.exposed}});
+    if (pipelined) list.back()["bubble_s"] = c.bubble;
     csv << jc.name << ',' << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ','
         << ojson(sec(c.end)).dump() << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ','
         << ojson(c.comm).dump() << ',' << ojson(c.exposed).dump() << '\n';
   }
-  const double samples = static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  // Hybrid parallelism: b x m x d samples, and every GPU's own work (its stage's TP shard).
+  const ParallelConfig& pc = js.training.parallel;
+  const double samples = plan ? static_cast<double>(w.shape.batch) * pc.micro_batches * pc.dp
+                              : static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
+  if (plan) {
+    flops = 0;
+    for (const Gpu* g : gpus) flops += flops_per_iteration(g->workload());
+  }
   ojson tp = {{"samples_per_s", samples / iter_time}};
   if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
-  tp["model_flops_per_s"] = flops_per_iteration(w) * static_cast<double>(gpus.size()) / iter_time;
+  tp["model_flops_per_s"] = flops / iter_time;
 
   JobFigures f;
   ojson& o = f.json;
@@ -71,12 +84,20 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
   o["comm_time_s"] = comm;
   o["exposed_comm_s"] = exposed;
   o["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
+  if (pipelined) o["bubble_s"] = bubble;
   o["workload"] = {{"model", w.model},
                    {"layers", w.layers.size()},
                    {"parameters", w.total_params()},
                    {"gradient_bytes", w.total_grad_bytes()},
-                   {"global_batch", w.samples_per_iteration() * gpus.size()}};
+                   {"global_batch", static_cast<std::uint64_t>(samples)}};
   o["iterations"] = list;
+  // Its strategy's own section (`sync`: buckets, units; `parallel`: the stages' time split).
+  o["sync"] = {{"strategy", run.strategy ? run.strategy->name() : "none"}};
+  if (run.strategy) {
+    if (sync_strategy(js.training.sync.strategy).period) o["sync"]["period"] = js.training.sync.period;
+    run.strategy->report(o);
+  }
+  if (plan) add_parallel_section(o, *plan, js, gpus, iter_time, nullptr);
   f.iter_time = iter_time;
   f.samples_per_s = samples / iter_time;
   return f;

@@ -33,9 +33,14 @@ double parallel_samples(const Simulation& sim) {
 }
 
 void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
-  const ParallelPlan& plan = *sim.parallel();
+  const std::map<std::string, FastForward::Sum> sums = collective_sums(sim);
+  add_parallel_section(j, *sim.parallel(), sim.scenario(), sim.gpus(), iteration_s, &sums);
+}
+
+void add_parallel_section(ojson& j, const ParallelPlan& plan, const Scenario& s, const std::vector<const Gpu*>& gpus,
+                          double iteration_s, const std::map<std::string, FastForward::Sum>* sums) {
   const ParallelConfig& c = plan.layout.config();
-  const Scenario& s = sim.scenario();
+  const double samples = static_cast<double>(s.workload.shape.batch) * c.micro_batches * c.dp;
   ojson& o = j["parallel"];
   ojson stages = o.contains("stages") ? o["stages"] : ojson::array();  // ParallelSync::report's timing
   o = ojson::object();
@@ -46,15 +51,15 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
   o["sequence_parallel"] = c.sequence_parallel;
   o["zero"] = c.zero;
   o["recompute"] = name_in(recompute_names(), c.recompute);
-  o["global_batch"] = parallel_samples(sim);
+  o["global_batch"] = samples;
   o["boundary_bytes"] = plan.boundary_bytes;
 
   const Workload& full = s.workload;
   if (full.dims.valid()) {
-    const double B = parallel_samples(sim);
+    const double B = samples;
     const bool full_recompute = c.recompute == RecomputeKind::Full;
     double peak = 0;
-    for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(full.shape.dtype) / g.params.efficiency;
+    for (const Gpu* g : gpus) peak += g->params().compute_rate(full.shape.dtype) / g->params().efficiency;
     const double model = gpt_flops(full, B, false), counted = gpt_flops(full, B, full_recompute);
     o["model_flops_per_iteration"] = model;
     o["flops_per_iteration"] = counted;  // as Megatron-LM counts them: with the recomputed forward
@@ -77,17 +82,18 @@ void add_parallel_results(ojson& j, const Simulation& sim, double iteration_s) {
   o["stages"] = stages;
 
   // TP and PP traffic, summed by kind.
-  ojson kinds = ojson::object();
-  const std::map<std::string, FastForward::Sum> sums = collective_sums(sim);
-  for (const char* kind : {"tp", "pp"}) {
-    const auto it = sums.find(kind);
-    const FastForward::Sum s = it == sums.end() ? FastForward::Sum{} : it->second;
-    kinds[kind] = {{"collectives", s.collectives}, {"bytes", s.bytes}, {"time_s", s.time_s}};
+  if (sums) {
+    ojson kinds = ojson::object();
+    for (const char* kind : {"tp", "pp"}) {
+      const auto it = sums->find(kind);
+      const FastForward::Sum sum = it == sums->end() ? FastForward::Sum{} : it->second;
+      kinds[kind] = {{"collectives", sum.collectives}, {"bytes", sum.bytes}, {"time_s", sum.time_s}};
+    }
+    o["traffic"] = kinds;
   }
-  o["traffic"] = kinds;
 
   ojson place = ojson::array();
-  for (const Gpu* g : sim.gpus()) {
+  for (const Gpu* g : gpus) {
     const ParallelCoord pc = plan.layout.coord(g->rank());
     place.push_back({{"gpu", g->name()}, {"rank", g->rank()}, {"tp", pc.tp}, {"pp", pc.pp}, {"dp", pc.dp}});
   }

@@ -3,7 +3,7 @@
 namespace trainvp {
 
 Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContext& ctx, const ParallelPlan* parallel,
-           const std::vector<const JobConfig*>* job_of)
+           const std::vector<const JobConfig*>* job_of, const std::vector<const ParallelPlan*>* plan_of)
     : sc_module(name) {
   std::string node_name = basename();
   for (int g = 0; g < s.cluster.gpus_per_node; ++g) {
@@ -11,8 +11,8 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
     const JobConfig* job = job_of ? (*job_of)[static_cast<std::size_t>(inst.rank)] : nullptr;
     const Scenario& runs = job ? *job->scenario : s;
     int track = ctx.trace.track(job ? job->name + ": " + node_name : node_name, "gpu" + std::to_string(g));
-    const ParallelStage* stage =
-        parallel ? &parallel->stages[static_cast<std::size_t>(parallel->layout.coord(inst.rank).pp)] : nullptr;
+    const ParallelPlan* plan = plan_of ? (*plan_of)[static_cast<std::size_t>(inst.rank)] : parallel;
+    const ParallelStage* stage = plan ? &plan->stages[static_cast<std::size_t>(plan->layout.coord(inst.rank).pp)] : nullptr;
     const int iterations = job_of && !job ? 0 : runs.trains() ? runs.training.iterations : 0;  // a GPU no job holds idles
     gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank,
                                          stage ? stage->workload : runs.workload, iterations, ctx, track,
@@ -22,10 +22,10 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
 }
 
 Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves, const ParallelPlan* parallel,
-                      const std::vector<const JobConfig*>* job_of) {
+                      const std::vector<const JobConfig*>* job_of, const std::vector<const ParallelPlan*>* plan_of) {
   Cluster c;
   for (int n = 0; n < s.cluster.nodes; ++n)
-    c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx, parallel, job_of));
+    c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx, parallel, job_of, plan_of));
   for (auto& n : c.nodes)
     for (auto& g : n->gpus) c.gpus.push_back(g.get());
   for (auto& g : s.cluster.gpus) c.nodes_of.push_back(g.node);

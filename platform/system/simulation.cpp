@@ -50,9 +50,13 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
                                           parallel_->layout.dp_group(0, pp)));
     }
   }
-  if (!s.jobs.empty()) job_of_ = job_of_rank(s);
+  if (!s.jobs.empty()) {
+    job_of_ = job_of_rank(s);
+    job_plans_ = job_plans(s);
+    plan_of_ = plan_of_rank(s, job_plans_);
+  }
   cluster_ = build_cluster(s, ctx_, {waves_tmp_, s.output.waves_format, s.output.waves_max_bytes}, parallel_.get(),
-                           s.jobs.empty() ? nullptr : &job_of_);
+                           s.jobs.empty() ? nullptr : &job_of_, s.jobs.empty() ? nullptr : &plan_of_);
   const std::vector<Gpu*>& all = cluster_.gpus;
   const std::vector<int>& nodes_of = cluster_.nodes_of;
   if (s.training.functional) {
@@ -69,7 +73,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   else if (s.chakra)
     chakra_ = std::make_unique<ChakraRun>("chakra", s.chakra_workload, all, *cluster_.engine, nodes_of, ctx_);
   else if (!s.jobs.empty())
-    jobs_ = build_jobs(s, cluster_, ctx_);
+    jobs_ = build_jobs(s, cluster_, job_plans_, ctx_);
   else if (parallel_)
     strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
@@ -171,37 +175,6 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     };
   }
 }
-
-namespace {
-
-// Why ZeRO cannot run under `sync` ("" when it can). ZeRO reduce-scatters each gradient unit so
-// that every rank keeps the shard its optimizer updates: DDP's buckets, and the units of the
-// strategies that synchronize every gradient in every iteration as it becomes ready.
-std::string zero_refusal(const Scenario& s, const SyncStrategyEntry& sync) {
-  const std::string name = std::string("\"") + sync.name() + "\"";
-  switch (sync.kind) {
-    case SyncStrategyKind::LocalSgd:
-    case SyncStrategyKind::Plsgd:
-    case SyncStrategyKind::DreamDdp:
-      return name + " averages each layer's parameters once every H iterations and lets the replicas step alone "
-                    "in between; ZeRO shards the optimizer state over the DP group (ZeRO-3 the parameters too), so "
-                    "no rank holds a whole replica to step alone or to average: use zero 0, or ddp or layerwise";
-    case SyncStrategyKind::Elastic:
-      return name + " lets a rank step with its own gradient for a late layer; under ZeRO a rank updates only its "
-                    "shard, which needs every rank's reduce-scattered gradient: use zero 0, or layerwise";
-    default: break;
-  }
-  if (s.training.sync.retry.enabled)
-    return "training.sync.retry lets a rank whose retries are exhausted step with its own gradient; under ZeRO a "
-           "rank updates only its shard, which needs every rank's reduce-scattered gradient: use zero 0 or no retry";
-  if (s.training.sync.compression.kind != CompressionKind::None)
-    return std::string("compression \"") + compression_name(s.training.sync.compression.kind) +
-           "\" all-gathers top-k selections or all-reduces PowerSGD factors, neither of which leaves each rank the "
-           "reduce-scattered shard its ZeRO optimizer updates: use compression none or zero 0";
-  return "";
-}
-
-}  // namespace
 
 std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, const SyncStrategyEntry& sync,
                                                              const std::vector<int>& nodes_of) {
@@ -315,7 +288,7 @@ void Simulation::run() {
 
 bool Simulation::work_done() const {
   bool done = (!bench_ || bench_->finished()) && (!chakra_ || chakra_->finished());
-  for (const Gpu* g : gpus()) done = done && g->finished();
+  for (const Gpu* g : cluster_.gpus) done = done && g->finished();
   return done;
 }
 
@@ -329,7 +302,7 @@ std::string Simulation::stall_report() const {
   if (bench_ && !bench_->finished()) msg += "\n  collective benchmark: " + bench_->state();
   if (chakra_ && !chakra_->finished()) msg += "\n  Chakra traces:" + chakra_->state();
   int listed = 0, unfinished = 0;
-  for (const Gpu* g : gpus()) {
+  for (const Gpu* g : cluster_.gpus) {
     if (g->finished()) continue;
     ++unfinished;
     if (listed < 16) msg += "\n  " + std::string(g->name()) + ": " + g->state(), ++listed;

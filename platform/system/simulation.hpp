@@ -107,6 +107,8 @@ class Simulation {
   std::unique_ptr<TrainRun> train_;
   std::unique_ptr<SyncStrategy> strategy_;
   std::vector<const JobConfig*> job_of_;  // /jobs: per rank, its job (null: idle)
+  std::vector<std::unique_ptr<ParallelPlan>> job_plans_;  // per job (null without training.parallel)
+  std::vector<const ParallelPlan*> plan_of_;              // per rank, its job's plan
   std::vector<JobRun> jobs_;
   std::vector<std::unique_ptr<DreamDdpPlan>> dreamddp_;  // one, or one per pipeline stage
   std::unique_ptr<CollectiveBench> bench_;

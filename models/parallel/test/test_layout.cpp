@@ -49,7 +49,7 @@ TEST(ParallelLayout, ProductMismatchNamesTheFactors) {
     FAIL();
   } catch (const LayoutError& e) {
     EXPECT_EQ(e.field, "tp");
-    EXPECT_STREQ(e.what(), "tp x pp x dp = 2 x 2 x 3 = 12, but the cluster has 16 GPUs");
+    EXPECT_STREQ(e.what(), "tp x pp x dp = 2 x 2 x 3 = 12, but it runs on 16 GPUs");
   }
 }
 

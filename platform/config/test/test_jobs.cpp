@@ -95,8 +95,8 @@ TEST(JobsConfig, AJobsOwnSectionsReportTheirErrorsUnderTheJob) {
 
 TEST(JobsConfig, WhatAJobMayNotHoldIsRefusedWithItsReason) {
   json d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
-  d["jobs"][0]["training"]["parallel"] = {{"tp", 1}, {"pp", 1}};
-  EXPECT_EQ(error_path(d), "/jobs/0/training/parallel");
+  d["jobs"][0]["training"] = {{"iterations", 10}, {"sync", {{"strategy", "dreamddp"}}}};
+  EXPECT_EQ(error_path(d), "/jobs/0/training/sync/strategy");
   d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
   d["jobs"][1]["workload"] = {{"kind", "collective"}, {"op", "all_reduce"}, {"bytes", "1MiB"}};
   EXPECT_EQ(error_path(d), "/jobs/1/workload/kind");
@@ -111,6 +111,17 @@ TEST(JobsConfig, WhatAJobMayNotHoldIsRefusedWithItsReason) {
   EXPECT_EQ(error_path(d), "/jobs");
   d.erase("jobs");
   EXPECT_EQ(error_path(d), "/workload");
+}
+
+TEST(JobsConfig, AJobsParallelLayoutCountsItsOwnGpus) {
+  // 3 nodes x 1 GPU: tp 1 x pp 3 x dp 1 fits job a's three nodes, not the cluster's eight.
+  json d = two_jobs(R"({"nodes": 3})", R"({"nodes": 1})");
+  d["jobs"][0]["training"]["parallel"] = {{"pp", 3}, {"micro_batches", 3}};
+  Scenario s = load_scenario(d, "t");
+  EXPECT_TRUE(s.jobs[0].scenario->training.parallel.enabled);
+  EXPECT_EQ(s.jobs[0].scenario->training.partition.chunks(), 3);
+  d["jobs"][0]["training"]["parallel"]["pp"] = 2;
+  EXPECT_EQ(error_path(d), "/jobs/0/training/parallel/tp");
 }
 
 TEST(JobsConfig, TheRunsTimeLimitIsTheLatestJobsStartPlusItsLimit) {

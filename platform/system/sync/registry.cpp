@@ -123,6 +123,33 @@ const std::vector<SyncStrategyEntry>& sync_strategies() {
   return table;
 }
 
+// Why ZeRO cannot run under `sync` ("" when it can). ZeRO reduce-scatters each gradient unit so
+// that every rank keeps the shard its optimizer updates: DDP's buckets, and the units of the
+// strategies that synchronize every gradient in every iteration as it becomes ready.
+std::string zero_refusal(const Scenario& s, const SyncStrategyEntry& sync) {
+  const std::string name = std::string("\"") + sync.name() + "\"";
+  switch (sync.kind) {
+    case SyncStrategyKind::LocalSgd:
+    case SyncStrategyKind::Plsgd:
+    case SyncStrategyKind::DreamDdp:
+      return name + " averages each layer's parameters once every H iterations and lets the replicas step alone "
+                    "in between; ZeRO shards the optimizer state over the DP group (ZeRO-3 the parameters too), so "
+                    "no rank holds a whole replica to step alone or to average: use zero 0, or ddp or layerwise";
+    case SyncStrategyKind::Elastic:
+      return name + " lets a rank step with its own gradient for a late layer; under ZeRO a rank updates only its "
+                    "shard, which needs every rank's reduce-scattered gradient: use zero 0, or layerwise";
+    default: break;
+  }
+  if (s.training.sync.retry.enabled)
+    return "training.sync.retry lets a rank whose retries are exhausted step with its own gradient; under ZeRO a "
+           "rank updates only its shard, which needs every rank's reduce-scattered gradient: use zero 0 or no retry";
+  if (s.training.sync.compression.kind != CompressionKind::None)
+    return std::string("compression \"") + compression_name(s.training.sync.compression.kind) +
+           "\" all-gathers top-k selections or all-reduces PowerSGD factors, neither of which leaves each rank the "
+           "reduce-scattered shard its ZeRO optimizer updates: use compression none or zero 0";
+  return "";
+}
+
 const SyncStrategyEntry& sync_strategy(SyncStrategyKind kind) {
   for (const SyncStrategyEntry& e : sync_strategies())
     if (e.kind == kind) return e;

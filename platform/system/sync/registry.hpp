@@ -2,6 +2,7 @@
 // Every synchronization strategy, once: its name, its kind, how its module is built from a
 // scenario, and what the platform needs around it. Adding a strategy is one model class, one
 // entry here and its config keys (platform/config).
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -45,5 +46,8 @@ struct SyncStrategyEntry {
 const std::vector<SyncStrategyEntry>& sync_strategies();
 // The entry of `kind`; throws std::logic_error when there is none.
 const SyncStrategyEntry& sync_strategy(SyncStrategyKind kind);
+
+// Why ZeRO cannot run under `sync` ("" when it can): the message for /training/parallel/zero.
+std::string zero_refusal(const Scenario& s, const SyncStrategyEntry& sync);
 
 }  // namespace trainvp
