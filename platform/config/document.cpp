@@ -41,17 +41,6 @@ const ParamSet<TopRaw>& scenario_schema() {
   return s;
 }
 
-namespace {
-
-bool safe_name(const std::string& s) {
-  if (s.empty() || s == "." || s == "..") return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
-
-}  // namespace
-
 void apply_faults_document(json& doc, json faults, const std::string& faults_file) {
   if (faults.is_object() && faults.contains("faults")) {
     for (auto it = faults.begin(); it != faults.end(); ++it)

@@ -53,13 +53,6 @@ int placement_group(const ClusterConfig& c, int node) {
 
 namespace {
 
-bool safe_name(const std::string& s) {
-  if (s.empty() || s == "." || s == "..") return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
-
 // An error from a job's own sections names /workload/... or /training/...: put it under the job.
 [[noreturn]] void rethrow_under(const ScenarioError& e, const std::string& base) {
   std::string msg = e.what();
