@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GREYHOUND's 256-GPU experiment, one table row per run: iterations per minute over the whole
+"""GREYHOUND's campaigns (bench/greyhound-256gpu.sh, bench/greyhound-s3.sh), one table row per run: iterations per minute over the whole
 campaign and over the time some fault is active, the diagnoses scored against the injected
 faults, and the mitigation's actions. usage: greyhound_rates.py LABEL=RUN_DIR ... (each RUN_DIR
 holds results.json, and `time` from /usr/bin/time -f "%e %U %M" when the bench script ran it)."""
@@ -56,12 +56,14 @@ def fmt(x, f="%.1f"):
 def main():
     rows = [row(*a.split("=", 1)) for a in sys.argv[1:]]
     base = next((x for x in rows if x["label"] == "none"), None)
-    print("| run | it/min, whole campaign | it/min while a fault is active | vs none | faults detected | false alarms | reaction: detect + validate | mitigation steps | paused |")
+    print("| run | it/min, whole campaign | it/min while a fault is active | vs none: whole, while active | faults detected | false alarms | reaction: detect + validate | mitigation steps | paused |")
     print("|---|---|---|---|---|---|---|---|---|")
     for x in rows:
         vs = "%.2fx" % (x["overall"] / base["overall"]) if base else "-"
+        if base and x["during"] == x["during"] and base["during"] == base["during"]:  # nan: no fault
+            vs += ", %.2fx" % (x["during"] / base["during"])
         react = "-" if x["reaction"] is None else "%.1f + %.1f s" % (x["detect"], x["validate"])
-        during = "-" if x["during"] != x["during"] else "%.1f" % x["during"]  # nan: no fault
+        during = "-" if x["during"] != x["during"] else "%.1f" % x["during"]
         print("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s s |" % (
             x["label"], x["overall"], during, vs, x["detected"], x["fp"], react, x["steps"], fmt(x["paused"], "%.0f")))
     print()

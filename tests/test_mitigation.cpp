@@ -3,7 +3,8 @@
 // replica is fastest (the iteration then takes healthy x 9/8: a healthy replica holds 9 of 8), and
 // returns to the even split once the GPU probes healthy; a restart (S4) pauses the job for its
 // checkpoint and restart and replaces the slow node, after which the iteration is healthy again
-// while the fault is still on; the oracle splits at the fault's start; s3 is refused.
+// while the fault is still on; the oracle splits at the fault's start; S3 moves two slow
+// replicas' nodes into one.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -131,9 +132,68 @@ TEST(Mitigation, TheOracleSplitsAtTheFaultsStartAndEvenlyAtItsEnd) {
   EXPECT_EQ(acts[1]["units_per_replica"], json(std::vector<int>(8, 8)));
 }
 
-TEST(Mitigation, TopologyAdjustmentIsRefusedAtItsPointer) {
+// A hybrid job for S3: 4 nodes x 2 H100, GPT-2 small over tp 2 x pp 2 x dp 2 (a node is one TP
+// group: node n holds replica n mod 2 of stage n / 2), 4 micro-batches per replica; GPU 0 of
+// `slow_a` and of `slow_b` at half speed from 4 s to the end.
+json hybrid(const json& mitigation, const std::string& slow_a, const std::string& slow_b) {
+  json faults = json::array();
+  for (const std::string& n : {slow_a, slow_b})
+    faults.push_back({{"kind", "gpu_slowdown"}, {"target", n + ".gpu0"}, {"factor", 0.5}, {"start", "4s"}});
+  return {{"trainvp", 1},
+          {"name", "s3-test"},
+          {"cluster",
+           {{"nodes", 4}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"topology", "switch"}, {"link_bw", "100Gbps"}, {"chunk", "64MiB"}}}}},
+          {"workload", {{"model", "gpt2-small"}, {"batch", 32}, {"seq", 1024}, {"dtype", "bf16"}}},
+          {"training",
+           {{"iterations", 120}, {"warmup", 1}, {"optimizer", "adam"},
+            {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}, {"schedule", "1f1b"}}},
+            {"sync", {{"strategy", "ddp"}, {"bucket", "64MiB"}, {"algorithm", "ring"}}}}},
+          {"faults", faults},
+          {"health", {{"mitigation", mitigation}}},
+          {"output", {{"trace", false}}}};
+}
+
+// Two half-speed GPUs in replicas 0 and 1 (nodes 0 and 1, stage 0): S2 cannot help (both replicas
+// at 2x per micro-batch keep 4 each), so the loss goes on to pay for S3. S3 moves node 0's
+// hardware into replica 1's stage 1 (slot 3): replica 1 holds both slow GPUs, replica 0 none. Its
+// estimate in closed form: before, max 2 x 4/4 = 2; after, speeds {1, 2} over 8 micro-batches,
+// T* = 6 (6 + 3 >= 8; 5 gives 7), so 6 micro-batch times over the healthy 4: 1.5. After the move
+// the job runs exactly as one whose slow GPUs were on nodes 1 and 3 from the start, split by S2.
+TEST(Mitigation, TopologyAdjustmentConsolidatesTwoSlowReplicasIntoOne) {
+  const json moved = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2", "s3"}},
+                                            {"rebalance_pause", "0.2s"}, {"topology_pause", "1s"}},
+                                           "node0", "node1"));
+  const json& acts = moved["health"]["mitigation"]["actions"];
+  const json* s3 = nullptr;
+  for (const json& a : acts)
+    if (a["step"] == "s3") s3 = &a;
+  ASSERT_NE(s3, nullptr) << acts.dump(1);
+  EXPECT_EQ((*s3)["nodes_swapped"], json::parse("[[0, 3]]"));
+  EXPECT_EQ((*s3)["pause_s"], 1.0);
+  EXPECT_LE((*s3)["estimate_before"].get<double>(), 2.0 + 0.01);
+  EXPECT_GT((*s3)["estimate_before"].get<double>(), 1.9);
+  EXPECT_NEAR((*s3)["estimate_after"].get<double>(), 1.5, 0.02);
+  // The split after the move, S2's for speeds {1, 2}: 6 and 2 (T = 6).
+  EXPECT_EQ((*s3)["units_per_replica"], json::parse("[6, 2]"));
+
+  const json placed = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2"}}, {"rebalance_pause", "0.2s"}},
+                                            "node3", "node1"));
+  const json& pacts = placed["health"]["mitigation"]["actions"];
+  ASSERT_FALSE(pacts.empty());
+  EXPECT_EQ(pacts.back()["units_per_replica"], (*s3)["units_per_replica"]) << pacts.dump(1);
+  const double a = moved["iterations"].back()["duration_s"], b = placed["iterations"].back()["duration_s"];
+  EXPECT_NEAR(a, b, 1e-6 * b);
+  // And it is faster than before the move (the slow steady state, 2x the healthy micro-batches).
+  const double before = iteration_after(moved, (*s3)["at_s"].get<double>() - 3 * b)["duration_s"];
+  EXPECT_LT(a, before);
+  // The score still matches each fault to its diagnosis, wherever the move took it.
+  EXPECT_EQ(moved["health"]["score"]["faults_detected"], 2) << moved["health"]["score"].dump(1);
+}
+
+TEST(Mitigation, AnUnknownStepIsRefusedAtItsPointer) {
   try {
-    test::simulate(scenario({{"policy", "ladder"}, {"steps", {"s1", "s3"}}}));
+    test::simulate(scenario({{"policy", "ladder"}, {"steps", {"s1", "s5"}}}));
     FAIL() << "accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/health/mitigation/steps/1"), std::string::npos) << e.what();

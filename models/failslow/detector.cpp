@@ -79,11 +79,15 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   f.slowdown = now.time_s > was.time_s;
   if (f.slowdown) {
     suspects(f, was, now, comm_size);
-  } else if (best_ && now.time_s >= (1 + p_.verify_threshold) * best_->time_s) {
-    // Still slow against the healthy level: what holds it there now may not be what slowed it first.
+  } else if (const Means settled = a1 - c >= 2 ? means(c + 1, a1) : now;
+             best_ && settled.time_s >= (1 + p_.verify_threshold) * best_->time_s) {
+    // Still slow against the healthy level: what holds it there now may not be what slowed it
+    // first. Judged without the new regime's first window, which a fault ending inside it leaves
+    // partly slow (a recovery would otherwise read as still slow, and its probes blame the healthy).
     f.slowdown = f.against_healthy = true;
     f.before_s = best_->time_s;
-    suspects(f, *best_, now, comm_size);
+    f.after_s = settled.time_s;
+    suspects(f, *best_, settled, comm_size);
   }
   // The new regime starts after the (partial) first windows: the model restarts from its windows.
   regime_ = c;

@@ -24,13 +24,17 @@ const ParamSet<MitigationConfig>& mitigation_schema() {
               {"ladder", MitigationPolicy::Ladder},
               {"always_restart", MitigationPolicy::AlwaysRestart},
               {"oracle", MitigationPolicy::Oracle}},
-             "none: detect only; ladder: S1 -> S2 -> S4 by ski rental; always_restart: S4 on every diagnosis; "
+             "none: detect only; ladder: its steps (S1 -> S2 -> S4 unless `steps` says) by ski rental; "
+             "always_restart: S4 on every diagnosis; "
              "oracle: the best step at once on the injected faults themselves")
         .nested("steps", "array", json::array({"s1", "s2", "s4"}),
                 "The ladder's steps in order, from s1 (observe), s2 (move micro-batches between data-parallel "
-                "replicas), s4 (checkpoint and restart with a spare node); s3 is not modelled yet")
+                "replicas), s3 (move whole nodes so the slow GPUs sit in few replicas and the lightest stages; "
+                "docs/health.md#s3-topology-adjustment), s4 (checkpoint and restart with a spare node)")
         .time("rebalance_pause", &MitigationConfig::rebalance_pause_ps, "2s",
               "S2's cost: the job pauses this long to re-plan its micro-batch split (our estimate)")
+        .time("topology_pause", &MitigationConfig::topology_pause_ps, "60s",
+              "S3's cost: the job stops this long to move to its new node order (GREYHOUND: about a minute)")
         .time("checkpoint_save", &MitigationConfig::checkpoint_save_ps, "30s", "S4: saving the checkpoint (our estimate)")
         .time("restart", &MitigationConfig::restart_ps, "5min",
               "S4: relaunching on the spare node, loading the checkpoint, warming up (our estimate)")
@@ -56,7 +60,7 @@ const char* mitigation_step_name(MitigationStep s) {
 namespace {
 
 std::vector<MitigationStep> load_steps(const json& v, const std::string& path) {
-  if (!v.is_array() || v.empty()) fail_expected(path, "a non-empty list of steps (\"s1\", \"s2\", \"s4\")", v);
+  if (!v.is_array() || v.empty()) fail_expected(path, "a non-empty list of steps (\"s1\" .. \"s4\")", v);
   std::vector<MitigationStep> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string p = path + "/" + std::to_string(i);
@@ -64,11 +68,10 @@ std::vector<MitigationStep> load_steps(const json& v, const std::string& path) {
     MitigationStep s;
     if (n == "s1") s = MitigationStep::S1;
     else if (n == "s2") s = MitigationStep::S2;
+    else if (n == "s3") s = MitigationStep::S3;
     else if (n == "s4") s = MitigationStep::S4;
-    else if (n == "s3")
-      throw ScenarioError(p, "s3 (topology adjustment) is not modelled yet; use s1, s2 and s4");
     else
-      fail_expected(p, "one of \"s1\", \"s2\", \"s4\"", v[i]);
+      fail_expected(p, "one of \"s1\", \"s2\", \"s3\", \"s4\"", v[i]);
     if (!out.empty() && static_cast<int>(s) <= static_cast<int>(out.back()))
       throw ScenarioError(p, "the ladder's steps go up: each after the one before, once");
     out.push_back(s);

@@ -12,7 +12,8 @@
 namespace trainvp {
 
 // none: detect only. ladder: GREYHOUND's S1 (observe), S2 (move micro-batches between data-
-// parallel replicas), S4 (checkpoint and restart with a spare node), escalating by ski rental.
+// parallel replicas), S3 (move the job's nodes so its slow GPUs sit in few replicas and light
+// stages), S4 (checkpoint and restart with a spare node), escalating by ski rental.
 // always_restart: S4 on every diagnosis. oracle: acts on the injected faults themselves, at once.
 enum class MitigationPolicy { None, Ladder, AlwaysRestart, Oracle };
 enum class MitigationStep { S1 = 1, S2 = 2, S3 = 3, S4 = 4 };
@@ -21,6 +22,7 @@ struct MitigationConfig {
   MitigationPolicy policy = MitigationPolicy::None;
   std::vector<MitigationStep> steps = {MitigationStep::S1, MitigationStep::S2, MitigationStep::S4};
   std::int64_t rebalance_pause_ps = 2'000'000'000'000;     // S2: the job pauses to re-plan its split
+  std::int64_t topology_pause_ps = 60'000'000'000'000;     // S3: the job stops to move
   std::int64_t checkpoint_save_ps = 30'000'000'000'000;    // S4
   std::int64_t restart_ps = 300'000'000'000'000;           // S4: relaunch, load, warm up
   int recheck_iterations = 20;  // S2: re-probe the GPUs it works around this often

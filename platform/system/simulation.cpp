@@ -150,6 +150,15 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     for (const Gpu* g : all) mp.replica_of.push_back(parallel_ ? parallel_->layout.coord(g->rank()).dp : g->rank());
     mp.replicas = parallel_ ? s.training.parallel.dp : static_cast<int>(all.size());
     mp.units = parallel_ ? s.training.parallel.micro_batches : static_cast<int>(s.workload.samples_per_iteration());
+    // S3 weighs stages by a micro-batch's healthy time there, as the partition balanced them.
+    if (parallel_) {
+      for (const Gpu* g : all) mp.stage_of.push_back(parallel_->layout.coord(g->rank()).pp);
+      const std::vector<double> layer = layer_times_ps(s.workload, s.training.parallel, s.cluster.gpus.front().params);
+      mp.stage_work.assign(static_cast<std::size_t>(s.training.parallel.pp), 0.0);
+      for (int c = 0; c < parallel_->partition.chunks(); ++c)
+        for (int l = parallel_->partition.begin(c); l < parallel_->partition.end(c); ++l)
+          mp.stage_work[static_cast<std::size_t>(c % s.training.parallel.pp)] += layer[static_cast<std::size_t>(l)];
+    }
     mp.faults = faults_.get();
     mp.fabric = cluster_.fabric.get();
     mp.next = fast_forward_.get();

@@ -11,6 +11,14 @@ namespace trainvp {
 namespace {
 constexpr int kRampSteps = 10;
 bool on_gpus(FaultKind k) { return k == FaultKind::GpuSlowdown || k == FaultKind::CpuContention; }
+// Where hardware i stands now (S3 moves it: `map`, empty before any move), noted in `moved`
+// for scoring when away from home.
+std::size_t at(const std::vector<int>& map, int i, std::vector<int>& moved) {
+  if (map.empty() || map[static_cast<std::size_t>(i)] == i) return static_cast<std::size_t>(i);
+  const int m = map[static_cast<std::size_t>(i)];
+  if (std::find(moved.begin(), moved.end(), m) == moved.end()) moved.push_back(m);
+  return static_cast<std::size_t>(m);
+}
 }  // namespace
 
 bool link_matches(const Fabric& fabric, const FabricLink& link, const std::string& pattern) {
@@ -135,50 +143,61 @@ bool FaultInjector::loss_active() const {
 // a packet gets through only if it survives every packet_loss (rates r_i: 1 - prod(1 - r_i)), with
 // the longest of their timeouts.
 void FaultInjector::recompute() {
-  std::vector<double> speed(gpus_.size(), 1.0), launch(gpus_.size(), 1.0), bw(base_bw_.size(), 1.0);
-  std::vector<std::int64_t> lat(base_bw_.size(), 0), timeout(base_bw_.size(), 0);
-  std::vector<double> loss(base_bw_.size(), 0.0);
-  std::vector<bool> down(base_bw_.size(), false), touched_gpu(gpus_.size(), false), touched_dir(base_bw_.size(), false);
-  for (const Active& a : faults_) {
-    for (int g : a.gpus) touched_gpu[static_cast<std::size_t>(g)] = true;
-    for (int d : a.dirs) touched_dir[static_cast<std::size_t>(d)] = true;
+  struct GpuHook {
+    double speed = 1, launch = 1;
+    bool touched = false;
+  };
+  struct DirHook {
+    double bw = 1, loss = 0;
+    std::int64_t latency = 0, timeout = 0;
+    bool down = false, touched = false;
+  };
+  std::vector<GpuHook> gh(gpus_.size());
+  std::vector<DirHook> dh(base_bw_.size());
+  for (std::size_t g = 0; g < moved_gpu_.size(); ++g) gh[g].touched = moved_gpu_[g];  // S3's moves reset these
+  for (std::size_t d = 0; d < moved_dir_.size(); ++d) dh[d].touched = moved_dir_[d];
+  for (Active& a : faults_) {
+    for (int g : a.gpus) gh[static_cast<std::size_t>(g)].touched = true;
+    for (int d : a.dirs) dh[static_cast<std::size_t>(d)].touched = true;
     if (!a.active) continue;
     const FaultConfig& f = *a.cfg;
-    for (int g : a.gpus) {
-      if (!replaced_gpu_.empty() && replaced_gpu_[static_cast<std::size_t>(g)]) continue;
-      if (f.kind == FaultKind::GpuSlowdown) speed[static_cast<std::size_t>(g)] *= a.level;
-      if (f.kind == FaultKind::CpuContention) launch[static_cast<std::size_t>(g)] *= f.launch_factor;
+    for (int hw : a.gpus) {
+      if (!replaced_gpu_.empty() && replaced_gpu_[static_cast<std::size_t>(hw)]) continue;
+      GpuHook& h = gh[at(gpu_at_, hw, a.moved_gpus)];
+      if (f.kind == FaultKind::GpuSlowdown) h.speed *= a.level;
+      if (f.kind == FaultKind::CpuContention) h.launch *= f.launch_factor;
     }
-    for (int d : a.dirs) {
-      if (!replaced_dir_.empty() && replaced_dir_[static_cast<std::size_t>(d)]) continue;
+    for (int hw : a.dirs) {
+      if (!replaced_dir_.empty() && replaced_dir_[static_cast<std::size_t>(hw)]) continue;
+      DirHook& h = dh[at(dir_at_, hw, a.moved_dirs)];
       if (f.kind == FaultKind::LinkDegrade) {
-        bw[static_cast<std::size_t>(d)] *= f.bandwidth_factor;
-        lat[static_cast<std::size_t>(d)] += f.added_latency_ps;
+        h.bw *= f.bandwidth_factor;
+        h.latency += f.added_latency_ps;
       }
-      if (f.kind == FaultKind::LinkDown) down[static_cast<std::size_t>(d)] = true;
+      if (f.kind == FaultKind::LinkDown) h.down = true;
       if (f.kind == FaultKind::PacketLoss) {
-        double& r = loss[static_cast<std::size_t>(d)];
-        r = r + f.loss_rate - r * f.loss_rate;  // 1 - (1 - r)(1 - rate), exact for a single fault
-        timeout[static_cast<std::size_t>(d)] = std::max(timeout[static_cast<std::size_t>(d)], f.loss_timeout_ps);
+        h.loss = h.loss + f.loss_rate - h.loss * f.loss_rate;  // 1 - (1 - r)(1 - rate), exact for a single fault
+        h.timeout = std::max(h.timeout, f.loss_timeout_ps);
       }
     }
   }
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
-    if (!touched_gpu[g]) continue;
-    gpus_[g]->set_speed(base_speed_[g] * speed[g]);
-    gpus_[g]->set_launch_scale(launch[g]);
+    if (!gh[g].touched) continue;
+    gpus_[g]->set_speed(base_speed_[g] * gh[g].speed);
+    gpus_[g]->set_launch_scale(gh[g].launch);
   }
   bool down_changed = false;
   std::vector<int> changed;
   for (std::size_t d = 0; d < base_bw_.size(); ++d) {
-    if (!touched_dir[d]) continue;
+    const DirHook& h = dh[d];
+    if (!h.touched) continue;
     changed.push_back(static_cast<int>(d));
     LinkDir& dir = *fabric_.dirs()[d].dir;
-    dir.set_bandwidth(base_bw_[d] * bw[d]);
-    dir.set_extra_latency(lat[d]);
-    down_changed |= dir.down() != down[d];
-    dir.set_down(down[d]);
-    dir.set_loss(loss[d], timeout[d]);
+    dir.set_bandwidth(base_bw_[d] * h.bw);
+    dir.set_extra_latency(h.latency);
+    down_changed |= dir.down() != h.down;
+    dir.set_down(h.down);
+    dir.set_loss(h.loss, h.timeout);
   }
   if (down_changed) fabric_.down_changed();
   fabric_.links_changed(changed);
@@ -205,7 +224,9 @@ FaultTruth FaultInjector::truth_of(const Active& a) const {
   FaultTruth t;
   t.index = a.cfg->index, t.kind = a.cfg->kind, t.start_ps = a.start_ps, t.end_ps = a.end_ps;
   for (int g : a.gpus) t.gpus.push_back(gpus_[static_cast<std::size_t>(g)]->rank());
+  for (int g : a.moved_gpus) t.gpus.push_back(gpus_[static_cast<std::size_t>(g)]->rank());
   t.dirs = a.dirs, t.sources = a.sources, t.destinations = a.destinations, t.severity = a.cfg->severity;
+  t.dirs.insert(t.dirs.end(), a.moved_dirs.begin(), a.moved_dirs.end());
   t.factor = a.cfg->factor;
   return t;
 }
@@ -219,13 +240,14 @@ std::vector<FaultTruth> FaultInjector::truth() const {
 void FaultInjector::replace_node(int node) {
   replaced_gpu_.resize(gpus_.size(), false);
   replaced_dir_.resize(base_bw_.size(), false);
+  // The hardware in that slot now (S3 may have moved it), indexed as elaborated.
+  const int hw = host_at_.empty() ? node : host_at_[static_cast<std::size_t>(node)];
   for (std::size_t g = 0; g < gpus_.size(); ++g)
-    if (fabric_.devices()[static_cast<std::size_t>(fabric_.device_of_rank(gpus_[g]->rank()))].node == node)
-      replaced_gpu_[g] = true;
+    if (node_of_gpu(g) == hw) replaced_gpu_[g] = true;
   for (std::size_t d = 0; d < base_bw_.size(); ++d) {
     const FabricDir& dir = fabric_.dirs()[d];
-    if (fabric_.devices()[static_cast<std::size_t>(dir.from)].node == node ||
-        fabric_.devices()[static_cast<std::size_t>(dir.to)].node == node)
+    if (fabric_.devices()[static_cast<std::size_t>(dir.from)].node == hw ||
+        fabric_.devices()[static_cast<std::size_t>(dir.to)].node == hw)
       replaced_dir_[d] = true;
   }
   recompute();

@@ -65,6 +65,11 @@ class FaultInjector {
   // A mitigation restarted the job with a spare in place of `node`: from now on no fault acts on
   // that node's GPUs or on links touching its devices (congestion traffic is not stopped).
   void replace_node(int node);
+  // A mitigation moved the job (S3): node slots a and b exchange their hardware, so from now on
+  // the faults of each node's GPUs and of the links touching its devices (a NIC's uplink
+  // included) act on the other slot's. Faults in the network core stay where they are, and so
+  // does congestion traffic (node_swap.cpp).
+  void swap_nodes(int a, int b);
   // Told when a fault starts (true) or ends (false) (the oracle mitigation policy acts on it).
   void on_change(std::function<void(const FaultTruth&, bool started)> f) { listeners_.push_back(std::move(f)); }
   // Time of the last change applied (-1 before any): fast-forward compares only iterations after it.
@@ -83,6 +88,7 @@ class FaultInjector {
     double level = 1.0;      // gpu_slowdown: the current factor (ramps from 1)
     std::int64_t start_ps = -1, end_ps = -1;
     int track = -1;
+    std::vector<int> moved_gpus, moved_dirs;  // where S3's moves took it besides its targets
   };
   struct Change {
     std::int64_t at_ps;
@@ -102,7 +108,14 @@ class FaultInjector {
   std::int64_t end_ps_ = -1;
   std::int64_t last_change_ps_ = -1;
   std::unique_ptr<BackgroundTraffic> traffic_;  // null without congestion faults
-  std::vector<bool> replaced_gpu_, replaced_dir_;  // on a node a mitigation replaced
+  std::vector<bool> replaced_gpu_, replaced_dir_;  // on a node a mitigation replaced (by hardware)
+  // S3's moves (node_swap.cpp): per hardware GPU and link direction (indexed as elaborated), the
+  // GPU and direction it now stands in for; per node slot, the node whose hardware it holds; and
+  // the GPUs and directions a move ever touched, which every recompute resets.
+  std::vector<int> gpu_at_, dir_at_, host_at_;
+  std::vector<bool> moved_gpu_, moved_dir_;
+  void init_moves();
+  int node_of_gpu(std::size_t g) const;
   std::vector<std::function<void(const FaultTruth&, bool)>> listeners_;
   FaultTruth truth_of(const Active& a) const;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "models/health/consolidate.hpp"
 #include "models/health/rebalance.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -14,6 +15,7 @@ namespace {
 std::int64_t step_cost_ps(const MitigationConfig& c, MitigationStep s) {
   switch (s) {
     case MitigationStep::S2: return c.rebalance_pause_ps;
+    case MitigationStep::S3: return c.topology_pause_ps;
     case MitigationStep::S4: return c.checkpoint_save_ps + c.restart_ps;
     default: return 0;
   }
@@ -34,6 +36,7 @@ const char* policy_name(MitigationPolicy p) {
 Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx_(ctx) {
   pending_pause_.assign(p_.gpus.size(), 0);
   pending_scale_.assign(p_.gpus.size(), -1.0);
+  ended_.assign(p_.gpus.size(), -1);
   factor_.assign(static_cast<std::size_t>(p_.replicas), 1.0);
   gpu_factor_.assign(p_.gpus.size(), 1.0);
   for (Gpu* g : p_.gpus) g->set_boundary(this);
@@ -50,10 +53,16 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
 std::int64_t Mitigation::now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
 IterationSkip Mitigation::at_boundary(int rank, int iteration) {
-  IterationSkip s = p_.next ? p_.next->at_boundary(rank, iteration) : IterationSkip{};
-  if (s.iterations > 0) return s;
   const auto r = static_cast<std::size_t>(rank);
-  // A restart replaces its nodes when the first rank stops for it.
+  ended_[r] = iteration;
+  IterationSkip s = p_.next ? p_.next->at_boundary(rank, iteration) : IterationSkip{};
+  if (s.iterations > 0 || iteration < apply_after_) return s;
+  // A restart replaces its nodes, a move exchanges them, when the first rank stops for it.
+  if (!pending_swaps_.empty() && pending_pause_[r] > 0) {
+    for (auto [a, b] : pending_swaps_)
+      if (p_.faults) p_.faults->swap_nodes(a, b);
+    pending_swaps_.clear();
+  }
   if (!repair_nodes_.empty() && pending_pause_[r] > 0) {
     for (int n : repair_nodes_)
       if (p_.faults) p_.faults->replace_node(n);
@@ -70,7 +79,7 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
 }
 
 int Mitigation::skip_limit() const {
-  const bool pending = checking_ || !repair_nodes_.empty() ||
+  const bool pending = checking_ || !repair_nodes_.empty() || !pending_swaps_.empty() ||
                        !std::all_of(pending_pause_.begin(), pending_pause_.end(), [](std::int64_t p) { return p == 0; }) ||
                        !std::all_of(pending_scale_.begin(), pending_scale_.end(), [](double s) { return s < 0; });
   if (pending) return 0;
@@ -91,11 +100,19 @@ int Mitigation::skip_limit() const {
 
 void Mitigation::pause_all(std::int64_t ps) {
   for (auto& p : pending_pause_) p += ps;
+  apply_after_ = *std::max_element(ended_.begin(), ended_.end()) + 1;
+}
+
+bool Mitigation::has_step(MitigationStep s) const {
+  return std::find(p_.cfg.steps.begin(), p_.cfg.steps.end(), s) != p_.cfg.steps.end();
 }
 
 std::vector<int> Mitigation::nodes_of(const Diagnosis& d) const {
   std::set<int> nodes;
+  // Where the hardware it named is now: S3 may have moved it since.
   auto node = [&](int rank) {
+    for (const auto& [at, where] : moves_)
+      if (at >= d.diagnosed_ps) rank = where[static_cast<std::size_t>(rank)];
     return p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(rank))].node;
   };
   for (int g : d.gpus) nodes.insert(node(g));
@@ -136,12 +153,18 @@ void Mitigation::diagnosed(const Diagnosis& d) {
     enter(0, index, 0);
   } else if (more && p_.cfg.steps[position_] == MitigationStep::S2) {
     enter(position_, index, 0);  // a second slow replica during the incident: split again
+  } else if (more && p_.cfg.steps[position_] == MitigationStep::S3 && has_step(MitigationStep::S2)) {
+    Action a;  // after a move, a new slow replica is split around, not moved again
+    a.at_ps = now(), a.step = MitigationStep::S2, a.diagnosis = index, a.note = "another slow replica after the move";
+    if (rebalance(a, p_.cfg.rebalance_pause_ps)) actions_.push_back(a);
   }
 }
 
 void Mitigation::window(const MonitorWindow& w) {
   const double t = w.seconds();  // without pauses: those were paid as the steps' costs
-  if (rebalanced_ && !slow_gpus_.empty() && !checking_ && ++since_check_ >= p_.cfg.recheck_iterations) recheck();
+  if (rebalanced_ && !slow_gpus_.empty() && !checking_ && pending_swaps_.empty() &&
+      ++since_check_ >= p_.cfg.recheck_iterations)
+    recheck();  // not while a move is pending: the GPUs probed are those the hardware moves to
   if (!active_ || !ski_) return;
   const int before = ski_->step();
   const double paid = ski_->loss() + std::max(0.0, t - healthy_s_);
@@ -152,8 +175,8 @@ void Mitigation::window(const MonitorWindow& w) {
 void Mitigation::changed(const ChangeEvent& e) {
   if (e.slowdown || !active_) return;
   // A drop that begins within a few iterations of our own split is the split working.
-  if (rebalanced_at_ >= 0 && e.change_ps >= rebalanced_at_ &&
-      e.change_ps <= rebalanced_at_ + p_.cfg.rebalance_pause_ps + static_cast<std::int64_t>(3 * healthy_s_ * 1e12))
+  if (acted_at_ >= 0 && e.change_ps >= acted_at_ &&
+      e.change_ps <= acted_at_ + acted_pause_ps_ + static_cast<std::int64_t>(3 * healthy_s_ * 1e12))
     return;
   revert(-1, "the slowdown ended: even split again");
 }
@@ -195,7 +218,7 @@ void Mitigation::healthy_again(std::vector<int> healed) {
   Action a;
   a.at_ps = now(), a.step = MitigationStep::S2, a.diagnosis = -1;
   a.note = "re-probed: " + std::to_string(healed.size()) + " of the GPUs it worked around are healthy, split again";
-  if (!rebalance(a)) even_split(a);
+  if (!rebalance(a, p_.cfg.rebalance_pause_ps)) even_split(a);
   actions_.push_back(a);
 }
 
@@ -219,8 +242,9 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
   switch (a.step) {
     case MitigationStep::S1: a.note = "observe"; break;
     case MitigationStep::S2:
-      if (!rebalance(a)) a.note = "nothing to move: no replica is slower (communication)";
+      if (!rebalance(a, p_.cfg.rebalance_pause_ps)) a.note = "nothing to move: no replica is slower (communication)";
       break;
+    case MitigationStep::S3: consolidate(a); break;
     case MitigationStep::S4: {
       std::set<int> nodes;  // every node this incident's diagnoses named
       for (const Diagnosis& x : p_.monitor->diagnoses())
@@ -239,18 +263,93 @@ void Mitigation::even_split(Action& a) {
   a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
   a.pause_ps = p_.cfg.rebalance_pause_ps;
   pause_all(a.pause_ps);
-  rebalanced_ = false, rebalanced_at_ = -1;
+  rebalanced_ = false, acted_at_ = -1;
 }
 
-bool Mitigation::rebalance(Action& a) {
+bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
   if (std::all_of(factor_.begin(), factor_.end(), [](double f) { return f <= 1.0; })) return false;
   const std::vector<int> m = rebalance_micro_batches(factor_, p_.units * p_.replicas);
   for (std::size_t r = 0; r < p_.gpus.size(); ++r)
     pending_scale_[r] = static_cast<double>(m[static_cast<std::size_t>(p_.replica_of[r])]) / p_.units;
   a.units = m;
-  a.pause_ps = p_.cfg.rebalance_pause_ps;
+  a.pause_ps = pause_ps;
   pause_all(a.pause_ps);
-  rebalanced_ = true, rebalanced_at_ = now();
+  rebalanced_ = true, acted_at_ = now(), acted_pause_ps_ = pause_ps;
+  return true;
+}
+
+// S3: the nodes' cells (their GPUs' replica and stage, in local order) and the diagnosed factors
+// of the hardware in them go to the planner; its swaps are made at the pause, and what this
+// mitigation knows of slow GPUs follows the hardware to its new ranks.
+bool Mitigation::consolidate(Action& a) {
+  const auto& devs = p_.fabric->devices();
+  std::vector<std::vector<int>> ranks_of;
+  std::vector<int> node_of(p_.gpus.size()), local(p_.gpus.size());
+  for (std::size_t r = 0; r < p_.gpus.size(); ++r) {
+    const int n = devs[static_cast<std::size_t>(p_.fabric->device_of_rank(static_cast<int>(r)))].node;
+    if (n >= static_cast<int>(ranks_of.size())) ranks_of.resize(static_cast<std::size_t>(n) + 1);
+    node_of[r] = n, local[r] = static_cast<int>(ranks_of[static_cast<std::size_t>(n)].size());
+    ranks_of[static_cast<std::size_t>(n)].push_back(static_cast<int>(r));
+  }
+  ConsolidationInput in;
+  std::vector<int> pattern;  // cell index per local GPU: alike on every node, or nothing moves
+  for (const auto& ranks : ranks_of) {
+    std::vector<PlacementCell> cells;
+    std::vector<double> f;
+    std::vector<int> cell_of;
+    for (int r : ranks) {
+      const PlacementCell c{p_.replica_of[static_cast<std::size_t>(r)],
+                            p_.stage_of.empty() ? 0 : p_.stage_of[static_cast<std::size_t>(r)]};
+      std::size_t k = 0;
+      while (k < cells.size() && (cells[k].replica != c.replica || cells[k].stage != c.stage)) ++k;
+      if (k == cells.size()) cells.push_back(c), f.push_back(1.0);
+      f[k] = std::max(f[k], gpu_factor_[static_cast<std::size_t>(r)]);
+      cell_of.push_back(static_cast<int>(k));
+    }
+    if (&ranks == &ranks_of.front()) pattern = cell_of;
+    if (cell_of != pattern) {
+      a.note = "no move: the nodes hold their replicas and stages differently";
+      return false;
+    }
+    in.cells.push_back(std::move(cells)), in.factor.push_back(std::move(f));
+  }
+  in.stage_work = p_.stage_work.empty() ? std::vector<double>{1.0} : p_.stage_work;
+  in.replicas = p_.replicas, in.units = p_.units, in.rebalance = has_step(MitigationStep::S2);
+  const Consolidation c = plan_consolidation(in);
+  a.estimate_before = c.before, a.estimate_after = c.after;
+  if (c.swaps.empty()) {
+    a.note = "no move lowers the estimate (a slow node's link or a lone slow replica stays as slow anywhere)";
+    return false;
+  }
+  a.swaps = c.swaps;
+  // Per rank: the rank its hardware moves to.
+  std::vector<int> where(p_.gpus.size());
+  for (std::size_t r = 0; r < where.size(); ++r) where[r] = static_cast<int>(r);
+  for (auto [x, y] : c.swaps)
+    for (int& w : where) {
+      const auto wr = static_cast<std::size_t>(w);
+      if (node_of[wr] == x) w = ranks_of[static_cast<std::size_t>(y)][static_cast<std::size_t>(local[wr])];
+      else if (node_of[wr] == y) w = ranks_of[static_cast<std::size_t>(x)][static_cast<std::size_t>(local[wr])];
+    }
+  moves_.emplace_back(now(), where);
+  std::vector<double> moved(gpu_factor_.size(), 1.0);
+  for (std::size_t r = 0; r < where.size(); ++r) moved[static_cast<std::size_t>(where[r])] = gpu_factor_[r];
+  gpu_factor_ = moved;
+  for (int& g : slow_gpus_) g = where[static_cast<std::size_t>(g)];
+  std::fill(factor_.begin(), factor_.end(), 1.0);
+  for (std::size_t r = 0; r < gpu_factor_.size(); ++r) {
+    double& f = factor_[static_cast<std::size_t>(p_.replica_of[r])];
+    f = std::max(f, gpu_factor_[r]);
+  }
+  pending_swaps_.insert(pending_swaps_.end(), c.swaps.begin(), c.swaps.end());
+  if (in.rebalance && !rebalance(a, 0) && rebalanced_) {
+    for (auto& s : pending_scale_) s = 1.0;  // nothing slow left to split around
+    a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
+    rebalanced_ = false;
+  }
+  a.pause_ps = p_.cfg.topology_pause_ps;
+  pause_all(a.pause_ps);
+  acted_at_ = now(), acted_pause_ps_ = a.pause_ps;
   return true;
 }
 
@@ -262,7 +361,7 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   repair_nodes_.insert(repair_nodes_.end(), nodes.begin(), nodes.end());
   // The restarted job splits evenly again and its incident is closed.
   if (rebalanced_) for (auto& s : pending_scale_) s = 1.0;
-  rebalanced_ = false, rebalanced_at_ = -1;
+  rebalanced_ = false, acted_at_ = -1;
   slow_gpus_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
   active_ = false;
@@ -279,7 +378,7 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
     if (f.kind == FaultKind::GpuSlowdown && rebalanced_) {
       for (int g : f.gpus) factor_[static_cast<std::size_t>(p_.replica_of[static_cast<std::size_t>(g)])] = 1.0;
       a.step = MitigationStep::S2;
-      if (!rebalance(a)) even_split(a);  // nothing slow left
+      if (!rebalance(a, p_.cfg.rebalance_pause_ps)) even_split(a);  // nothing slow left
       a.note = "the fault ended";
       actions_.push_back(a);
     }
@@ -291,7 +390,7 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
       cur = std::max(cur, 1.0 / f.factor);
     }
     a.step = MitigationStep::S2;
-    rebalance(a);
+    rebalance(a, p_.cfg.rebalance_pause_ps);
   } else {
     std::set<int> nodes;
     for (int g : f.gpus) nodes.insert(p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(g))].node);
@@ -324,6 +423,13 @@ nlohmann::ordered_json Mitigation::report() const {
     e["loss_s"] = a.loss_s;
     e["pause_s"] = sec(a.pause_ps);
     if (!a.units.empty()) e["units_per_replica"] = a.units;
+    if (a.step == MitigationStep::S3) {
+      ojson swaps = ojson::array();
+      for (auto [x, y] : a.swaps) swaps.push_back({x, y});
+      e["nodes_swapped"] = swaps;
+      e["estimate_before"] = a.estimate_before;
+      e["estimate_after"] = a.estimate_after;
+    }
     if (a.step == MitigationStep::S4) e["nodes_replaced"] = a.nodes;
     if (!a.note.empty()) e["note"] = a.note;
     paused += sec(a.pause_ps);

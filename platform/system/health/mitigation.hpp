@@ -5,6 +5,10 @@
 //   S2 rebalance: the data-parallel replicas' micro-batches (plain data parallelism: samples) are
 //      split so the slowest replica's time is smallest (models/health/rebalance.hpp), the total
 //      fixed; a replica's GPUs then do m_j / m of their forward and backward work;
+//   S3 move: whole nodes exchange places so that the diagnosed GPUs sit in few replicas and on
+//      the lightest pipeline stages (models/health/consolidate.hpp), the split then redone for
+//      the new replicas' speeds; modelled by moving the nodes' hardware with its faults
+//      (FaultInjector::swap_nodes);
 //   S4 restart: checkpoint and restart with a spare in place of the node of each diagnosed GPU or
 //      slow edge's endpoints; no fault acts on a replaced node afterwards.
 // Each step pauses the job (every rank at its next iteration boundary) for its cost. The ladder
@@ -36,6 +40,8 @@ class Mitigation : public IterationBoundary {
     std::vector<int> replica_of;         // per rank: its data-parallel replica
     int replicas = 1;
     int units = 1;                       // micro-batches (or samples) per replica and iteration
+    std::vector<int> stage_of;           // per rank: its pipeline stage (empty: all 0)
+    std::vector<double> stage_work;      // per stage: a micro-batch's healthy time (empty: one stage)
     FaultInjector* faults = nullptr;     // S4 replaces nodes there; the oracle listens to it
     const Fabric* fabric = nullptr;
     IterationBoundary* next = nullptr;   // fast-forward, asked first
@@ -60,6 +66,8 @@ class Mitigation : public IterationBoundary {
     std::int64_t pause_ps = 0;
     std::vector<int> units;      // S2: per replica
     std::vector<int> nodes;      // S4: replaced
+    std::vector<std::pair<int, int>> swaps;  // S3: node slots exchanged
+    double estimate_before = 0, estimate_after = 0;  // S3: its cost model's iteration / healthy
     std::string note;
   };
   void diagnosed(const Diagnosis& d);
@@ -67,7 +75,9 @@ class Mitigation : public IterationBoundary {
   void window(const MonitorWindow& w);
   void fault(const FaultTruth& f, bool started);
   void enter(std::size_t position, int diagnosis, double loss);
-  bool rebalance(Action& a);  // false: nothing to move
+  bool rebalance(Action& a, std::int64_t pause_ps);  // false: nothing to move
+  bool consolidate(Action& a);  // S3; false: no move pays
+  bool has_step(MitigationStep s) const;
   void even_split(Action& a);  // back to m units per replica, paying the re-plan pause
   void restart(Action& a, const std::vector<int>& nodes);
   void revert(int diagnosis, const char* why);
@@ -79,9 +89,18 @@ class Mitigation : public IterationBoundary {
 
   Parts p_;
   RunContext& ctx_;
-  std::vector<std::int64_t> pending_pause_;   // per rank, taken at its next boundary
+  std::vector<std::int64_t> pending_pause_;   // per rank, taken at the boundary after apply_after_
   std::vector<double> pending_scale_;         // per rank (< 0: none), taken with it
+  // Every rank stops at the same boundary, after the iteration that follows the latest one any
+  // rank has ended: a pipeline's stages end an iteration at different times, and stopping each
+  // at its own next boundary would stall the job once per stage.
+  std::vector<int> ended_;                    // per rank: the last iteration it ended
+  int apply_after_ = -1;
   std::vector<int> repair_nodes_;             // replaced when the first rank stops for the restart
+  std::vector<std::pair<int, int>> pending_swaps_;  // S3: made when the first rank stops for it
+  // S3's moves: when, and per rank the rank its hardware then moved to (diagnoses made before a
+  // move name the ranks it left).
+  std::vector<std::pair<std::int64_t, std::vector<int>>> moves_;
   bool active_ = false;                       // an incident is being answered (ladder)
   double healthy_s_ = 0;
   std::int64_t incident_ps_ = 0;              // change point of the incident's first diagnosis
@@ -93,7 +112,7 @@ class Mitigation : public IterationBoundary {
   std::vector<double> gpu_factor_;            // per rank: its diagnosed time per unit (1: not slow)
   int since_check_ = 0;
   bool checking_ = false;
-  std::int64_t rebalanced_at_ = -1;
+  std::int64_t acted_at_ = -1, acted_pause_ps_ = 0;  // the last split or move, and its pause
   std::vector<Action> actions_;
   int track_ = -1;
 };
