@@ -2,7 +2,8 @@
 // nothing; a 20% step is flagged at its window, verified after verify_iterations windows and
 // names the rank that arrives late or the communicator whose transfers slowed; a 5% step fails
 // verification; a return to the old time is a recovery; a drop to a level still slow against the
-// healthy one (one fault ending as a lesser one holds on) is a slowdown against the healthy windows.
+// healthy one (one fault ending as a lesser one holds on) is a slowdown against the healthy windows,
+// judged without a partly slow first window.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -133,6 +134,22 @@ TEST(Detector, ADropToWithinTheVerifyThresholdOfHealthyIsARecovery) {
   for (int k = 0; k < 140; ++k)
     if (auto f = d.add(window(k, k < 30 ? 1.0 : k < 70 ? 1.62 : 1.05), kSizes)) found.push_back(*f);
   ASSERT_EQ(found.size(), 2u);
+  EXPECT_FALSE(found[1].slowdown);
+  EXPECT_FALSE(found[1].against_healthy);
+}
+
+// A fault that ends inside a window leaves it partly slow (1.3 between 1.62 and 1.0). Counted with
+// the one healthy window after it, it would hold the new level at 1.15, read as still slow, and
+// send the probes after parts that are healthy: judged by the windows after it, it is a recovery.
+TEST(Detector, ARecoveryWhoseFirstWindowIsPartlySlowIsARecovery) {
+  Detector d{DetectorParams{}};
+  std::vector<ChangeFinding> found;
+  for (int k = 0; k < 140; ++k) {
+    const double t = k < 30 ? 1.0 : k < 70 ? 1.62 : k == 70 ? 1.3 : 1.0;
+    if (auto f = d.add(window(k, t, k >= 30 && k <= 70 ? 5 : -1, t - 1.0), kSizes)) found.push_back(*f);
+  }
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[1].change_window, 70);
   EXPECT_FALSE(found[1].slowdown);
   EXPECT_FALSE(found[1].against_healthy);
 }
