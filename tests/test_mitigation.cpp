@@ -171,6 +171,9 @@ TEST(Mitigation, TopologyAdjustmentConsolidatesTwoSlowReplicasIntoOne) {
   ASSERT_NE(s3, nullptr) << acts.dump(1);
   EXPECT_EQ((*s3)["nodes_swapped"], json::parse("[[0, 3]]"));
   EXPECT_EQ((*s3)["pause_s"], 1.0);
+  int paused = 0;  // every rank stops at the same boundary: one iteration holds the move's pause
+  for (const json& it : moved["iterations"]) paused += it["duration_s"].get<double>() > 1.0;
+  EXPECT_EQ(paused, 1);
   EXPECT_LE((*s3)["estimate_before"].get<double>(), 2.0 + 0.01);
   EXPECT_GT((*s3)["estimate_before"].get<double>(), 1.9);
   EXPECT_NEAR((*s3)["estimate_after"].get<double>(), 1.5, 0.02);
