@@ -1,6 +1,7 @@
 // Fault injection (docs/faults.md) against closed forms: a degraded link slows a bandwidth-bound
 // transfer by 1/f, a link that is down delays it by the window, one slow GPU sets the pace of
-// every rank under synchronous DDP, CPU contention scales the launch overhead; and bad faults
+// every rank under synchronous DDP, CPU contention scales the launch overhead, S3's node swap
+// moves a node's faults to the other slot and leaves the core's; and bad faults
 // are errors naming /faults/<i>/...
 #include <gtest/gtest.h>
 
@@ -408,6 +409,65 @@ TEST(FaultReport, PeriodicStrategiesAreMeasuredOverWholePeriods) {
   EXPECT_GT(it[4]["duration_s"].get<double>(), 1.01 * it[5]["duration_s"].get<double>());
   EXPECT_EQ(d["iterations_below_slo"].get<int>(), 0);
   EXPECT_DOUBLE_EQ(d["time_below_slo_s"].get<double>(), 0.0);
+}
+
+// S3's move (FaultInjector::swap_nodes): node slots 0 and 2 exchange their hardware, so a GPU
+// fault on node 0 then slows node 2's GPU of the same local index, a fault on node 0's NIC uplink
+// acts on node 2's NIC uplink (to node 2's own leaf), and a fault on a leaf's uplink to a spine
+// stays where it is.
+TEST(Faults, ANodeSwapMovesItsGpuAndLinkFaultsAndLeavesTheCoreAlone) {
+  const json doc = {
+      {"trainvp", 1},
+      {"name", "swap-test"},
+      {"cluster",
+       {{"nodes", 4}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}, {"nics", 2}}},
+        {"fabric", {{"topology", "leaf-spine"}, {"leaf_ports", 4}, {"link_bw", "100Gbps"}}}}},
+      {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"bytes", "1MiB"}, {"iterations", 1}, {"warmup", 0}}},
+      {"faults", json::array({{{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.5}},
+                              {{"kind", "link_degrade"}, {"target", "link:node0.nic1-*"}, {"bandwidth_factor", 0.25}},
+                              {{"kind", "link_degrade"}, {"target", "link:leaf0-spine0"}, {"bandwidth_factor", 0.5}}})}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    FaultInjector& f = *sim.faults();
+    const Fabric& fab = sim.fabric();
+    auto speed = [&](int rank) { return sim.gpus()[static_cast<std::size_t>(rank)]->speed(); };
+    // The slowest direction of the links whose name starts with `prefix`, over 100 Gbit/s.
+    auto link = [&](const std::string& prefix) {
+      double bw = 1e300;
+      for (const FabricDir& d : fab.dirs())
+        if (fab.links()[static_cast<std::size_t>(d.link)].name.rfind(prefix, 0) == 0)
+          bw = std::min(bw, d.dir->params().bandwidth_bps / 100e9);
+      return bw;
+    };
+    auto state = [&] {
+      return json{{"r1", speed(1)}, {"r5", speed(5)}, {"nic0_1", link("link:node0.nic1")},
+                  {"nic2_1", link("link:node2.nic1")}, {"nic2_0", link("link:node2.nic0")},
+                  {"core", link("link:leaf0-spine0")}};
+    };
+    f.apply_due(0);
+    json out = {{"before", state()}};
+    f.swap_nodes(0, 2);
+    out["swapped"] = state();
+    f.swap_nodes(0, 2);
+    out["back"] = state();
+    return out.dump();
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  const json o = json::parse(r.value);
+  const double full = o["before"]["r5"];
+  EXPECT_DOUBLE_EQ(o["before"]["r1"].get<double>(), full * 0.5);
+  EXPECT_DOUBLE_EQ(o["before"]["nic0_1"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(o["before"]["nic2_1"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(o["swapped"]["r1"].get<double>(), full);
+  EXPECT_DOUBLE_EQ(o["swapped"]["r5"].get<double>(), full * 0.5);  // node2.gpu1
+  EXPECT_DOUBLE_EQ(o["swapped"]["nic0_1"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(o["swapped"]["nic2_1"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(o["swapped"]["nic2_0"].get<double>(), 1.0);
+  // A leaf-spine link runs at 4 ports x 100 Gbit/s over 2 spines; the fault halves it, before and after.
+  EXPECT_DOUBLE_EQ(o["before"]["core"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(o["swapped"]["core"].get<double>(), 1.0);
+  EXPECT_EQ(o["back"], o["before"]);
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ class Simulation {
   const ChakraRun* chakra() const { return chakra_.get(); }
   // The scenario's faults (null without any).
   const FaultInjector* faults() const { return faults_.get(); }
+  FaultInjector* faults() { return faults_.get(); }  // a mitigation's hooks, for tests
   // The fail-slow monitor (/health; null without).
   const FailSlowMonitor* monitor() const { return monitor_.get(); }
   // results.json `health`: the monitor scored against the injected faults, at the end of run()
