@@ -36,27 +36,11 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
   const std::vector<const Gpu*> gpus(run.gpus.begin(), run.gpus.end());
   const ParallelPlan* plan = run.plan;
   const bool pipelined = plan && plan->stages.size() > 1;
-  const int n = js.training.iterations, warm = js.training.warmup, measured = n - warm;
+  const int n = js.training.iterations, warm = js.training.warmup;
   const auto iters = cluster_iterations(gpus, n, run.strategy.get());
-  double iter_time = 0, compute = 0, comm = 0, exposed = 0, bubble = 0;
-  for (int i = warm; i < n; ++i) {
-    const ClusterIteration& c = iters[static_cast<std::size_t>(i)];
-    iter_time += sec(c.duration), compute += c.compute, comm += c.comm, exposed += c.exposed, bubble += c.bubble;
-  }
-  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured, bubble /= measured;
-
-  ojson list = ojson::array();
-  for (int i = 0; i < n; ++i) {
-    const ClusterIteration& c = iters[static_cast<std::size_t>(i)];
-    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
-                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
-                    {"exposed_comm_s", c.exposed}});
-    if (pipelined) list.back()["bubble_s"] = c.bubble;
-    csv << jc.name << ',' << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ','
-        << ojson(sec(c.end)).dump() << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ','
-        << ojson(c.comm).dump() << ',' << ojson(c.exposed).dump() << '\n';
-  }
-  // Hybrid parallelism: b x m x d samples, and every GPU's own work (its stage's TP shard).
+  const IterationMeans m = iteration_means(iters, warm, n);
+  const double iter_time = m.time;
+  ojson list = iteration_list(iters, warm, pipelined, csv, jc.name + ",");
   const ParallelConfig& pc = js.training.parallel;
   const double samples = plan ? static_cast<double>(w.shape.batch) * pc.micro_batches * pc.dp
                               : static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
@@ -65,10 +49,6 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
     flops = 0;
     for (const Gpu* g : gpus) flops += flops_per_iteration(g->workload());
   }
-  ojson tp = {{"samples_per_s", samples / iter_time}};
-  if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
-  tp["model_flops_per_s"] = flops / iter_time;
-
   JobFigures f;
   ojson& o = f.json;
   o["name"] = jc.name;
@@ -79,12 +59,7 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
   o["start_s"] = sec(jc.start_ps);
   o["end_s"] = n > 0 ? sec(iters.back().end) : sec(jc.start_ps);
   o["iteration_time_s"] = iter_time;
-  o["throughput"] = tp;
-  o["compute_time_s"] = compute;
-  o["comm_time_s"] = comm;
-  o["exposed_comm_s"] = exposed;
-  o["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
-  if (pipelined) o["bubble_s"] = bubble;
+  add_time_split(o, w, samples, flops, m, pipelined);
   o["workload"] = {{"model", w.model},
                    {"layers", w.layers.size()},
                    {"parameters", w.total_params()},

@@ -351,6 +351,52 @@ RunResults chakra_results(const Simulation& sim) {
   return r;
 }
 
+IterationMeans iteration_means(const std::vector<ClusterIteration>& iters, int warm, int n) {
+  IterationMeans m;
+  for (int i = warm; i < n; ++i) {
+    const ClusterIteration& c = iters[static_cast<std::size_t>(i)];
+    m.time += sec(c.duration), m.compute += c.compute, m.comm += c.comm, m.exposed += c.exposed, m.bubble += c.bubble;
+  }
+  const double measured = n - warm;
+  m.time /= measured, m.compute /= measured, m.comm /= measured, m.exposed /= measured, m.bubble /= measured;
+  return m;
+}
+
+nlohmann::ordered_json iteration_list(const std::vector<ClusterIteration>& iters, int warm, bool pipelined,
+                                      std::ostream& csv, const std::string& csv_prefix) {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (std::size_t k = 0; k < iters.size(); ++k) {
+    const ClusterIteration& c = iters[k];
+    const int i = static_cast<int>(k);
+    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
+                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
+                    {"exposed_comm_s", c.exposed}});
+    if (pipelined) list.back()["bubble_s"] = c.bubble;
+    // JSON's number rendering is shortest-round-trip and deterministic; reuse it for the CSV.
+    csv << csv_prefix << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ','
+        << ojson(sec(c.end)).dump() << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ','
+        << ojson(c.comm).dump() << ',' << ojson(c.exposed).dump() << '\n';
+  }
+  return list;
+}
+
+void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples, double flops,
+                    const IterationMeans& m, bool pipelined) {
+  using ojson = nlohmann::ordered_json;
+  ojson tp = {{"samples_per_s", samples / m.time}};
+  if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / m.time;
+  tp["model_flops_per_s"] = flops / m.time;
+  o["throughput"] = tp;
+  o["compute_time_s"] = m.compute;
+  o["comm_time_s"] = m.comm;
+  o["exposed_comm_s"] = m.exposed;
+  // Fraction of communication hidden under compute; undefined (null) without communication.
+  o["overlap_ratio"] = m.comm > 0 ? ojson(1.0 - m.exposed / m.comm) : ojson(nullptr);
+  // Pipeline parallelism: waiting for another stage is the bubble, not exposed communication.
+  if (pipelined) o["bubble_s"] = m.bubble;
+}
+
 }  // namespace report_detail
 
 using namespace report_detail;
@@ -365,16 +411,8 @@ RunResults collect_results(const Simulation& sim) {
   const int n = s.training.iterations, warm = s.training.warmup, measured = n - warm;
   auto iters = cluster_iterations(gpus, n, sim.strategy());
 
-  double iter_time = 0, compute = 0, comm = 0, exposed = 0, bubble = 0;
-  for (int i = warm; i < n; ++i) {
-    const auto& c = iters[static_cast<std::size_t>(i)];
-    iter_time += sec(c.duration);
-    compute += c.compute;
-    comm += c.comm;
-    exposed += c.exposed;
-    bubble += c.bubble;
-  }
-  iter_time /= measured, compute /= measured, comm /= measured, exposed /= measured, bubble /= measured;
+  const IterationMeans m = iteration_means(iters, warm, n);
+  const double iter_time = m.time;
 
   using ojson = nlohmann::ordered_json;
   RunResults r;
@@ -385,42 +423,19 @@ RunResults collect_results(const Simulation& sim) {
   j["iteration_time_s"] = iter_time;
 
   const bool pipelined = sim.parallel() && sim.parallel()->stages.size() > 1;
-  ojson list = ojson::array();
   std::ostringstream csv;
   csv << "iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
-  for (int i = 0; i < n; ++i) {
-    const auto& c = iters[static_cast<std::size_t>(i)];
-    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
-                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
-                    {"exposed_comm_s", c.exposed}});
-    if (pipelined) list.back()["bubble_s"] = c.bubble;
-    // JSON's number rendering is shortest-round-trip and deterministic; reuse it for the CSV.
-    csv << i << ',' << (i < warm ? 1 : 0) << ',' << ojson(sec(c.start)).dump() << ',' << ojson(sec(c.end)).dump()
-        << ',' << ojson(sec(c.duration)).dump() << ',' << ojson(c.compute).dump() << ',' << ojson(c.comm).dump()
-        << ',' << ojson(c.exposed).dump() << '\n';
-  }
-  j["iterations"] = list;
+  j["iterations"] = iteration_list(iters, warm, pipelined, csv, "");
 
   const double samples = sim.parallel() ? parallel_samples(sim)
                                         : static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
-  ojson tp = {{"samples_per_s", samples / iter_time}};
-  if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / iter_time;
   // Every GPU's own work (its pipeline stage's TP shard in hybrid parallelism; recomputation included).
   double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
   if (sim.parallel()) {
     flops = 0;
     for (const Gpu* g : gpus) flops += flops_per_iteration(g->workload());
   }
-  tp["model_flops_per_s"] = flops / iter_time;
-  j["throughput"] = tp;
-
-  j["compute_time_s"] = compute;
-  j["comm_time_s"] = comm;
-  j["exposed_comm_s"] = exposed;
-  // Fraction of communication hidden under compute; undefined (null) without communication.
-  j["overlap_ratio"] = comm > 0 ? ojson(1.0 - exposed / comm) : ojson(nullptr);
-  // Pipeline parallelism: waiting for another stage is the bubble, not exposed communication.
-  if (pipelined) j["bubble_s"] = bubble;
+  add_time_split(j, w, samples, flops, m, pipelined);
 
   j["workload"] = {{"model", w.model},
                    {"layers", w.layers.size()},
@@ -472,8 +487,8 @@ RunResults collect_results(const Simulation& sim) {
   std::snprintf(buf, sizeof buf, "  iteration time   %s (mean of %d measured, %d warm-up)\n", format_time_s(iter_time).c_str(),
                 measured, warm);
   sum << buf;
-  std::snprintf(buf, sizeof buf, "  compute          %s   communication %s   exposed %s\n", format_time_s(compute).c_str(),
-                format_time_s(comm).c_str(), format_time_s(exposed).c_str());
+  std::snprintf(buf, sizeof buf, "  compute          %s   communication %s   exposed %s\n", format_time_s(m.compute).c_str(),
+                format_time_s(m.comm).c_str(), format_time_s(m.exposed).c_str());
   sum << buf;
   std::snprintf(buf, sizeof buf, "  throughput       %.1f samples/s", samples / iter_time);
   sum << buf;

@@ -21,6 +21,19 @@ struct ClusterIteration {
 };
 
 std::vector<ClusterIteration> cluster_iterations(const std::vector<const Gpu*>& gpus, int n, const SyncStrategy* sync);
+// The means over the measured iterations [warm, n) (seconds).
+struct IterationMeans {
+  double time = 0, compute = 0, comm = 0, exposed = 0, bubble = 0;
+};
+IterationMeans iteration_means(const std::vector<ClusterIteration>& iters, int warm, int n);
+// results.json's `iterations` list; each iteration also becomes a row of iterations.csv, after
+// `csv_prefix` (a job's name and a comma; empty for a single training).
+nlohmann::ordered_json iteration_list(const std::vector<ClusterIteration>& iters, int warm, bool pipelined,
+                                      std::ostream& csv, const std::string& csv_prefix);
+// `throughput` (samples, tokens and model FLOPs per second) and the iteration's time split
+// (compute, communication, exposed, overlap ratio, and the bubble under a pipeline).
+void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples, double flops,
+                    const IterationMeans& m, bool pipelined);
 // "H100-SXM5-80GB", or "H100-SXM5-80GB/A100-SXM4-80GB" for a mixed cluster.
 std::string gpu_models(const ClusterConfig& c);
 double flops_per_iteration(const Workload& w);
