@@ -19,6 +19,9 @@ class SkiRental {
   int step() const { return step_; }
   double loss() const { return loss_; }  // accumulated since the current step was entered
   void reset();                          // back to S1 (the fault ended or was removed)
+  // The step just entered found nothing to do and cost nothing: the loss that paid for it counts
+  // toward the next step instead.
+  void refund(double loss_s) { loss_ += loss_s; }
 
  private:
   std::vector<double> cost_;

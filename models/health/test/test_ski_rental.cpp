@@ -45,6 +45,17 @@ TEST(HealthSkiRental, OneStepPerIterationAndTheExcessIsSpent) {
   EXPECT_EQ(s.add(1.25, 1), 2);
 }
 
+// A step that found nothing to do (S2 on a communication fault, S3 with no move) cost nothing: the
+// loss that reached it still counts, so the next step comes at the sum of the costs after S1.
+TEST(HealthSkiRental, ARefundedStepLeavesItsLossTowardTheNext) {
+  SkiRental s({0, 1, 2, 4});
+  EXPECT_EQ(s.add(2, 1), 1);
+  s.refund(1);
+  EXPECT_EQ(s.loss(), 1);
+  EXPECT_EQ(s.add(1.75, 1), 1);  // 1.75 < 2
+  EXPECT_EQ(s.add(1.25, 1), 2);  // 2 = S2's cost: the loss since S1 (3) paid for both
+}
+
 TEST(HealthSkiRental, IterationsNoSlowerThanHealthyAddNothing) {
   SkiRental s({0, 1, 2, 4});
   EXPECT_EQ(s.add(0.5, 1), 0);

@@ -242,9 +242,14 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
   switch (a.step) {
     case MitigationStep::S1: a.note = "observe"; break;
     case MitigationStep::S2:
-      if (!rebalance(a, p_.cfg.rebalance_pause_ps)) a.note = "nothing to move: no replica is slower (communication)";
+      if (!rebalance(a, p_.cfg.rebalance_pause_ps)) {
+        a.note = "nothing to move: no replica is slower (communication)";
+        if (ski_) ski_->refund(loss);  // nothing was paid: the loss counts toward the next step
+      }
       break;
-    case MitigationStep::S3: consolidate(a); break;
+    case MitigationStep::S3:
+      if (!consolidate(a) && ski_) ski_->refund(loss);
+      break;
     case MitigationStep::S4: {
       std::set<int> nodes;  // every node this incident's diagnoses named
       for (const Diagnosis& x : p_.monitor->diagnoses())
