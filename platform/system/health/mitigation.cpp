@@ -323,7 +323,7 @@ bool Mitigation::consolidate(Action& a) {
   const Consolidation c = plan_consolidation(in);
   a.estimate_before = c.before, a.estimate_after = c.after;
   if (c.swaps.empty()) {
-    a.note = "no move lowers the estimate (a slow node's link or a lone slow replica stays as slow anywhere)";
+    a.note = "no move lowers the estimate by 1% or more";
     return false;
   }
   a.swaps = c.swaps;
