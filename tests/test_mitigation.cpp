@@ -194,6 +194,17 @@ TEST(Mitigation, TopologyAdjustmentConsolidatesTwoSlowReplicasIntoOne) {
   EXPECT_EQ(moved["health"]["score"]["faults_detected"], 2) << moved["health"]["score"].dump(1);
 }
 
+// A move that costs no pause is made all the same, at the common boundary.
+TEST(Mitigation, TopologyAdjustmentWithoutAPauseStillMoves) {
+  const json moved = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2", "s3"}},
+                                            {"rebalance_pause", "0.2s"}, {"topology_pause", "0s"}},
+                                           "node0", "node1"));
+  const json placed = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2"}}, {"rebalance_pause", "0.2s"}},
+                                            "node3", "node1"));
+  const double a = moved["iterations"].back()["duration_s"], b = placed["iterations"].back()["duration_s"];
+  EXPECT_NEAR(a, b, 1e-6 * b) << moved["health"]["mitigation"].dump(1);
+}
+
 TEST(Mitigation, AnUnknownStepIsRefusedAtItsPointer) {
   try {
     test::simulate(scenario({{"policy", "ladder"}, {"steps", {"s1", "s5"}}}));

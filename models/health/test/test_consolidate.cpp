@@ -18,6 +18,13 @@ ConsolidationInput hybrid(int d, int p, std::vector<double> stage_work, int unit
   return in;
 }
 
+// Nodes 0 and 1 at 1.5x per micro-batch: replicas 0 and 1 slow in stage 0.
+ConsolidationInput two_slow_replicas() {
+  ConsolidationInput in = hybrid(4, 2, {1, 1}, 8);
+  in.factor[0] = {1.5}, in.factor[1] = {1.5};
+  return in;
+}
+
 TEST(Consolidation, HealthyJobStaysWhereItIs) {
   const ConsolidationInput in = hybrid(4, 2, {1, 1}, 8);
   const Consolidation c = plan_consolidation(in);
@@ -31,8 +38,7 @@ TEST(Consolidation, HealthyJobStaysWhereItIs) {
 // into replica 1's stage 1 leaves one slow replica: T* = 9 (6 + 9 + 9 + 9 >= 32; 7.5 gives 26),
 // 9/8 = 1.125. The first such swap in slot order is (0, 5).
 TEST(Consolidation, TwoSlowReplicasBecomeOne) {
-  ConsolidationInput in = hybrid(4, 2, {1, 1}, 8);
-  in.factor[0] = {1.5}, in.factor[1] = {1.5};
+  const ConsolidationInput in = two_slow_replicas();
   const Consolidation c = plan_consolidation(in);
   EXPECT_DOUBLE_EQ(c.before, 1.25);
   EXPECT_DOUBLE_EQ(c.after, 1.125);
@@ -42,8 +48,7 @@ TEST(Consolidation, TwoSlowReplicasBecomeOne) {
 
 // Without S2 the job waits for its slowest replica wherever the slow nodes sit: no move pays.
 TEST(Consolidation, WithoutRebalanceConsolidatingGainsNothing) {
-  ConsolidationInput in = hybrid(4, 2, {1, 1}, 8);
-  in.factor[0] = {1.5}, in.factor[1] = {1.5};
+  ConsolidationInput in = two_slow_replicas();
   in.rebalance = false;
   const Consolidation c = plan_consolidation(in);
   EXPECT_TRUE(c.swaps.empty());
@@ -78,8 +83,7 @@ TEST(Consolidation, PlainDataParallelHasNothingToConsolidate) {
 
 // The smaller gain a move must bring: 1.25 -> 1.125 is 10%.
 TEST(Consolidation, MinimumGainIsRespected) {
-  ConsolidationInput in = hybrid(4, 2, {1, 1}, 8);
-  in.factor[0] = {1.5}, in.factor[1] = {1.5};
+  const ConsolidationInput in = two_slow_replicas();
   EXPECT_TRUE(plan_consolidation(in, 0.11).swaps.empty());
   EXPECT_EQ(plan_consolidation(in, 0.09).swaps.size(), 1u);
 }

@@ -57,13 +57,14 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   ended_[r] = iteration;
   IterationSkip s = p_.next ? p_.next->at_boundary(rank, iteration) : IterationSkip{};
   if (s.iterations > 0 || iteration < apply_after_) return s;
-  // A restart replaces its nodes, a move exchanges them, when the first rank stops for it.
-  if (!pending_swaps_.empty() && pending_pause_[r] > 0) {
+  // A restart replaces its nodes, a move exchanges them, when the first rank reaches the common
+  // boundary (with or without a pause to take there).
+  if (!pending_swaps_.empty()) {
     for (auto [a, b] : pending_swaps_)
       if (p_.faults) p_.faults->swap_nodes(a, b);
     pending_swaps_.clear();
   }
-  if (!repair_nodes_.empty() && pending_pause_[r] > 0) {
+  if (!repair_nodes_.empty()) {
     for (int n : repair_nodes_)
       if (p_.faults) p_.faults->replace_node(n);
     repair_nodes_.clear();
