@@ -351,6 +351,7 @@ void FailSlowMonitor::skipped(int boundary, int iterations, std::int64_t delay_p
   MonitorWindow w = *last_;
   const std::int64_t len = static_cast<std::int64_t>(std::llround(w.seconds() * 1e12));  // a pause is not copied
   w.paused_s = 0;
+  w.fast_forwarded = true;
   w.end_ps = w.start_ps + len;
   rank0_iterations_ += iterations;  // as if rank 0 had run them (windows per iteration stays true)
   for (int i = 0; i < copies; ++i) {

@@ -94,7 +94,7 @@ int Mitigation::skip_limit() const {
       cap(static_cast<std::int64_t>(std::ceil(left / excess)) - 2);
     }
   }
-  if (rebalanced_ && !slow_gpus_.empty()) cap(p_.cfg.recheck_iterations - since_check_ - 2);
+  if (rebalanced_ && !slow_gpus_.empty() && !recheck_known()) cap(p_.cfg.recheck_iterations - since_check_ - 2);
   if (windows < 0) return -1;
   return static_cast<int>(static_cast<double>(windows) / p_.monitor->windows_per_iteration());
 }
@@ -164,8 +164,12 @@ void Mitigation::diagnosed(const Diagnosis& d) {
 void Mitigation::window(const MonitorWindow& w) {
   const double t = w.seconds();  // without pauses: those were paid as the steps' costs
   if (rebalanced_ && !slow_gpus_.empty() && !checking_ && pending_swaps_.empty() &&
-      ++since_check_ >= p_.cfg.recheck_iterations)
-    recheck();  // not while a move is pending: the GPUs probed are those the hardware moves to
+      ++since_check_ >= p_.cfg.recheck_iterations) {
+    // Not while a move is pending: the GPUs probed are those the hardware moves to. A skipped
+    // iteration's re-check finds what the last one found (skip_limit allowed the skip only then).
+    if (w.fast_forwarded && recheck_known()) since_check_ = 0, ++rechecks_fast_forwarded_;
+    else recheck();
+  }
   if (!active_ || !ski_) return;
   const int before = ski_->step();
   const double paid = ski_->loss() + std::max(0.0, t - healthy_s_);
@@ -187,17 +191,30 @@ void Mitigation::changed(const ChangeEvent& e) {
 void Mitigation::recheck() {
   since_check_ = 0;
   checking_ = true;
+  ++rechecks_;
   auto left = std::make_shared<int>(static_cast<int>(slow_gpus_.size()));
   auto healed = std::make_shared<std::vector<int>>();
   for (int g : slow_gpus_)
-    p_.monitor->gemm_check(g, [this, g, left, healed](double ratio) {
+    p_.monitor->gemm_check(g, [this, g, left, healed, at = now()](double ratio) {
       if (ratio < 1 + p_.monitor->params().probe_threshold) healed->push_back(g);
+      else found_slow_ps_[g] = at;
       if (--*left > 0) return;
       checking_ = false;
       if (!rebalanced_ || healed->empty()) return;
       if (healed->size() == slow_gpus_.size()) return revert(-1, "re-probed: the GPUs it worked around are healthy");
       healthy_again(*healed);
     });
+}
+
+// Every GPU S2 works around was last re-probed slow after the last fault change: with no change
+// inside a skip (fast-forward stops before each), each re-check there would find them slow again
+// and do nothing.
+bool Mitigation::recheck_known() const {
+  const std::int64_t last = p_.faults ? p_.faults->last_change_ps() : -1;
+  return std::all_of(slow_gpus_.begin(), slow_gpus_.end(), [&](int g) {
+    auto it = found_slow_ps_.find(g);
+    return it != found_slow_ps_.end() && it->second > last;
+  });
 }
 
 // Some of the GPUs S2 works around probe healthy again, others not (one fault ended while another
@@ -225,7 +242,7 @@ void Mitigation::healthy_again(std::vector<int> healed) {
 
 void Mitigation::revert(int diagnosis, const char* why) {
   active_ = false;
-  slow_gpus_.clear();
+  slow_gpus_.clear(), found_slow_ps_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
   ski_.reset();
   std::fill(factor_.begin(), factor_.end(), 1.0);
@@ -342,6 +359,7 @@ bool Mitigation::consolidate(Action& a) {
   for (std::size_t r = 0; r < where.size(); ++r) moved[static_cast<std::size_t>(where[r])] = gpu_factor_[r];
   gpu_factor_ = moved;
   for (int& g : slow_gpus_) g = where[static_cast<std::size_t>(g)];
+  found_slow_ps_.clear();  // probed where the hardware was
   std::fill(factor_.begin(), factor_.end(), 1.0);
   for (std::size_t r = 0; r < gpu_factor_.size(); ++r) {
     double& f = factor_[static_cast<std::size_t>(p_.replica_of[r])];
@@ -368,7 +386,7 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   // The restarted job splits evenly again and its incident is closed.
   if (rebalanced_) for (auto& s : pending_scale_) s = 1.0;
   rebalanced_ = false, acted_at_ = -1;
-  slow_gpus_.clear();
+  slow_gpus_.clear(), found_slow_ps_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
   active_ = false;
   ski_.reset();
@@ -443,6 +461,8 @@ nlohmann::ordered_json Mitigation::report() const {
   }
   o["actions"] = list;
   o["paused_s"] = paused;
+  o["rechecks"] = rechecks_;
+  o["rechecks_fast_forwarded"] = rechecks_fast_forwarded_;
   return o;
 }
 

@@ -15,6 +15,7 @@
 // moves to the next step when the loss since entering the current one, summed over the monitor's
 // windows as (window time - healthy time), reaches the next step's cost (ski rental).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -50,8 +51,8 @@ class Mitigation : public IterationBoundary {
   IterationSkip at_boundary(int rank, int iteration) override;
   // The most iterations fast-forward may skip now (0: none, negative: no limit): none with a
   // pause, split, replacement or re-check pending; otherwise fewer than the windows until the
-  // ladder's loss reaches its next step's cost, or until the next re-check, so that each action
-  // happens on a simulated iteration, at its time.
+  // ladder's loss reaches its next step's cost, or until the next re-check unless its outcome is
+  // known (recheck_known), so that each action happens on a simulated iteration, at its time.
   int skip_limit() const;
   // results.json `health.mitigation`.
   nlohmann::ordered_json report() const;
@@ -82,6 +83,7 @@ class Mitigation : public IterationBoundary {
   void restart(Action& a, const std::vector<int>& nodes);
   void revert(int diagnosis, const char* why);
   void recheck();
+  bool recheck_known() const;  // a re-check now would find every GPU it probes slow again
   void healthy_again(std::vector<int> healed);
   std::vector<int> nodes_of(const Diagnosis& d) const;
   void pause_all(std::int64_t ps);
@@ -112,6 +114,8 @@ class Mitigation : public IterationBoundary {
   std::vector<double> gpu_factor_;            // per rank: its diagnosed time per unit (1: not slow)
   int since_check_ = 0;
   bool checking_ = false;
+  std::map<int, std::int64_t> found_slow_ps_;  // per GPU: the start of the last re-check that found it slow
+  int rechecks_ = 0, rechecks_fast_forwarded_ = 0;
   std::int64_t acted_at_ = -1, acted_pause_ps_ = 0;  // the last split or move, and its pause
   std::vector<Action> actions_;
   int track_ = -1;
