@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GREYHOUND's 256-GPU experiment (docs/greyhound.md#the-256-gpu-experiment):
 # scenarios/greyhound/campaign-256gpu.json healthy (no faults), without mitigation (the monitor
-# detects only) and with GREYHOUND's ladder, then one table: iterations per minute, detection and
-# mitigation, wall and CPU time. About 13 minutes of CPU and 4.5 GB for the run without
+# detects only) and with GREYHOUND's ladder, then tables: iterations per minute, detection and
+# mitigation, wall and CPU time, and the time each event cost each run. About 13 minutes of CPU and 4.5 GB for the run without
 # mitigation, 27 minutes and 8 GB for the ladder, 40 s and 1.3 GB for the healthy one; RUNS picks
 # a subset (default "healthy none ladder"), run one after the other.
 # usage: bench/greyhound-256gpu.sh [BUILD_DIR]

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """GREYHOUND's campaigns (bench/greyhound-256gpu.sh, bench/greyhound-s3.sh), one table row per run: iterations per minute over the whole
 campaign and over the time some fault is active, the diagnoses scored against the injected
-faults, and the mitigation's actions. usage: greyhound_rates.py LABEL=RUN_DIR ... (each RUN_DIR
-holds results.json, and `time` from /usr/bin/time -f "%e %U %M" when the bench script ran it)."""
+faults, and the mitigation's actions; with a run labelled healthy, the time each event cost the
+others. usage: greyhound_rates.py LABEL=RUN_DIR ... (each RUN_DIR holds results.json, and `time`
+from /usr/bin/time -f "%e %U %M" when the bench script ran it)."""
 import json
 import os
 import sys
@@ -49,6 +50,22 @@ def row(label, run):
     }
 
 
+def lost(run, healthy_s):
+    """Per injected fault: seconds lost inside its window, sum of (iteration - healthy iteration)
+    over the iterations ending in it (events overlap: rows do not add up); and over the whole run."""
+    r = json.load(open(os.path.join(run, "results.json")))
+    it = [i for i in r["iterations"] if not i.get("warmup")]
+    found = {f["index"]: f.get("detected") for f in r.get("health", {}).get("faults", [])}
+    events = []
+    for f in r.get("faults", []):
+        if not f.get("applied"):
+            continue
+        a, b = f["start_s"], f["end_s"]
+        events.append((f["index"], f["kind"], f.get("params", {}), a,
+                       sum(i["duration_s"] - healthy_s for i in it if a <= i["end_s"] < b), found.get(f["index"])))
+    return events, sum(i["duration_s"] - healthy_s for i in it)
+
+
 def fmt(x, f="%.1f"):
     return "-" if x is None else f % x
 
@@ -73,6 +90,26 @@ def main():
         print("| %s | %d | %s | %.1f min | %s s | %s s | %s |" % (
             x["label"], x["iterations"], x["simulated"], x["end_min"], x["wall"] or "-", x["cpu"] or "-",
             "-" if x["rss"] is None else "%.1f GB" % (int(x["rss"]) / 1e6)))
+    healthy = next((x for x in rows if x["label"] == "healthy"), None)
+    faulty = [(x["label"], a.split("=", 1)[1]) for x, a in zip(rows, sys.argv[1:]) if x["label"] != "healthy"]
+    if not healthy or not faulty:
+        return
+    h = 60 / healthy["overall"]  # the healthy iteration
+    per = {label: lost(run, h) for label, run in faulty}
+    print()
+    print("Time lost against the healthy iteration (%.3f s), per event and over the run (found: detected):" % h)
+    print()
+    print("| event | kind | level | start | " + " | ".join("%s: lost" % l for l, _ in faulty) + " |")
+    print("|---|---|---|---|" + "---|" * len(faulty))
+    first = per[faulty[0][0]][0]
+    for k, (index, kind, params, start, _, _) in enumerate(first):
+        level = params.get("factor", params.get("bandwidth_factor", "-"))
+        cells = []
+        for l, _ in faulty:
+            e = per[l][0][k]
+            cells.append("%.0f s%s" % (e[4], " (found)" if e[5] else ""))
+        print("| %d | %s | %s | %.0f min | %s |" % (index, kind, level, start / 60, " | ".join(cells)))
+    print("| whole run | | | | " + " | ".join("%.0f s" % per[l][1] for l, _ in faulty) + " |")
 
 
 if __name__ == "__main__":
