@@ -1,6 +1,7 @@
 #include "models/collectives/engine.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <limits>
 
 #include "platform/core/errors.hpp"
@@ -74,7 +75,7 @@ int CollectiveEngine::add_device_endpoint(ChunkEndpoint* ep, ReduceDevice* reduc
 int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, CollectiveOp op, CollectiveAlgo algo,
                              std::uint64_t bytes, std::string label, RankDone on_rank_done,
                              std::shared_ptr<const BufferLayout> layout) {
-  const int id = static_cast<int>(records_.size());
+  const int id = static_cast<int>(record_count());
   CollectiveRecord rec;
   rec.id = id;
   rec.op = op;
@@ -114,7 +115,7 @@ void CollectiveEngine::join(int id, int rank) {
   const int position = c.cp->pos.at(rank);
   if (c.joined_at[static_cast<std::size_t>(position)] >= 0) return;
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
-  CollectiveRecord& rec = records_[static_cast<std::size_t>(id)];
+  CollectiveRecord& rec = this->rec(id);
   if (rec.start_ps < 0 && position < c.cp->program.gpu_ranks) rec.start_ps = now_ps();
   if (observer_ && position < c.cp->program.gpu_ranks) {
     observer_->call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
@@ -216,7 +217,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   const std::uint32_t chunks = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
   chunks_left(c, x) = chunks;
   if (give_up_ps_ > 0) watch(c, x);
-  records_[static_cast<std::size_t>(id)].chunks += chunks;
+  rec(id).chunks += chunks;
   const DataRange* range = t.full ? &t.full->data : &c.cp->no_data;
   ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];
   for (std::uint64_t off = 0; off < t.bytes; off += chunk_) {
@@ -310,14 +311,14 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   ++ctx_.events;
   RankDone cb = gpu ? c.on_rank_done : RankDone{};
   if (observer_ && gpu) {
-    observer_->call_ended({id, rank, &records_[static_cast<std::size_t>(id)], c.cp->program.ranks.data(),
+    observer_->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(),
                            c.cp->program.gpu_ranks, c.joined_at[static_cast<std::size_t>(position)], now});
   }
   if (--c.ranks_left == 0) {
     if (c.layout)  // the devices' window data of this collective may go
       for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < c.cp->program.ranks.size(); ++i)
         reducers_[static_cast<std::size_t>(c.cp->program.ranks[i])]->release(id);
-    records_[static_cast<std::size_t>(id)].end_ps = now;
+    rec(id).end_ps = now;
     live_map_.erase(id);
     --live_;
   }
@@ -343,12 +344,30 @@ void CollectiveEngine::repeat_intervals(std::int64_t since_ps, int times, std::i
   }
 }
 
+const CollectiveRecord& CollectiveEngine::record(std::size_t id) const {
+  if (id < first_) throw std::out_of_range("collective record " + std::to_string(id) + " was folded");
+  return records_.at(id - first_);
+}
+
+std::size_t CollectiveEngine::fold(std::size_t upto, const std::function<bool(const std::string&)>& summed,
+                                   const std::function<void(const CollectiveRecord&)>& add) {
+  std::size_t n = 0;
+  while (!records_.empty() && first_ < upto) {
+    const CollectiveRecord& r = records_.front();
+    if (r.end_ps < 0 || r.failed || !summed(r.label)) break;
+    add(r);
+    records_.pop_front();
+    ++first_, ++n;
+  }
+  return n;
+}
+
 void CollectiveEngine::repeat_listed(const std::vector<std::size_t>& which, int times, std::int64_t period_ps,
                                      const std::function<std::string(const std::string&, int)>& relabel) {
   for (int m = 1; m <= times; ++m)
     for (std::size_t i : which) {
-      CollectiveRecord r = records_[i];
-      r.id = static_cast<int>(records_.size());
+      CollectiveRecord r = record(i);
+      r.id = static_cast<int>(record_count());
       r.start_ps += m * period_ps;
       r.end_ps += m * period_ps;
       r.label = relabel(r.label, m);
@@ -357,7 +376,7 @@ void CollectiveEngine::repeat_listed(const std::vector<std::size_t>& which, int 
 }
 
 std::string CollectiveEngine::describe(int id, int rank) const {
-  const CollectiveRecord& rec = records_.at(static_cast<std::size_t>(id));
+  const CollectiveRecord& rec = record(static_cast<std::size_t>(id));
   std::string s = std::string(op_name(rec.op)) + " \"" + rec.label + "\"";
   auto it = live_map_.find(id);
   if (it == live_map_.end()) return s + " (complete)";

@@ -121,7 +121,16 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void set_ring_layout(RingLayout l) { ring_layout_ = std::move(l); }
   const RingLayout& ring_layout() const { return ring_layout_; }
 
-  const std::vector<CollectiveRecord>& records() const { return records_; }
+  // The records not folded yet (fold): collective ids first_record() to record_count() - 1.
+  const std::deque<CollectiveRecord>& records() const { return records_; }
+  std::size_t first_record() const { return first_; }
+  std::size_t record_count() const { return first_ + records_.size(); }
+  const CollectiveRecord& record(std::size_t id) const;  // throws std::out_of_range once folded
+  // Long runs keep memory bounded: drops records from the front while they are below `upto`,
+  // complete, not failed and of a kind the report only sums (`summed`, by label), handing each to
+  // `add` in id order; stops at the first that is not. Returns how many it dropped.
+  std::size_t fold(std::size_t upto, const std::function<bool(const std::string&)>& summed,
+                   const std::function<void(const CollectiveRecord&)>& add);
   // Per rank, the [join, done] intervals of every collective, for communication-time accounting.
   struct Interval {
     std::int64_t start, end;
@@ -193,7 +202,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   TimedQueue<tlm::tlm_generic_payload> tails_;  // delivered chunks, due when their tails arrive
   std::unordered_map<int, Live> live_map_;
   std::size_t live_ = 0;
-  std::vector<CollectiveRecord> records_;
+  std::deque<CollectiveRecord> records_;  // by id - first_ (a deque: pointers handed out stay valid)
+  std::size_t first_ = 0;                 // records folded so far
+  CollectiveRecord& rec(int id) { return records_[static_cast<std::size_t>(id) - first_]; }
   std::vector<std::vector<Interval>> intervals_;
   FunctionalData* functional_ = nullptr;
   CollectiveObserver* observer_ = nullptr;

@@ -59,7 +59,7 @@ void CollectiveEngine::fail(int id) {
   if (watched_ == 0) watchdog_.cancel();
   failed_.insert(id);
   const std::int64_t now = now_ps();
-  CollectiveRecord& rec = records_[static_cast<std::size_t>(id)];
+  CollectiveRecord& rec = this->rec(id);
   rec.failed = true;
   rec.end_ps = now;
   const auto& ranks = c.cp->program.ranks;

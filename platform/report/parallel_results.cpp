@@ -102,6 +102,7 @@ void add_parallel_section(ojson& j, const ParallelPlan& plan, const Scenario& s,
 
 std::map<std::string, FastForward::Sum> collective_sums(const Simulation& sim) {
   std::map<std::string, FastForward::Sum> sums;
+  if (const FastForward* ff = sim.fast_forward()) sums = ff->folded();  // the oldest records, summed in order
   for (const CollectiveRecord& r : sim.engine().records()) {
     if (r.end_ps < 0) continue;
     FastForward::Sum& s = sums[r.label.substr(0, r.label.find(' '))];

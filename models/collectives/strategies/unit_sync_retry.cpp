@@ -33,7 +33,7 @@ void UnitSync::step_failed(int iteration, int unit, int step) {
   RetryStats& st = retry_stats_[static_cast<std::size_t>(unit)];
   ++st.failures;
   const std::int64_t now = now_ps();
-  const std::int64_t started = engine_.records().at(static_cast<std::size_t>(ids_.at(key))).start_ps;
+  const std::int64_t started = engine_.record(static_cast<std::size_t>(ids_.at(key))).start_ps;
   if (tracks_[0] >= 0)
     ctx_.trace.instant(tracks_[0], "sync failed " + unit_label(unit), "comm", now,
                        {{"iteration", iteration}, {"unit", unit}, {"try", t.tries}});

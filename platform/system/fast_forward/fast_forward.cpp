@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 #include "platform/core/sim_time.hpp"
@@ -50,7 +51,7 @@ FastForward::Snapshot FastForward::snapshot(int rank) const {
   // they carry is keyed by iteration, which every rank moves on by the same count.
   s.idle = p_.by_iteration || p_.engine->rank_idle(rank);
   for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d) s.links.push_back(p_.fabric->dir_totals(d, s.at_ps));
-  s.records = p_.engine->records().size();
+  s.records = p_.engine->record_count();
   return s;
 }
 
@@ -92,6 +93,7 @@ IterationSkip FastForward::decide(int rank, int B) {
   const int keep = (c.repeats + 2) * c.max_period + 1;  // snapshots a check can reach back to
   snaps_.erase(snaps_.begin(), snaps_.lower_bound(B - keep));
   const Snapshot& now = snaps_[B] = snapshot(rank);
+  fold(B);
   if (!now.idle || (p_.faults && p_.faults->loss_active())) return {};
   // DCQCN that has acted (a mark, a CNP) leaves rates and alpha that carry over: not periodic.
   // Until then every queue pair is at line rate and nothing was counted, so a skip is exact.
@@ -157,9 +159,8 @@ void FastForward::complete(int B, const IterationSkip& skip) {
     // The period's collectives: those of iterations B - L + 1 to B, all launched after the first
     // rank ended B - L, and by now all launched.
     Pending p{{}, skip.iterations / L, L, skip.period_ps};
-    const std::vector<CollectiveRecord>& recs = p_.engine->records();
-    for (std::size_t i = from.records; i < recs.size(); ++i) {
-      const int it = label_iteration(recs[i].label);
+    for (std::size_t i = from.records; i < p_.engine->record_count(); ++i) {
+      const int it = label_iteration(p_.engine->record(i).label);
       if (it > B - L && it <= B) p.which.push_back(i);
     }
     pending_.push_back(std::move(p));
@@ -174,10 +175,27 @@ void FastForward::complete(int B, const IterationSkip& skip) {
   arrived_.erase(B);
 }
 
+// Records of summed kinds that no later skip can repeat (older than the longest period before B,
+// and than any waiting to be repeated) go into per-kind sums: a long campaign's memory then no
+// longer grows with its simulated iterations. The sums run in id order, as the report's would.
+void FastForward::fold(int B) {
+  if (!p_.summed) return;
+  // The last snapshot at or before B - max_period: any later skip repeats records from a boundary
+  // after it (a skip leaves no snapshots of the boundaries it skipped).
+  auto at = snaps_.upper_bound(B - p_.cfg.max_period);
+  if (at == snaps_.begin()) return;
+  std::size_t upto = std::prev(at)->second.records;
+  for (const Pending& p : pending_)
+    for (std::size_t i : p.which) upto = std::min(upto, i);
+  p_.engine->fold(upto, p_.summed, [this](const CollectiveRecord& r) {
+    Sum& s = folded_[r.label.substr(0, r.label.find(' '))];
+    s.collectives += 1, s.bytes += r.bytes, s.time_s += sec(r.end_ps - r.start_ps);
+  });
+}
+
 void FastForward::flush_pending() {
-  const std::vector<CollectiveRecord>& recs = p_.engine->records();
   for (auto p = pending_.begin(); p != pending_.end();) {
-    if (std::any_of(p->which.begin(), p->which.end(), [&recs](std::size_t i) { return recs[i].end_ps < 0; })) {
+    if (std::any_of(p->which.begin(), p->which.end(), [this](std::size_t i) { return p_.engine->record(i).end_ps < 0; })) {
       ++p;
       continue;
     }
@@ -187,10 +205,9 @@ void FastForward::flush_pending() {
 }
 
 void FastForward::repeat(const std::vector<std::size_t>& which, int times, int period, std::int64_t period_ps) {
-  const std::vector<CollectiveRecord>& recs = p_.engine->records();
   std::vector<std::size_t> listed;
   for (std::size_t i : which) {
-    const CollectiveRecord& r = recs[i];
+    const CollectiveRecord& r = p_.engine->record(i);
     if (!p_.summed || !p_.summed(r.label)) {
       listed.push_back(i);
       continue;

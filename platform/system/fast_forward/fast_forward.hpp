@@ -76,6 +76,9 @@ class FastForward : public IterationBoundary {
   };
   // The skipped iterations' collectives of each summed kind (FastForwardParts::summed).
   const std::map<std::string, Sum>& summed() const { return summed_; }
+  // The simulated collectives of summed kinds folded out of the engine's records (fold), by kind,
+  // summed in id order: the report starts each kind's sum from these.
+  const std::map<std::string, Sum>& folded() const { return folded_; }
   // After the run: what waited for a collective to complete is accounted.
   void finish() { flush_pending(); }
 
@@ -99,6 +102,7 @@ class FastForward : public IterationBoundary {
   // Hybrid parallelism: repeats the records listed once they are all complete (a ZeRO parameter
   // all-gather launched as its stage ended the boundary may still be in flight when the last rank ends it).
   void flush_pending();
+  void fold(int boundary);
   // Repeats the complete records `which` `times` times, summing the kinds p_.summed names.
   void repeat(const std::vector<std::size_t>& which, int times, int period, std::int64_t period_ps);
 
@@ -117,7 +121,7 @@ class FastForward : public IterationBoundary {
     std::int64_t period_ps;
   };
   std::vector<Pending> pending_;
-  std::map<std::string, Sum> summed_;
+  std::map<std::string, Sum> summed_, folded_;
   int track_ = -1;
 };
 
