@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""GREYHOUND's campaigns (bench/greyhound-256gpu.sh, bench/greyhound-s3.sh), one table row per run: iterations per minute over the whole
+"""GREYHOUND's campaigns (bench/greyhound-256gpu.sh, bench/greyhound-s3.sh,
+bench/greyhound-s3-swap.sh), one table row per run: iterations per minute over the whole
 campaign and over the time some fault is active, the diagnoses scored against the injected
 faults, and the mitigation's actions; with a run labelled healthy, the time each event cost the
 others. usage: greyhound_rates.py LABEL=RUN_DIR ... (each RUN_DIR holds results.json, and `time`

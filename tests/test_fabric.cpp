@@ -235,6 +235,44 @@ TEST(Fabric, RailOptimizedPutsNicIOfEveryNodeOnLeafI) {
   EXPECT_EQ(rails, 16);
 }
 
+// S3's role swap (flow fidelity): once node slots 0 and 1 trade places, rank 0's route leaves
+// from node 1's GPU and rank 2's from node 0's; the paths as elaborated stay where they were.
+// Packet fidelity refuses: a GPU's chunks leave by its own bound port.
+TEST(Fabric, PlacedNodesRouteFromTheNodesTheyMovedTo) {
+  json doc = idle_training(4, 2);
+  doc["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"leaf_ports", 4}, {"fidelity", "flow"}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    Fabric& f = sim.fabric();
+    auto ends = [&](const std::vector<int>& links) {
+      return f.devices()[static_cast<std::size_t>(f.dirs()[static_cast<std::size_t>(links.front())].from)].name + ">" +
+             f.devices()[static_cast<std::size_t>(f.dirs()[static_cast<std::size_t>(links.back())].to)].name;
+    };
+    std::string out = ends(f.route(0, 7, 0).links);
+    f.place_nodes({1, 0, 2, 3});
+    out += " " + ends(f.route(0, 7, 0).links) + " " + ends(f.route(2, 0, 0).links) + " " + ends(f.elaborated_path(0, 7, 0));
+    out += " " + json(f.node_placement()).dump();
+    return out;
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  EXPECT_EQ(r.value, "node0.gpu0>node3.gpu1 node1.gpu0>node3.gpu1 node0.gpu0>node1.gpu0 node0.gpu0>node3.gpu1 [1,0,2,3]");
+
+  doc["cluster"]["fabric"]["fidelity"] = "packet";
+  auto p = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    try {
+      sim.fabric().place_nodes({1, 0, 2, 3});
+    } catch (const RunError& e) {
+      return std::string(e.what());
+    }
+    return std::string("moved");
+  });
+  ASSERT_TRUE(p.ok) << p.value;
+  EXPECT_NE(p.value.find("needs fabric.fidelity \"flow\""), std::string::npos) << p.value;
+}
+
 TEST(Fabric, BadFabricsAreClearErrors) {
   std::vector<test::BadCase> cases = {
       {"zero bandwidth", [](json& d) { d["cluster"]["fabric"]["link_bw"] = "0Gbps"; }, "/cluster/fabric/link_bw"},

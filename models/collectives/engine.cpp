@@ -214,6 +214,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   key ^= key >> 33, key *= 0xff51afd7ed558ccdull, key ^= key >> 33, key *= 0xc4ceb9fe1a85ec53ull, key ^= key >> 33;
   const std::uint32_t flow = static_cast<std::uint32_t>(key);
   const Route* route = &routes_.route(t.src, t.dst, flow);
+  if (pair_bytes_) (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
   const std::uint32_t chunks = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
   chunks_left(c, x) = chunks;
   if (give_up_ps_ > 0) watch(c, x);
@@ -390,6 +391,10 @@ std::string CollectiveEngine::describe(int id, int rank) const {
   if (count) return s + ", which ranks have not joined: " + missing + (count > 8 ? " ..." : "");
   int position = c.cp->pos.at(rank);
   return s + ", " + std::to_string(c.left[static_cast<std::size_t>(position)]) + " transfers of this rank in flight";
+}
+
+void CollectiveEngine::count_pairs() {
+  if (!pair_bytes_) pair_bytes_ = std::make_unique<std::unordered_map<std::uint64_t, std::uint64_t>>();
 }
 
 }  // namespace trainvp

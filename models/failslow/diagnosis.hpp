@@ -27,6 +27,7 @@ struct LinkProbeResult {
   int src = 0, dst = 0;     // ranks
   double bandwidth_Bps = 0; // from the slope between the smallest and largest message
   bool slow = false;
+  std::int64_t at_ps = 0;   // when its validation ended
 };
 
 struct Diagnosis {

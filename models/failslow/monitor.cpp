@@ -392,7 +392,10 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
     return d;
   };
   for (auto& g : v->gemm) gemm_results_.push_back(g);
-  for (auto& l : v->links) link_results_.push_back(l);
+  for (auto& l : v->links) {
+    l.at_ps = now();
+    link_results_.push_back(l);
+  }
   std::vector<Diagnosis> out;
   // Compute: a GPU whose GEMMs run slower than its datasheet roofline.
   Diagnosis gpu = base(), cpu = base(), comm = base();

@@ -161,6 +161,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     }
     mp.faults = faults_.get();
     mp.fabric = cluster_.fabric.get();
+    mp.engine = cluster_.engine.get();
     mp.next = fast_forward_.get();
     mitigation_ = std::make_unique<Mitigation>(std::move(mp), ctx_);
   }

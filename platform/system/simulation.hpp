@@ -51,6 +51,7 @@ class Simulation {
   const SimStats& stats() const { return stats_; }
   std::vector<const Gpu*> gpus() const;
   const Fabric& fabric() const { return *cluster_.fabric; }
+  Fabric& fabric() { return *cluster_.fabric; }  // tests may move ranks (Fabric::place_nodes)
   const CollectiveEngine& engine() const { return *cluster_.engine; }
   CollectiveEngine& engine() { return *cluster_.engine; }  // tests and tools may launch their own traffic
   const SyncStrategy* strategy() const { return strategy_.get(); }

@@ -340,46 +340,52 @@ double Fabric::dist_at(const Dist& d, int device) {
   return it != d.end() && it->first == device ? it->second : std::numeric_limits<double>::infinity();
 }
 
+void Fabric::next_hops(int cur, int from, int to, const Dist& dist, std::vector<std::pair<int, double>>& via,
+                       std::vector<int>& best) const {
+  const FabricDevice& d = devices_[static_cast<std::size_t>(cur)];
+  // A device's distance is the shortest over its out-links (as Dijkstra computed it: the same
+  // sums, so the same ties), found here rather than stored for every endpoint.
+  via.clear();
+  double here = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < d.out.size(); ++k) {
+    const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
+    if (e.to != to && !transit(e.to)) continue;
+    const double v = dist_at(dist, e.to) + cost(e);
+    if (std::isinf(v)) continue;
+    via.emplace_back(static_cast<int>(k), v);
+    here = std::min(here, v);
+  }
+  if (std::isinf(here)) {
+    if (cur == from)
+      throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
+    throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);
+  }
+  best.clear();
+  for (auto [k, v] : via)
+    if (std::fabs(v - here) <= 1e-12 * std::max(1.0, here)) best.push_back(k);
+}
+
 bool Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
   const Dist& dist = dist_to(to);
   int cur = from;
   std::uint32_t h = flow;
   bool choice = false;
   std::vector<std::pair<int, double>> via;  // eligible out-ports and their distance to `to`
+  std::vector<int> best;                    // out-port indices on a shortest path
   while (cur != to) {
-    const FabricDevice& d = devices_[static_cast<std::size_t>(cur)];
-    // A device's distance is the shortest over its out-links (as Dijkstra computed it: the same
-    // sums, so the same ties), found here rather than stored for every endpoint.
-    via.clear();
-    double here = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < d.out.size(); ++k) {
-      const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
-      if (e.to != to && !transit(e.to)) continue;
-      const double v = dist_at(dist, e.to) + cost(e);
-      if (std::isinf(v)) continue;
-      via.emplace_back(static_cast<int>(k), v);
-      here = std::min(here, v);
-    }
-    if (std::isinf(here)) {
-      if (cur == from)
-        throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
-      throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);
-    }
-    std::vector<int> best;  // out-port indices on a shortest path
-    for (auto [k, v] : via)
-      if (std::fabs(v - here) <= 1e-12 * std::max(1.0, here)) best.push_back(k);
+    next_hops(cur, from, to, dist, via, best);
     choice |= best.size() > 1;
     h = mix32(h + 0x9e3779b9u);  // a fresh hash per hop, deterministic per flow
-    int k = best[h % best.size()];
+    const int k = best[h % best.size()];
+    const int dir = devices_[static_cast<std::size_t>(cur)].out[static_cast<std::size_t>(k)];
     r.ports.push_back(k);
-    r.links.push_back(d.out[static_cast<std::size_t>(k)]);
-    cur = dirs_[static_cast<std::size_t>(d.out[static_cast<std::size_t>(k)])].to;
+    r.links.push_back(dir);
+    cur = dirs_[static_cast<std::size_t>(dir)].to;
   }
   return choice;
 }
 
 const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
-  constexpr std::uint32_t kEcmpBuckets = 64;  // distinct paths per (src, dst); ECMP is per flow bucket
   std::uint32_t bucket = flow % kEcmpBuckets;
   std::uint64_t key = (static_cast<std::uint64_t>(src_rank) << 40) | (static_cast<std::uint64_t>(dst_rank) << 8) | bucket;
   // A pair with one shortest path (no ECMP choice on the way) has the same route in every bucket
@@ -388,22 +394,22 @@ const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
   if (const Route* const* single = single_path_.find(pair)) return **single;
   if (const Route* const* it = routes_.find(key)) return **it;
   auto r = std::make_unique<Route>();
-  int src = gpu_device_[static_cast<std::size_t>(src_rank)], dst = gpu_device_[static_cast<std::size_t>(dst_rank)];
-  const int sn = devices_[static_cast<std::size_t>(src)].node, dn = devices_[static_cast<std::size_t>(dst)].node;
-  bool choice = false;
-  if (sn == dn) {
-    choice = append_path(*r, src, dst, bucket);
-  } else {
-    int snic = nic_of_gpu_[static_cast<std::size_t>(src_rank)], dnic = nic_of_gpu_[static_cast<std::size_t>(dst_rank)];
-    choice = append_path(*r, src, snic, bucket);
-    choice |= append_path(*r, snic, dnic, bucket);
-    choice |= append_path(*r, dnic, dst, bucket);
-  }
+  const auto s = static_cast<std::size_t>(src_rank), d = static_cast<std::size_t>(dst_rank);
+  const bool choice = build_route(*r, gpu_device_[s], nic_of_gpu_[s], gpu_device_[d], nic_of_gpu_[d], bucket);
   const Route& out = *r;
   owned_routes_.push_back(std::move(r));
   routes_[key] = &out;
   if (!choice) single_path_[pair] = &out;
   return out;
+}
+
+bool Fabric::build_route(Route& r, int src, int snic, int dst, int dnic, std::uint32_t bucket) {
+  if (devices_[static_cast<std::size_t>(src)].node == devices_[static_cast<std::size_t>(dst)].node)
+    return append_path(r, src, dst, bucket);
+  bool choice = append_path(r, src, snic, bucket);
+  choice |= append_path(r, snic, dnic, bucket);
+  choice |= append_path(r, dnic, dst, bucket);
+  return choice;
 }
 
 void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) {
@@ -418,7 +424,6 @@ int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>& sink) {
 }
 
 const Route& Fabric::nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow) {
-  constexpr std::uint32_t kEcmpBuckets = 64;
   const std::uint32_t bucket = flow % kEcmpBuckets;
   // Bit 63 keeps these apart from the ranks' routes (ranks and devices are below 2^20).
   const std::uint64_t key = (1ull << 63) | (static_cast<std::uint64_t>(src_nic) << 42) |

@@ -100,6 +100,25 @@ class Fabric : public RouteProvider {
   // The route of background traffic entering at `src_nic` and leaving to out-port `sink_port` of
   // `dst_nic`: ports[0] is unused (the source has one socket), then the hops as for any transfer.
   const Route& nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow);
+  // S3's role swap (flow fidelity only: in packet fidelity a GPU's chunks leave by its own bound
+  // port): the ranks elaborated on node s run from now on on node at[s]'s GPUs, NICs and CXL
+  // ports, in local order; routes handed out from now on follow them, those in flight keep their
+  // path. Throws RunError in packet fidelity, std::invalid_argument for a non-permutation.
+  void place_nodes(const std::vector<int>& at);
+  // Per node slot, the node it sits on (identity until place_nodes).
+  std::vector<int> node_placement() const;
+  // The link directions from endpoint `src` to `dst` as elaborated (before any place_nodes),
+  // for ECMP bucket `flow`: the physical path a rank placed there would take.
+  std::vector<int> elaborated_path(int src, int dst, std::uint32_t flow);
+  // The path rank src's transfers to rank dst took at time at_ps, for ECMP bucket `flow` (the
+  // placement then in effect; a diagnosis names ranks where they were when it was made).
+  std::vector<int> path_at(int src_rank, int dst_rank, std::int64_t at_ps, std::uint32_t flow);
+  // Every equal-cost path at once, hop by hop: per hop, the directions some ECMP bucket takes
+  // there (one where routing has no choice). From rank to rank where they are now, or from
+  // endpoint to endpoint as elaborated.
+  using Layers = std::vector<std::vector<int>>;
+  Layers route_layers(int src_rank, int dst_rank);
+  Layers elaborated_layers(int src, int dst);
   const std::vector<FabricDevice>& devices() const { return devices_; }
   const std::vector<FabricDir>& dirs() const { return dirs_; }
   const std::vector<FabricLink>& links() const { return links_; }
@@ -131,11 +150,20 @@ class Fabric : public RouteProvider {
   // (sorted by device): a dense vector per target would hold O(devices) doubles for each of
   // O(ranks) targets, and the endpoints' own entries O(NICs) per NIC target on a leaf-spine.
   using Dist = std::vector<std::pair<int, double>>;
+  static constexpr std::uint32_t kEcmpBuckets = 64;  // paths per (src, dst): ECMP hashes flows into these
   const Dist& dist_to(int target);
   static double dist_at(const Dist& d, int device);
   double cost(const FabricDir& d) const;
   // Appends the hops from `from` to `to`; returns whether ECMP had a choice on the way.
   bool append_path(Route& r, int from, int to, std::uint32_t flow);
+  // The hops from endpoint device src (NIC snic) to dst (NIC dnic); returns whether ECMP chose.
+  bool build_route(Route& r, int src, int snic, int dst, int dnic, std::uint32_t bucket);
+  // The out-ports of `cur` on a shortest path to `to` (`via`: scratch); throws RunError for none.
+  void next_hops(int cur, int from, int to, const Dist& dist, std::vector<std::pair<int, double>>& via,
+                 std::vector<int>& best) const;
+  void append_layers(Layers& out, int from, int to);
+  Layers build_layers(int src, int snic, int dst, int dnic);
+  int placed_endpoint(int endpoint, std::int64_t at_ps) const;  // its elaborated endpoint at at_ps
   bool transit(int device) const;
 
   const Scenario& s_;
@@ -144,6 +172,9 @@ class Fabric : public RouteProvider {
   std::vector<FabricDir> dirs_;
   std::vector<FabricLink> links_;
   std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
+  std::vector<int> elab_device_, elab_nic_;   // the same as elaborated (kept by place_nodes)
+  std::vector<int> placement_;                // per node slot: its node (empty: identity)
+  std::vector<std::pair<std::int64_t, std::vector<int>>> placements_;  // each placement, from when
   DeviceMap device_map_;
   std::unordered_map<int, Dist> dist_;
   std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)

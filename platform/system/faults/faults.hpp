@@ -68,8 +68,10 @@ class FaultInjector {
   // A mitigation moved the job (S3): node slots a and b exchange their hardware, so from now on
   // the faults of each node's GPUs and of the links touching its devices (a NIC's uplink
   // included) act on the other slot's. Faults in the network core stay where they are, and so
-  // does congestion traffic (node_swap.cpp).
-  void swap_nodes(int a, int b);
+  // does congestion traffic (node_swap.cpp). With `links` false only the GPUs' and hosts' faults
+  // move: the fabric moved the slots' ranks onto each other's devices (Fabric::place_nodes), so
+  // every link fault already acts where the ranks now are.
+  void swap_nodes(int a, int b, bool links = true);
   // Told when a fault starts (true) or ends (false) (the oracle mitigation policy acts on it).
   void on_change(std::function<void(const FaultTruth&, bool started)> f) { listeners_.push_back(std::move(f)); }
   // Time of the last change applied (-1 before any): fast-forward compares only iterations after it.
@@ -115,7 +117,8 @@ class FaultInjector {
   std::vector<int> gpu_at_, dir_at_, host_at_;
   std::vector<bool> moved_gpu_, moved_dir_;
   void init_moves();
-  int node_of_gpu(std::size_t g) const;
+  std::vector<int> gpu_node_;  // per GPU: its node as elaborated (its slot)
+  int node_of_gpu(std::size_t g) const { return gpu_node_[g]; }
   std::vector<std::function<void(const FaultTruth&, bool)>> listeners_;
   FaultTruth truth_of(const Active& a) const;
 };

@@ -31,10 +31,6 @@ struct NodeDirs {
 
 }  // namespace
 
-int FaultInjector::node_of_gpu(std::size_t g) const {
-  return fabric_.devices()[static_cast<std::size_t>(fabric_.device_of_rank(gpus_[g]->rank()))].node;
-}
-
 void FaultInjector::init_moves() {
   if (!host_at_.empty()) return;
   int nodes = 0;
@@ -47,7 +43,7 @@ void FaultInjector::init_moves() {
   moved_dir_.assign(base_bw_.size(), false);
 }
 
-void FaultInjector::swap_nodes(int a, int b) {
+void FaultInjector::swap_nodes(int a, int b, bool links) {
   init_moves();
   const int nodes = static_cast<int>(host_at_.size());
   if (a < 0 || b < 0 || a >= nodes || b >= nodes) throw std::out_of_range("swap_nodes: no such node");
@@ -74,6 +70,7 @@ void FaultInjector::swap_nodes(int a, int b) {
   // The maps afresh from the slots' hardware; both slots' GPUs and directions are reset from now on.
   std::iota(gpu_at_.begin(), gpu_at_.end(), 0);
   std::iota(dir_at_.begin(), dir_at_.end(), 0);
+  if (!links) dirs_of.assign(dirs_of.size(), NodeDirs{});  // the links stay: the ranks moved onto them
   for (int n : {a, b}) {
     for (int g : gpus_of[static_cast<std::size_t>(n)]) moved_gpu_[static_cast<std::size_t>(g)] = true;
     for (const auto& [key, d] : dirs_of[static_cast<std::size_t>(n)].exact) moved_dir_[static_cast<std::size_t>(d)] = true;

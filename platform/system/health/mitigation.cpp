@@ -40,6 +40,10 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
   factor_.assign(static_cast<std::size_t>(p_.replicas), 1.0);
   gpu_factor_.assign(p_.gpus.size(), 1.0);
   for (Gpu* g : p_.gpus) g->set_boundary(this);
+  for (std::size_t r = 0; r < p_.gpus.size(); ++r)
+    slot_of_.push_back(p_.fabric ? p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(static_cast<int>(r)))].node : 0);
+  remap_ = p_.fabric && p_.fabric->flow();
+  if (remap_ && has_step(MitigationStep::S3) && p_.engine) p_.engine->count_pairs();
   if (p_.cfg.policy == MitigationPolicy::Oracle) {
     if (p_.faults) p_.faults->on_change([this](const FaultTruth& f, bool started) { fault(f, started); });
   } else if (p_.cfg.policy != MitigationPolicy::None && p_.monitor) {
@@ -58,10 +62,10 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   IterationSkip s = p_.next ? p_.next->at_boundary(rank, iteration) : IterationSkip{};
   if (s.iterations > 0 || iteration < apply_after_) return s;
   // A restart replaces its nodes, a move exchanges them, when the first rank reaches the common
-  // boundary (with or without a pause to take there).
-  if (!pending_swaps_.empty()) {
-    for (auto [a, b] : pending_swaps_)
-      if (p_.faults) p_.faults->swap_nodes(a, b);
+  // boundary (with or without a pause to take there); a move of ranks (remap_) waits for the last.
+  if (!pending_swaps_.empty() &&
+      (!remap_ || std::all_of(ended_.begin(), ended_.end(), [&](int e) { return e >= apply_after_; }))) {
+    take_swaps(pending_swaps_);
     pending_swaps_.clear();
   }
   if (!repair_nodes_.empty()) {
@@ -99,9 +103,10 @@ int Mitigation::skip_limit() const {
   return static_cast<int>(static_cast<double>(windows) / p_.monitor->windows_per_iteration());
 }
 
-void Mitigation::pause_all(std::int64_t ps) {
-  for (auto& p : pending_pause_) p += ps;
+void Mitigation::pause_all(Action& a) {
+  for (auto& p : pending_pause_) p += a.pause_ps;
   apply_after_ = *std::max_element(ended_.begin(), ended_.end()) + 1;
+  a.after_iteration = apply_after_;
 }
 
 bool Mitigation::has_step(MitigationStep s) const {
@@ -114,7 +119,7 @@ std::vector<int> Mitigation::nodes_of(const Diagnosis& d) const {
   auto node = [&](int rank) {
     for (const auto& [at, where] : moves_)
       if (at >= d.diagnosed_ps) rank = where[static_cast<std::size_t>(rank)];
-    return p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(rank))].node;
+    return slot_of_[static_cast<std::size_t>(rank)];
   };
   for (int g : d.gpus) nodes.insert(node(g));
   for (auto [a, b] : d.links) nodes.insert(node(a)), nodes.insert(node(b));
@@ -266,7 +271,7 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
       }
       break;
     case MitigationStep::S3:
-      if (!consolidate(a) && ski_) ski_->refund(loss);
+      if (!(link_incident() ? swap_roles(a) : consolidate(a)) && ski_) ski_->refund(loss);
       break;
     case MitigationStep::S4: {
       std::set<int> nodes;  // every node this incident's diagnoses named
@@ -285,7 +290,7 @@ void Mitigation::even_split(Action& a) {
   for (auto& s : pending_scale_) s = 1.0;
   a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
   a.pause_ps = p_.cfg.rebalance_pause_ps;
-  pause_all(a.pause_ps);
+  pause_all(a);
   rebalanced_ = false, acted_at_ = -1;
 }
 
@@ -296,7 +301,7 @@ bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
     pending_scale_[r] = static_cast<double>(m[static_cast<std::size_t>(p_.replica_of[r])]) / p_.units;
   a.units = m;
   a.pause_ps = pause_ps;
-  pause_all(a.pause_ps);
+  pause_all(a);
   rebalanced_ = true, acted_at_ = now(), acted_pause_ps_ = pause_ps;
   return true;
 }
@@ -305,13 +310,10 @@ bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
 // of the hardware in them go to the planner; its swaps are made at the pause, and what this
 // mitigation knows of slow GPUs follows the hardware to its new ranks.
 bool Mitigation::consolidate(Action& a) {
-  const auto& devs = p_.fabric->devices();
   std::vector<std::vector<int>> ranks_of;
-  std::vector<int> node_of(p_.gpus.size()), local(p_.gpus.size());
   for (std::size_t r = 0; r < p_.gpus.size(); ++r) {
-    const int n = devs[static_cast<std::size_t>(p_.fabric->device_of_rank(static_cast<int>(r)))].node;
+    const int n = slot_of_[r];
     if (n >= static_cast<int>(ranks_of.size())) ranks_of.resize(static_cast<std::size_t>(n) + 1);
-    node_of[r] = n, local[r] = static_cast<int>(ranks_of[static_cast<std::size_t>(n)].size());
     ranks_of[static_cast<std::size_t>(n)].push_back(static_cast<int>(r));
   }
   ConsolidationInput in;
@@ -345,15 +347,7 @@ bool Mitigation::consolidate(Action& a) {
     return false;
   }
   a.swaps = c.swaps;
-  // Per rank: the rank its hardware moves to.
-  std::vector<int> where(p_.gpus.size());
-  for (std::size_t r = 0; r < where.size(); ++r) where[r] = static_cast<int>(r);
-  for (auto [x, y] : c.swaps)
-    for (int& w : where) {
-      const auto wr = static_cast<std::size_t>(w);
-      if (node_of[wr] == x) w = ranks_of[static_cast<std::size_t>(y)][static_cast<std::size_t>(local[wr])];
-      else if (node_of[wr] == y) w = ranks_of[static_cast<std::size_t>(x)][static_cast<std::size_t>(local[wr])];
-    }
+  const std::vector<int> where = moved_ranks(c.swaps);
   moves_.emplace_back(now(), where);
   std::vector<double> moved(gpu_factor_.size(), 1.0);
   for (std::size_t r = 0; r < where.size(); ++r) moved[static_cast<std::size_t>(where[r])] = gpu_factor_[r];
@@ -372,16 +366,50 @@ bool Mitigation::consolidate(Action& a) {
     rebalanced_ = false;
   }
   a.pause_ps = p_.cfg.topology_pause_ps;
-  pause_all(a.pause_ps);
+  pause_all(a);
   acted_at_ = now(), acted_pause_ps_ = a.pause_ps;
   return true;
+}
+
+std::vector<int> Mitigation::moved_ranks(const std::vector<std::pair<int, int>>& swaps) const {
+  std::vector<std::vector<int>> ranks_of;
+  std::vector<int> local(p_.gpus.size());
+  for (std::size_t r = 0; r < p_.gpus.size(); ++r) {
+    const auto n = static_cast<std::size_t>(slot_of_[r]);
+    if (n >= ranks_of.size()) ranks_of.resize(n + 1);
+    local[r] = static_cast<int>(ranks_of[n].size());
+    ranks_of[n].push_back(static_cast<int>(r));
+  }
+  std::vector<int> where(p_.gpus.size());
+  for (std::size_t r = 0; r < where.size(); ++r) where[r] = static_cast<int>(r);
+  for (auto [x, y] : swaps)
+    for (int& w : where) {
+      const auto wr = static_cast<std::size_t>(w);
+      if (slot_of_[wr] == x) w = ranks_of[static_cast<std::size_t>(y)][static_cast<std::size_t>(local[wr])];
+      else if (slot_of_[wr] == y) w = ranks_of[static_cast<std::size_t>(x)][static_cast<std::size_t>(local[wr])];
+    }
+  return where;
+}
+
+void Mitigation::take_swaps(const std::vector<std::pair<int, int>>& swaps) {
+  if (!remap_) {
+    for (auto [a, b] : swaps)
+      if (p_.faults) p_.faults->swap_nodes(a, b);
+    return;
+  }
+  std::vector<int> at = p_.fabric->node_placement();
+  for (auto [a, b] : swaps) {
+    if (p_.faults) p_.faults->swap_nodes(a, b, false);
+    std::swap(at[static_cast<std::size_t>(a)], at[static_cast<std::size_t>(b)]);
+  }
+  p_.fabric->place_nodes(at);
 }
 
 void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   a.nodes = nodes;
   a.pause_ps = p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps;
   if (nodes.empty()) a.note = "no node to replace: the suspect was not localized";
-  pause_all(a.pause_ps);
+  pause_all(a);
   repair_nodes_.insert(repair_nodes_.end(), nodes.begin(), nodes.end());
   // The restarted job splits evenly again and its incident is closed.
   if (rebalanced_) for (auto& s : pending_scale_) s = 1.0;
@@ -417,7 +445,7 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
     rebalance(a, p_.cfg.rebalance_pause_ps);
   } else {
     std::set<int> nodes;
-    for (int g : f.gpus) nodes.insert(p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(g))].node);
+    for (int g : f.gpus) nodes.insert(slot_of_[static_cast<std::size_t>(g)]);
     for (int d : f.dirs)
       for (int dev : {p_.fabric->dirs()[static_cast<std::size_t>(d)].from, p_.fabric->dirs()[static_cast<std::size_t>(d)].to})
         if (int n = p_.fabric->devices()[static_cast<std::size_t>(dev)].node; n >= 0) nodes.insert(n);
@@ -425,7 +453,7 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
     a.nodes = {nodes.begin(), nodes.end()};
     a.pause_ps = p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps;
     if (nodes.empty()) a.note = "no node to replace: the fault is in the network core";
-    pause_all(a.pause_ps);
+    pause_all(a);
     repair_nodes_.insert(repair_nodes_.end(), a.nodes.begin(), a.nodes.end());
   }
   actions_.push_back(a);
@@ -446,13 +474,21 @@ nlohmann::ordered_json Mitigation::report() const {
     if (a.fault >= 0) e["fault"] = a.fault;
     e["loss_s"] = a.loss_s;
     e["pause_s"] = sec(a.pause_ps);
+    if (a.after_iteration >= 0) e["after_iteration"] = a.after_iteration;
     if (!a.units.empty()) e["units_per_replica"] = a.units;
     if (a.step == MitigationStep::S3) {
       ojson swaps = ojson::array();
       for (auto [x, y] : a.swaps) swaps.push_back({x, y});
+      e["move"] = a.role_swap ? "role_swap" : "consolidate";
       e["nodes_swapped"] = swaps;
-      e["estimate_before"] = a.estimate_before;
-      e["estimate_after"] = a.estimate_after;
+      if (a.role_swap) {
+        e["suspect_links"] = a.suspect_links;
+        e["suspect_share_before"] = a.share_before;
+        e["suspect_share_after"] = a.share_after;
+      } else {
+        e["estimate_before"] = a.estimate_before;
+        e["estimate_after"] = a.estimate_after;
+      }
     }
     if (a.step == MitigationStep::S4) e["nodes_replaced"] = a.nodes;
     if (!a.note.empty()) e["note"] = a.note;
@@ -463,6 +499,8 @@ nlohmann::ordered_json Mitigation::report() const {
   o["paused_s"] = paused;
   o["rechecks"] = rechecks_;
   o["rechecks_fast_forwarded"] = rechecks_fast_forwarded_;
+  // Where S3 left the ranks: per node slot (the ranks elaborated on node n), the node they run on.
+  if (remap_ && p_.fabric) o["node_placement"] = p_.fabric->node_placement();
   return o;
 }
 

@@ -5,10 +5,14 @@
 //   S2 rebalance: the data-parallel replicas' micro-batches (plain data parallelism: samples) are
 //      split so the slowest replica's time is smallest (models/health/rebalance.hpp), the total
 //      fixed; a replica's GPUs then do m_j / m of their forward and backward work;
-//   S3 move: whole nodes exchange places so that the diagnosed GPUs sit in few replicas and on
+//   S3 move: whole nodes exchange places, for slow GPUs so that they sit in few replicas and on
 //      the lightest pipeline stages (models/health/consolidate.hpp), the split then redone for
-//      the new replicas' speeds; modelled by moving the nodes' hardware with its faults
-//      (FaultInjector::swap_nodes);
+//      the new replicas' speeds; for a slow link so that the fewest bytes cross it, which swaps
+//      the parallel dimension that crosses it (models/health/role_swap.hpp, role_swap.cpp). In
+//      flow fidelity the ranks move onto the other nodes' devices (Fabric::place_nodes) and the
+//      GPUs' and hosts' faults stay with their hardware; packet fidelity cannot re-attach a GPU,
+//      so there the nodes' hardware moves instead, with its faults (FaultInjector::swap_nodes),
+//      and the network core stays: a role swap needs flow fidelity;
 //   S4 restart: checkpoint and restart with a spare in place of the node of each diagnosed GPU or
 //      slow edge's endpoints; no fault acts on a replaced node afterwards.
 // Each step pauses the job (every rank at its next iteration boundary) for its cost. The ladder
@@ -17,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +49,8 @@ class Mitigation : public IterationBoundary {
     std::vector<int> stage_of;           // per rank: its pipeline stage (empty: all 0)
     std::vector<double> stage_work;      // per stage: a micro-batch's healthy time (empty: one stage)
     FaultInjector* faults = nullptr;     // S4 replaces nodes there; the oracle listens to it
-    const Fabric* fabric = nullptr;
+    Fabric* fabric = nullptr;            // S3 moves ranks there (flow fidelity)
+    CollectiveEngine* engine = nullptr;  // S3's role swap weighs placements by its pair bytes
     IterationBoundary* next = nullptr;   // fast-forward, asked first
   };
   Mitigation(Parts parts, RunContext& ctx);
@@ -65,10 +71,14 @@ class Mitigation : public IterationBoundary {
     int fault = -1;              // the oracle: the fault index
     double loss_s = 0;           // accumulated loss that paid for it (ladder)
     std::int64_t pause_ps = 0;
+    int after_iteration = -1;    // every rank stops at the end of this iteration (and moves there)
     std::vector<int> units;      // S2: per replica
     std::vector<int> nodes;      // S4: replaced
     std::vector<std::pair<int, int>> swaps;  // S3: node slots exchanged
+    bool role_swap = false;                  // S3: for a slow link (else to consolidate slow GPUs)
     double estimate_before = 0, estimate_after = 0;  // S3: its cost model's iteration / healthy
+    double share_before = 0, share_after = 0;        // S3 role swap: bytes on suspect paths / inter-node
+    std::vector<std::string> suspect_links;          // S3 role swap: the directions it avoids
     std::string note;
   };
   void diagnosed(const Diagnosis& d);
@@ -77,7 +87,12 @@ class Mitigation : public IterationBoundary {
   void fault(const FaultTruth& f, bool started);
   void enter(std::size_t position, int diagnosis, double loss);
   bool rebalance(Action& a, std::int64_t pause_ps);  // false: nothing to move
-  bool consolidate(Action& a);  // S3; false: no move pays
+  bool consolidate(Action& a);  // S3 for slow GPUs; false: no move pays
+  bool swap_roles(Action& a);   // S3 for a slow link (role_swap.cpp); false: no move pays
+  bool link_incident() const;   // the incident's diagnoses name slow edges and no slow GPU
+  // Per rank: the rank its hardware takes after these slot swaps (whole nodes, local order kept).
+  std::vector<int> moved_ranks(const std::vector<std::pair<int, int>>& swaps) const;
+  void take_swaps(const std::vector<std::pair<int, int>>& swaps);  // made at the common boundary
   bool has_step(MitigationStep s) const;
   void even_split(Action& a);  // back to m units per replica, paying the re-plan pause
   void restart(Action& a, const std::vector<int>& nodes);
@@ -86,7 +101,7 @@ class Mitigation : public IterationBoundary {
   bool recheck_known() const;  // a re-check now would find every GPU it probes slow again
   void healthy_again(std::vector<int> healed);
   std::vector<int> nodes_of(const Diagnosis& d) const;
-  void pause_all(std::int64_t ps);
+  void pause_all(Action& a);  // every rank pauses a.pause_ps after a.after_iteration
   std::int64_t now() const;
 
   Parts p_;
@@ -99,7 +114,11 @@ class Mitigation : public IterationBoundary {
   std::vector<int> ended_;                    // per rank: the last iteration it ended
   int apply_after_ = -1;
   std::vector<int> repair_nodes_;             // replaced when the first rank stops for the restart
-  std::vector<std::pair<int, int>> pending_swaps_;  // S3: made when the first rank stops for it
+  // S3: made when the first rank stops for it, or, where ranks move (remap_), when the last does:
+  // no rank may send from its old place once another has moved.
+  std::vector<std::pair<int, int>> pending_swaps_;
+  bool remap_ = false;                        // flow fidelity: S3 moves ranks (Fabric::place_nodes)
+  std::vector<int> slot_of_;                  // per rank: its node as elaborated (S3 and S4 name these)
   // S3's moves: when, and per rank the rank its hardware then moved to (diagnoses made before a
   // move name the ranks it left).
   std::vector<std::pair<std::int64_t, std::vector<int>>> moves_;

@@ -19,10 +19,10 @@ const char* cause_of(FaultKind k) {
   }
 }
 
-// Does the route from a to b cross what fault f acts on?
-bool route_hits(Fabric& fabric, int a, int b, const FaultTruth& f) {
-  const Route& r = fabric.route(a, b, 0);
-  for (int d : r.links) {
+// Does the route from a to b, where they were at `at_ps` (S3 may have moved them since), cross
+// what fault f acts on?
+bool route_hits(Fabric& fabric, int a, int b, std::int64_t at_ps, const FaultTruth& f) {
+  for (int d : fabric.path_at(a, b, at_ps, 0)) {
     if (std::find(f.dirs.begin(), f.dirs.end(), d) != f.dirs.end()) return true;
     if (f.kind != FaultKind::Congestion) continue;
     const FabricDir& dir = fabric.dirs()[static_cast<std::size_t>(d)];
@@ -47,11 +47,11 @@ bool diagnosis_matches(const Diagnosis& d, const FaultTruth& f, Fabric& fabric, 
     return false;
   }
   for (auto [a, b] : d.links)
-    if (route_hits(fabric, a, b, f)) return true;
+    if (route_hits(fabric, a, b, d.diagnosed_ps, f)) return true;
   if (!d.links.empty()) return false;
   for (const std::vector<int>& g : d.groups)  // unlocalized: the suspect communicator's ring
     for (std::size_t i = 0; i < g.size(); ++i)
-      if (route_hits(fabric, g[i], g[(i + 1) % g.size()], f)) return true;
+      if (route_hits(fabric, g[i], g[(i + 1) % g.size()], d.diagnosed_ps, f)) return true;
   return false;
 }
 
@@ -78,7 +78,7 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
     ojson links = ojson::array();
     for (auto [a, b] : d.links) {
       ojson route = ojson::array();
-      for (int dir : fabric.route(a, b, 0).links)
+      for (int dir : fabric.path_at(a, b, d.diagnosed_ps, 0))
         route.push_back(fabric.links()[static_cast<std::size_t>(fabric.dirs()[static_cast<std::size_t>(dir)].link)].name);
       links.push_back({{"src_rank", a}, {"dst_rank", b}, {"route", route}});
     }

@@ -1,0 +1,138 @@
+// S3 for a slow link (GREYHOUND: "swap which parallel dimension crosses a congested link"). The
+// suspects are the link directions the incident's slow probe edges take and its healthy ones do
+// not; the traffic is what the job sent between its node slots (the engine's pair bytes); the
+// planner (models/health/role_swap.hpp) re-places whole slots on the nodes so that the fewest
+// bytes take a path through a suspect. The ranks then move at the common boundary
+// (Fabric::place_nodes), which needs flow fidelity.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/health/role_swap.hpp"
+#include "platform/system/health/mitigation.hpp"
+
+namespace trainvp {
+
+bool Mitigation::link_incident() const {
+  if (!slow_gpus_.empty() || !p_.monitor) return false;
+  const auto& ds = p_.monitor->diagnoses();
+  return std::any_of(ds.begin(), ds.end(), [&](const Diagnosis& d) {
+    return d.change_ps >= incident_ps_ && d.cause == "communication" && !d.links.empty();
+  });
+}
+
+bool Mitigation::swap_roles(Action& a) {
+  a.role_swap = true;
+  if (!remap_) {
+    a.note = "no role swap: moving ranks between nodes needs fabric.fidelity flow";
+    return false;
+  }
+  const auto* pairs = p_.engine ? p_.engine->pair_bytes() : nullptr;
+  const int world = static_cast<int>(p_.gpus.size());
+  // Suspects, from the equal-cost paths hop by hop (Fabric::route_layers: per hop, the
+  // directions ECMP spreads a pair's flows over). A direction on every path of a healthy edge
+  // probed since the incident began is cleared. A slow edge's hops, less the cleared, are its
+  // candidate explanations; the suspects are the fewest hops that explain every slow edge
+  // (greedy set cover: the hop on the most unexplained edges first, ties the lowest). A node's
+  // own links are a hop of one edge each; a switch's uplinks, taken together as ECMP takes them,
+  // a hop of every edge through it.
+  std::set<int> cleared;
+  for (const LinkProbeResult& l : p_.monitor->link_probes()) {
+    if (l.slow || l.at_ps < incident_ps_) continue;
+    for (const std::vector<int>& hop : p_.fabric->route_layers(l.src, l.dst))
+      if (hop.size() == 1) cleared.insert(hop[0]);
+  }
+  std::vector<std::set<std::vector<int>>> unexplained;  // per slow edge: its candidate hops
+  for (const Diagnosis& d : p_.monitor->diagnoses())
+    if (d.change_ps >= incident_ps_ && d.cause == "communication")
+      for (auto [s, t] : d.links) {
+        std::set<std::vector<int>> hops;
+        for (const std::vector<int>& hop : p_.fabric->route_layers(s, t)) {
+          std::vector<int> left;
+          for (int dir : hop)
+            if (!cleared.count(dir)) left.push_back(dir);
+          if (!left.empty()) hops.insert(left);
+        }
+        if (!hops.empty()) unexplained.push_back(std::move(hops));
+      }
+  std::set<int> suspect;
+  while (!unexplained.empty()) {
+    std::map<std::vector<int>, int> edges_through;
+    for (const auto& hops : unexplained)
+      for (const auto& hop : hops) ++edges_through[hop];
+    const std::vector<int> pick = std::max_element(edges_through.begin(), edges_through.end(),
+                                                   [](const auto& x, const auto& y) { return x.second < y.second; })->first;
+    suspect.insert(pick.begin(), pick.end());
+    unexplained.erase(std::remove_if(unexplained.begin(), unexplained.end(),
+                                     [&](const std::set<std::vector<int>>& hops) { return hops.count(pick) > 0; }),
+                      unexplained.end());
+  }
+  if (suspect.empty()) {
+    a.note = "no role swap: every link direction of the slow edges also carries a healthy one";
+    return false;
+  }
+  for (int d : suspect) {
+    const FabricDir& dir = p_.fabric->dirs()[static_cast<std::size_t>(d)];
+    a.suspect_links.push_back(p_.fabric->devices()[static_cast<std::size_t>(dir.from)].name + ">" +
+                              p_.fabric->devices()[static_cast<std::size_t>(dir.to)].name);
+  }
+
+  // The job's traffic between its slots, and per pair of nodes the share of its flows that take
+  // a suspect: from GPU g of one to GPU g of the other (a node moves whole, in local order), a
+  // flow spread evenly over each hop's directions misses the suspects with probability
+  // prod over hops of (1 - the hop's share of suspects).
+  const std::size_t nodes = static_cast<std::size_t>(*std::max_element(slot_of_.begin(), slot_of_.end()) + 1);
+  // Summed as integers: the map's order is not the run's, and the sums must not depend on it.
+  std::vector<std::vector<std::uint64_t>> sent(nodes, std::vector<std::uint64_t>(nodes, 0));
+  std::uint64_t between = 0;
+  if (pairs)
+    for (const auto& [key, bytes] : *pairs) {
+      const int s = static_cast<int>(key >> 32), t = static_cast<int>(key & 0xffffffffu);
+      if (s >= world || t >= world) continue;  // device ports stay with their node's ranks
+      const auto x = static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(s)]);
+      const auto y = static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(t)]);
+      if (x != y) sent[x][y] += bytes, between += bytes;
+    }
+  RoleSwapInput in;
+  in.traffic.assign(nodes, std::vector<double>(nodes, 0.0));
+  for (std::size_t x = 0; x < nodes; ++x)
+    for (std::size_t y = 0; y < nodes; ++y) in.traffic[x][y] = static_cast<double>(sent[x][y]);
+  const double inter = static_cast<double>(between);
+  if (inter <= 0) {
+    a.note = "no role swap: the job sent nothing between nodes";
+    return false;
+  }
+  const int per_node = world / static_cast<int>(nodes);
+  in.crossing.assign(nodes, std::vector<double>(nodes, 0.0));
+  for (std::size_t p = 0; p < nodes; ++p)
+    for (std::size_t q = 0; q < nodes; ++q) {
+      if (p == q) continue;
+      double share = 0;
+      for (int g = 0; g < per_node; ++g) {
+        double miss = 1;
+        const int src = static_cast<int>(p) * per_node + g, dst = static_cast<int>(q) * per_node + g;
+        for (const std::vector<int>& hop : p_.fabric->elaborated_layers(src, dst)) {
+          const auto bad = std::count_if(hop.begin(), hop.end(), [&](int d) { return suspect.count(d) > 0; });
+          miss *= 1.0 - static_cast<double>(bad) / static_cast<double>(hop.size());
+        }
+        share += 1.0 - miss;
+      }
+      in.crossing[p][q] = share / per_node;
+    }
+  in.at = p_.fabric->node_placement();
+  const RoleSwap plan = plan_role_swap(in);
+  a.share_before = plan.before / inter, a.share_after = plan.after / inter;
+  if (plan.swaps.empty()) {
+    a.note = "no role swap moves 1% of the bytes on suspect paths off them";
+    return false;
+  }
+  a.swaps = plan.swaps;
+  moves_.emplace_back(now(), moved_ranks(plan.swaps));
+  pending_swaps_.insert(pending_swaps_.end(), plan.swaps.begin(), plan.swaps.end());
+  a.pause_ps = p_.cfg.topology_pause_ps;
+  pause_all(a);
+  acted_at_ = now(), acted_pause_ps_ = a.pause_ps;
+  return true;
+}
+
+}  // namespace trainvp
