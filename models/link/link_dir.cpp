@@ -26,13 +26,8 @@ LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirP
   // Capped: on a link so fast that a chunk takes (nearly) no time, the quotient would overflow.
   const double across = std::min(std::ceil(static_cast<double>(p_.latency_ps) * 1e-12 / chunk_s), 1e6);
   headroom_ = p_.headroom > 0 ? p_.headroom : static_cast<int>(across) + 2;
+  ctx_.calendar();  // made now, during elaboration
   SC_HAS_PROCESS(LinkDir);
-  SC_METHOD(on_serialized);
-  sensitive << serialized_ev_;
-  dont_initialize();
-  SC_METHOD(on_arrival);
-  sensitive << arrival_ev_;
-  dont_initialize();
   SC_METHOD(on_resume);
   sensitive << resume_ev_;
   dont_initialize();
@@ -205,8 +200,7 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
     if (start < wire_end_) {
       express_end_ = start + own;
       wire_end_ += own;
-      serialized_ev_.cancel();
-      serialized_ev_.notify(ps_time(wire_end_ - now));
+      ctx_.calendar().at(wire_end_, this, kSerialized, ++serialized_tag_);  // the earlier entry is dropped
       if (track_ >= 0) busy_to_ = wire_end_;
       ++stats_.chunks;
       stats_.payload_bytes += p->get_data_length();
@@ -220,8 +214,15 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
   try_transmit();
 }
 
+void LinkDir::on_due(std::uint32_t kind, std::uint32_t tag) {
+  if (kind == kArrival) return on_arrival();
+  if (tag == serialized_tag_) on_serialized();
+}
+
+void LinkDir::arrival_at(std::int64_t head_ps) { ctx_.calendar().at(head_ps, this, kArrival); }
+
 void LinkDir::propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps) {
-  if (propagating_.empty()) arrival_ev_.notify(ps_time(head_ps - now_ps()));
+  if (propagating_.empty()) arrival_at(head_ps);
   propagating_.push_back({head_ps, p});
   ++unaccepted_;
 }
@@ -279,7 +280,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   wire_end_ = now + ser(static_cast<double>(wire_bytes(size))) + loss.total_ps;
   const std::int64_t tail_out =
       std::max(wire_end_, chunk_of(*p)->tail_ps + ser(static_cast<double>(packet_wire(last))) + loss.tail_ps);
-  serialized_ev_.notify(ps_time(wire_end_ - now));
+  ctx_.calendar().at(wire_end_, this, kSerialized, ++serialized_tag_);
   if (track_ >= 0) {
     if (now > busy_to_) flush_trace(), busy_from_ = now;
     busy_to_ = wire_end_;
@@ -291,7 +292,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   const std::uint32_t first = std::min<std::uint32_t>(size, p_.mtu);
   const std::int64_t head = ser(packet_wire(first)) + latency + loss.head_ps;
   if (cc_) cc_->on_transmit(*chunk_of(*p), wire_bytes(size), now, now + head);
-  if (propagating_.empty()) arrival_ev_.notify(ps_time(head));
+  if (propagating_.empty()) arrival_at(now + head);
   propagating_.push_back({now + head, p});
   ++unaccepted_;
   // Space freed: a chunk that did not fit may now enter.
@@ -373,7 +374,7 @@ void LinkDir::on_arrival() {
     if (out->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
     accepted_downstream(p);
   }
-  if (!propagating_.empty()) arrival_ev_.notify(ps_time(propagating_.front().head_ps - now));
+  if (!propagating_.empty()) arrival_at(propagating_.front().head_ps);
   try_deliver();
 }
 

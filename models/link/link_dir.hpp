@@ -67,7 +67,7 @@ struct LinkDirTotals {
   double queue_byte_ps = 0;
 };
 
-class LinkDir : public sc_core::sc_module {
+class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
  public:
   tlm_utils::simple_target_socket<LinkDir> in;
   tlm_utils::simple_initiator_socket<LinkDir> out;
@@ -143,8 +143,13 @@ class LinkDir : public sc_core::sc_module {
   void propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps);
   void try_transmit();
   void transmit(tlm::tlm_generic_payload* p, bool follows);  // puts p on the idle link
+  // The end of serialization and the next arrival are entries in the run's calendar, not SystemC
+  // events: two fewer woken processes per chunk and hop (platform/core/calendar.hpp).
+  enum Due : std::uint32_t { kSerialized, kArrival };
+  void on_due(std::uint32_t kind, std::uint32_t tag) override;
   void on_serialized();
   void on_arrival();
+  void arrival_at(std::int64_t head_ps);
   void try_deliver();
   void offer_downstream(tlm::tlm_generic_payload* p);
   void accepted_downstream(tlm::tlm_generic_payload* p);
@@ -194,14 +199,13 @@ class LinkDir : public sc_core::sc_module {
   bool busy_ = false;
   tlm::tlm_generic_payload* on_wire_ = nullptr;
   std::int64_t wire_start_ = 0, wire_end_ = 0;
-  sc_core::sc_event serialized_ev_;
+  std::uint32_t serialized_tag_ = 0;  // of the calendar entry that ends this transmission (an express message moves it)
   // In flight to the far end, in arrival order (arrival times only grow on one link).
   struct InFlight {
     std::int64_t head_ps;
     tlm::tlm_generic_payload* p;
   };
   std::deque<InFlight> propagating_;
-  sc_core::sc_event arrival_ev_;
   // Delivery to the far end.
   std::deque<tlm::tlm_generic_payload*> arrived_;
   tlm::tlm_generic_payload* delivering_ = nullptr;  // BEGIN_REQ sent, not yet accepted

@@ -3,9 +3,11 @@
 // the progress hook. One per simulation; models hold a reference.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 
+#include "platform/core/calendar.hpp"
 #include "platform/core/trace.hpp"
 
 namespace trainvp {
@@ -28,6 +30,16 @@ struct RunContext {
 
   // An independent random stream per named model (seeded by the scenario's seed).
   std::mt19937_64 rng_for(const std::string& model_name) const { return seeded_stream(seed, model_name); }
+
+  // The run's shared timed-notification queue (calendar.hpp), made when a model first asks for it:
+  // during elaboration, as it spawns a process.
+  EventCalendar& calendar() {
+    if (!calendar_) calendar_ = std::make_unique<EventCalendar>();
+    return *calendar_;
+  }
+
+ private:
+  std::unique_ptr<EventCalendar> calendar_;
 };
 
 }  // namespace trainvp

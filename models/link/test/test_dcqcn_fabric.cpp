@@ -215,14 +215,17 @@ TEST(DcqcnFabric, IncastKeepsTheBottleneckBusyWithBoundedQueuesAndFewPauses) {
 }
 
 TEST(DcqcnFabric, SteadyStateMatchesThePapersFluidModel) {
-  // Same window (20 to 40 ms, all flows from 0) in both: alpha (g = 1/256) is still settling.
-  const Measured two = measure(2, true, 20 * ms, 20 * ms);
-  const test::FluidResult f2 = fluid(2, 0.04, 0.02);
+  // Same window (20 to 100 ms, all flows from 0) in both: alpha (g = 1/256) is still settling.
+  // Four times the window of the sixteen flows below: the two-flow queue's saw-tooth is slow, and a
+  // 20 ms window's mean moved from 1.00 to 1.23 of the fluid model's when only the order of
+  // same-picosecond link events changed (40 ms: 1.02 and 1.15; 80 ms: 1.07 and 1.12).
+  const Measured two = measure(2, true, 20 * ms, 80 * ms);
+  const test::FluidResult f2 = fluid(2, 0.1, 0.08);
   // Per-flow rate: the fluid model's C / N, within 10% (payload over wire bytes aside).
   EXPECT_NEAR(two.lo_share * goodput_share(2) / (f2.mean_rate_bps * 4096 / packet_wire()), 1.0, 0.10);
   EXPECT_NEAR(two.hi_share * goodput_share(2) / (f2.mean_rate_bps * 4096 / packet_wire()), 1.0, 0.10);
   // Mean queue within 20% for two flows: the simulated queue saw-tooths (CNPs are discrete) around
-  // the fluid model's nearly constant one, and 20 ms hold about 5 periods of ~200 KB amplitude.
+  // the fluid model's nearly constant one, and 80 ms hold about 20 periods of ~200 KB amplitude.
   EXPECT_NEAR(two.q_mean / f2.mean_queue_bytes, 1.0, 0.20) << f2.mean_queue_bytes;
   // Sixteen flows: the fluid model oscillates too (its queue touches 0); within 35%, the loop
   // delay in the model being one figure where the simulation's varies with the queue.
