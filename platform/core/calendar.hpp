@@ -3,8 +3,8 @@
 //
 // Why: SystemC wakes a method process per notification, and at 1,024 ranks the kernel's cost is a
 // cache miss on each woken process and on the timed events its heap compares through pointers
-// (docs/performance.md#per-event-cost-at-scale). Here a notification is 24 bytes in one array-
-// backed heap, and the due ones are dispatched by a single method process straight to their
+// (docs/performance.md#round-3-the-models-own-event-calendar). Here a notification is 16 bytes in
+// its time's bucket, and the due ones are dispatched by a single method process straight to their
 // client, which is touched anyway.
 //
 // Order: entries run by time, then in the order they were made (first come, first served), so

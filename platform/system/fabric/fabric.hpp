@@ -123,6 +123,8 @@ class Fabric : public RouteProvider {
   const std::vector<FabricDir>& dirs() const { return dirs_; }
   const std::vector<FabricLink>& links() const { return links_; }
   int device_of_rank(int rank) const { return gpu_device_[static_cast<std::size_t>(rank)]; }
+  // The node rank's GPU was elaborated on (its node slot), whatever place_nodes did since.
+  int elaborated_node(int rank) const { return devices_[static_cast<std::size_t>(elaborated_at(rank).first)].node; }
   const DeviceMap& device_map() const { return device_map_; }
   int nic_of_rank(int rank) const { return nic_of_gpu_[static_cast<std::size_t>(rank)]; }
   nlohmann::ordered_json describe() const;
@@ -173,8 +175,13 @@ class Fabric : public RouteProvider {
   std::vector<FabricLink> links_;
   std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
   std::vector<int> elab_device_, elab_nic_;   // the same as elaborated (kept by place_nodes)
-  std::vector<int> placement_;                // per node slot: its node (empty: identity)
-  std::vector<std::pair<std::int64_t, std::vector<int>>> placements_;  // each placement, from when
+  // Endpoint e's device and NIC as elaborated (the current ones until place_nodes).
+  std::pair<int, int> elaborated_at(int e) const {
+    const auto i = static_cast<std::size_t>(e);
+    return elab_device_.empty() ? std::pair{gpu_device_[i], nic_of_gpu_[i]} : std::pair{elab_device_[i], elab_nic_[i]};
+  }
+  // Each placement (per node slot: its node), from when; none: every slot on its own node.
+  std::vector<std::pair<std::int64_t, std::vector<int>>> placements_;
   DeviceMap device_map_;
   std::unordered_map<int, Dist> dist_;
   std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)

@@ -32,7 +32,6 @@ void Fabric::place_nodes(const std::vector<int>& at) {
     for (std::size_t k = 0; k < mine.size() && k < there.size(); ++k)
       take(static_cast<std::size_t>(mine[k]), static_cast<std::size_t>(there[k]));
   }
-  placement_ = at;
   placements_.emplace_back(static_cast<std::int64_t>(sc_core::sc_time_stamp().value()), at);
   // Both caches are keyed by rank: their routes ran from where the ranks were.
   single_path_.clear();
@@ -40,7 +39,7 @@ void Fabric::place_nodes(const std::vector<int>& at) {
 }
 
 std::vector<int> Fabric::node_placement() const {
-  if (!placement_.empty()) return placement_;
+  if (!placements_.empty()) return placements_.back().second;
   std::vector<int> at(static_cast<std::size_t>(s_.cluster.nodes));
   for (std::size_t n = 0; n < at.size(); ++n) at[n] = static_cast<int>(n);
   return at;
@@ -60,11 +59,10 @@ std::vector<int> Fabric::path_at(int src_rank, int dst_rank, std::int64_t at_ps,
 }
 
 std::vector<int> Fabric::elaborated_path(int src, int dst, std::uint32_t flow) {
-  const std::vector<int>& dev = elab_device_.empty() ? gpu_device_ : elab_device_;
-  const std::vector<int>& nic = elab_nic_.empty() ? nic_of_gpu_ : elab_nic_;
-  const auto s = static_cast<std::size_t>(src), d = static_cast<std::size_t>(dst);
+  const auto [sd, sn] = elaborated_at(src);
+  const auto [dd, dn] = elaborated_at(dst);
   Route r;
-  build_route(r, dev[s], nic[s], dev[d], nic[d], flow % kEcmpBuckets);
+  build_route(r, sd, sn, dd, dn, flow % kEcmpBuckets);
   return r.links;
 }
 
@@ -111,10 +109,9 @@ Fabric::Layers Fabric::route_layers(int src_rank, int dst_rank) {
 }
 
 Fabric::Layers Fabric::elaborated_layers(int src, int dst) {
-  const std::vector<int>& dev = elab_device_.empty() ? gpu_device_ : elab_device_;
-  const std::vector<int>& nic = elab_nic_.empty() ? nic_of_gpu_ : elab_nic_;
-  const auto s = static_cast<std::size_t>(src), d = static_cast<std::size_t>(dst);
-  return build_layers(dev[s], nic[s], dev[d], nic[d]);
+  const auto [sd, sn] = elaborated_at(src);
+  const auto [dd, dn] = elaborated_at(dst);
+  return build_layers(sd, sn, dd, dn);
 }
 
 }  // namespace trainvp

@@ -51,7 +51,6 @@ FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fab
                              const std::vector<Gpu*>& gpus, RunContext& ctx, std::uint64_t chunk)
     : fabric_(fabric), gpus_(gpus), ctx_(ctx) {
   for (Gpu* g : gpus_) base_speed_.push_back(g->speed());
-  for (Gpu* g : gpus_) gpu_node_.push_back(fabric_.devices()[static_cast<std::size_t>(fabric_.device_of_rank(g->rank()))].node);
   for (const FabricDir& d : fabric_.dirs()) base_bw_.push_back(d.dir->params().bandwidth_bps);
   for (const FaultConfig& f : faults) {
     Active a;

@@ -117,8 +117,7 @@ class FaultInjector {
   std::vector<int> gpu_at_, dir_at_, host_at_;
   std::vector<bool> moved_gpu_, moved_dir_;
   void init_moves();
-  std::vector<int> gpu_node_;  // per GPU: its node as elaborated (its slot)
-  int node_of_gpu(std::size_t g) const { return gpu_node_[g]; }
+  int node_of_gpu(std::size_t g) const { return fabric_.elaborated_node(gpus_[g]->rank()); }  // its slot
   std::vector<std::function<void(const FaultTruth&, bool)>> listeners_;
   FaultTruth truth_of(const Active& a) const;
 };

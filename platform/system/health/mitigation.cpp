@@ -41,7 +41,7 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
   gpu_factor_.assign(p_.gpus.size(), 1.0);
   for (Gpu* g : p_.gpus) g->set_boundary(this);
   for (std::size_t r = 0; r < p_.gpus.size(); ++r)
-    slot_of_.push_back(p_.fabric ? p_.fabric->devices()[static_cast<std::size_t>(p_.fabric->device_of_rank(static_cast<int>(r)))].node : 0);
+    slot_of_.push_back(p_.fabric ? p_.fabric->elaborated_node(static_cast<int>(r)) : 0);
   remap_ = p_.fabric && p_.fabric->flow();
   if (remap_ && has_step(MitigationStep::S3) && p_.engine) p_.engine->count_pairs();
   if (p_.cfg.policy == MitigationPolicy::Oracle) {
