@@ -394,7 +394,7 @@ std::string CollectiveEngine::describe(int id, int rank) const {
 }
 
 void CollectiveEngine::count_pairs() {
-  if (!pair_bytes_) pair_bytes_ = std::make_unique<std::unordered_map<std::uint64_t, std::uint64_t>>();
+  if (!pair_bytes_) pair_bytes_ = std::make_unique<FlatMap64<std::uint64_t>>();
 }
 
 }  // namespace trainvp

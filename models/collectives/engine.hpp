@@ -154,7 +154,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // Bytes each endpoint sent to each other since count_pairs() (S3's role swap weighs placements
   // by them), keyed src << 32 | dst; null until then, since it costs a table add per transfer.
   void count_pairs();
-  const std::unordered_map<std::uint64_t, std::uint64_t>* pair_bytes() const { return pair_bytes_.get(); }
+  const FlatMap64<std::uint64_t>* pair_bytes() const { return pair_bytes_.get(); }
   // For stall reports: what a collective is waiting for on a rank.
   std::string describe(int id, int rank) const;
 
@@ -216,7 +216,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::size_t watched_ = 0;           // transfers in flight with a give-up clock
   sc_core::sc_event watchdog_;        // armed only while watched_ > 0, so idle runs still end
   std::unordered_set<int> failed_;    // collectives given up: their late chunks are dropped
-  std::unique_ptr<std::unordered_map<std::uint64_t, std::uint64_t>> pair_bytes_;
+  std::unique_ptr<FlatMap64<std::uint64_t>> pair_bytes_;
 };
 
 }  // namespace trainvp

@@ -77,6 +77,11 @@ class FlatMap64 {
     for (Slot& s : slots_)
       if (s.used) f(s.key, s.value);
   }
+  template <class F>
+  void for_each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.used) f(s.key, s.value);
+  }
 
  private:
   struct Slot {

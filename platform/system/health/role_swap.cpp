@@ -86,13 +86,13 @@ bool Mitigation::swap_roles(Action& a) {
   std::vector<std::vector<std::uint64_t>> sent(nodes, std::vector<std::uint64_t>(nodes, 0));
   std::uint64_t between = 0;
   if (pairs)
-    for (const auto& [key, bytes] : *pairs) {
+    pairs->for_each([&](std::uint64_t key, std::uint64_t bytes) {
       const int s = static_cast<int>(key >> 32), t = static_cast<int>(key & 0xffffffffu);
-      if (s >= world || t >= world) continue;  // device ports stay with their node's ranks
+      if (s >= world || t >= world) return;  // device ports stay with their node's ranks
       const auto x = static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(s)]);
       const auto y = static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(t)]);
       if (x != y) sent[x][y] += bytes, between += bytes;
-    }
+    });
   RoleSwapInput in;
   in.traffic.assign(nodes, std::vector<double>(nodes, 0.0));
   for (std::size_t x = 0; x < nodes; ++x)
