@@ -4,7 +4,9 @@
 # detects only) and with GREYHOUND's ladder, then tables: iterations per minute, detection and
 # mitigation, wall and CPU time, and the time each event cost each run. About 13 minutes of CPU and 4.5 GB for the run without
 # mitigation, 27 minutes and 8 GB for the ladder, 40 s and 1.3 GB for the healthy one; RUNS picks
-# a subset (default "healthy none ladder"), run one after the other.
+# a subset (default "healthy none ladder"), run one after the other; SET adds --set overrides to
+# every run (SET="/training/fast_forward/repeats=2 /training/fast_forward/margin=1": the
+# fast-forward settings of docs/performance.md's 10-minute row).
 # usage: bench/greyhound-256gpu.sh [BUILD_DIR]
 source "$(dirname "$0")/common.sh"
 args=()
@@ -13,6 +15,7 @@ for run in ${RUNS:-healthy none ladder}; do
     healthy) set=(--set '/faults=[]') ;;
     *) set=(--set "/health/mitigation/policy=\"$run\"") ;;
   esac
+  for kv in ${SET:-}; do set+=(--set "$kv"); done
   mkdir -p "$out/$run"
   /usr/bin/time -f "%e %U %M" -o "$out/$run/time" \
     "$build/trainvp" run scenarios/greyhound/campaign-256gpu.json -q -o "$out/$run" "${set[@]}" >/dev/null

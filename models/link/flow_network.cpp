@@ -32,6 +32,9 @@ FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> lin
 void FlowNetwork::read_link(Link& l) {
   const LinkDir& d = *l.dir;
   const LinkDirParams& p = d.params();
+  l.hop_latency_ps = static_cast<double>(p.latency_ps + d.extra_latency_ps());
+  l.packet_ps = static_cast<double>(d.packet_wire(p.mtu)) * 8.0 / p.bandwidth_bps * 1e12;
+  l.mtu = p.mtu;
   if (d.down() || p.bandwidth_bps <= 0) {
     l.cap = 0;
     return;
@@ -47,12 +50,14 @@ void FlowNetwork::read_link(Link& l) {
 std::int64_t FlowNetwork::path_latency(const std::vector<int>& links, double first_bytes) const {
   double sum = 0, slowest = 0;
   for (int id : links) {
-    const LinkDir& d = *links_[static_cast<std::size_t>(id)].dir;
-    const LinkDirParams& p = d.params();
-    const double payload = std::min<double>(first_bytes, p.mtu);
-    const double packet = static_cast<double>(d.packet_wire(static_cast<std::uint32_t>(std::max(1.0, payload)))) * 8.0 /
-                          p.bandwidth_bps * 1e12;
-    sum += static_cast<double>(p.latency_ps + d.extra_latency_ps()) + packet;
+    const Link& l = links_[static_cast<std::size_t>(id)];
+    double packet = l.packet_ps;  // a first chunk of a packet or more, as nearly always
+    if (first_bytes < l.mtu) {
+      const LinkDir& d = *l.dir;
+      packet = static_cast<double>(d.packet_wire(static_cast<std::uint32_t>(std::max(1.0, first_bytes)))) * 8.0 /
+               d.params().bandwidth_bps * 1e12;
+    }
+    sum += l.hop_latency_ps + packet;
     slowest = std::max(slowest, packet);
   }
   return std::llround(sum - slowest);

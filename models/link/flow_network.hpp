@@ -73,6 +73,10 @@ class FlowNetwork : public sc_core::sc_module {
   struct Link {
     LinkDir* dir;
     double cap = 0;            // payload bytes per ps available to flows
+    // What path_latency needs of it, read with cap: a flow's start looks at no LinkDir.
+    double hop_latency_ps = 0;  // latency with the sender's forwarding
+    double packet_ps = 0;       // a full packet's time on the wire
+    std::uint32_t mtu = 0;
     double load = 0;           // sum of the rates of its flows
     std::int64_t since = 0;    // busy time integrated up to here
     double busy_ps = 0;
