@@ -32,6 +32,7 @@
 #include "models/link/pfc.hpp"
 #include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
+#include "platform/core/small_ring.hpp"
 
 namespace trainvp {
 
@@ -205,7 +206,7 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
     std::int64_t head_ps;
     tlm::tlm_generic_payload* p;
   };
-  std::deque<InFlight> propagating_;
+  SmallRing<InFlight, 4> propagating_;  // a few at a time: in the object, not a deque's block
   // Delivery to the far end.
   std::deque<tlm::tlm_generic_payload*> arrived_;
   tlm::tlm_generic_payload* delivering_ = nullptr;  // BEGIN_REQ sent, not yet accepted
