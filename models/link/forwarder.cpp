@@ -11,6 +11,17 @@ Forwarder::Forwarder(sc_core::sc_module_name name, std::string label)
   out.register_nb_transport_bw(this, &Forwarder::bw);
 }
 
+void Forwarder::end_of_elaboration() {
+  ports_.resize(out.size());
+  for (std::size_t i = 0; i < ports_.size(); ++i) ports_[i].egress = out[static_cast<int>(i)];
+}
+
+tlm::tlm_generic_payload* Forwarder::Port::pop() {
+  tlm::tlm_generic_payload* p = queue[head++];
+  if (head == queue.size()) queue.clear(), head = 0;
+  return p;
+}
+
 tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   if (ph != tlm::BEGIN_REQ) throw RunError(label_ + ": unexpected phase on the forward path");
@@ -23,7 +34,7 @@ tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::
     return tlm::TLM_COMPLETED;
   }
   Port& pt = ports_[static_cast<std::size_t>(port)];
-  if (!pt.waiting_accept && pt.queue.empty() && offer(port, &p)) return tlm::TLM_COMPLETED;
+  if (!pt.waiting_accept && pt.empty() && offer(port, &p)) return tlm::TLM_COMPLETED;
   p.acquire();
   ingress_of_[&p] = in_port;
   if (pt.waiting_accept != &p) pt.queue.push_back(&p);
@@ -33,7 +44,7 @@ tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::
 bool Forwarder::offer(int out_port, tlm::tlm_generic_payload* p) {
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_core::sc_time t = sc_core::SC_ZERO_TIME;
-  tlm::tlm_sync_enum r = out[out_port]->nb_transport_fw(*p, ph, t);
+  tlm::tlm_sync_enum r = ports_[static_cast<std::size_t>(out_port)].egress->nb_transport_fw(*p, ph, t);
   if (r == tlm::TLM_COMPLETED) return true;
   if (r != tlm::TLM_ACCEPTED) throw RunError(label_ + ": egress answered BEGIN_REQ with TLM_UPDATED");
   ports_[static_cast<std::size_t>(out_port)].waiting_accept = p;
@@ -46,9 +57,8 @@ tlm::tlm_sync_enum Forwarder::bw(int out_port, tlm::tlm_generic_payload& p, tlm:
   pt.waiting_accept = nullptr;
   accepted_later(ingress_of_.at(&p), &p);
   // Offer what queued behind it, in arrival order, until the egress pushes back again.
-  while (!pt.waiting_accept && !pt.queue.empty()) {
-    tlm::tlm_generic_payload* q = pt.queue.front();
-    pt.queue.pop_front();
+  while (!pt.waiting_accept && !pt.empty()) {
+    tlm::tlm_generic_payload* q = pt.pop();
     if (offer(out_port, q)) accepted_later(ingress_of_.at(q), q);
   }
   return tlm::TLM_COMPLETED;

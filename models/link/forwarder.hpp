@@ -6,7 +6,6 @@
 // acceptance (or the later BEGIN_RESP) travels back to the ingress link. The device's
 // forwarding latency is added by its egress links. Requests waiting for an egress port that
 // has one unaccepted request already queue here (request exclusion rule), in arrival order.
-#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,16 +28,23 @@ class Forwarder : public sc_core::sc_module {
  private:
   // Ports are sized once binding is complete: calls re-enter this device (an acceptance travels
   // back while another chunk arrives), so the port table must never reallocate during a run.
-  void end_of_elaboration() override { ports_.resize(out.size()); }
+  void end_of_elaboration() override;
   tlm::tlm_sync_enum fw(int in_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   tlm::tlm_sync_enum bw(int out_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   // Sends to `out_port`; returns true when accepted at once.
   bool offer(int out_port, tlm::tlm_generic_payload* p);
   void accepted_later(int in_port, tlm::tlm_generic_payload* p);
 
+  // A switch has a port per rank at scale and touches one per chunk: kept small (a FIFO as a
+  // vector read from `head`, not a deque's two blocks), with the egress's interface at hand
+  // rather than behind the socket's table.
   struct Port {
+    tlm::tlm_fw_transport_if<>* egress = nullptr;
     tlm::tlm_generic_payload* waiting_accept = nullptr;  // BEGIN_REQ outstanding on this egress
-    std::deque<tlm::tlm_generic_payload*> queue;         // not yet offered
+    std::vector<tlm::tlm_generic_payload*> queue;        // not yet offered, from `head` on
+    std::size_t head = 0;
+    bool empty() const { return head == queue.size(); }
+    tlm::tlm_generic_payload* pop();
   };
   std::string label_;
   std::vector<Port> ports_;

@@ -371,7 +371,7 @@ void LinkDir::on_arrival() {
     // Express: handed on at once, past chunks the far end has not taken yet (its own channel).
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_time t = sc_core::SC_ZERO_TIME;
-    if (out->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
+    if (out_fw_->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
     accepted_downstream(p);
   }
   if (!propagating_.empty()) arrival_at(propagating_.front().head_ps);
@@ -382,7 +382,7 @@ void LinkDir::on_arrival() {
 void LinkDir::offer_downstream(tlm::tlm_generic_payload* p) {
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time t = sc_core::SC_ZERO_TIME;
-  switch (out->nb_transport_fw(*p, ph, t)) {
+  switch (out_fw_->nb_transport_fw(*p, ph, t)) {
     case tlm::TLM_COMPLETED: accepted_downstream(p); break;
     case tlm::TLM_ACCEPTED: delivering_ = p; break;
     default: throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");

@@ -134,6 +134,7 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   void report_pauses(bool on) { report_pauses_ = on; }
 
  private:
+  void end_of_elaboration() override { out_fw_ = out.operator->(); }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
   // Registered only so that the socket spawns no b_transport adapter thread (one coroutine per
   // link direction at start of simulation); chunks always travel AT.
@@ -210,6 +211,7 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   // Delivery to the far end.
   std::deque<tlm::tlm_generic_payload*> arrived_;
   tlm::tlm_generic_payload* delivering_ = nullptr;  // BEGIN_REQ sent, not yet accepted
+  tlm::tlm_fw_transport_if<>* out_fw_ = nullptr;    // the far end: here, not behind the socket's port
   int unaccepted_ = 0;                              // propagating + arrived + delivering
   int headroom_;
   std::int64_t paused_since_ = -1;
