@@ -35,6 +35,8 @@ void FlowNetwork::read_link(Link& l) {
   l.hop_latency_ps = static_cast<double>(p.latency_ps + d.extra_latency_ps());
   l.packet_ps = static_cast<double>(d.packet_wire(p.mtu)) * 8.0 / p.bandwidth_bps * 1e12;
   l.mtu = p.mtu;
+  l.overhead = p.overhead;
+  l.whole_packets = p.whole_packets;
   if (d.down() || p.bandwidth_bps <= 0) {
     l.cap = 0;
     return;
@@ -339,9 +341,18 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   deliver_ev_.notify(ps_time(deliveries_.top().at - now));
 }
 
+// A chunk of `payload` bytes on link `k`, in wire bytes: LinkDir::wire_bytes, from the link
+// table's copy of the framing (a flow's end then reads no LinkDir).
+std::uint64_t FlowNetwork::wire_bytes(const Link& k, std::uint64_t payload) {
+  const std::uint64_t packets = payload == 0 ? 1 : (payload + k.mtu - 1) / k.mtu;
+  return k.whole_packets ? packets * (k.mtu + k.overhead) : payload + packets * k.overhead;
+}
+
 void FlowNetwork::account(Flow& f) {
   const double bytes = f.sent;
   const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(bytes));
+  sizes_.clear();
+  for (tlm::tlm_generic_payload* p : f.chunks) sizes_.push_back(p->get_data_length());  // each payload read once
   for (int l : *f.links) {
     Link& k = links_[static_cast<std::size_t>(l)];
     LinkDirStats& s = k.stats;
@@ -349,13 +360,11 @@ void FlowNetwork::account(Flow& f) {
     if (f.background) s.background_bytes += whole;
     if (!f.chunks.empty()) {
       s.chunks += f.chunks.size();
-      for (tlm::tlm_generic_payload* p : f.chunks) s.wire_bytes += k.dir->wire_bytes(p->get_data_length());
+      for (std::uint32_t size : sizes_) s.wire_bytes += wire_bytes(k, size);
     } else {
-      const std::uint32_t mtu = k.dir->params().mtu;
-      const std::uint64_t packets = (whole + mtu - 1) / mtu;
+      const std::uint64_t packets = (whole + k.mtu - 1) / k.mtu;
       s.chunks += 1;
-      s.wire_bytes += k.dir->params().whole_packets ? packets * k.dir->packet_wire(mtu)
-                                                    : whole + packets * k.dir->params().overhead;
+      s.wire_bytes += k.whole_packets ? packets * (k.mtu + k.overhead) : whole + packets * k.overhead;
     }
   }
 }

@@ -76,7 +76,8 @@ class FlowNetwork : public sc_core::sc_module {
     // What path_latency needs of it, read with cap: a flow's start looks at no LinkDir.
     double hop_latency_ps = 0;  // latency with the sender's forwarding
     double packet_ps = 0;       // a full packet's time on the wire
-    std::uint32_t mtu = 0;
+    std::uint32_t mtu = 0, overhead = 0;  // framing, for the wire bytes of what it carried
+    bool whole_packets = false;
     double load = 0;           // sum of the rates of its flows
     std::int64_t since = 0;    // busy time integrated up to here
     double busy_ps = 0;
@@ -125,6 +126,7 @@ class FlowNetwork : public sc_core::sc_module {
   void on_deliver();
   void finish(int id, std::int64_t now);
   void account(Flow& f);
+  static std::uint64_t wire_bytes(const Link& k, std::uint64_t payload);
   void reschedule();
   std::int64_t path_latency(const std::vector<int>& links, double first_bytes) const;
 
@@ -136,6 +138,7 @@ class FlowNetwork : public sc_core::sc_module {
   std::vector<int> dirty_links_;
   std::uint32_t epoch_ = 0;
   std::vector<int> comp_links_, comp_flows_, stack_;
+  std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
   MinHeap finishes_, deliveries_;
   std::uint64_t seq_ = 0, recomputes_ = 0;
   sc_core::sc_event recompute_ev_, finish_ev_, deliver_ev_;
