@@ -2,6 +2,7 @@
 
 #include "models/link/chunk.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/vector_fifo.hpp"
 
 namespace trainvp {
 
@@ -14,12 +15,6 @@ Forwarder::Forwarder(sc_core::sc_module_name name, std::string label)
 void Forwarder::end_of_elaboration() {
   ports_.resize(out.size());
   for (std::size_t i = 0; i < ports_.size(); ++i) ports_[i].egress = out[static_cast<int>(i)];
-}
-
-tlm::tlm_generic_payload* Forwarder::Port::pop() {
-  tlm::tlm_generic_payload* p = queue[head++];
-  if (head == queue.size()) queue.clear(), head = 0;
-  return p;
 }
 
 tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
@@ -58,7 +53,7 @@ tlm::tlm_sync_enum Forwarder::bw(int out_port, tlm::tlm_generic_payload& p, tlm:
   accepted_later(ingress_of_.at(&p), &p);
   // Offer what queued behind it, in arrival order, until the egress pushes back again.
   while (!pt.waiting_accept && !pt.empty()) {
-    tlm::tlm_generic_payload* q = pt.pop();
+    tlm::tlm_generic_payload* q = pop_front(pt.queue, pt.head);
     if (offer(out_port, q)) accepted_later(ingress_of_.at(q), q);
   }
   return tlm::TLM_COMPLETED;

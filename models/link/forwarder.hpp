@@ -35,8 +35,8 @@ class Forwarder : public sc_core::sc_module {
   bool offer(int out_port, tlm::tlm_generic_payload* p);
   void accepted_later(int in_port, tlm::tlm_generic_payload* p);
 
-  // A switch has a port per rank at scale and touches one per chunk: kept small (a FIFO as a
-  // vector read from `head`, not a deque's two blocks), with the egress's interface at hand
+  // A switch has a port per rank at scale and touches one per chunk: kept small (a vector FIFO,
+  // platform/core/vector_fifo.hpp, not a deque's two blocks), with the egress's interface at hand
   // rather than behind the socket's table.
   struct Port {
     tlm::tlm_fw_transport_if<>* egress = nullptr;
@@ -44,7 +44,6 @@ class Forwarder : public sc_core::sc_module {
     std::vector<tlm::tlm_generic_payload*> queue;        // not yet offered, from `head` on
     std::size_t head = 0;
     bool empty() const { return head == queue.size(); }
-    tlm::tlm_generic_payload* pop();
   };
   std::string label_;
   std::vector<Port> ports_;

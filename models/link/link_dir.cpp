@@ -8,6 +8,7 @@
 #include "models/link/congestion.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/sim_time.hpp"
+#include "platform/core/vector_fifo.hpp"
 
 namespace trainvp {
 
@@ -139,15 +140,6 @@ tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, 
   throw RunError(label_ + ": unexpected phase on the forward path");
 }
 
-tlm::tlm_generic_payload* LinkDir::FlowQueue::pop() {
-  tlm::tlm_generic_payload* p = q[head++];
-  if (head >= 64 && 2 * head >= q.size()) {  // a flow that never drains must not grow without bound
-    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
-    head = 0;
-  }
-  return p;
-}
-
 void LinkDir::b_transport(tlm::tlm_generic_payload&, sc_time&) {
   throw RunError(label_ + ": links take chunks with nb_transport only");
 }
@@ -245,7 +237,7 @@ void LinkDir::try_transmit() {
     if (rr_next_ >= flows_.size()) rr_next_ = 0;
     if (cc_ && !pick_paced()) return;
     FlowQueue& fq = flows_[rr_next_];
-    p = fq.pop();
+    p = pop_front(fq.q, fq.head);
     // More of its flow queued here, or still to come from its transfer: a lost last packet is NACKed.
     follows = !fq.empty() || chunk_of(*p)->more;
     if (fq.empty()) {  // next flow slides in

@@ -186,7 +186,6 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
     std::vector<tlm::tlm_generic_payload*> q;
     std::size_t head = 0;
     bool empty() const { return head == q.size(); }
-    tlm::tlm_generic_payload* pop();
   };
   std::vector<FlowQueue> flows_;   // active flows in round-robin order
   std::vector<std::vector<tlm::tlm_generic_payload*>> spare_queues_;  // emptied FIFOs, reused (capacity kept)

@@ -17,7 +17,7 @@ TEST(SmallRing, RandomPushPopMatchesDeque) {
   std::mt19937 rng(7);
   int next = 0;
   for (int step = 0; step < 20000; ++step) {
-    // Grows to some 40 elements in the middle of the run, then drains: both buffers wrap.
+    // Grows to a few hundred elements in the first half, then drains: both buffers wrap.
     const bool push = ref.empty() || std::uniform_int_distribution<int>(0, 99)(rng) < (step < 10000 ? 52 : 45);
     if (push) {
       r.push_back(next), ref.push_back(next), ++next;
