@@ -341,13 +341,6 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   deliver_ev_.notify(ps_time(deliveries_.top().at - now));
 }
 
-// A chunk of `payload` bytes on link `k`, in wire bytes: LinkDir::wire_bytes, from the link
-// table's copy of the framing (a flow's end then reads no LinkDir).
-std::uint64_t FlowNetwork::wire_bytes(const Link& k, std::uint64_t payload) {
-  const std::uint64_t packets = payload == 0 ? 1 : (payload + k.mtu - 1) / k.mtu;
-  return k.whole_packets ? packets * (k.mtu + k.overhead) : payload + packets * k.overhead;
-}
-
 void FlowNetwork::account(Flow& f) {
   const double bytes = f.sent;
   const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(bytes));
@@ -360,7 +353,7 @@ void FlowNetwork::account(Flow& f) {
     if (f.background) s.background_bytes += whole;
     if (!f.chunks.empty()) {
       s.chunks += f.chunks.size();
-      for (std::uint32_t size : sizes_) s.wire_bytes += wire_bytes(k, size);
+      for (std::uint32_t size : sizes_) s.wire_bytes += framed_bytes(size, k.mtu, k.overhead, k.whole_packets);
     } else {
       const std::uint64_t packets = (whole + k.mtu - 1) / k.mtu;
       s.chunks += 1;

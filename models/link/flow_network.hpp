@@ -126,7 +126,6 @@ class FlowNetwork : public sc_core::sc_module {
   void on_deliver();
   void finish(int id, std::int64_t now);
   void account(Flow& f);
-  static std::uint64_t wire_bytes(const Link& k, std::uint64_t payload);
   void reschedule();
   std::int64_t path_latency(const std::vector<int>& links, double first_bytes) const;
 

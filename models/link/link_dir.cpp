@@ -117,8 +117,7 @@ double LinkDir::mean_queue_bytes(std::int64_t end_ps) const {
 }
 
 std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
-  std::uint64_t packets = payload == 0 ? 1 : (static_cast<std::uint64_t>(payload) + p_.mtu - 1) / p_.mtu;
-  return p_.whole_packets ? packets * packet_wire(p_.mtu) : payload + packets * p_.overhead;
+  return framed_bytes(payload, p_.mtu, p_.overhead, p_.whole_packets);
 }
 
 tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {

@@ -48,6 +48,14 @@ struct LinkDirParams {
   int headroom = 0;                   // 0: derived from the bandwidth-delay product
 };
 
+// Wire bytes of a chunk of `payload` bytes: payload + packets x overhead, or packets x (mtu +
+// overhead) with whole packets; an empty chunk is one packet. The one framing rule of the packet
+// and the flow fidelity.
+inline std::uint64_t framed_bytes(std::uint64_t payload, std::uint32_t mtu, std::uint32_t overhead, bool whole_packets) {
+  const std::uint64_t packets = payload == 0 ? 1 : (payload + mtu - 1) / mtu;
+  return whole_packets ? packets * (mtu + overhead) : payload + packets * overhead;
+}
+
 struct LinkDirStats {
   std::uint64_t chunks = 0;
   std::uint64_t payload_bytes = 0;
