@@ -31,6 +31,14 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
     COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/check_layers.cmake
     COMMENT "Checking that every layer includes only the layers below it"
     VERBATIM)
+  # And the unity check (cmake/check_unity.cmake): two files' local functions of one name would meet
+  # in a unity batch; the check names them before the compiler quietly joins their overloads.
+  if(TRAINVP_UNITY)
+    add_custom_command(TARGET layering POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR} -DDIRS=platform,models,rtl,tests
+              -P ${CMAKE_SOURCE_DIR}/cmake/check_unity.cmake
+      VERBATIM)
+  endif()
   # Every library waits for the check, so a violation stops the build before anything links.
   foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow trainvp_train
               trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)

@@ -17,7 +17,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_aggregators {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using namespace test;
 
@@ -124,5 +124,5 @@ TEST(Aggregators, BadAggregatorInputIsAClearError) {
   expect_load_errors(ps_bench(4, 2, 1, "1MiB"), cases);
 }
 
-}  // namespace
+}  // namespace test_aggregators
 }  // namespace trainvp

@@ -15,18 +15,16 @@
 #include <nlohmann/json.hpp>
 
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/test/require_rtl.hpp"
 #include "tests/command.hpp"
 #include "tests/golden_compare/compare.hpp"
 
-namespace {
+namespace test_bounded_outputs {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using trainvp::test::Cmd;
 using trainvp::test::trainvp;
-
-#define REQUIRE_RTL() \
-  if (!trainvp::rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -70,7 +68,7 @@ std::uint64_t last_vcd_time(const std::string& vcd) {
 }
 
 TEST_F(BoundedOutputs, WavesStopAtTheirCapAndTheFileEndsCleanlyWithAWarning) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   const std::uint64_t cap = 1 << 20;
   Cmd r = run(kRtlBench + " --set /output/waves_max_bytes=1MiB", "w");
   ASSERT_EQ(r.code, 0) << r.out;
@@ -124,7 +122,7 @@ FstHeader fst_header(const std::string& b) {
 }
 
 TEST_F(BoundedOutputs, FstWavesCarryTheFstHeaderAndStopAtTheirCapToo) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   // Jobs that start in the first 100 us: the warm-up's all-reduce, one engine job.
   ASSERT_EQ(run(kRtlBench + " --set /output/waves_format=fst --set /output/waves_to=100us", "one").code, 0);
   EXPECT_FALSE(fs::exists(dir_ / "one" / "waves.vcd"));
@@ -188,4 +186,4 @@ TEST_F(BoundedOutputs, TraceKeepsItsFirstEventsAtTheCapWithAWarningAndResultsUnc
   EXPECT_TRUE(trainvp::golden::compare(full, j, opt).empty());
 }
 
-}  // namespace
+}  // namespace test_bounded_outputs

@@ -15,11 +15,11 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_chakra {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 using namespace test;
-namespace tc = test_chakra;
+namespace tc = ::trainvp::chakra_writer;
 namespace pb = trainvp::chakra_pb;
 
 constexpr double kMiB = 1048576, kUs = 1e-6;
@@ -229,5 +229,5 @@ TEST(Chakra, BadTracesAreOneErrorNamingThePointerTheRankAndTheNode) {
   EXPECT_EQ(path, "/training/sync");
 }
 
-}  // namespace
+}  // namespace test_chakra
 }  // namespace trainvp

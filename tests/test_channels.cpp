@@ -9,7 +9,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_channels {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 using namespace test;
@@ -86,5 +86,5 @@ TEST(Channels, BadNcclSettingsAreClearErrors) {
   expect_load_errors(all_reduce(2, 2, "1MiB", {{"topology", "switch"}}), cases);
 }
 
-}  // namespace
+}  // namespace test_channels
 }  // namespace trainvp

@@ -16,7 +16,7 @@
 #include "tests/command.hpp"
 #include "models/workload/layer.hpp"
 
-namespace {
+namespace test_cli {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -204,4 +204,4 @@ TEST_F(Cli, DescribeListsEveryParameterAndModelTablesAsJson) {
   EXPECT_EQ(trainvp("describe model gpt5").code, 2);
 }
 
-}  // namespace
+}  // namespace test_cli

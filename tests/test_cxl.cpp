@@ -2,29 +2,31 @@
 // results, cxl_allreduce runs in benchmarks and under DDP, and bad CXL scenarios are errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/test/require_rtl.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/self_exe.hpp"
 #include "platform/report/results.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/system/simulation.hpp"
+#include "tests/command.hpp"
 #include "tests/cxl_bench.hpp"
 #include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_cxl {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::cxl_bench;
 using test::in_child;
 
 json run(const json& doc) { return test::simulate(doc); }
 
-#define REQUIRE_RTL() \
-  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
-
 TEST(Cxl, RtlAndCalibratedFidelityAgreeOnTimingWithinFivePercent) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   for (const char* bytes : {"64KiB", "3MiB"}) {
     json rtl = run(cxl_bench("rtl", 16, bytes)), cal = run(cxl_bench("calibrated", 16, bytes));
     double tr = rtl["collectives"][0]["time_s"].get<double>(), tc = cal["collectives"][0]["time_s"].get<double>();
@@ -34,7 +36,7 @@ TEST(Cxl, RtlAndCalibratedFidelityAgreeOnTimingWithinFivePercent) {
 }
 
 TEST(Cxl, EngineCyclesFollowTheRtlThroughputOfOneContributionPerCycle) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   // N contributors of L lines: the engine takes one contribution per cycle (docs/rtl.md), so its
   // cycles grow by N per line.
   auto e = make_rtl_engine(16);
@@ -46,14 +48,14 @@ TEST(Cxl, EngineCyclesFollowTheRtlThroughputOfOneContributionPerCycle) {
 }
 
 TEST(Cxl, AWiderEngineVariantReducesFaster) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   double t8 = run(cxl_bench("calibrated", 8, "64MiB"))["collectives"][0]["time_s"].get<double>();
   double t32 = run(cxl_bench("calibrated", 32, "64MiB"))["collectives"][0]["time_s"].get<double>();
   EXPECT_LT(t32, 0.6 * t8) << "LANES 8: " << t8 << " s, LANES 32: " << t32 << " s";
 }
 
 TEST(Cxl, DdpCanAllReduceThroughTheDevice) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   json doc = {{"trainvp", 1},
               {"name", "ddp-cxl"},
               {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
@@ -79,7 +81,7 @@ TEST(Cxl, ABuildWithoutTheRtlRejectsTheDevice) {
 }
 
 TEST(Cxl, BadCxlScenariosAreClearErrors) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   std::vector<test::BadCase> cases = {
       {"no device", [](json& d) { d["cluster"]["node"]["cxl"]["present"] = false; }, "/cluster/node/cxl/present"},
       {"variant not compiled", [](json& d) { d["cluster"]["node"]["cxl"]["engine_lanes"] = 12; },
@@ -104,14 +106,14 @@ TEST(Cxl, BadCxlScenariosAreClearErrors) {
   }
 }
 
-}  // namespace
+}  // namespace test_cxl
 }  // namespace trainvp
 
 namespace trainvp {
-namespace {
+namespace test_cxl {
 
 TEST(Cxl, FunctionalModeChecksEveryEngineLineAgainstTheReference) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   json doc = cxl_bench("rtl", 16, "256KiB");
   doc["workload"]["functional"] = true;
   json r = run(doc);
@@ -121,7 +123,7 @@ TEST(Cxl, FunctionalModeChecksEveryEngineLineAgainstTheReference) {
 }
 
 TEST(Cxl, FunctionalModeNeedsACxlAlgorithmAndRespectsItsCap) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   json doc = cxl_bench("calibrated", 16, "1MiB");
   doc["workload"]["functional"] = true;
   doc["workload"]["algorithm"] = "ring";
@@ -141,8 +143,49 @@ TEST(Cxl, FunctionalModeNeedsACxlAlgorithmAndRespectsItsCap) {
   }
 }
 
+// The Verilated variants are modules loaded on first use (models/cxl/rtl_engine.cpp): a missing one
+// is a failed run (exit 1) that says how to build it, a module of another variant is refused, and
+// an installed binary looks beside its prefix before the build tree.
+TEST(Cxl, AMissingRtlModuleFailsTheRunAndNamesTheTargetThatBuildsIt) {
+  TRAINVP_REQUIRE_RTL();
+  const std::string empty = ::testing::TempDir() + "trainvp-no-rtl";
+  std::filesystem::create_directories(empty);
+  const test::Cmd c = test::trainvp("run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + empty + "/out");
+  EXPECT_EQ(c.code, 0) << c.out;  // the build tree's modules
+  const test::Cmd miss =
+      test::run_command("cd " TRAINVP_SOURCE_DIR " && TRAINVP_RTL_DIR=" + empty + " " TRAINVP_BINARY
+                        " run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + empty + "/miss");
+  EXPECT_EQ(miss.code, 1) << miss.out;
+  EXPECT_NE(miss.out.find("no grad_reduce_l16.so in " + empty), std::string::npos) << miss.out;
+  EXPECT_NE(miss.out.find("--target trainvp_rtl"), std::string::npos) << miss.out;
+  EXPECT_FALSE(std::filesystem::exists(empty + "/miss/results.json"));
+}
+
+TEST(Cxl, AModuleOfAnotherVariantIsRefused) {
+  TRAINVP_REQUIRE_RTL();
+  const std::string dir = ::testing::TempDir() + "trainvp-wrong-rtl";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::string(TRAINVP_RTL_BUILD_DIR) + "/" + rtl_module_name(8, WaveFormat::Vcd),
+                             dir + "/" + rtl_module_name(16, WaveFormat::Vcd),
+                             std::filesystem::copy_options::overwrite_existing);
+  const test::Cmd c = test::run_command("cd " TRAINVP_SOURCE_DIR " && TRAINVP_RTL_DIR=" + dir + " " TRAINVP_BINARY
+                                        " run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + dir + "/out");
+  EXPECT_EQ(c.code, 1) << c.out;
+  EXPECT_NE(c.out.find("is not a grad_reduce LANES 16 module"), std::string::npos) << c.out;
+}
+
+TEST(Cxl, RtlModulesAreFoundBesideAnInstalledBinaryBeforeTheBuildTree) {
+  const auto dirs = rtl_module_dirs();
+  ASSERT_GE(dirs.size(), 2u);
+  EXPECT_EQ(dirs.back(), TRAINVP_RTL_BUILD_DIR);
+  // This test binary stands for an installed PREFIX/bin/trainvp: PREFIX/lib/trainvp/rtl.
+  const std::filesystem::path prefix = std::filesystem::path(self_executable()).parent_path().parent_path();
+  EXPECT_EQ(dirs[dirs.size() - 2], (prefix / "lib" / "trainvp" / "rtl").string());
+  EXPECT_EQ(rtl_module_name(16, WaveFormat::Fst), "grad_reduce_l16_fst.so");
+}
+
 TEST(Cxl, HierarchicalReducesInEveryNodesDeviceAndRingsBetweenThem) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   json doc = cxl_bench("calibrated", 32, "8MiB");
   doc["cluster"]["nodes"] = 3;
   doc["workload"]["algorithm"] = "cxl_hierarchical";
@@ -161,5 +204,5 @@ TEST(Cxl, HierarchicalReducesInEveryNodesDeviceAndRingsBetweenThem) {
   EXPECT_GT(r["collectives"][0]["busbw_GBps"].get<double>(), 0);
 }
 
-}  // namespace
+}  // namespace test_cxl
 }  // namespace trainvp

@@ -7,6 +7,7 @@
 #include "models/collectives/program.hpp"
 #include "models/cxl/reduce_ref.hpp"
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/test/require_rtl.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/report/results.hpp"
 #include "platform/config/scenario.hpp"
@@ -16,10 +17,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
-
-#define REQUIRE_RTL() \
-  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
+namespace test_cxl_functional {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // A small explicit model (three parameter layers, 96,004 parameters) trained with DDP through the
 // devices; small buckets and chunks so several buckets, segments and stripes are in flight.
@@ -55,7 +53,7 @@ void expect_all_checked(const json& r, int gpus, std::uint64_t elements) {
 }
 
 TEST(CxlFunctional, CxlAllReduceTrainingGradientsArriveAsTheReferenceSumInBothFidelities) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   for (const char* fidelity : {"rtl", "calibrated"}) {
     json r = test::simulate(functional_training("cxl_allreduce", fidelity, 1, 4));
     expect_all_checked(r, 4, 96004);
@@ -67,13 +65,13 @@ TEST(CxlFunctional, CxlAllReduceTrainingGradientsArriveAsTheReferenceSumInBothFi
 }
 
 TEST(CxlFunctional, Bf16GradientsAreReducedAndCheckedToo) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   json r = test::simulate(functional_training("cxl_allreduce", "rtl", 1, 3, "bf16"));
   expect_all_checked(r, 3, 96004);
 }
 
 TEST(CxlFunctional, CxlHierarchicalCarriesPartialSumsThroughTheDevicesRingInBothFidelities) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   for (const char* fidelity : {"rtl", "calibrated"}) {
     json r = test::simulate(functional_training("cxl_hierarchical", fidelity, 3, 2));
     expect_all_checked(r, 6, 96004);
@@ -84,7 +82,7 @@ TEST(CxlFunctional, CxlHierarchicalCarriesPartialSumsThroughTheDevicesRingInBoth
 }
 
 TEST(CxlFunctional, CarryingTheValuesChangesNoTiming) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   json on = functional_training("cxl_hierarchical", "calibrated", 2, 2), off = on;
   off["workload"]["functional"] = false;
   json a = test::simulate(on), b = test::simulate(off);
@@ -111,7 +109,7 @@ TEST(CxlFunctional, TheReferenceFollowsTheEngineOrder) {
 }
 
 TEST(CxlFunctional, AFlippedBitInTheDeviceFailsTheRunNamingGpuIterationLayerAndElement) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   auto r = test::in_child([] {
     Scenario s = load_scenario(functional_training("cxl_allreduce", "calibrated", 1, 4), "t");
     Simulation sim(s);
@@ -131,7 +129,7 @@ TEST(CxlFunctional, AFlippedBitInTheDeviceFailsTheRunNamingGpuIterationLayerAndE
 }
 
 TEST(CxlFunctional, BadFunctionalTrainingScenariosAreClearErrors) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   std::vector<test::BadCase> cases = {
       {"ring", [](json& d) { d["training"]["sync"]["algorithm"] = "ring"; }, "/workload/functional"},
       {"layerwise", [](json& d) { d["training"]["sync"]["strategy"] = "layerwise"; }, "/workload/functional"},
@@ -193,7 +191,7 @@ json hdm_bench(int ports, const std::string& granularity, const std::string& byt
 }
 
 TEST(CxlHdm, EachPortReceivesItsStripesBytes) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   // The window's addresses are the buffer's, whatever the segments: over b bytes, port k of W
   // receives (b / (G W)) G + min(G, max(0, b mod (G W) - k G)) from each of the 4 GPUs.
   struct Case {
@@ -215,7 +213,7 @@ TEST(CxlHdm, EachPortReceivesItsStripesBytes) {
 }
 
 TEST(CxlHdm, StripingOverAllPortsBeatsOnePortsLinkRateWhenTheLinksAreTheBottleneck) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   // One-lane CXL 2.0 links (32 Gb/s raw, 64 of 68 flit bytes data) and a fast engine: the 4 GPUs'
   // 16 MiB of contributions need at least 16 MiB / rate through one link.
   const double n = 4 << 20, rate = 32e9 / 8 * 64 / 68;
@@ -227,5 +225,5 @@ TEST(CxlHdm, StripingOverAllPortsBeatsOnePortsLinkRateWhenTheLinksAreTheBottlene
   EXPECT_LT(t4, 0.5 * t1);
 }
 
-}  // namespace
+}  // namespace test_cxl_functional
 }  // namespace trainvp

@@ -9,6 +9,7 @@
 
 #include "models/cxl/cxl_csr.hpp"
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/test/require_rtl.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/system/simulation.hpp"
 #include "tests/cxl_bench.hpp"
@@ -16,10 +17,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
-
-#define REQUIRE_RTL() \
-  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"
+namespace test_cxl_io {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 std::int64_t ser(double bytes, double bps) { return std::llround(bytes * 8.0 / bps * 1e12); }
 
@@ -84,7 +82,7 @@ json one_job(const std::string& completion, const std::string& period) {
 }
 
 TEST(CxlIo, InterruptJobTimeIsWritesPathEngineMemoryMsiPathAndHandling) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   for (const char* fidelity : {"calibrated", "rtl"}) {
     json doc = one_job("interrupt", "1us");
     doc["cluster"]["node"]["cxl"]["fidelity"] = fidelity;
@@ -108,7 +106,7 @@ TEST(CxlIo, InterruptJobTimeIsWritesPathEngineMemoryMsiPathAndHandling) {
 }
 
 TEST(CxlIo, PolledJobTimeIsQuantizedToThePollTicksPlusTheReadRoundTrip) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   const json intr = test::simulate(one_job("interrupt", "1us"));
   // 1 us: shorter than a read's round trip, so ticks are skipped; 5 us: every tick is used.
   for (const char* period : {"1us", "5us"}) {
@@ -136,7 +134,7 @@ TEST(CxlIo, PolledJobTimeIsQuantizedToThePollTicksPlusTheReadRoundTrip) {
 }
 
 TEST(CxlIo, TheRtlCsrBlockHoldsWhatTheDriverWrote) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   for (const char* fidelity : {"rtl", "calibrated"}) {
     json doc = test::cxl_bench(fidelity, 16, "3MiB");  // three jobs of 1 MiB
     auto got = test::in_child([&] {
@@ -168,7 +166,7 @@ TEST(CxlIo, TheRtlCsrBlockHoldsWhatTheDriverWrote) {
 }
 
 TEST(CxlIo, CalibratedRegistersMatchTheRtlUnderRandomWrites) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   auto got = test::in_child([] {
     RunContext ctx(1, false);
     auto engine = make_rtl_engine(16);
@@ -229,14 +227,14 @@ TEST(CxlIo, CalibratedRegistersMatchTheRtlUnderRandomWrites) {
   EXPECT_EQ(r["cal"], json({3, 77}));
 }
 
-}  // namespace
+}  // namespace test_cxl_io
 }  // namespace trainvp
 
 namespace trainvp {
-namespace {
+namespace test_cxl_io {
 
 TEST(CxlIo, MmioAndMsisDoNotQueueBehindGradientChunks) {
-  REQUIRE_RTL();
+  TRAINVP_REQUIRE_RTL();
   // 8 jobs of 1 MiB: while a job is programmed and completes, earlier results stream from the
   // ports to the GPUs over the same links. TLPs go between the chunks' packets (at most a packet
   // time per hop), so each job's CXL.io part stays the idle-fabric closed form within 1%.
@@ -252,5 +250,5 @@ TEST(CxlIo, MmioAndMsisDoNotQueueBehindGradientChunks) {
   EXPECT_NEAR(per_job, idle, 0.01 * idle);
 }
 
-}  // namespace
+}  // namespace test_cxl_io
 }  // namespace trainvp

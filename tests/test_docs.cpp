@@ -10,7 +10,7 @@
 #include "models/workload/layer.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_docs {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 std::string read_doc(const char* rel) {
   std::ifstream in(std::string(TRAINVP_SOURCE_DIR) + "/" + rel);
@@ -36,5 +36,5 @@ TEST(Docs, ClusterDocShowsTheClusterScriptsVerbatim) {
   }
 }
 
-}  // namespace
+}  // namespace test_docs
 }  // namespace trainvp

@@ -17,7 +17,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_elastic {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -150,5 +150,5 @@ TEST(Elastic, BadTimeoutsAreClearErrors) {
   test::expect_load_errors(gpt2("elastic", nullptr), cases);
 }
 
-}  // namespace
+}  // namespace test_elastic
 }  // namespace trainvp

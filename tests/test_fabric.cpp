@@ -14,7 +14,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_fabric {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using namespace test;  // in_child, the closed forms
 
@@ -293,11 +293,11 @@ TEST(Fabric, BadFabricsAreClearErrors) {
   test::expect_load_errors(bench_scenario(4, 1, "all_reduce", "ring", "1MiB"), cases);
 }
 
-}  // namespace
+}  // namespace test_fabric
 }  // namespace trainvp
 
 namespace trainvp {
-namespace {
+namespace test_fabric {
 
 TEST(Fabric, CollectivesSmallerThanTheRankCountComplete) {
   // 3 bytes over 8 ranks: most ring segments are empty, and empty transfers complete at once.
@@ -342,5 +342,5 @@ TEST(Fabric, DescribeTopologyNamesEveryDeviceAndLink) {
   EXPECT_EQ(t["gpus"][10]["nic"], "node1.nic2");
 }
 
-}  // namespace
+}  // namespace test_fabric
 }  // namespace trainvp

@@ -11,7 +11,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_fast_forward {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using nlohmann::json;
 
@@ -73,5 +73,5 @@ TEST(FastForward, ShortDdpCampaignWithIngressPfcGivesTheResultsOfAFullSimulation
   expect_same_results("ddp", "packet", true);
 }
 
-}  // namespace
+}  // namespace test_fast_forward
 }  // namespace trainvp

@@ -21,7 +21,7 @@
 #include "tests/sim_child.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_fault_generator {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using test::in_child;
@@ -351,5 +351,5 @@ TEST_F(FaultGeneratorCli, BadGeneratorSettingsAreErrorsAtTheirPointerExitTwoNoth
   EXPECT_NE(r.out.find("--faults"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace test_fault_generator
 }  // namespace trainvp

@@ -17,7 +17,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_faults {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_child;
 
@@ -326,11 +326,11 @@ TEST(FaultsValidation, TargetMatchingNothingIsAScenarioErrorBeforeTheRun) {
   }
 }
 
-}  // namespace
+}  // namespace test_faults
 }  // namespace trainvp
 
 namespace trainvp {
-namespace {
+namespace test_faults {
 
 TEST(FaultReport, DegradationReportMeasuresAgainstTheFaultFreePrefix) {
   // The shipped scenario: a GPU at 80% for 100 ms from 85 ms, in 12 iterations of about 20.8 ms.
@@ -470,5 +470,5 @@ TEST(Faults, ANodeSwapMovesItsGpuAndLinkFaultsAndLeavesTheCoreAlone) {
   EXPECT_EQ(o["back"], o["before"]);
 }
 
-}  // namespace
+}  // namespace test_faults
 }  // namespace trainvp

@@ -21,7 +21,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_faults_congestion {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_child;
 using test::simulate;
@@ -300,5 +300,5 @@ TEST(LinkDirRoundRobin, NewFlowIsServedAfterTheFlowsAlreadyWaiting) {
   EXPECT_EQ(r.value, "AABABC");
 }
 
-}  // namespace
+}  // namespace test_faults_congestion
 }  // namespace trainvp

@@ -12,7 +12,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_faults_loss {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // Fabric defaults (docs/scenario-format.md): 400 Gbit/s, 4096-byte MTU, 82 bytes framing, links
 // of 1 us, NIC and switch forwarding latency 500 ns each (added to the links leaving them).
@@ -165,5 +165,5 @@ TEST(FaultsLoss, BadRateIsAnErrorAtTheFaultsRate) {
   }
 }
 
-}  // namespace
+}  // namespace test_faults_loss
 }  // namespace trainvp

@@ -8,7 +8,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_faults_reroute {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // 4 nodes of 1 GPU and 1 NIC, 2 NICs per leaf: nodes 0-1 on leaf0, 2-3 on leaf1, 2 spines; each
 // leaf-spine link runs at 2 x 400 / 2 = 400 Gbit/s, the NIC rate. The sendrecv between ranks 0
@@ -94,5 +94,5 @@ TEST(FaultsReroute, RoutesComeBackWhenTheLinkIsUp) {
   EXPECT_GT(checked, 0);
 }
 
-}  // namespace
+}  // namespace test_faults_reroute
 }  // namespace trainvp

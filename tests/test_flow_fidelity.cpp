@@ -14,7 +14,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_flow_fidelity {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using namespace test;  // simulate, the closed forms
 
@@ -141,5 +141,5 @@ TEST(FlowFidelity, ShippedScenariosAgreeWithPacketFidelityWithinThreePercent) {
   }
 }
 
-}  // namespace
+}  // namespace test_flow_fidelity
 }  // namespace trainvp

@@ -10,7 +10,7 @@
 
 #include "tests/fuzz/doors.hpp"
 
-namespace {
+namespace test_fuzz_doors {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using trainvp::fuzz::Door;
@@ -102,10 +102,11 @@ TEST(FuzzDoors, KeptFuzzInputsEndAsInputErrorsOrAreAccepted) {
     ++n;
     Outcome o = run_input(read_text(e.path()), bases());
     EXPECT_NE(o.kind, Outcome::Defect) << e.path().filename() << ": " << o.what;
-    if (e.path().filename().string().rfind("hostile-", 0) == 0)
+    if (e.path().filename().string().rfind("hostile-", 0) == 0) {
       EXPECT_EQ(o.kind, Outcome::InputError) << e.path().filename() << ": " << kind_name(o.kind);
+    }
   }
   EXPECT_GE(n, 6u) << "kept fuzz inputs missing from " << dir;
 }
 
-}  // namespace
+}  // namespace test_fuzz_doors

@@ -12,7 +12,7 @@
 #include "tests/sim_child.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_gpu_sim {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_child;
 
@@ -228,5 +228,5 @@ TEST(GpuSim, DmaIntoPeerMemoryPipelinesAtMemoryBandwidthPlusLatency) {
   EXPECT_EQ(r.value, expected + "| " + std::to_string(4 << 20));
 }
 
-}  // namespace
+}  // namespace test_gpu_sim
 }  // namespace trainvp

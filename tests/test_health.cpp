@@ -13,7 +13,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_health {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using nlohmann::json;
 
@@ -240,5 +240,5 @@ TEST(Health, BadDetectorParametersNameTheirPointer) {
   }
 }
 
-}  // namespace
+}  // namespace test_health
 }  // namespace trainvp

@@ -11,7 +11,7 @@
 
 #include "tests/command.hpp"
 
-namespace {
+namespace test_hostile_input {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 
@@ -199,4 +199,4 @@ TEST_F(HostileInput, UnknownKeysAreEchoedClipped) {
   EXPECT_LT(nested.out.size(), 1000u) << nested.out.substr(0, 2000);
 }
 
-}  // namespace
+}  // namespace test_hostile_input

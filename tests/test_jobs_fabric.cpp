@@ -11,7 +11,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_jobs_fabric {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 using namespace test;
@@ -123,5 +123,5 @@ TEST(JobsFabric, AHybridParallelJobOnLaterNodesRunsExactlyAsTheSameTrainingAlone
   EXPECT_EQ(j["parallel"]["placement"][0]["gpu"], "node2.gpu0");
 }
 
-}  // namespace
+}  // namespace test_jobs_fabric
 }  // namespace trainvp

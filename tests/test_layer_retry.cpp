@@ -14,7 +14,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_layer_retry {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -126,5 +126,5 @@ TEST(LayerRetry, BadRetryObjectsAreClearErrors) {
   test::expect_load_errors(scenario("28ms", true), cases);
 }
 
-}  // namespace
+}  // namespace test_layer_retry
 }  // namespace trainvp

@@ -18,7 +18,7 @@
 #include "tests/command.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_man_pages {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using test::run_command;
@@ -78,7 +78,9 @@ TEST(ManPages, BuiltPagesAreCurrentAndReadBackAsTheHelp) {
     std::istringstream syn(s["SYNOPSIS"]);
     for (bool first = true; std::getline(syn, line); first = false) synopsis += (first ? "usage: " : "       ") + line + "\n";
     EXPECT_EQ(synopsis + "\n" + s["DESCRIPTION"], help);
-    if (name == "describe") EXPECT_EQ(s["SCENARIO KEYS"], trainvp("describe").out);
+    if (name == "describe") {
+      EXPECT_EQ(s["SCENARIO KEYS"], trainvp("describe").out);
+    }
     EXPECT_NE(page.find(".TH " + std::string(name == "trainvp" ? "TRAINVP" : "TRAINVP-")), std::string::npos);
   }
 }
@@ -148,5 +150,5 @@ TEST(BuildRecord, ResultsAndSweepDbCarryIt) {
   EXPECT_EQ(nlohmann::json::parse(q.out), build);
 }
 
-}  // namespace
+}  // namespace test_man_pages
 }  // namespace trainvp

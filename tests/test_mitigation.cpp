@@ -12,7 +12,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_mitigation {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using nlohmann::json;
 
@@ -243,5 +243,5 @@ TEST(Mitigation, AnUnknownStepIsRefusedAtItsPointer) {
   }
 }
 
-}  // namespace
+}  // namespace test_mitigation
 }  // namespace trainvp

@@ -15,7 +15,7 @@
 #include "platform/report/describe.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_model_info {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -78,5 +78,5 @@ TEST(ModelInfo, DescribeShowsEachModelsSocketsAndStatistics) {
   }
 }
 
-}  // namespace
+}  // namespace test_model_info
 }  // namespace trainvp

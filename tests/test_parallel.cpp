@@ -16,7 +16,7 @@
 #include "tests/sim_child.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_parallel {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -260,5 +260,5 @@ TEST(ParallelData, ZeroWithAPeriodicStrategyIsRefusedAtItsPointer) {
   }
 }
 
-}  // namespace
+}  // namespace test_parallel
 }  // namespace trainvp

@@ -15,7 +15,7 @@
 #include "tests/scenario_cases.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_parallel_config {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using nlohmann::json;
 using test::BadCase;
@@ -197,5 +197,5 @@ TEST(DescribeTopology, ListsEachGpusCoordinateAndEachStagesLayers) {
   EXPECT_NE(r.out.find("node1.gpu7"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace test_parallel_config
 }  // namespace trainvp

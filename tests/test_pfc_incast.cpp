@@ -13,7 +13,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_pfc_incast {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 using namespace test;
@@ -98,5 +98,5 @@ TEST(PfcIncast, BadPfcSettingsAreClearErrors) {
   expect_load_errors(shipped(), cases);
 }
 
-}  // namespace
+}  // namespace test_pfc_incast
 }  // namespace trainvp

@@ -19,7 +19,7 @@
 #include "tests/command.hpp"
 #include "tests/golden_compare/compare.hpp"
 
-namespace {
+namespace test_progress {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -141,4 +141,4 @@ TEST_F(RunProgress, ATerminalGetsTheLineUnlessQuiet) {
   EXPECT_EQ(quiet.out.find("iterations"), std::string::npos) << quiet.out;
 }
 
-}  // namespace
+}  // namespace test_progress

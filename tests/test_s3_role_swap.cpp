@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "platform/config/document.hpp"
+#include "tests/full_length.hpp"
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_s3_role_swap {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using nlohmann::json;
 
@@ -48,12 +49,15 @@ TEST(S3RoleSwap, PipelineFirstSendsOnlyTheStageBoundaryAcrossTheSpine) {
 }
 
 // s3-role-swap-64gpu.json shortened: the uplinks of leaf 0 slow from 15 s (iteration ~16 of
-// 0.9 s), S3's pause 5 s, so the loss of ~0.1 s an iteration pays for it some 50 iterations later.
+// 0.9 s), S3's pause 1 s, so the loss of ~0.1 s an iteration pays for it some 10 iterations later
+// (the swap after iteration 29), and 10 iterations at the new pace: 40 iterations, 10 s. With
+// TRAINVP_TEST_FULL_LENGTH=1 (scripts/check-release), a 5 s pause over 80 iterations (the swap
+// after iteration 70).
 json swap_run() {
   json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/greyhound/s3-role-swap-64gpu.json");
-  doc["training"]["iterations"] = 80;
+  doc["training"]["iterations"] = test::full_length() ? 80 : 40;
   doc["faults"][0]["start"] = "15s";
-  doc["health"]["mitigation"]["topology_pause"] = "5s";
+  doc["health"]["mitigation"]["topology_pause"] = test::full_length() ? "5s" : "1s";
   return test::simulate(doc);
 }
 
@@ -121,5 +125,5 @@ TEST(S3RoleSwap, TheLadderMovesTheDataParallelPairsOffTheSlowUplinksMidRun) {
   EXPECT_LT(last, 1.01 * healthy);
 }
 
-}  // namespace
+}  // namespace test_s3_role_swap
 }  // namespace trainvp

@@ -25,7 +25,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_strategies {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_child;
 
@@ -502,5 +502,5 @@ TEST(Strategies, BadStrategyParametersAreClearErrors) {
   EXPECT_NE(r.out.find("/training/sync/period"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace test_strategies
 }  // namespace trainvp

@@ -33,7 +33,7 @@
 #include "platform/sweep/point_id.hpp"
 #include "platform/sweep/spec.hpp"
 
-namespace {
+namespace test_sweep {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -909,4 +909,4 @@ TEST(SweepExamples, EveryShippedSpecIsValid) {
   EXPECT_GE(checked, 3);
 }
 
-}  // namespace
+}  // namespace test_sweep

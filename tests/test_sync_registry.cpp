@@ -12,7 +12,7 @@
 #include "tests/sim_child.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_sync_registry {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -78,5 +78,5 @@ TEST(SyncRegistry, PeriodicStrategiesReportTheirPeriod) {
   EXPECT_EQ(sync_strategy(SyncStrategyKind::LocalSgd).period(s, nullptr), 2);
 }
 
-}  // namespace
+}  // namespace test_sync_registry
 }  // namespace trainvp

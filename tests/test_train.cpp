@@ -13,7 +13,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_train {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -170,5 +170,5 @@ TEST(TrainInTheLoop, BadTrainingParametersAreClearErrors) {
   EXPECT_NE(r.out.find("/workload/train/batch"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace test_train
 }  // namespace trainvp

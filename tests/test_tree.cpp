@@ -9,7 +9,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_tree {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 using namespace test;
@@ -62,5 +62,5 @@ TEST(Tree, PipelinedTreesApproachTheNicBoundForEvenAndOddCounts) {
   }
 }
 
-}  // namespace
+}  // namespace test_tree
 }  // namespace trainvp

@@ -13,7 +13,7 @@
 #include "tests/command.hpp"
 #include "tests/golden_compare/compare.hpp"
 
-namespace {
+namespace test_workload_convert {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -172,4 +172,4 @@ TEST_F(Convert, DescribeWorkloadPrintsAConfigsOrAScenariosLayerTable) {
   EXPECT_EQ(r.code, 2) << r.out;
 }
 
-}  // namespace
+}  // namespace test_workload_convert

@@ -13,7 +13,7 @@
 #include "tests/simulate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_zero3_layerwise {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -144,5 +144,5 @@ TEST(Zero3LayerWise, PeriodicAveragingElasticAndCompressionAreRefusedAtZero) {
   expect_refused(retry, "retries are exhausted");
 }
 
-}  // namespace
+}  // namespace test_zero3_layerwise
 }  // namespace trainvp

@@ -1,7 +1,9 @@
 #pragma once
 // The Verilated grad_reduce engine (rtl/grad_reduce.sv), driven cycle by cycle in C++: its CSRs
 // over the APB port, contributions on the input stream, reduced lines taken from the output.
-// One class per compiled LANES variant behind one interface; the scenario picks the variant.
+// One class per LANES variant and wave format behind one interface, each in a loadable module of its
+// own (rtl_plugin.cpp) that make_rtl_engine loads the first time a run needs it; the scenario picks
+// the variant.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -65,13 +67,26 @@ class RtlEngine {
   virtual std::uint64_t total_cycles() const = 0;
 };
 
-// The compiled variants, e.g. {8, 16, 32}.
+// The variants this build has, e.g. {8, 16, 32}; none when configured with -DTRAINVP_RTL=OFF.
 const std::vector<int>& rtl_lanes_available();
 bool rtl_available();
-// The Verilator that generated the compiled variants ("5.006 2023-01-22"); "" without the RTL.
+// The Verilator that generates the variants ("5.006 2023-01-22"); "" without the RTL.
 const char* rtl_verilator_version();
-// Throws std::invalid_argument for a LANES value that was not compiled. Each variant is compiled
-// twice, once per wave format (Verilator builds a model for one format); `waves` picks which.
+// Throws std::invalid_argument for a LANES value this build does not have, and RunError when its
+// module is not built (the quickstart's build makes none: `cmake --build build --target
+// trainvp_rtl` makes them all). Each variant is compiled twice, once per wave format (Verilator
+// builds a model for one format); `waves` picks which.
 std::unique_ptr<RtlEngine> make_rtl_engine(int lanes, WaveFormat waves = WaveFormat::Vcd);
+
+// Where make_rtl_engine looks for the modules: $TRAINVP_RTL_DIR alone when it is set (modules built
+// elsewhere, say from a changed grad_reduce.sv); else <prefix>/lib/trainvp/rtl beside an installed
+// binary (<prefix>/bin/trainvp), then this build tree's lib/trainvp/rtl.
+std::vector<std::string> rtl_module_dirs();
+// A module's file name: grad_reduce_l16.so, grad_reduce_l16_fst.so.
+std::string rtl_module_name(int lanes, WaveFormat waves);
+
+// The modules' entry points (extern "C"), checked against this number when one is loaded, so that a
+// module built against another RtlEngine is refused rather than called.
+constexpr int kRtlPluginAbi = 1;
 
 }  // namespace trainvp

@@ -82,7 +82,7 @@ std::string head_text(bool tied) {
 }
 
 // GPT2LMHeadModel: pre-LayerNorm, fused QKV (c_attn), GELU MLP, learned positions.
-void gpt2(const json& c, HfModel& m) {
+void read_gpt2(const json& c, HfModel& m) {
   read_common(c, {"n_embd", "n_layer", "n_head", "n_positions"}, m);
   zoo::TransformerConfig& t = m.config;
   require_divides(t.block.n_heads, "n_head", t.block.d_model, "n_embd");
@@ -97,7 +97,7 @@ void gpt2(const json& c, HfModel& m) {
 }
 
 // BertModel: post-LayerNorm, separate Q/K/V, GELU MLP, token types, embedding LayerNorm, pooler.
-void bert(const json& c, HfModel& m) {
+void read_bert(const json& c, HfModel& m) {
   read_common(c, {"hidden_size", "num_hidden_layers", "num_attention_heads", "max_position_embeddings"}, m);
   zoo::TransformerConfig& t = m.config;
   require_divides(t.block.n_heads, "num_attention_heads", t.block.d_model, "hidden_size");
@@ -114,7 +114,7 @@ void bert(const json& c, HfModel& m) {
 
 // LlamaForCausalLM and its descendants: pre-RMSNorm, rotary positions, grouped-query attention,
 // SwiGLU MLP (or Mixtral's experts of SwiGLU MLPs), no biases by default.
-void llama(const json& c, HfModel& m, const std::string& type) {
+void read_llama(const json& c, HfModel& m, const std::string& type) {
   read_common(c, {"hidden_size", "num_hidden_layers", "num_attention_heads", "max_position_embeddings"}, m);
   zoo::TransformerConfig& t = m.config;
   zoo::BlockConfig& b = t.block;
@@ -166,9 +166,9 @@ HfModel parse_hf_config(const nlohmann::json& config) {
   }
   HfModel m;
   m.model_type = type->get<std::string>();
-  if (m.model_type == "gpt2") gpt2(config, m);
-  else if (m.model_type == "bert") bert(config, m);
-  else llama(config, m, m.model_type);
+  if (m.model_type == "gpt2") read_gpt2(config, m);
+  else if (m.model_type == "bert") read_bert(config, m);
+  else read_llama(config, m, m.model_type);
   return m;
 }
 

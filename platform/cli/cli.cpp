@@ -1,6 +1,7 @@
 #include "platform/cli/cli.hpp"
 #include "platform/cli/cli_sweep.hpp"
 #include "platform/cli/completion.hpp"
+#include "platform/cli/exit_codes.hpp"
 #include "platform/cli/help_text.hpp"
 #include "platform/cli/man_page.hpp"
 #include "platform/cli/scenario_path.hpp"
@@ -30,17 +31,9 @@ namespace trainvp {
 
 namespace {
 
-constexpr int kOk = 0, kRunFailed = 1, kBadInput = 2;
-
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-bool wants_help(const std::vector<std::string>& args) {
-  for (auto& a : args)
-    if (a == "-h" || a == "--help") return true;
-  return false;
-}
 
 // Options common to run and validate.
 struct ScenarioArgs {

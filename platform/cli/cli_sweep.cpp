@@ -1,4 +1,5 @@
 #include "platform/cli/cli_sweep.hpp"
+#include "platform/cli/exit_codes.hpp"
 #include "platform/cli/help_text.hpp"
 #include "platform/cli/scenario_path.hpp"
 
@@ -29,17 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace trainvp::sweep;
 
-constexpr int kOk = 0, kFailed = 1, kBadInput = 2;
-
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-bool wants_help(const std::vector<std::string>& args) {
-  for (auto& a : args)
-    if (a == "-h" || a == "--help") return true;
-  return false;
-}
 
 // Runs `body`, mapping exceptions to messages and exit codes. `spec_file` prefixes SPEC errors.
 int guarded(const char* cmd, const std::string* spec_file, const std::function<int()>& body) {
@@ -59,7 +52,7 @@ int guarded(const char* cmd, const std::string* spec_file, const std::function<i
     return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "trainvp: " << cmd << " failed: " << e.what() << "\n";
-    return kFailed;
+    return kRunFailed;
   }
 }
 

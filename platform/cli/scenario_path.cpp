@@ -1,11 +1,10 @@
 #include "platform/cli/scenario_path.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/self_exe.hpp"
 
 namespace trainvp {
 
@@ -24,12 +23,8 @@ std::vector<std::string> scenario_search_dirs() {
     }
   }
   dirs.push_back(".");  // NAME.json here, for a NAME given without .json
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    buf[n] = '\0';
-    dirs.push_back((fs::path(buf).parent_path().parent_path() / "share" / "trainvp" / "scenarios").string());
-  }
+  if (const std::string exe = self_executable(); !exe.empty())
+    dirs.push_back((fs::path(exe).parent_path().parent_path() / "share" / "trainvp" / "scenarios").string());
   return dirs;
 }
 

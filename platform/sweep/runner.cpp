@@ -295,12 +295,4 @@ int available_cpus() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-std::string self_executable() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
-  buf[n] = 0;
-  return buf;
-}
-
 }  // namespace trainvp::sweep

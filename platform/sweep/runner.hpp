@@ -53,7 +53,5 @@ ProcessResult run_process(const ProcessSpec& spec);
 // The number of CPUs this process may run on (sched_getaffinity), at least 1.
 int available_cpus();
 
-// The absolute path of the running executable (/proc/self/exe).
-std::string self_executable();
 
 }  // namespace trainvp::sweep

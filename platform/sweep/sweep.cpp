@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "platform/core/self_exe.hpp"
 #include "platform/sweep/best.hpp"
 #include "platform/sweep/input_error.hpp"
 #include "platform/sweep/plot.hpp"
@@ -205,6 +206,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       }
   };
   const std::string program = o.child_program.empty() ? self_executable() : o.child_program;
+  if (program.empty()) throw std::runtime_error("cannot read /proc/self/exe: the sweep has no program to run");
   std::vector<PointRow> infeasible_rows;
   for (auto& p : slice) {
     Job j{&p, dir / "points" / p.id, scenario_hash(point_document(base, p)), {}};

@@ -20,7 +20,7 @@
 #include "rtl/tests/grad_reduce_bench.hpp"
 
 namespace trainvp::rtl {
-namespace {
+namespace test_grad_reduce {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 template <class M, int L>
 struct Variant {
@@ -961,5 +961,5 @@ TEST(GradReduceLong, RandomBf16Million) {
   report("L8 bf16", st);
 }
 
-}  // namespace
+}  // namespace test_grad_reduce
 }  // namespace trainvp::rtl

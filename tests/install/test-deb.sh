@@ -37,7 +37,7 @@ cd "$work"
 dpkg-deb -c "$deb" | awk '{print $NF}' > files.txt
 for f in ./usr/bin/trainvp ./usr/share/trainvp/scenarios/quickstart.json ./usr/share/trainvp/scenarios/sweeps/base.json \
          ./usr/share/man/man1/trainvp-run.1 ./usr/share/bash-completion/completions/trainvp \
-         ./usr/share/doc/trainvp/README.md ./usr/share/trainvp/cluster/sweep-slurm.sh; do
+         ./usr/share/doc/trainvp/README.md ./usr/share/trainvp/cluster/sweep-slurm.sh ./usr/lib/trainvp/rtl/grad_reduce_l32.so; do
   grep -qx "$f" files.txt || fail "the package lacks $f"
 done
 if grep -q '^\./usr/local\|/build/' files.txt; then fail "the package holds build paths"; fi

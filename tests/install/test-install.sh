@@ -1,7 +1,8 @@
 #!/bin/bash
 # `cmake --install` of this build into a temporary prefix, then, from another working directory,
 # the quickstart and a shipped sweep by name (the scenario search path: trainvp --help), the man
-# pages and the completion; then the prefix moved elsewhere (found from /proc/self/exe).
+# pages and the completion; then the prefix moved elsewhere (found from /proc/self/exe), where a CXL
+# scenario loads the Verilated engine from the prefix's lib/trainvp/rtl.
 #   test-install.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$(readlink -f "$1") work=$2
@@ -15,7 +16,7 @@ p=$work/prefix
 for f in bin/trainvp share/trainvp/scenarios/quickstart.json share/trainvp/scenarios/sweeps/batch-scaling.json \
          share/trainvp/cluster/sweep-slurm.sh share/doc/trainvp/README.md share/doc/trainvp/cluster.md \
          share/man/man1/trainvp.1 share/man/man1/trainvp-run.1 share/man/man1/trainvp-sweep.1 \
-         share/bash-completion/completions/trainvp; do
+         share/bash-completion/completions/trainvp lib/trainvp/rtl/grad_reduce_l16.so lib/trainvp/rtl/grad_reduce_l8_fst.so; do
   [ -e "$p/$f" ] || fail "not installed: $f"
 done
 cd "$work/elsewhere"
@@ -28,6 +29,8 @@ cd "$work/elsewhere"
 # The prefix moved: the scenarios are found beside the binary, wherever it is.
 mv "$p" "$work/moved"
 "$work/moved/bin/trainvp" validate quickstart > validate.log || fail "a moved prefix does not find quickstart"
+TRAINVP_RTL_DIR= "$work/moved/bin/trainvp" run cxl/pcie-node-ring-vs-cxl -q -o cxl --set /workload/max_bytes=1MiB ||
+  fail "a moved prefix does not run the CXL device"
 # TRAINVP_PATH is searched before the installed scenarios.
 mkdir -p mine && sed 's/"name": "quickstart"/"name": "mine"/' "$work/moved/share/trainvp/scenarios/quickstart.json" > mine/quickstart.json
 TRAINVP_PATH=$PWD/nowhere:$PWD/mine "$work/moved/bin/trainvp" validate quickstart | grep '^ok: mine:' >/dev/null ||

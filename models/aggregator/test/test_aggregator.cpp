@@ -16,7 +16,7 @@
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_aggregator {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -129,5 +129,5 @@ TEST(Aggregator, PortDeliversPushedChunksToTheirCollective) {
   });
 }
 
-}  // namespace
+}  // namespace test_aggregator
 }  // namespace trainvp

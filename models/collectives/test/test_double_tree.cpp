@@ -7,7 +7,7 @@
 #include "models/collectives/double_tree.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_double_tree {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // Parent and children agree, one root, every position reaches it (no cycle), children are in range.
 void expect_spanning_tree(const BinaryTree& t, int p) {
@@ -82,5 +82,5 @@ TEST(DoubleTree, EveryPositionIsInteriorInAtMostOneTreeExceptOneForOddCounts) {
   }
 }
 
-}  // namespace
+}  // namespace test_double_tree
 }  // namespace trainvp

@@ -10,7 +10,7 @@
 #include "models/collectives/program.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_program {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(RingAllReduce, EveryRankSendsTwoPMinusOneSegmentsToItsSuccessor) {
   const std::vector<int> comm = {3, 5, 7, 9};  // global ranks, in communicator order
@@ -88,5 +88,5 @@ TEST(AllToAll, EveryRankSendsPartJOfItsBufferToRankJAllAtOnce) {
   for (int r : comm) EXPECT_EQ(sent[r], 4002u - (r == 0 ? 1002u : 1000u)) << r;
 }
 
-}  // namespace
+}  // namespace test_program
 }  // namespace trainvp

@@ -14,7 +14,7 @@
 #include "models/collectives/ring_channels.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_ring_channels {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // nodes x gpus ranks, GPU g of a node on NIC g x nics / gpus.
 struct Cluster {
@@ -126,5 +126,5 @@ TEST(RingChannels, TopologyRingsEnterAndLeaveThroughTheSameNicWhenItServesTwoGpu
     EXPECT_EQ(rings[static_cast<std::size_t>(ch)][0], 2 * ch);
 }
 
-}  // namespace
+}  // namespace test_ring_channels
 }  // namespace trainvp

@@ -26,6 +26,7 @@
 
 #include "models/cxl/cxl_device.hpp"
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/test/require_rtl.hpp"
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/core/test/own_process.hpp"
@@ -33,7 +34,7 @@
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_cxl_io_alone {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -431,5 +432,5 @@ TEST(CxlIoAlone, PolledJobRtlLongPeriod) {
   polled_job(CxlFidelity::Rtl, 3000000);  // 3 us: every tick is used
 }
 
-}  // namespace
+}  // namespace test_cxl_io_alone
 }  // namespace trainvp

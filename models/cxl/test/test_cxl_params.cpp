@@ -6,7 +6,7 @@
 #include "models/cxl/cxl_params.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_cxl_params {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(CxlParams, Cxl2LinkRunsAtPcie5RateAfter128b130bCoding) {
   CxlParams cx;
@@ -25,5 +25,5 @@ TEST(CxlParams, Cxl3LinkRunsAtPcie6FlitModeRateWithoutLineCoding) {
   EXPECT_EQ(cx.flit_payload() + cx.flit_overhead(), 256);
 }
 
-}  // namespace
+}  // namespace test_cxl_params
 }  // namespace trainvp

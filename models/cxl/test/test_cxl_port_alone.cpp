@@ -15,6 +15,7 @@
 
 #include "models/cxl/cxl_device.hpp"
 #include "models/cxl/rtl_engine.hpp"
+#include "models/cxl/test/require_rtl.hpp"
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
 #include "platform/core/test/at_modules.hpp"
@@ -23,7 +24,7 @@
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_cxl_port_alone {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -154,5 +155,5 @@ TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
   });
 }
 
-}  // namespace
+}  // namespace test_cxl_port_alone
 }  // namespace trainvp

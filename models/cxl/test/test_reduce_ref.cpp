@@ -17,7 +17,7 @@
 #include "models/cxl/reduce_ref.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_reduce_ref {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 struct Rng {
   std::uint64_t s;
@@ -259,5 +259,5 @@ TEST(ReduceRef, ReductionIsInContributorOrderFromNegativeZero) {
   EXPECT_THROW(reduce_line(DType::FP16, lp, n, wide.data(), false), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_reduce_ref
 }  // namespace trainvp

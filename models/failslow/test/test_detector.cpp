@@ -12,7 +12,7 @@
 #include "models/failslow/detector.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_detector {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 constexpr int kRanks = 8, kGroups = 4;
 
@@ -171,5 +171,5 @@ TEST(Detector, TheHealthyLevelIsTheFastestStretchNotTheBaselineOfTheLastSlowdown
   EXPECT_EQ(found[1].compute_suspects, std::vector<int>{3});
 }
 
-}  // namespace
+}  // namespace test_detector
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include "models/failslow/link_prober.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_link_prober {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 std::vector<std::pair<int, int>> ring(int n) {
   std::vector<std::pair<int, int>> e;
@@ -42,5 +42,5 @@ TEST(LinkProber, AnEvenRingTakesTwoPassesAndAnOddRingThree) {
   }
 }
 
-}  // namespace
+}  // namespace test_link_prober
 }  // namespace trainvp

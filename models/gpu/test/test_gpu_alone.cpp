@@ -15,7 +15,7 @@
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_gpu_alone {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -118,5 +118,5 @@ TEST(GpuAlone, DmaAndHbmSocketsMoveDataAtTheClosedFormThroughTheChecker) {
   });
 }
 
-}  // namespace
+}  // namespace test_gpu_alone
 }  // namespace trainvp

@@ -6,7 +6,7 @@
 #include "models/gpu/roofline.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_roofline {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 GpuParams h100() {
   GpuParams g;
@@ -114,5 +114,5 @@ TEST(GpuPresets, ObjectWithPresetOverridesOnlyTheGivenKeys) {
   EXPECT_EQ(r["mem_bw"], "3.35TB/s");
 }
 
-}  // namespace
+}  // namespace test_roofline
 }  // namespace trainvp

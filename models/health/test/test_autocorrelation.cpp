@@ -9,7 +9,7 @@
 #include "models/health/autocorrelation.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_autocorrelation {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // One iteration's collective calls: a short burst of small ones and one long all-reduce.
 std::vector<double> repeat(const std::vector<double>& pattern, int times) {
@@ -99,5 +99,5 @@ TEST(HealthPeriod, AgreesWithLagByLagScan) {
   }
 }
 
-}  // namespace
+}  // namespace test_autocorrelation
 }  // namespace trainvp

@@ -8,7 +8,7 @@
 #include "models/health/bocpd.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_bocpd {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 constexpr double kH = 1.0 / 250;  // the default hazard
 
@@ -123,5 +123,5 @@ TEST(HealthBocpd, RejectsBadParametersAndObservations) {
   EXPECT_THROW(b.update(NAN), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_bocpd
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include "models/health/consolidate.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_consolidate {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // Megatron's order with one TP group per node: node n holds replica n mod d of stage n / d.
 ConsolidationInput hybrid(int d, int p, std::vector<double> stage_work, int units) {
@@ -97,5 +97,5 @@ TEST(Consolidation, MismatchedInputsThrow) {
   EXPECT_THROW(placement_cost(in, {0, 1}), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_consolidate
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include "models/health/group_compare.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_group_compare {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(HealthGroupCompare, MedianOddAndEven) {
   EXPECT_EQ(median({3, 1, 2}), 2);
@@ -37,5 +37,5 @@ TEST(HealthGroupCompare, OneSlowGroupAmongEight) {
 
 TEST(HealthGroupCompare, EmptyGivesEmpty) { EXPECT_TRUE(above_median({}, 0.1).empty()); }
 
-}  // namespace
+}  // namespace test_group_compare
 }  // namespace trainvp

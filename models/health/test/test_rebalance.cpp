@@ -11,7 +11,7 @@
 #include "models/health/rebalance.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_rebalance {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 double slowest(const std::vector<double>& c, const std::vector<int>& m) {
   double t = 0;
@@ -110,5 +110,5 @@ TEST(HealthRebalance, RejectsBadInput) {
   EXPECT_THROW(rebalance_micro_batches({1, -2}, 4), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_rebalance
 }  // namespace trainvp

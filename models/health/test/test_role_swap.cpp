@@ -8,7 +8,7 @@
 #include "models/health/role_swap.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_role_swap {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 constexpr double kD = 1000, kP = 10;
 
@@ -75,5 +75,5 @@ TEST(RoleSwap, InputsThatDoNotFitAreRejected) {
   EXPECT_THROW(plan_role_swap(in), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_role_swap
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include "models/health/ski_rental.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_ski_rental {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(HealthSkiRental, EscalatesExactlyWhenTheLossReachesEachCost) {
   SkiRental s({0, 4, 10, 30});
@@ -83,5 +83,5 @@ TEST(HealthSkiRental, RejectsBadCosts) {
   EXPECT_THROW(SkiRental({0, -1}), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_ski_rental
 }  // namespace trainvp

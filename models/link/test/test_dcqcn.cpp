@@ -8,7 +8,7 @@
 #include "models/link/dcqcn.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_dcqcn {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 constexpr std::int64_t us = 1000000;  // ps
 constexpr double L = 100e9;           // line rate of these tests
@@ -114,5 +114,5 @@ TEST(Dcqcn, FloorCapAndLongIdle) {
   EXPECT_NEAR(r.alpha() / std::pow(255.0 / 256, 100000), 1.0, 1e-9);
 }
 
-}  // namespace
+}  // namespace test_dcqcn
 }  // namespace trainvp

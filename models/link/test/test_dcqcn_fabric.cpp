@@ -19,10 +19,11 @@
 #include "models/link/traffic.hpp"
 #include "platform/core/child_process.hpp"
 #include "platform/core/test/own_process.hpp"
+#include "platform/core/test/timing.hpp"
 #include <nlohmann/json.hpp>
 
 namespace trainvp {
-namespace {
+namespace test_dcqcn_fabric {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -90,10 +91,6 @@ struct Incast {
   }
 };
 
-void run_to(std::int64_t t) {
-  sc_core::sc_start(sc_core::sc_time(static_cast<double>(t), sc_core::SC_PS) - sc_core::sc_time_stamp());
-}
-
 // The bottleneck queue sampled every `step` from `from` to `to`.
 struct QueueSamples {
   std::vector<double> q;
@@ -111,7 +108,7 @@ struct QueueSamples {
 QueueSamples sample(Incast& h, std::int64_t from, std::int64_t to, std::int64_t step) {
   QueueSamples s;
   for (std::int64_t t = from; t < to; t += step) {
-    run_to(t);
+    test::run_to(t);
     s.q.push_back(static_cast<double>(h.bottleneck.queued_bytes()));
   }
   return s;
@@ -136,7 +133,7 @@ Measured measure(int n, bool dcqcn, std::int64_t settle, std::int64_t window, st
   const ChildResult r = run_in_child([&] {
     const DcqcnParams p = paper();
     Incast h(n, dcqcn ? &p : nullptr, start);
-    run_to(settle);
+    test::run_to(settle);
     std::vector<std::uint64_t> b0;
     for (int k = 0; k < n; ++k) b0.push_back(h.delivered(k));
     const QueueSamples qs = sample(h, settle, settle + window, 1 * us);
@@ -236,5 +233,5 @@ TEST(DcqcnFabric, SteadyStateMatchesThePapersFluidModel) {
               f2.mean_rate_bps / 1e9, f16.mean_queue_bytes, f16.max_queue_bytes);
 }
 
-}  // namespace
+}  // namespace test_dcqcn_fabric
 }  // namespace trainvp

@@ -15,9 +15,10 @@
 #include "models/link/flow_network.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/core/test/own_process.hpp"
+#include "platform/core/test/timing.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_flow_network {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -66,8 +67,6 @@ struct Net {
   }
 };
 
-void run_to(std::int64_t ps) { sc_core::sc_start(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS) - sc_core::sc_time_stamp()); }
-
 // 80 ps per byte at 100 Gbit/s (no framing), so times are whole picoseconds.
 constexpr double kBps = 100e9;
 constexpr std::int64_t kLat = 1000000;
@@ -80,7 +79,7 @@ TEST(FlowNetwork, TwoFlowsSharingALinkEachGetHalf) {
     static const std::vector<int> path{0};
     n.start(path, kBytes);
     n.start(path, kBytes);
-    run_to(1);
+    test::run_to(1);
     EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8 / 2, 1e-6 * kBps);
     EXPECT_NEAR(n.net->rate_Bps(1), kBps / 8 / 2, 1e-6 * kBps);
     sc_core::sc_start();
@@ -103,7 +102,7 @@ TEST(FlowNetwork, ThreeFlowsOnTwoLinksGetTheirMaxMinShares) {
     n.start(a, kBytes);
     n.start(ab, kBytes);
     n.start(b, kBytes);
-    run_to(1);
+    test::run_to(1);
     EXPECT_NEAR(n.net->rate_Bps(0), 9.375e9, 1e-3);
     EXPECT_NEAR(n.net->rate_Bps(1), 3.125e9, 1e-3);
     EXPECT_NEAR(n.net->rate_Bps(2), 3.125e9, 1e-3);
@@ -123,7 +122,7 @@ TEST(FlowNetwork, ADegradedLinkSlowsTheFlowFromTheChangeOn) {
     n.start(path, kBytes);
     // Half the bytes at full rate, then a quarter of the bandwidth for the other half.
     const std::int64_t half = static_cast<std::int64_t>(kBytes / 2) * kPsPerByte;
-    run_to(half);
+    test::run_to(half);
     n.dir(0).set_bandwidth(kBps / 4);
     n.net->link_changed(0);
     sc_core::sc_start();
@@ -139,14 +138,14 @@ TEST(FlowNetwork, ALinkDownHoldsItsFlowsUntilItIsUp) {
     static const std::vector<int> both{0, 1}, other{1};
     n.start(both, kBytes);
     const std::int64_t down = 20000000, up = 150000000;  // 20 us, 150 us: the second flow is done by then
-    run_to(down);
+    test::run_to(down);
     n.dir(0).set_down(true);
     n.net->link_changed(0);
     n.start(other, kBytes);  // alone on link 1 while link 0 is down: the full rate
-    run_to(down + 1);
+    test::run_to(down + 1);
     EXPECT_EQ(n.net->rate_Bps(0), 0.0);
     EXPECT_NEAR(n.net->rate_Bps(1), kBps / 8, 1e-3);
-    run_to(up);
+    test::run_to(up);
     EXPECT_EQ(n.done_at[0], -1);
     n.dir(0).set_down(false);
     n.net->link_changed(0);
@@ -165,7 +164,7 @@ TEST(FlowNetwork, APacedFlowKeepsItsCapAndLeavesTheRestToTheOthers) {
     static const std::vector<int> path{0};
     n.start(path, FlowNetwork::kEndless, 2.5e9);  // a fifth of the link
     n.start(path, kBytes);
-    run_to(1);
+    test::run_to(1);
     EXPECT_NEAR(n.net->rate_Bps(0), 2.5e9, 1e-3);
     EXPECT_NEAR(n.net->rate_Bps(1), 10e9, 1e-3);
     sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
@@ -185,11 +184,11 @@ TEST(FlowNetwork, PacketLossCostsTheGoBackNShareOfLinkTime) {
     n.dir(0).set_loss(r, 0);
     n.net->link_changed(0);
     n.start(path, kBytes);
-    run_to(1);
+    test::run_to(1);
     const double payload_Bps = kBps / 8 * 4096 / (4096 + 82);
     EXPECT_NEAR(n.net->rate_Bps(0), payload_Bps * t / (t + r * window), 1e-3);
   });
 }
 
-}  // namespace
+}  // namespace test_flow_network
 }  // namespace trainvp

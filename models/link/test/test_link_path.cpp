@@ -20,7 +20,7 @@
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_link_path {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -160,5 +160,5 @@ TEST(LinkPath, BackToBackChunksStreamAtTheBottleneckRateThroughBackPressure) {
   });
 }
 
-}  // namespace
+}  // namespace test_link_path
 }  // namespace trainvp

@@ -23,7 +23,7 @@
 #include "platform/core/test/own_process.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_pfc {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -233,5 +233,5 @@ TEST(Pfc, IngressPauseSpreadsToTheVictimThatSharesNoCongestedLink) {
   });
 }
 
-}  // namespace
+}  // namespace test_pfc
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include <random>
 
 namespace trainvp {
-namespace {
+namespace test_comm_by_iteration {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // Iterations of 10 ps; each holds [2, 5] and [8, 13] from its start, the second running 3 ps into
 // the next. By end order, iteration 0 counts 3; every later one counts the previous one's tail
@@ -110,5 +110,5 @@ TEST(CommByIteration, WithoutSkipsIsTheUnionByEndIteration) {
   EXPECT_EQ(comm_by_iteration(real, ends, {}), (std::vector<std::int64_t>{4, 8 + 5}));
 }
 
-}  // namespace
+}  // namespace test_comm_by_iteration
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include "models/parallel/layout.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_layout {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 ParallelConfig grid(int t, int p, int d) {
   ParallelConfig c;
@@ -225,5 +225,5 @@ TEST(StageWorkload, InterleavedStageTakesChunksStagePlusKp) {
   EXPECT_DOUBLE_EQ(s1.layers[0].fwd_flops, 500);
 }
 
-}  // namespace
+}  // namespace test_layout
 }  // namespace trainvp

@@ -9,7 +9,7 @@
 #include "models/parallel/memory.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_memory {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // GPT-3 175B's dimensions: h 12288, a 96.
 const double kH = 12288, kA = 96;
@@ -174,11 +174,11 @@ TEST(InFlight, InterleavedFollowsMegatronsOrder) {
   EXPECT_EQ(peak_in_flight(c, 3), (std::vector<int>{5, 1}));
 }
 
-}  // namespace
+}  // namespace test_memory
 }  // namespace trainvp
 
 namespace trainvp {
-namespace {
+namespace test_memory {
 
 // ZeRO-3 holds at most `prefetch` gathered layers at once: D x the largest layer's parameters.
 TEST(StageMemory, ZeroThreeGatheredParametersArePrefetchTimesTheLargestLayer) {
@@ -194,5 +194,5 @@ TEST(StageMemory, ZeroThreeGatheredParametersArePrefetchTimesTheLargestLayer) {
   EXPECT_EQ(zero3_gathered_bytes(w, 2), 2u * 5000 * 4);
 }
 
-}  // namespace
+}  // namespace test_memory
 }  // namespace trainvp

@@ -10,7 +10,7 @@
 #include "models/parallel/pipeline.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_pipeline {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 void expect_well_formed(const std::vector<ScheduleBlock>& blocks, int m, int v) {
   ASSERT_EQ(blocks.size(), static_cast<std::size_t>(2 * m * v));
@@ -91,5 +91,5 @@ TEST(PhaseScheduleBlocks, PhasesFollowTheBlocksAndSlotsCountTheirRepeats) {
   EXPECT_EQ(s.repeats(5), 1);
 }
 
-}  // namespace
+}  // namespace test_pipeline
 }  // namespace trainvp

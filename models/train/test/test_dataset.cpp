@@ -6,7 +6,7 @@
 #include "models/train/dataset.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_dataset {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(TrainDataset, SameSeedSameValuesOtherSeedOthers) {
   TrainParams p;
@@ -46,5 +46,5 @@ TEST(TrainDataset, BatchesWalkTheShardAndWrap) {
   EXPECT_EQ(batch_of(s, 3, 5), (std::vector<int>{10, 11, 12}));  // 15 samples later: back at the start
 }
 
-}  // namespace
+}  // namespace test_dataset
 }  // namespace trainvp

@@ -6,7 +6,7 @@
 #include "models/train/mlp.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_mlp {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TrainParams small() {
   TrainParams p;
@@ -74,5 +74,5 @@ TEST(TrainMlp, DotSumsEveryTerm) {
   EXPECT_EQ(dot(a.data(), b.data(), 19), expect);  // small integers: exact in any order
 }
 
-}  // namespace
+}  // namespace test_mlp
 }  // namespace trainvp

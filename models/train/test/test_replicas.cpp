@@ -8,7 +8,7 @@
 #include "models/train/replicas.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_replicas {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 struct Toy {
   TrainParams p;
@@ -181,5 +181,5 @@ TEST(TrainReplicas, TrainingLearnsTheMixture) {
   EXPECT_GT(after, 0.8);
 }
 
-}  // namespace
+}  // namespace test_replicas
 }  // namespace trainvp

@@ -5,7 +5,7 @@
 #include "models/train/topk.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_slices_topk {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(TrainSlices, ProportionalToTheLayersParameters) {
   // Weights 3, 0, 1, 4 of 8 over 16 values: cuts at 16 x {0, 3, 3, 4, 8} / 8.
@@ -61,5 +61,5 @@ TEST(TrainTopK, RatioOneSendsEverythingAndLeavesNoResidual) {
   EXPECT_EQ(residual, (std::vector<float>{0, 0, 0}));
 }
 
-}  // namespace
+}  // namespace test_slices_topk
 }  // namespace trainvp

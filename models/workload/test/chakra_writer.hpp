@@ -11,7 +11,7 @@
 
 #include "models/workload/chakra/et_def.pb.h"
 
-namespace trainvp::test_chakra {
+namespace trainvp::chakra_writer {
 
 namespace pb = trainvp::chakra_pb;
 
@@ -70,4 +70,4 @@ inline void write(const std::string& path, const std::vector<pb::Node>& nodes, c
   if (!ok || !out) throw std::runtime_error("cannot write " + path);
 }
 
-}  // namespace trainvp::test_chakra
+}  // namespace trainvp::chakra_writer

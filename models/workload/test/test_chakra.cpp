@@ -11,9 +11,9 @@
 #include "models/workload/test/chakra_writer.hpp"
 
 namespace trainvp::chakra {
-namespace {
+namespace test_chakra {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
-namespace tc = test_chakra;
+namespace tc = ::trainvp::chakra_writer;
 namespace pb = trainvp::chakra_pb;
 
 std::string temp(const std::string& name) {
@@ -203,5 +203,5 @@ TEST(ChakraPlan, NamesTheRankAndNodeOfEveryMismatch) {
   EXPECT_NE(error_of([&] { plan_run({&self}, {}); }).find("comm_dst is 0 (it must name another rank of the 1)"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace test_chakra
 }  // namespace trainvp::chakra

@@ -14,7 +14,7 @@
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_hf_config {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -157,5 +157,5 @@ TEST(HfConfig, SeqBeyondThePositionLimitIsRefused) {
   EXPECT_NO_THROW(build("gpt2", 1024));
 }
 
-}  // namespace
+}  // namespace test_hf_config
 }  // namespace trainvp

@@ -13,7 +13,7 @@
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_torch_profile {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using nlohmann::json;
 
@@ -169,5 +169,5 @@ TEST(TorchProfile, MalformedTracesAreErrorsAtTheirPointer) {
   EXPECT_EQ(error_path(json::array({op("layer:a", 0, 1), op("layer:b", 2, 1)})), "(no error)");
 }
 
-}  // namespace
+}  // namespace test_torch_profile
 }  // namespace trainvp

@@ -12,7 +12,7 @@
 #include "models/workload/layer.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_zoo {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 WorkloadShape shape_for(const std::string& model, int batch = 1) {
   WorkloadShape s;
@@ -398,5 +398,5 @@ TEST(ModelZoo, ResNetAcceptsAnyImageSizeFrom32) {
   }
 }
 
-}  // namespace
+}  // namespace test_zoo
 }  // namespace trainvp

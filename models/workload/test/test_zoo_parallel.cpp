@@ -9,7 +9,7 @@
 #include "models/workload/workload.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_zoo_parallel {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // GPT-2's architecture: per layer 12h^2 (QKV, projection, fc, proj weights) + 13h (their biases
 // 3h + h + 4h + h and two LayerNorms 4h); token and position tables (V + s)h; final LayerNorm 2h.
@@ -98,5 +98,5 @@ TEST(ZooTensorParallel, ReplicatedPartIsTheNormAndResidualAdd) {
   }
 }
 
-}  // namespace
+}  // namespace test_zoo_parallel
 }  // namespace trainvp

@@ -16,7 +16,7 @@
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_hf_workload {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -142,5 +142,5 @@ TEST(HfWorkload, LayerMatricesAreCheckedAgainstParams) {
   EXPECT_EQ(error_of(doc_with(w)).path, "/workload/transformer/hidden");
 }
 
-}  // namespace
+}  // namespace test_hf_workload
 }  // namespace trainvp

@@ -10,7 +10,7 @@
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_jobs {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -132,5 +132,5 @@ TEST(JobsConfig, TheRunsTimeLimitIsTheLatestJobsStartPlusItsLimit) {
   EXPECT_EQ(s.training.time_limit_ps, 3600'000'000'000'000);
 }
 
-}  // namespace
+}  // namespace test_jobs
 }  // namespace trainvp

@@ -9,15 +9,10 @@
 
 #include "platform/config/scenario.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/test/temp_file.hpp"
 
 namespace trainvp {
-namespace {
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = testing::TempDir() + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+namespace test_json_input {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 std::string nested(int depth, const std::string& open, const std::string& close, const std::string& leaf = "1") {
   std::string t;
@@ -102,20 +97,20 @@ TEST(JsonInput, NulByteIsAnErrorNamingItsOffset) {
   std::string text = "{\"trainvp\": 1}";
   text += '\0';
   text += "{\"anything\": true}";
-  std::string path = write_temp("trainvp_nul.json", text);
+  std::string path = test::write_temp("trainvp_nul.json", text);
   ScenarioError e = error_of([&] { read_json_file(path); });
   EXPECT_TRUE(has(e, "NUL byte at byte offset 14 (in \"" + path + "\" at line 1, column 15)")) << e.what();
 }
 
 // Class 4, --faults: an object may hold only `faults`; other keys were silently ignored.
 TEST(JsonInput, FaultsFileWithAnUnknownKeyIsRefused) {
-  std::string scenario = write_temp("trainvp_faults_base.json",
+  std::string scenario = test::write_temp("trainvp_faults_base.json",
                                     R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
                                         "workload": {"model": "gpt2-xl", "batch": 8, "seq": 1024}})");
-  std::string faults = write_temp("trainvp_faults_extra.json", R"({"faults": [], "x": 1})");
+  std::string faults = test::write_temp("trainvp_faults_extra.json", R"({"faults": [], "x": 1})");
   ScenarioError e = error_of([&] { load_scenario_file(scenario, {}, faults); });
   EXPECT_TRUE(has(e, "--faults \"" + faults + "\": unknown key /x")) << e.what();
-  faults = write_temp("trainvp_faults_ok.json", R"({"faults": []})");
+  faults = test::write_temp("trainvp_faults_ok.json", R"({"faults": []})");
   EXPECT_NO_THROW(load_scenario_file(scenario, {}, faults));
 }
 
@@ -129,5 +124,5 @@ TEST(JsonInput, FileErrorsSayWhatTheFileIsAndWhatIsWrong) {
   EXPECT_TRUE(has(e, "it is a directory")) << e.what();
 }
 
-}  // namespace
+}  // namespace test_json_input
 }  // namespace trainvp

@@ -7,7 +7,7 @@
 #include "platform/config/scenario.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_name_tables {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 template <class E>
 std::vector<std::string> names_of(const NameTable<E>& table) {
@@ -70,5 +70,5 @@ TEST(NameTables, SchemasOfferExactlyTheTablesNames) {
   }
 }
 
-}  // namespace
+}  // namespace test_name_tables
 }  // namespace trainvp

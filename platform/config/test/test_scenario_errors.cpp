@@ -13,9 +13,10 @@
 
 #include "platform/core/errors.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/core/test/temp_file.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_scenario_errors {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -496,14 +497,8 @@ TEST(ScenarioErrorsOverride, BadPointerSyntaxIsRejected) {
 
 // ---- reading files ----
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 TEST(ScenarioErrorsFile, MalformedJsonNamesTheLineAndColumn) {
-  std::string path = write_temp("trainvp_bad_line4.json",
+  std::string path = test::write_temp("trainvp_bad_line4.json",
                                 "{\n"
                                 "  \"trainvp\": 1,\n"
                                 "  \"cluster\": { \"nodes\": 1 },\n"
@@ -521,7 +516,7 @@ TEST(ScenarioErrorsFile, MalformedJsonNamesTheLineAndColumn) {
 }
 
 TEST(ScenarioErrorsFile, ErrorOnTheFirstLineIsLineOne) {
-  std::string path = write_temp("trainvp_bad_line1.json", "{ \"trainvp\": 1 ]\n");
+  std::string path = test::write_temp("trainvp_bad_line1.json", "{ \"trainvp\": 1 ]\n");
   try {
     read_json_file(path);
     FAIL() << "parsed";
@@ -531,7 +526,7 @@ TEST(ScenarioErrorsFile, ErrorOnTheFirstLineIsLineOne) {
 }
 
 TEST(ScenarioErrorsFile, TruncatedFileNamesItsLastLine) {
-  std::string path = write_temp("trainvp_truncated.json", "{\n  \"trainvp\": 1,\n  \"cluster\": {\n");
+  std::string path = test::write_temp("trainvp_truncated.json", "{\n  \"trainvp\": 1,\n  \"cluster\": {\n");
   try {
     read_json_file(path);
     FAIL() << "parsed";
@@ -551,9 +546,9 @@ TEST(ScenarioErrorsFile, MissingFileSaysItCannotBeRead) {
 }
 
 TEST(ScenarioErrorsFile, ValidFileParses) {
-  std::string path = write_temp("trainvp_good.json", base_doc().dump(2));
+  std::string path = test::write_temp("trainvp_good.json", base_doc().dump(2));
   EXPECT_EQ(read_json_file(path), base_doc());
 }
 
-}  // namespace
+}  // namespace test_scenario_errors
 }  // namespace trainvp

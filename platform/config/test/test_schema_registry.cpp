@@ -13,7 +13,7 @@
 #include "platform/core/glob.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_schema_registry {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 std::vector<std::string> schema_names() {
   std::vector<std::string> names;
@@ -102,5 +102,5 @@ TEST(SchemaRegistry, DocsKeyTableMatchesTheRegistry) {
       << "docs/scenario-format.md's key table is stale: run scripts/update-docs";
 }
 
-}  // namespace
+}  // namespace test_schema_registry
 }  // namespace trainvp

@@ -6,9 +6,10 @@
 #include <fstream>
 
 #include "platform/config/scenario.hpp"
+#include "platform/core/test/temp_file.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_sections {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 json J(const char* text) { return json::parse(text); }
 
@@ -210,16 +211,10 @@ TEST(OutputSection, CapsDefaultToOneGibibyteAndTenMillionEventsAndTakeUnits) {
 
 // ---- the document: the sections in order, and `--faults` ----
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 const std::string kQuickstart = std::string(TRAINVP_SOURCE_DIR) + "/scenarios/quickstart.json";
 
 TEST(Document, FaultsFileReplacesTheFaultsAndDropsTheGenerator) {
-  std::string faults = write_temp("config_faults.json", R"({"faults": [{"kind": "link_down", "target": "*"}]})");
+  std::string faults = test::write_temp("config_faults.json", R"({"faults": [{"kind": "link_down", "target": "*"}]})");
   Scenario s = load_scenario_file(kQuickstart, {"/fault_generator={}"}, faults);
   ASSERT_EQ(s.faults.size(), 1u);
   EXPECT_EQ(s.faults[0].kind, FaultKind::LinkDown);
@@ -229,7 +224,7 @@ TEST(Document, FaultsFileReplacesTheFaultsAndDropsTheGenerator) {
 }
 
 TEST(Document, FaultsFileMustHoldAList) {
-  std::string faults = write_temp("config_not_faults.json", R"({"kind": "link_down"})");
+  std::string faults = test::write_temp("config_not_faults.json", R"({"kind": "link_down"})");
   try {
     load_scenario_file(kQuickstart, {}, faults);
     FAIL() << "accepted";
@@ -251,5 +246,5 @@ TEST(Document, ResolvedHoldsEverySectionInOrder) {
   EXPECT_EQ(s.output.dir, "out/quickstart");
 }
 
-}  // namespace
+}  // namespace test_sections
 }  // namespace trainvp

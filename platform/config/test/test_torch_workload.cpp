@@ -14,7 +14,7 @@
 #include "platform/core/errors.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_torch_workload {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -72,5 +72,5 @@ TEST(TorchWorkload, NamesDropKinetosSuffixes) {
   EXPECT_EQ(torch_profile_name("step.json"), "torch:step");
 }
 
-}  // namespace
+}  // namespace test_torch_workload
 }  // namespace trainvp

@@ -14,7 +14,7 @@
 #include "platform/core/test/own_process.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_calendar {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -82,5 +82,5 @@ TEST(EventCalendar, AnEarlierEntryMovesTheWakeUpForwardAndStopsHoldIt) {
   });
 }
 
-}  // namespace
+}  // namespace test_calendar
 }  // namespace trainvp

@@ -9,7 +9,7 @@
 #include "platform/core/units.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_errors {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using json = nlohmann::json;
 
@@ -72,5 +72,5 @@ TEST(ErrorTexts, TooLargeIntegersNameTheUpperBound) {
   }
 }
 
-}  // namespace
+}  // namespace test_errors
 }  // namespace trainvp

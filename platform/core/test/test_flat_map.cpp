@@ -10,7 +10,7 @@
 #include "platform/core/flat_map.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_flat_map {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 void expect_same(FlatMap64<int>& m, const std::unordered_map<std::uint64_t, int>& ref, std::uint64_t universe) {
   ASSERT_EQ(m.size(), ref.size());
@@ -74,5 +74,5 @@ TEST(FlatMap64, OperatorBracketValueInitializesAndClearEmpties) {
   EXPECT_EQ(*m.find(7), 1u);
 }
 
-}  // namespace
+}  // namespace test_flat_map
 }  // namespace trainvp

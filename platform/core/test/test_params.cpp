@@ -13,7 +13,7 @@
 #include "platform/core/params.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_params {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 enum class Mode { Fast, Slow };
 
@@ -447,5 +447,5 @@ TEST(Glob, UnclosedBracketIsLiteral) {
   EXPECT_TRUE(glob_match("gpu[0", "gpu[0"));
 }
 
-}  // namespace
+}  // namespace test_params
 }  // namespace trainvp

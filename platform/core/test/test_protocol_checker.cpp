@@ -14,7 +14,7 @@
 #include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_protocol_checker {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
 
@@ -202,5 +202,5 @@ TEST(ProtocolChecker, FlagsIllegalReturns) {
   });
 }
 
-}  // namespace
+}  // namespace test_protocol_checker
 }  // namespace trainvp

@@ -9,7 +9,7 @@
 #include "platform/core/small_ring.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_small_ring {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(SmallRing, RandomPushPopMatchesDeque) {
   SmallRing<int, 4> r;
@@ -47,5 +47,5 @@ TEST(SmallRing, KeepsOrderWhenGrowingWithAWrappedReadPosition) {
   EXPECT_TRUE(r.empty());
 }
 
-}  // namespace
+}  // namespace test_small_ring
 }  // namespace trainvp

@@ -9,7 +9,7 @@
 #include "platform/core/trace.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_trace_cap {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(TraceCap, KeepsTheFirstEventsAndCountsTheRest) {
   TraceRecorder t(true);
@@ -42,5 +42,5 @@ TEST(TraceCap, UnderTheCapNothingIsDropped) {
   EXPECT_EQ(t.dropped(), 0u);
 }
 
-}  // namespace
+}  // namespace test_trace_cap
 }  // namespace trainvp

@@ -11,7 +11,7 @@
 #include "platform/core/units.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_units {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 constexpr double kKi = 1024.0;
 constexpr double kMi = kKi * 1024.0;
@@ -309,5 +309,5 @@ TEST(UnitsFormat, FormattedBandwidthParsesBack) {
   EXPECT_DOUBLE_EQ(parse_bandwidth_bps(format_bandwidth_bps(2.5e6)), 2.5e6);
 }
 
-}  // namespace
+}  // namespace test_units
 }  // namespace trainvp

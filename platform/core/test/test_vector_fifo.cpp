@@ -8,7 +8,7 @@
 #include "platform/core/vector_fifo.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_vector_fifo {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 TEST(VectorFifo, KeepsOrderAndStaysBoundedWhenItNeverDrains) {
   std::vector<int> q;
@@ -35,5 +35,5 @@ TEST(VectorFifo, RestartsAtTheBeginningWhenDrained) {
   EXPECT_EQ(head, 0u);
 }
 
-}  // namespace
+}  // namespace test_vector_fifo
 }  // namespace trainvp

@@ -16,7 +16,3 @@ inline std::int64_t ser_ps(std::uint64_t bytes, double bps) {
 inline void run_to(std::int64_t t) { sc_core::sc_start(ps_time(t - now_ps())); }
 
 }  // namespace trainvp::test
-
-// Skips a test in a build without the Verilated engine (-DTRAINVP_RTL=OFF).
-#define TRAINVP_REQUIRE_RTL() \
-  if (!rtl_available()) GTEST_SKIP() << "built without the RTL (-DTRAINVP_RTL=OFF)"

@@ -7,7 +7,7 @@
 #include "platform/system/fast_forward/period.hpp"
 
 namespace trainvp {
-namespace {
+namespace test_period {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 // Iterations back to back from t = 0 whose durations follow `pattern` cyclically (compute = the
 // duration, nothing blocked); `count` iterations.
@@ -108,5 +108,5 @@ TEST(FastForwardPeriod, CollectiveLabelsNameTheirShiftedIteration) {
   EXPECT_EQ(shift_iteration_label("bits it9", 1), "bits it10");
 }
 
-}  // namespace
+}  // namespace test_period
 }  // namespace trainvp
