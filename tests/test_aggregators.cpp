@@ -25,7 +25,7 @@ json ps_bench(int p, int K, int m, const std::string& bytes, const std::string& 
   json doc = {{"trainvp", 1},
               {"name", "ps-test"},
               {"cluster", {{"nodes", p}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-                           {"fabric", {{"topology", "switch"}, {"switch_ports", 128}}}}},
+                           {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}}}}},
               {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", algo}, {"bytes", bytes},
                             {"iterations", 1}, {"warmup", 0}}},
               {"output", {{"trace", false}}}};

@@ -41,7 +41,7 @@ json scenario(int ranks, const json& chakra, const std::string& chunk = "1MiB") 
           {"name", "chakra-test"},
           {"cluster",
            {{"nodes", ranks}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-            {"fabric", {{"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
           {"workload", {{"chakra", chakra}}},
           {"output", {{"trace", false}}}};
 }

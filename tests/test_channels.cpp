@@ -14,7 +14,8 @@ namespace test_channels {  // named for the file: unity builds join test files (
 using json = nlohmann::json;
 using namespace test;
 
-json all_reduce(int nodes, int gpus, const std::string& bytes, const json& fabric) {
+json all_reduce(int nodes, int gpus, const std::string& bytes, json fabric) {
+  fabric["nccl"]["model"] = "bound";  // the closed forms: the fabric's own rates
   return {{"trainvp", 1},
           {"name", "channels-test"},
           {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", fabric}}},
@@ -44,7 +45,7 @@ TEST(Channels, ChannelsSharingOneSwitchKeepTheRingClosedForm) {
 TEST(Channels, RankOrderWithOneChannelReproducesTheSingleRingExactly) {
   json plain = all_reduce(4, 8, "64MiB", {{"topology", "leaf-spine"}, {"rail_optimized", true}, {"leaf_ports", 8}, {"spines", 4}});
   json ranked = plain;
-  ranked["cluster"]["fabric"]["nccl"] = {{"order", "rank"}, {"channels", 1}};
+  ranked["cluster"]["fabric"]["nccl"] = {{"order", "rank"}, {"channels", 1}, {"model", "bound"}};
   const json a = simulate(plain), b = simulate(ranked);
   EXPECT_EQ(a["collectives"], b["collectives"]);
   EXPECT_EQ(a["links"], b["links"]);

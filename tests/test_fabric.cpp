@@ -22,7 +22,7 @@ json bench_scenario(int nodes, int gpus, const std::string& op, const std::strin
   return {{"trainvp", 1},
           {"name", "fabric-test"},
           {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"topology", "switch"}, {"switch_ports", 128}}}}},
+                       {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}}}}},
           {"workload", {{"kind", "collective"}, {"op", op}, {"algorithm", algo}, {"bytes", bytes},
                         {"iterations", 1}, {"warmup", 0}}},
           {"output", {{"trace", false}}}};

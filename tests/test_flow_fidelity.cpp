@@ -22,7 +22,7 @@ json bench(int nodes, const std::string& op, const std::string& bytes, const jso
   return {{"trainvp", 1},
           {"name", "flow-test"},
           {"cluster", {{"nodes", nodes}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"topology", "switch"}, {"switch_ports", 128}, {"fidelity", "flow"}}}}},
+                       {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}, {"fidelity", "flow"}}}}},
           {"workload", {{"kind", "collective"}, {"op", op}, {"algorithm", "ring"}, {"bytes", bytes},
                         {"iterations", 1}, {"warmup", 0}}},
           {"faults", faults},

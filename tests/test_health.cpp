@@ -30,7 +30,7 @@ json scenario(const json& faults, bool health = true) {
               {"name", "health-test"},
               {"cluster",
                {{"nodes", 2}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
-                {"fabric", {{"topology", "switch"}, {"link_bw", "100Gbps"}}}}},
+                {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"link_bw", "100Gbps"}}}}},
               {"workload", {{"layers", layers}, {"batch", 8}}},
               {"training",
                {{"iterations", 60}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}, {"bucket", "150MiB"}, {"algorithm", "ring"}}}}},

@@ -31,7 +31,7 @@ json job(const std::string& name, const json& placement, const char* start = "0s
 
 json cluster(const char* topology = "leaf-spine") {
   json c = {{"nodes", 8}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}};
-  c["fabric"] = {{"topology", topology}};
+  c["fabric"] = {{"topology", topology}, {"nccl", {{"model", "bound"}}}};  // the closed forms
   if (std::string(topology) == "leaf-spine") c["fabric"].update({{"leaf_ports", 4}, {"spines", 1}, {"oversubscription", 4}});
   return c;
 }
@@ -103,7 +103,7 @@ TEST(JobsFabric, AJobAloneRunsExactlyAsTheSameTrainingWithoutJobs) {
 TEST(JobsFabric, AHybridParallelJobOnLaterNodesRunsExactlyAsTheSameTrainingAlone) {
   // TP 2 x PP 2 x DP 2 with 1F1B on nodes 2-3 of a switch (cluster ranks 8-15): its layout,
   // pipeline, TP and DP traffic must be the same as on a cluster of its own, to the picosecond.
-  json c = {{"nodes", 4}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}, {"nics", 4}}}, {"fabric", {{"topology", "switch"}}}};
+  json c = {{"nodes", 4}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}, {"nics", 4}}}, {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}}}};
   const json workload = {{"model", "gpt2"}, {"batch", 2}, {"seq", 1024}};
   const json training = {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}}},
                          {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}, {"schedule", "1f1b"}}}};

@@ -32,7 +32,7 @@ json scenario(const std::string& down, bool retry, int attempts = 4) {
   if (retry) sync["retry"] = {{"retry_cnt", 7}, {"timeout", "1ms"}, {"backoff", "2ms"}, {"attempts", attempts}};
   return {{"trainvp", 1},
           {"name", "layer-retry"},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload",
            {{"layers", json::array({{{"name", "a"}, {"params", 1000000}, {"fwd_time", "10ms"}, {"bwd_time", "10ms"}}})},
             {"dtype", "bf16"}}},

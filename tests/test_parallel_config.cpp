@@ -159,6 +159,38 @@ TEST(ParallelConfig, ALayoutThatDoesNotFitNamesTheGpuAndTheClosedFormMemory) {
   EXPECT_NO_THROW(load_scenario(d, "t"));
 }
 
+// Every training's memory is checked, not only a layout's: Llama 2 7B with Adam on one 80 GiB GPU
+// under plain DDP is refused with the message a layout gets, at /training. Per GPU: 6,738,415,616
+// parameters x (2 + 2 + 12) bytes, and one micro-batch's activations: 32 layers x 34 s b h bytes
+// (fused attention keeps no scores; Korthikanti et al.'s per-layer closed form), the final norm's
+// input and the head's (2 s b h bytes each) and the loss's logits (2 s b V).
+TEST(TrainingMemory, AWholeReplicaThatDoesNotFitIsRefusedAsALayoutIs) {
+  const double s = 1024, h = 4096, V = 32000;
+  const double params = 6738415616, acts = 32 * 34.0 * s * h + 2 * 2 * s * h + 2 * s * V;
+  json d = {{"trainvp", 1},
+            {"cluster", {{"nodes", 1}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}}},
+            {"workload", {{"model", "llama2-7b"}, {"batch", 1}, {"seq", 1024}}},
+            {"training", {{"iterations", 2}, {"optimizer", "adam"}, {"sync", {{"strategy", "ddp"}}}}}};
+  try {
+    load_scenario(d, "t");
+    FAIL() << "accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/training");
+    EXPECT_EQ(std::string(e.what()), "/training: GPU node0.gpu0 (a whole replica: training.parallel can shard it) needs " +
+                                         gib(16 * params + acts) + " GiB (weights " + gib(2 * params) + ", gradients " +
+                                         gib(2 * params) + ", optimizer " + gib(12 * params) + ", activations " + gib(acts) +
+                                         " GiB) but has 80 GiB of HBM");
+  }
+  // SGD's 8 bytes of state per parameter: 12 in all, 75.3 GiB, fits.
+  d["training"]["optimizer"] = "sgd";
+  EXPECT_NO_THROW(load_scenario(d, "t"));
+  // The command line: exit 2, the pointer.
+  const test::Cmd r = test::trainvp("validate scenarios/quickstart.json --set /workload/model=llama2-7b --set /workload/batch=1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/training: GPU node0.gpu0 (a whole replica: training.parallel can shard it) needs"), std::string::npos)
+      << r.out;
+}
+
 TEST(ParallelConfig, ValidateExitsTwoWithThePointer) {
   test::Cmd r = test::trainvp("validate scenarios/quickstart.json --set '/training/parallel={\"tp\":2,\"pp\":2,\"dp\":3}'");
   EXPECT_EQ(r.code, 2) << r.out;

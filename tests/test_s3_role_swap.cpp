@@ -26,6 +26,7 @@ json run(const std::string& order) {
   json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/greyhound/s3-congested-link-32gpu.json");
   doc["training"]["iterations"] = kIterations;
   doc["training"]["parallel"]["order"] = order;
+  doc["cluster"]["fabric"]["nccl"]["model"] = "bound";  // the closed forms count payload bytes only
   return test::simulate(doc);
 }
 
@@ -58,6 +59,8 @@ json swap_run() {
   doc["training"]["iterations"] = test::full_length() ? 80 : 40;
   doc["faults"][0]["start"] = "15s";
   doc["health"]["mitigation"]["topology_pause"] = test::full_length() ? "5s" : "1s";
+  doc["cluster"]["fabric"]["nccl"]["model"] = "bound";
+  doc["training"]["parallel"]["overlap_grad_reduce"] = true;  // the scenario's DDP buckets, as designed
   return test::simulate(doc);
 }
 

@@ -236,7 +236,7 @@ json gpt2(const std::string& strategy, int nodes = 2, int gpus = 2, int iteratio
   return {{"trainvp", 1},
           {"name", "strategies"},
           {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"link_bw", "25Gbps"}}}}},
+                       {"fabric", {{"nccl", {{"model", "bound"}}}, {"link_bw", "25Gbps"}}}}},
           {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 512}}},
           {"training", {{"iterations", iterations}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"period", 5}}}}},
           {"output", {{"trace", false}}}};
@@ -308,7 +308,7 @@ json explicit_layers(const std::string& strategy, const json& compression) {
     layers.push_back({{"name", name}, {"params", params}, {"fwd_time", "1ms"}, {"bwd_time", "2ms"}});
   json doc = {{"trainvp", 1},
               {"name", "compression"},
-              {"cluster", {{"nodes", 4}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}}},
+              {"cluster", {{"nodes", 4}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
               {"workload", {{"layers", layers}, {"dtype", "bf16"}}},
               {"training", {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"compression", compression}}}}},
               {"output", {{"trace", false}}}};

@@ -88,6 +88,24 @@ std::vector<Row> db_rows(const fs::path& db, const std::set<std::string>& skip =
   return rows;
 }
 
+// The values of a REAL column as stored (sqlite3_exec's text has 15 digits, which not every double
+// reads back from).
+std::vector<double> db_doubles(const fs::path& db, const std::string& column) {
+  sqlite3* h = nullptr;
+  std::vector<double> out;
+  sqlite3_stmt* st = nullptr;
+  const std::string sql = "SELECT \"" + column + "\" FROM points ORDER BY idx";
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << "cannot read " << column << " of " << db;
+  } else {
+    while (sqlite3_step(st) == SQLITE_ROW) out.push_back(sqlite3_column_double(st, 0));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
 // The scenario every test point starts from: 1 node x 2 H100s, GPT-2 small, 2 iterations.
 const char* kBase = R"({
   "trainvp": 1,
@@ -761,8 +779,7 @@ TEST_F(SweepCli, PlotsConvertQuantitiesLabelUnitsAndDrawASeriesPerByValue) {
   EXPECT_NE(script.find("title 'bert-base'"), std::string::npos);
   // The y values are the metric's values from sweep.db, written as the shortest decimal that reads
   // back exactly (no 58.200000000000003).
-  for (auto& row : db_rows(out / "sweep.db")) {
-    double v = std::stod(row["iteration_time_s"]);
+  for (const double v : db_doubles(out / "sweep.db", "iteration_time_s")) {
     char buf[32];
     int p = 1;
     for (; p < 17; ++p) {

@@ -22,7 +22,7 @@ double tree_time(int p, const std::string& bytes, const std::string& chunk) {
       {"name", "tree-test"},
       {"cluster",
        {{"nodes", p}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-        {"fabric", {{"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
+        {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
       {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "tree"}, {"bytes", bytes},
                     {"iterations", 1}, {"warmup", 0}}},
       {"output", {{"trace", false}}}};

@@ -21,7 +21,7 @@ using json = nlohmann::json;
 json gpt2(const std::string& strategy, int zero) {
   return {{"trainvp", 1},
           {"name", "zero3-gpt2"},
-          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 128}, {"dtype", "bf16"}}},
           {"training",
            {{"iterations", 3},
@@ -78,7 +78,7 @@ json compute_bound(int prefetch) {
                       {"bwd_weight_time", "2ms"}});
   return {{"trainvp", 1},
           {"name", "zero3-closed-form"},
-          {"cluster", {{"nodes", 4}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}}},
+          {"cluster", {{"nodes", 4}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload", {{"layers", layers}, {"dtype", "bf16"}}},
           {"training",
            {{"iterations", 4},

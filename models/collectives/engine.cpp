@@ -1,9 +1,11 @@
 #include "models/collectives/engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <limits>
 
+#include "models/collectives/nccl_tuner.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -21,6 +23,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Chu
   dont_initialize();
   SC_METHOD(on_watchdog);
   sensitive << watchdog_;
+  dont_initialize();
+  SC_METHOD(on_delayed);
+  sensitive << delayed_.event();
   dont_initialize();
 }
 
@@ -102,6 +107,7 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   c.on_rank_done = std::move(on_rank_done);
   if (functional_) c.layout = std::move(layout);
   c.cp = std::move(cp);
+  if (nccl_.on) nccl_protocol(id, c);
   // Devices take part from the start: they act when the GPUs' data reaches them.
   const auto& ranks = c.cp->program.ranks;
   for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i) join(id, ranks[i]);
@@ -203,6 +209,71 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
     arrived(id, c, x);
     return;
   }
+  if (c.wire_per_byte > 1 || c.intra_hop_ps > 0 || c.inter_hop_ps > 0) {
+    // NCCL's per-hop latency of the step, and its base latency before the first step.
+    const bool same_node = t.src < world_ && t.dst < world_ &&
+                           nccl_.node_of[static_cast<std::size_t>(t.src)] == nccl_.node_of[static_cast<std::size_t>(t.dst)];
+    std::int64_t delay = same_node ? c.intra_hop_ps : c.inter_hop_ps;
+    const bool first_step = c.cp->ring() ? (x % c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) <
+                                               static_cast<int>(c.cp->program.ranks.size())
+                                         : c.cp->waiting0[static_cast<std::size_t>(x)] == 2;
+    if (first_step) delay += c.base_ps;
+    if (delay > 0) {
+      delayed_.notify(new DelayedSend{id, x}, delay);
+      return;
+    }
+  }
+  send(id, c, x);
+}
+
+void CollectiveEngine::on_delayed() {
+  while (DelayedSend* d = delayed_.get_next()) {
+    const int id = d->id, x = d->x;
+    delete d;
+    auto it = live_map_.find(id);
+    if (it != live_map_.end() && !failed_.count(id)) send(id, it->second, x);
+  }
+}
+
+// NCCL's tuner on the collective (nccl_tuner.hpp): a ring or tree of GPUs only. Its bus bandwidth
+// bound is the slowest GPU's link into the node when it stays in one, else a NIC per channel.
+void CollectiveEngine::nccl_protocol(int id, Live& c) {
+  CollectiveRecord& r = rec(id);
+  const Program& pr = c.cp->program;
+  if ((r.algo != CollectiveAlgo::Ring && r.algo != CollectiveAlgo::Tree) ||
+      pr.gpu_ranks != static_cast<int>(pr.ranks.size()) || pr.ranks.size() < 2 || c.layout)
+    return;
+  if (r.op != CollectiveOp::AllReduce && r.op != CollectiveOp::ReduceScatter && r.op != CollectiveOp::AllGather &&
+      r.op != CollectiveOp::Broadcast && r.op != CollectiveOp::Reduce)
+    return;
+  std::vector<int> nodes;
+  double intra = 0;
+  for (int g : pr.ranks) {
+    nodes.push_back(nccl_.node_of[static_cast<std::size_t>(g)]);
+    const double b = nccl_.intra_Bps[static_cast<std::size_t>(g)];
+    intra = intra == 0 ? b : std::min(intra, b);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  const int n_nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+  NcclTunerInput in;
+  in.tree = r.algo == CollectiveAlgo::Tree;
+  in.all_reduce = r.op == CollectiveOp::AllReduce;
+  in.ranks = static_cast<int>(pr.ranks.size());
+  in.nodes = n_nodes;
+  in.bytes = static_cast<double>(r.bytes);
+  in.bus_bw = n_nodes == 1 ? intra : nccl_.inter_Bps * (c.cp->ring() ? pr.ring.channels : 1);
+  in.channels = nccl_.channels;
+  in.hopper = nccl_.hopper;
+  const NcclChoice k = nccl_tune(in);
+  r.protocol = nccl_protocol_name(k.protocol);
+  c.base_ps = std::llround(k.base_latency_s * 1e12);
+  c.intra_hop_ps = std::llround(k.intra_hop_s * 1e12);
+  c.inter_hop_ps = std::llround(k.inter_hop_s * 1e12);
+  c.wire_per_byte = 1.0 / k.bandwidth_factor;
+}
+
+void CollectiveEngine::send(int id, Live& c, int x) {
+  const CompiledProgram::Ref t = c.cp->at(x);
   // One flow per (collective, src, dst): its chunks share FIFOs, and ECMP picks its path.
   std::uint64_t key = (static_cast<std::uint64_t>(id) << 40) ^ (static_cast<std::uint64_t>(t.src) << 20) ^
                       static_cast<std::uint64_t>(t.dst);
@@ -215,20 +286,23 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   const std::uint32_t flow = static_cast<std::uint32_t>(key);
   const Route* route = &routes_.route(t.src, t.dst, flow);
   if (pair_bytes_) (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
-  const std::uint32_t chunks = static_cast<std::uint32_t>((t.bytes + chunk_ - 1) / chunk_);
+  // The protocol's bytes on the wire (LL's flags, LL128's line headers, the per-channel caps).
+  const std::uint64_t wire = c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
+                                                 : t.bytes;
+  const std::uint32_t chunks = static_cast<std::uint32_t>((wire + chunk_ - 1) / chunk_);
   chunks_left(c, x) = chunks;
   if (give_up_ps_ > 0) watch(c, x);
   rec(id).chunks += chunks;
   const DataRange* range = t.full ? &t.full->data : &c.cp->no_data;
   ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];
-  for (std::uint64_t off = 0; off < t.bytes; off += chunk_) {
+  for (std::uint64_t off = 0; off < wire; off += chunk_) {
     ChunkPayload* p = pool_.acquire();
     ChunkExt* e = &p->chunk;
     e->route = route;
     e->hop = 0;
     e->flow = flow;
-    e->payload_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_, t.bytes - off));
-    e->more = off + e->payload_bytes < t.bytes;
+    e->payload_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_, wire - off));
+    e->more = off + e->payload_bytes < wire;
     e->tag = (static_cast<std::uint64_t>(id) << 32) | static_cast<std::uint32_t>(x);
     e->tail_ps = now_ps();  // the data is all in the source GPU's memory
     e->sink = this;

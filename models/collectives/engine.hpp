@@ -28,11 +28,23 @@
 
 namespace trainvp {
 
+// NCCL's protocol costs on the collectives NCCL would run (fabric.nccl.model "tuner";
+// nccl_tuner.hpp): what the engine needs to estimate a collective's bus bandwidth as NCCL does.
+struct NcclCosts {
+  bool on = false;
+  std::vector<int> node_of;       // per GPU rank
+  std::vector<double> intra_Bps;  // per GPU rank: the payload rate of its link into the node (NVLink, else PCIe)
+  double inter_Bps = 0;           // a NIC's payload rate
+  bool hopper = false;            // sm90's per-channel caps
+  int channels = 24;              // NCCL's channels, for the per-channel caps
+};
+
 struct CollectiveRecord {
   int id = 0;
   CollectiveOp op = CollectiveOp::AllReduce;
   CollectiveAlgo algo = CollectiveAlgo::Ring;
   std::string label;           // e.g. "ddp it3 bucket7"
+  const char* protocol = nullptr;  // NCCL's protocol under fabric.nccl.model "tuner"; null: the fabric's bound
   std::uint64_t bytes = 0;
   int ranks = 0;
   std::int64_t start_ps = -1;  // first join
@@ -120,6 +132,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // How programs built for this engine lay out flat rings (fabric.nccl).
   void set_ring_layout(RingLayout l) { ring_layout_ = std::move(l); }
   const RingLayout& ring_layout() const { return ring_layout_; }
+  // NCCL's protocol costs on ring and tree collectives of GPUs (off: the fabric's bound).
+  void set_nccl_costs(NcclCosts c) { nccl_ = std::move(c); }
 
   // The records not folded yet (fold): collective ids first_record() to record_count() - 1.
   const std::deque<CollectiveRecord>& records() const { return records_; }
@@ -181,8 +195,18 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::shared_ptr<const BufferLayout> layout;  // functional mode only
     std::unordered_map<int, std::int64_t> progress;  // give-up on: transfer in flight -> its last progress
     std::function<void(int)> on_failed;
+    // NCCL's protocol (set_nccl_costs): latencies before a transfer's chunks leave, and the bytes
+    // they put on the wire per payload byte (>= 1).
+    std::int64_t base_ps = 0, intra_hop_ps = 0, inter_hop_ps = 0;
+    double wire_per_byte = 1;
+  };
+  struct DelayedSend {
+    int id, x;
   };
   void ready(int id, Live& c, int x);
+  void send(int id, Live& c, int x);  // transfer x's chunks leave its source
+  void nccl_protocol(int id, Live& c);
+  void on_delayed();
   std::uint32_t& chunks_left(Live& c, int x);
   void join_ring(int id, std::shared_ptr<const CompiledProgram> cp, int position);
   void ring_dep_arrived(int id, Live& c, int x);
@@ -204,6 +228,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   RunContext& ctx_;
   BasicPayloadPool<ChunkPayload> pool_;  // chunks: payload and extension in one allocation
   TimedQueue<tlm::tlm_generic_payload> tails_;  // delivered chunks, due when their tails arrive
+  TimedQueue<DelayedSend> delayed_;              // transfers waiting out NCCL's latencies
+  NcclCosts nccl_;
   std::unordered_map<int, Live> live_map_;
   std::size_t live_ = 0;
   std::deque<CollectiveRecord> records_;  // by id - first_ (a deque: pointers handed out stay valid)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/gpu/kernel_time.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
@@ -44,9 +45,13 @@ PhaseWork phase_work(const Workload& w, const Phase& ph) {
   }
   const Layer& l = w.layers[static_cast<std::size_t>(ph.layer)];
   switch (ph.kind) {
-    case PhaseKind::Forward: r = {l.fwd_flops, l.fwd_bytes, l.fwd_kernels, l.fwd_time_ps}; break;
-    case PhaseKind::BackwardInput: r = {l.bwd_input_flops, l.bwd_input_bytes, l.bwd_input_kernels, l.bwd_input_time_ps}; break;
-    case PhaseKind::BackwardWeight: r = {l.bwd_weight_flops, l.bwd_weight_bytes, l.bwd_weight_kernels, l.bwd_weight_time_ps}; break;
+    case PhaseKind::Forward: r = {l.fwd_flops, l.fwd_bytes, l.fwd_kernels, l.fwd_time_ps, &l.kernels.fwd}; break;
+    case PhaseKind::BackwardInput:
+      r = {l.bwd_input_flops, l.bwd_input_bytes, l.bwd_input_kernels, l.bwd_input_time_ps, &l.kernels.bwd_input};
+      break;
+    case PhaseKind::BackwardWeight:
+      r = {l.bwd_weight_flops, l.bwd_weight_bytes, l.bwd_weight_kernels, l.bwd_weight_time_ps, &l.kernels.bwd_weight};
+      break;
     default: break;
   }
   return r;
@@ -56,6 +61,12 @@ std::int64_t phase_time_ps(const GpuParams& gpu, DType dtype, const PhaseWork& w
   double seconds;
   if (work.measured_ps >= 0) {
     seconds = static_cast<double>(work.measured_ps) * 1e-12;
+  } else if (work.kernel_list && !work.kernel_list->empty() && gpu.times_kernels()) {
+    // Launches are asynchronous, so the CPU's cost hides behind the kernels; CPU contention
+    // (launch_scale) stretches the gaps between them.
+    seconds = 0;
+    for (const Kernel& k : *work.kernel_list)
+      seconds += kernel_seconds(gpu, dtype, k) + (launch_scale - 1.0) * static_cast<double>(gpu.kernel_tail_ps) * 1e-12;
   } else {
     double rate = gpu.compute_rate(dtype);
     // Validation rejects a dtype the GPU cannot compute in, so rate > 0 whenever flops > 0.

@@ -1,8 +1,10 @@
 #pragma once
-// Phase durations by roofline: max(FLOPs / effective compute, bytes / effective memory
-// bandwidth) + kernels x launch overhead, divided by the GPU's speed factor. Measured layer
-// times replace the roofline term (and include their own launches).
+// Phase durations, divided by the GPU's speed factor: a measured layer time as it is; the sum of
+// the phase's kernels by the kernel model (kernel_time.hpp) when they have shapes and the GPU the
+// model; else the roofline, max(FLOPs / effective compute, bytes / effective memory bandwidth) +
+// kernels x launch overhead.
 #include <cstdint>
+#include <vector>
 
 #include "models/gpu/gpu_params.hpp"
 #include "models/gpu/phase.hpp"
@@ -15,6 +17,9 @@ struct PhaseWork {
   double bytes = 0;
   int kernels = 0;
   std::int64_t measured_ps = -1;  // >= 0: a measured time replaces the roofline
+  // The phase's kernels with their shapes (the layer's, which outlives this), timed one by one by
+  // the kernel model when the GPU has it; null or empty: the roofline.
+  const std::vector<Kernel>* kernel_list = nullptr;
 };
 
 // The work of a phase of `w` (per micro-batch for layer phases, per step for the optimizer).

@@ -197,6 +197,9 @@ Layer tp_shard(const Layer& l, int tp, bool sequence_parallel, DType grad_dtype)
   }
   s.params = l.params - std::min(l.params, matrix_params) + shard_params;
   s.grad_bytes = s.params * dtype_bytes(grad_dtype);
+  // Each kernel's shape by its own split (column-parallel GEMMs their n, row-parallel their k, ...).
+  for (std::vector<Kernel>* list : {&s.kernels.fwd, &s.kernels.bwd_input, &s.kernels.bwd_weight})
+    for (Kernel& k : *list) k = tp_shard(k, tp, sequence_parallel);
   // Measured times (explicit layers, which have no replicated part) split with the work.
   for (std::int64_t* ps : {&s.fwd_time_ps, &s.bwd_input_time_ps, &s.bwd_weight_time_ps})
     if (*ps >= 0) *ps = static_cast<std::int64_t>(std::llround(static_cast<double>(*ps) / t));

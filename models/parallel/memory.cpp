@@ -32,7 +32,8 @@ std::uint64_t layer_activation_bytes(const Workload& stage, const Layer& l, cons
   //   Mlp:       5 left whole (LayerNorm input 2, fc input 2, dropout mask 1) + 16/t (fc output
   //              and GELU output, 8 each)
   // so a layer is 10 + 24/t + 5as/(ht) (34 + 5as/h at t = 1). Sequence parallelism splits the
-  // whole part by t too; selective recomputation drops the 5as/(ht) term; full recomputation
+  // whole part by t too; selective recomputation drops the 5as/(ht) term, and so does fused
+  // (flash) attention, which keeps no probabilities (workload.attention); full recomputation
   // keeps only the layer's input, 2 s·b·h (/t with sequence parallelism), on the Attention half.
   // The constants count 2-byte elements (and 1-byte masks); other dtypes scale them all by
   // dtype_bytes / 2 (fp32 doubles them, masks included, a small overestimate).
@@ -44,7 +45,8 @@ std::uint64_t layer_activation_bytes(const Workload& stage, const Layer& l, cons
   if (cfg.recompute == RecomputeKind::Full) {
     units = l.part == Layer::Part::Attention ? 2.0 * whole : 0.0;
   } else if (l.part == Layer::Part::Attention) {
-    units = 5.0 * whole + 8.0 / t + (cfg.recompute == RecomputeKind::Selective ? 0.0 : 5.0 * a * s / (h * t));
+    const bool scores_kept = cfg.recompute != RecomputeKind::Selective && !stage.shape.flash_attention;
+    units = 5.0 * whole + 8.0 / t + (scores_kept ? 5.0 * a * s / (h * t) : 0.0);
   } else {
     units = 5.0 * whole + 16.0 / t;
   }

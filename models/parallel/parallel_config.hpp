@@ -28,6 +28,11 @@ struct ParallelConfig {
   // 2: each gather overlaps the phase before its own). Also how many gathered copies are held.
   int zero3_prefetch = 2;
   RecomputeKind recompute = RecomputeKind::None;
+  // Megatron-LM's communication overlaps, each with Megatron's default (its arguments.py):
+  bool overlap_grad_reduce = false;   // --overlap-grad-reduce: DP gradient buckets reduced during the last backward
+  bool overlap_param_gather = false;  // --overlap-param-gather: ZeRO's parameter all-gather behind the next forward
+  bool tp_comm_overlap = false;       // --tp-comm-overlap: TP collectives behind the GEMMs that follow them
+  bool overlap_p2p = true;            // overlap_p2p_comm: a stage computes on while its pipeline sends travel
   // Fastest-varying dimension first. Megatron's default: TP inside a node, then DP, then PP.
   std::array<ParallelDim, 3> order{ParallelDim::Tp, ParallelDim::Dp, ParallelDim::Pp};
   // Explicit partition: layers per model chunk, p x v entries in model order (chunk c runs on

@@ -136,15 +136,24 @@ WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
   RankState& st = state_[static_cast<std::size_t>(rank)];
   st.dp_gate = false;
   st.z3_gate = false;
-  if (ph.kind != PhaseKind::BackwardWeight && st.tp_pending > 0) return WaitKind::Tp;
+  const ParallelConfig& cfg = parts_.layout->config();
+  // A TP collective holds the next phase, but a layer's dW (Megatron overlaps it with its dX
+  // all-reduce); with tp_comm_overlap only the optimizer step (pipeline sends wait in on_phase_end).
+  if (st.tp_pending > 0 && ph.kind != PhaseKind::BackwardWeight && (!cfg.tp_comm_overlap || ph.kind == PhaseKind::Optimizer))
+    return WaitKind::Tp;
   if (!pp_ready(rank, iteration, ph, nullptr)) return WaitKind::Pp;
+  if (!cfg.overlap_p2p && st.sends_in_flight > 0) return WaitKind::Pp;  // blocking sends
   const int g = dp_of_[static_cast<std::size_t>(rank)];
   if (g < 0) return WaitKind::Count;
   // ZeRO: the next iteration's first forward needs the parameters the last step updated.
   const int s = parts_.layout->coord(rank).pp;
   const int zero = parts_.layout->config().zero;
-  if ((zero == 1 || zero == 2) && d_ > 1 && iteration > 0 && ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
-      ph.layer == shape_[static_cast<std::size_t>(s)].fwd_first[0] && st.gathered < iteration - 1)
+  // With overlap_param_gather the gather runs behind the forward; the next step waits for it.
+  const bool param_gate = cfg.overlap_param_gather
+                              ? ph.kind == PhaseKind::Optimizer
+                              : ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
+                                    ph.layer == shape_[static_cast<std::size_t>(s)].fwd_first[0];
+  if ((zero == 1 || zero == 2) && d_ > 1 && iteration > 0 && param_gate && st.gathered < iteration - 1)
     return WaitKind::Dp;
   if (parts_.layout->config().zero == 3 && d_ > 1) {
     const std::uint64_t need = zero3_need(rank, iteration, st.phase_index);
@@ -333,10 +342,16 @@ void ParallelSync::send(int rank, int iteration, const ScheduleBlock& b) {
           std::to_string(c.dp),
       [this, iteration, dst, to_chunk, b, start](int r) {
         add_comm(r, iteration, WaitKind::Pp, start, now());
-        if (r != dst) return;
+        if (r != dst) {
+          RankState& sender = state_[static_cast<std::size_t>(r)];
+          if (--sender.sends_in_flight == 0 && !parts_.layout->config().overlap_p2p)
+            changed_[static_cast<std::size_t>(r)]->notify(sc_core::SC_ZERO_TIME);
+          return;
+        }
         state_[static_cast<std::size_t>(dst)].arrived.insert(input_key(iteration, b.backward, to_chunk, b.micro_batch));
         changed_[static_cast<std::size_t>(dst)]->notify(sc_core::SC_ZERO_TIME);
       });
+  ++state_[static_cast<std::size_t>(rank)].sends_in_flight;
   parts_.engine->join(id, rank);
   parts_.engine->join(id, dst);  // the receive is posted ahead, as Megatron's batched p2p does
 }

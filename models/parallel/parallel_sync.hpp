@@ -5,7 +5,7 @@
 //   - tensor parallelism: the TP group's all-reduce that a layer's forward ends with and the one of
 //     its backward's input gradient (reduce-scatter + all-gather with sequence parallelism). The
 //     next phase waits for them, except a layer's dW, which Megatron overlaps with its dX
-//     all-reduce;
+//     all-reduce (with tp_comm_overlap, only the pipeline sends and the optimizer step wait);
 //   - pipeline parallelism: a chunk's output activations (forward) and input gradients (backward)
 //     sent point-to-point to the GPU with the same (tp, dp) that holds the neighbouring chunk, once
 //     the block and its TP collectives are done; the receiving block waits for them;
@@ -96,6 +96,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
  private:
   struct RankState {
     int tp_pending = 0;  // TP collectives this GPU joined that have not completed on it
+    int sends_in_flight = 0;  // its pipeline sends not yet done on it (overlap_p2p off: it waits)
     std::int64_t tp_joined = 0;
     std::vector<ScheduleBlock> sends;  // blocks whose output waits for tp_pending == 0
     std::vector<int> send_iteration;

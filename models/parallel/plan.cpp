@@ -14,12 +14,19 @@ void add_recompute(Workload& w, const ParallelConfig& cfg) {
       l.bwd_input_flops += l.fwd_flops;
       l.bwd_input_bytes += l.fwd_bytes;
       l.bwd_input_kernels += l.fwd_kernels;
+      l.kernels.bwd_input.insert(l.kernels.bwd_input.begin(), l.kernels.fwd.begin(), l.kernels.fwd.end());
       l.tp_replicated.bwd_input_flops += l.tp_replicated.fwd_flops;
       l.tp_replicated.bwd_input_bytes += l.tp_replicated.fwd_bytes;
       if (l.fwd_time_ps >= 0 && l.bwd_input_time_ps >= 0) l.bwd_input_time_ps += l.fwd_time_ps;
     } else if (l.part == Layer::Part::Attention && w.dims.valid()) {
       l.bwd_input_flops += 4 * b * s * s * h / cfg.tp;
       l.bwd_input_kernels += 1;
+      // The core attention's forward kernels (split by heads: the fused kernel, or the unfused
+      // GEMMs, softmax and dropout) run again before its backward.
+      std::vector<Kernel> again;
+      for (const Kernel& k : l.kernels.fwd)
+        if (k.kind == Kernel::Kind::Attention || k.split == Kernel::Split::Heads) again.push_back(k);
+      l.kernels.bwd_input.insert(l.kernels.bwd_input.begin(), again.begin(), again.end());
     }
   }
 }

@@ -105,6 +105,7 @@ void read_bert(const json& c, HfModel& m) {
   t.block.norm = zoo::NormKind::LayerNorm;
   t.block.pre_norm = t.block.fused_qkv = false;
   t.block.bias = true;
+  t.block.causal = false;
   t.token_types = count_or(c, "type_vocab_size", 2, kMaxVocab);
   t.embed_norm = true;
   t.head = zoo::HeadKind::Pooler;

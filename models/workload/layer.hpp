@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/workload/dtype.hpp"
+#include "models/workload/kernel.hpp"
 
 namespace trainvp {
 
@@ -40,6 +41,9 @@ struct Layer {
   int fwd_kernels = 1;
   int bwd_input_kernels = 1;
   int bwd_weight_kernels = 1;
+  // The phases' kernels with their shapes, which the kernel model times one by one (zoo and
+  // Hugging Face layers; explicit lists may give them). Empty: the roofline of the sums above.
+  PhaseKernels kernels;
 
   // Tensor parallelism (Megatron). The part of each phase's work a TP split leaves whole on every
   // TP rank (norms, residual adds: split only with sequence parallelism); the rest (GEMMs,
@@ -73,6 +77,10 @@ struct WorkloadShape {
   int image_size = 224;   // pixels per side (vision models)
   DType dtype = DType::BF16;       // activations/weights in compute
   DType grad_dtype = DType::BF16;  // gradients as communicated
+  // Attention as one fused kernel that never stores the score matrix (FlashAttention-2, the
+  // default), or as Megatron-LM's kernels of 2021-22: two batched GEMMs around a fused
+  // scale-mask-softmax and a dropout, keeping the probabilities for backward (docs/models.md#kernels).
+  bool flash_attention = true;
 };
 
 struct ZooModelInfo {

@@ -58,6 +58,7 @@ ZooEntry bert(const std::string& name, int d, int n_layers, int heads, std::uint
   zoo::TransformerConfig c;
   c.block = {d, heads, 4 * d, NormKind::LayerNorm, /*pre_norm=*/false, /*bias=*/true,
              /*fused_qkv=*/false, /*gated_mlp=*/false, /*rotary=*/false};
+  c.block.causal = false;  // an encoder: every token attends to every other
   c.n_layers = n_layers;
   c.vocab = 30522;
   c.max_positions = 512;
@@ -122,6 +123,7 @@ ZooEntry vit_b16() {
   zoo::VitConfig c;
   c.block = {768, 12, 3072, NormKind::LayerNorm, /*pre_norm=*/true, /*bias=*/true,
              /*fused_qkv=*/true, /*gated_mlp=*/false, /*rotary=*/false};
+  c.block.causal = false;
   c.n_layers = 12;
   c.patch = 16;
   ZooModelInfo info{name, "vit", false, 86567656ULL,

@@ -23,7 +23,14 @@ Op gemm(double k, double n, double rows, bool bias, bool shares_input) {
   op.grad_elems = static_cast<double>(op.params);
   op.mat_rows = k;
   op.mat_cols = n;
+  op.rows = rows;
+  op.split = Kernel::Split::N;
   return op;
+}
+
+Op row_parallel(Op gemm_op) {
+  gemm_op.split = Kernel::Split::K;
+  return gemm_op;
 }
 
 ConvShape conv_out(int h, int w, int kernel, int stride, int pad) {
@@ -41,12 +48,20 @@ Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in
   op.in_elems = batch * c_in * h_in * w_in;
   op.saved_elems = shares_input ? 0 : op.in_elems;
   op.bwd_read_elems = op.in_elems;
+  op.convolution = true;
   return op;
 }
 
-Op attention(double keys, double q, double kv, double tokens) {
+Op attention(double keys, double q, double kv, double tokens, double heads, bool causal, bool flash) {
   Op op;
   op.kind = OpKind::Attention;
+  op.rows = tokens;
+  op.heads = heads;
+  op.head_dim = q / heads;
+  op.keys = keys;
+  op.causal = causal;
+  op.flash = flash;
+  op.split = Kernel::Split::Heads;
   op.flops = 2.0 * 2.0 * keys * q * tokens;  // QK^T and AV, each 2*keys*q per query token
   op.in_elems = (q + 2 * kv) * tokens;       // q, k, v
   op.out_elems = q * tokens;
@@ -64,6 +79,7 @@ Op expert_gemm(double k, double n, double rows, int experts, bool bias, bool sha
   op.weight_elems = static_cast<double>(op.params);
   op.grad_elems = static_cast<double>(op.params);
   op.mat_count = experts;
+  op.rows = rows / experts;  // the routed rows, spread evenly over the experts
   return op;
 }
 
@@ -169,6 +185,84 @@ void add_weight_grad(Layer& l, const Op& op, double act, double grad) {
   l.bwd_weight_kernels += 1;
 }
 
+Kernel gemm_kernel(double m, double n, double k, double count, Kernel::Split split, double bytes) {
+  Kernel g;
+  g.kind = Kernel::Kind::Gemm;
+  g.m = m, g.n = n, g.k = k, g.count = count;
+  g.split = split;
+  g.bytes = bytes;
+  return g;
+}
+
+Kernel memory_kernel(double bytes, Kernel::Split split) {
+  Kernel k;
+  k.bytes = bytes;
+  k.split = split;
+  return k;
+}
+
+// Attention as Megatron-LM ran it before fused kernels (Korthikanti et al. 2022): per sample and
+// head, QK^T and AV as batched GEMMs around a fused scale-mask-softmax and a dropout that keep the
+// s x keys probabilities (and the dropout's mask, a byte each) for backward, whose GEMMs are dP,
+// dV, dQ and dK, with the dropout's and the softmax's backward between them.
+void add_unfused_attention(PhaseKernels& pk, const Op& op, double act) {
+  const double batched = op.samples * op.heads, s = op.rows / op.samples, keys = op.keys, hd = op.head_dim;
+  const double probs = batched * s * keys;
+  const auto H = Kernel::Split::Heads;
+  pk.fwd.push_back(gemm_kernel(s, keys, hd, batched, H, 0));            // scores = Q K^T
+  pk.fwd.push_back(memory_kernel(probs * 2 * act, H));                   // scale, mask, softmax
+  pk.fwd.push_back(memory_kernel(probs * (2 * act + 1), H));             // dropout, its mask kept
+  pk.fwd.push_back(gemm_kernel(s, hd, keys, batched, H, 0));            // context = P V
+  if (!op.input_grad) return;
+  pk.bwd_input.push_back(gemm_kernel(s, keys, hd, batched, H, 0));      // dP = dO V^T
+  pk.bwd_input.push_back(gemm_kernel(keys, hd, s, batched, H, 0));      // dV = P^T dO
+  pk.bwd_input.push_back(memory_kernel(probs * (2 * act + 1), H));       // dropout's backward
+  pk.bwd_input.push_back(memory_kernel(probs * 3 * act, H));             // softmax's backward
+  pk.bwd_input.push_back(gemm_kernel(s, hd, keys, batched, H, 0));      // dQ = dS K
+  pk.bwd_input.push_back(gemm_kernel(keys, hd, s, batched, H, 0));      // dK = dS^T Q
+}
+
+// The kernels of one op's three phases (docs/models.md#kernels): a GEMM's dX = dY W^T and
+// dW = X^T dY, whose split follows from the forward's (column-parallel: dX's k, dW's n;
+// row-parallel: dX's n, dW's m); attention's fused forward and backward; a memory-bound op one
+// kernel a phase, moving the bytes its phase sums count.
+void add_kernels(PhaseKernels& pk, const Op& op, double act, double grad) {
+  const Kernel::Split mem = op.tp_replicated ? Kernel::Split::Replicated : Kernel::Split::Bytes;
+  switch (op.kind) {
+    case OpKind::Gemm: {
+      const double m = op.rows, k = op.mat_rows, n = op.mat_cols, c = op.mat_count;
+      const bool row = op.split == Kernel::Split::K;
+      pk.fwd.push_back(gemm_kernel(m, n, k, c, op.split, (op.weight_elems + op.in_elems + op.out_elems) * act));
+      if (op.input_grad)
+        pk.bwd_input.push_back(gemm_kernel(m, k, n, c, row ? Kernel::Split::N : Kernel::Split::K, input_grad_bytes(op, act)));
+      if (op.grad_elems > 0)
+        pk.bwd_weight.push_back(gemm_kernel(k, n, m, c, row ? Kernel::Split::M : Kernel::Split::N, weight_grad_bytes(op, act, grad)));
+      return;
+    }
+    case OpKind::Attention: {
+      if (!op.flash) return add_unfused_attention(pk, op, act);
+      Kernel a;
+      a.kind = Kernel::Kind::Attention;
+      a.split = Kernel::Split::Heads;
+      a.m = op.rows, a.n = op.keys, a.k = op.head_dim, a.count = op.heads;
+      a.causal = op.causal;
+      a.bytes = (op.in_elems + op.out_elems) * act;
+      pk.fwd.push_back(a);
+      if (op.input_grad) {
+        a.backward = true;
+        a.bytes = input_grad_bytes(op, act);
+        pk.bwd_input.push_back(a);
+      }
+      return;
+    }
+    case OpKind::Memory:
+      pk.fwd.push_back(memory_kernel((op.weight_elems + op.in_elems + op.out_elems) * act, mem));
+      if (op.input_grad) pk.bwd_input.push_back(memory_kernel(input_grad_bytes(op, act), mem));
+      if (op.grad_elems > 0) pk.bwd_weight.push_back(memory_kernel(weight_grad_bytes(op, act, grad), mem));
+      return;
+  }
+}
+
 }  // namespace
 
 Layer make_layer(std::string name, const std::vector<Op>& ops, const WorkloadShape& shape) {
@@ -184,6 +278,7 @@ Layer make_layer(std::string name, const std::vector<Op>& ops, const WorkloadSha
     add_forward(l, op, act);
     add_input_grad(l, op, act);
     add_weight_grad(l, op, act, grad);
+    add_kernels(l.kernels, op, act, grad);
     if (op.tp_replicated) {
       add_forward(rep, op, act);
       add_input_grad(rep, op, act);
@@ -197,6 +292,9 @@ Layer make_layer(std::string name, const std::vector<Op>& ops, const WorkloadSha
   }
   l.tp_replicated = {rep.fwd_flops, rep.bwd_input_flops, rep.bwd_weight_flops,
                      rep.fwd_bytes, rep.bwd_input_bytes, rep.bwd_weight_bytes};
+  // A layer with a convolution is timed by the roofline, all of it (no shapes of its kernels).
+  for (const Op& op : ops)
+    if (op.convolution) l.kernels = {};
   l.activation_bytes = static_cast<std::uint64_t>(std::llround(saved * act));
   l.grad_bytes = l.params * dtype_bytes(shape.grad_dtype);
   return l;

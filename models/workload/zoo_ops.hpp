@@ -33,13 +33,29 @@ struct Op {
   double mat_rows = 0, mat_cols = 0;  // the weight matrix among `params` (GEMM, lookup table)
   int mat_count = 1;                  // how many such matrices (a mixture of experts' stack)
   bool tp_replicated = false;  // tensor parallelism leaves it whole on every rank (norms, adds)
+  // Its kernel's shape (docs/models.md#kernels): a GEMM's rows (its m; per expert for a mixture,
+  // whose `mat_count` GEMMs run batched), k = mat_rows, n = mat_cols; attention's queries (rows),
+  // heads, head width, keys per query and mask; how tensor parallelism splits it (a GEMM: N when
+  // column-parallel, K when row-parallel; the rest by their bytes unless tp_replicated).
+  double rows = 0;
+  double heads = 0, head_dim = 0, keys = 0, samples = 1;
+  bool causal = false;
+  bool flash = true;  // attention: one fused kernel; false: Megatron's batched GEMMs and softmax
+  // A convolution (an implicit GEMM in cuDNN, whose per-shape rates are not the GEMM tiles'): its
+  // layer keeps the roofline (docs/models.md#kernels).
+  bool convolution = false;
+  Kernel::Split split = Kernel::Split::Bytes;
 };
 
 // ---- Op constructors (all counts per micro-batch) ----
 
 // y = x W (+ b) over `rows` rows: W is k x n. FLOPs are 2*k*n per row; the bias is fused and
-// memory-bound. `shares_input`: a sibling GEMM already saved the same input tensor.
+// memory-bound. `shares_input`: a sibling GEMM already saved the same input tensor. Tensor
+// parallelism splits its n (column-parallel) unless the generator says K (row-parallel).
 Op gemm(double k, double n, double rows, bool bias, bool shares_input = false);
+// The same GEMM, row-parallel under tensor parallelism (its k split: an attention output
+// projection, an MLP's second GEMM).
+Op row_parallel(Op gemm_op);
 
 // A k x k convolution (groups = 1) as an implicit GEMM over the output positions.
 struct ConvShape {
@@ -49,10 +65,11 @@ ConvShape conv_out(int h, int w, int kernel, int stride, int pad);
 Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in, double batch,
         bool bias, bool shares_input = false);
 
-// Fused attention over `tokens` = batch*seq tokens: each query (width q, all heads) attends over
+// Attention over `tokens` = batch*seq tokens: each query (width q, all heads) attends over
 // `keys` keys, 2*2*keys*q FLOPs per token. k and v are kv wide (grouped-query attention: fewer
-// key/value heads than query heads; kv = q without it).
-Op attention(double keys, double q, double kv, double tokens);
+// key/value heads than query heads; kv = q without it). `heads` query heads, `causal` masked to
+// the keys before each query, `flash` as one fused kernel (else Megatron's unfused kernels).
+Op attention(double keys, double q, double kv, double tokens, double heads, bool causal, bool flash);
 
 // A mixture of experts' stacked GEMM: `experts` k x n weights, each routed token (rows counts
 // every token once per expert it is sent to) multiplied by one of them. Parameters count every
@@ -115,6 +132,7 @@ struct BlockConfig {
   int mlp_bias = -1;         // MLP Linear biases: -1 as `bias`, else 0 or 1
   int experts = 0;           // mixture of experts: expert MLPs per layer (0: one dense MLP)
   int top_k = 0;             // experts each token is routed to
+  bool causal = true;        // decoder attention (GPT, Llama); encoders (BERT, ViT) attend both ways
 };
 
 enum class HeadKind {

@@ -36,7 +36,7 @@ double kv_width(const BlockConfig& b) {
 
 // norm (pre-norm) -> QKV -> [rotary] -> attention -> output projection -> residual add
 // -> norm (post-norm).
-std::vector<Op> attn_ops(const BlockConfig& b, Tokens t) {
+std::vector<Op> attn_ops(const BlockConfig& b, Tokens t, bool flash) {
   const double d = b.d_model;
   const double q = q_width(b), kv = kv_width(b);
   const double n = t.total;
@@ -52,8 +52,10 @@ std::vector<Op> attn_ops(const BlockConfig& b, Tokens t) {
   if (b.rotary) ops.push_back(pointwise((q + kv) * n, (q + kv) * n, 0));
   // A sliding window bounds the keys each query attends over.
   const double keys = b.window > 0 && b.window < t.seq ? b.window : t.seq;
-  ops.push_back(attention(keys, q, kv, n));
-  ops.push_back(gemm(q, d, n, b.bias));
+  Op attn = attention(keys, q, kv, n, b.n_heads, b.causal, flash);
+  attn.samples = t.total / t.seq;
+  ops.push_back(attn);
+  ops.push_back(row_parallel(gemm(q, d, n, b.bias)));
   ops.push_back(add(2 * d * n, d * n));
   if (!b.pre_norm) ops.push_back(block_norm(b, t));
   return ops;
@@ -69,7 +71,7 @@ void moe_ops(std::vector<Op>& ops, const BlockConfig& b, double n, bool bias) {
   ops.push_back(expert_gemm(d, f, routed, b.experts, bias));
   ops.push_back(expert_gemm(d, f, routed, b.experts, bias, /*shares_input=*/true));
   ops.push_back(pointwise(2 * f * routed, f * routed, 2 * f * routed));  // SiLU(gate) * up
-  ops.push_back(expert_gemm(f, d, routed, b.experts, bias));
+  ops.push_back(row_parallel(expert_gemm(f, d, routed, b.experts, bias)));
   // The weighted sum keeps the expert outputs for the router weights' gradient.
   ops.push_back(pointwise(d * routed, d * n, d * routed));
 }
@@ -93,7 +95,7 @@ std::vector<Op> mlp_ops(const BlockConfig& b, Tokens t) {
     ops.push_back(gemm(d, f, n, bias));
     ops.push_back(pointwise(f * n, f * n, f * n));  // GELU saves its input
   }
-  if (b.experts == 0) ops.push_back(gemm(f, d, n, bias));
+  if (b.experts == 0) ops.push_back(row_parallel(gemm(f, d, n, bias)));
   ops.push_back(add(2 * d * n, d * n));
   if (!b.pre_norm) ops.push_back(block_norm(b, t));
   return ops;
@@ -111,7 +113,8 @@ void append_blocks(std::vector<Layer>& layers, const BlockConfig& b, int n_layer
   for (int i = 0; i < n_layers; ++i) {
     const std::string prefix = "h" + std::to_string(i);
     for (bool attn : {true, false}) {
-      Layer l = make_layer(prefix + (attn ? ".attn" : ".mlp"), attn ? attn_ops(b, t) : mlp_ops(b, t), shape);
+      Layer l = make_layer(prefix + (attn ? ".attn" : ".mlp"), attn ? attn_ops(b, t, shape.flash_attention) : mlp_ops(b, t),
+                           shape);
       l.part = attn ? Layer::Part::Attention : Layer::Part::Mlp;
       l.tp_fwd_bytes = l.tp_bwd_bytes = tp_bytes;
       layers.push_back(std::move(l));

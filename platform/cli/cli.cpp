@@ -20,6 +20,7 @@
 
 #include "platform/report/build_record.hpp"
 #include "platform/report/describe.hpp"
+#include "platform/report/kernel_table.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/report/output_files.hpp"
 #include "platform/report/results.hpp"
@@ -192,16 +193,47 @@ DType dtype_option(const std::vector<std::string>& args, std::size_t& i) {
   return *d;
 }
 
+// --kernels, --gpu PRESET, --tp T, --sequence-parallel (describe model and workload): true when
+// args[i] was one of them.
+bool kernel_option(const std::vector<std::string>& args, std::size_t& i, bool& kernels, KernelView& view) {
+  const std::string& s = args[i];
+  if (s == "--kernels") kernels = true;
+  else if (s == "--sequence-parallel") view.sequence_parallel = true;
+  else if (s == "--tp") view.tp = positive_option(args, i, "--tp");
+  else if (s == "--gpu") {
+    if (i + 1 >= args.size()) throw UsageError("--gpu needs a preset name");
+    view.gpu = args[++i];
+  } else return false;
+  return true;
+}
+
+// The workload's kernel table (--kernels) or its layer table.
+std::string workload_description(const Workload& w, bool kernels, const KernelView& view, bool as_json) {
+  if (kernels) {
+    nlohmann::ordered_json t;
+    try {
+      t = kernel_table_json(w, view);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    return as_json ? t.dump(2) + "\n" : kernel_table_text(t);
+  }
+  const nlohmann::ordered_json table = workload_table_json(w, w.convention);
+  return as_json ? table.dump(2) + "\n" : workload_table_text(table);
+}
+
 // describe workload FILE: a scenario's workload (after --set), a config.json's at --batch/--seq/--dtype, or
 // a profiler trace's (gradients in --dtype).
 int cmd_describe_workload(const std::vector<std::string>& args) {
-  bool as_json = false, shape_given = false, seq_given = false, batch_given = false;
+  bool as_json = false, shape_given = false, seq_given = false, batch_given = false, kernels = false;
+  KernelView view;
   std::string file;
   std::vector<std::string> sets;
   WorkloadShape shape;
   shape.batch = 1;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& s = args[i];
+    if (kernel_option(args, i, kernels, view)) continue;
     if (s == "--json") as_json = true;
     else if (s == "--set") {
       if (i + 1 >= args.size()) throw UsageError("--set needs a value");
@@ -232,8 +264,7 @@ int cmd_describe_workload(const std::vector<std::string>& args) {
     if (!seq_given) shape.seq = std::min(shape.seq, hf_config_max_seq(file));
     w = hf_config_workload(file, shape);
   }
-  const nlohmann::ordered_json table = workload_table_json(w, w.convention);
-  std::cout << (as_json ? table.dump(2) + "\n" : workload_table_text(table));
+  std::cout << workload_description(w, kernels, view, as_json);
   return kOk;
 }
 
@@ -246,10 +277,12 @@ int cmd_describe(const std::vector<std::string>& args) {
   WorkloadShape shape;
   shape.batch = 1;
   bool is_model = !args.empty() && args[0] == "model";
-  bool seq_given = false;
+  bool seq_given = false, kernels = false;
+  KernelView view;
   for (std::size_t i = is_model ? 1 : 0; i < args.size(); ++i) {
     const std::string& s = args[i];
     auto int_value = [&](const char* opt) { return positive_option(args, i, opt); };
+    if (is_model && kernel_option(args, i, kernels, view)) continue;
     if (s == "--json") as_json = true;
     else if (!is_model && s == "--markdown") as_markdown = true;
     else if (is_model && s == "--batch") shape.batch = int_value("--batch");
@@ -273,7 +306,15 @@ int cmd_describe(const std::vector<std::string>& args) {
   const ZooModelInfo* info = find_zoo_model(model);
   if (!seq_given && info && info->max_seq > 0 && shape.seq > info->max_seq) shape.seq = info->max_seq;
   try {
-    std::cout << (as_json ? describe_model_json(model, shape).dump(2) + "\n" : describe_model_text(model, shape));
+    if (kernels) {
+      Workload w;
+      w.layers = build_zoo_model(model, shape);
+      w.model = model;
+      w.shape = shape;
+      std::cout << workload_description(w, true, view, as_json);
+    } else {
+      std::cout << (as_json ? describe_model_json(model, shape).dump(2) + "\n" : describe_model_text(model, shape));
+    }
   } catch (const std::invalid_argument& e) {
     throw ScenarioError("", e.what());
   }

@@ -65,10 +65,10 @@ const char* kValidateHelp =
 
 const char* kDescribeHelp =
     "usage: trainvp describe [--json | --markdown]\n"
-    "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [--json]\n"
+    "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [KERNELS] [--json]\n"
     "       trainvp describe topology FILE [--set /json/pointer=VALUE]... [--json]\n"
-    "       trainvp describe workload FILE [--set /json/pointer=VALUE]... [--json]\n"
-    "       trainvp describe workload CONFIG.json [--batch B] [--seq S] [--dtype D] [--json]\n"
+    "       trainvp describe workload FILE [--set /json/pointer=VALUE]... [KERNELS] [--json]\n"
+    "       trainvp describe workload CONFIG.json [--batch B] [--seq S] [--dtype D] [KERNELS] [--json]\n"
     "       trainvp describe workload TRACE.json [--dtype D] [--json]\n"
     "\n"
     "Without arguments: every scenario key (type, units, default, range, meaning), the GPU\n"
@@ -84,11 +84,19 @@ const char* kDescribeHelp =
     "overrides), that of a Hugging Face config.json (model_type gpt2, bert, llama, mistral,\n"
     "mixtral; docs/workloads.md) at --batch, --seq and --dtype, or that of a torch.profiler\n"
     "Chrome trace of one step (its measured times; --dtype sets the gradient bytes).\n"
+    "KERNELS (--kernels [--gpu PRESET] [--tp T] [--sequence-parallel]): instead of the layer\n"
+    "table, each layer's kernels (GEMM shapes, attention, memory-bound) on one of T\n"
+    "tensor-parallel ranks of GPU PRESET, with the kernel model's time and efficiency of each\n"
+    "(docs/models.md#kernels).\n"
     "\n"
     "  --batch B          samples per micro-batch (default 1)\n"
     "  --seq S            tokens per sample (default 1024, or the model's maximum if less)\n"
     "  --image-size N     pixels per side for vision models (default 224)\n"
     "  --dtype D          fp32|tf32|bf16|fp16|fp8 (default bf16)\n"
+    "  --kernels          the kernels of each layer with their time and efficiency\n"
+    "  --gpu PRESET       the GPU of --kernels (default H100-SXM5-80GB)\n"
+    "  --tp T             --kernels of one of T tensor-parallel ranks (default 1)\n"
+    "  --sequence-parallel  --kernels with sequence parallelism\n"
     "  --json             print JSON: {parameters, layers: [...], ...}\n"
     "  --markdown         print the key table of docs/scenario-format.md (scripts/update-docs)\n";
 

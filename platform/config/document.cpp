@@ -34,6 +34,8 @@ const ParamSet<TopRaw>& scenario_schema() {
         .nested("slo", "object", nullptr, "Service level of the degraded-throughput report (see `slo`)")
         .nested("health", "object", nullptr, "Fail-slow detection in the loop (see `health`, docs/health.md)")
         .nested("output", "object", json::object(), "What is written and where (see `output`)")
+        .nested("validation", "object", nullptr,
+                "The published measurement this scenario reproduces (see `validation`, docs/validation.md)")
         .required("trainvp")
         .required("cluster");
     return p;
@@ -331,6 +333,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
     resolved["fault_generator"] = s.fault_generator.resolved;
   }
   if (json slo = load_slo(s.slo, member(doc, "slo")); !slo.is_null()) resolved["slo"] = slo;
+  if (json v = load_validation(s.validation, member(doc, "validation")); !v.is_null()) resolved["validation"] = v;
   if (json h = load_health(s.health, member(doc, "health")); !h.is_null()) resolved["health"] = h;
   if (jobs && s.health.enabled)
     throw ScenarioError("/health", "the fail-slow monitor watches one job's training; not with `jobs` (yet)");

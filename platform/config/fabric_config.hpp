@@ -22,6 +22,7 @@ struct NcclConfig {
   int channels = 0;                   // 0: as NCCL chooses (ring_channels)
   RingOrder order = RingOrder::Rank;  // rank: the single rank-order ring; topology: NCCL's rail-aligned rings
   std::uint64_t buffsize = 4 << 20;   // NCCL_BUFFSIZE: what one tree connection holds in flight
+  bool tuner = true;                  // NCCL's protocol costs (nccl_tuner.hpp); false: the fabric's bound
 };
 
 struct FabricConfig {
@@ -49,7 +50,7 @@ struct FabricConfig {
 struct NvlinkConfig {
   std::int64_t latency_ps = 250000;
   std::int64_t switch_latency_ps = 100000;
-  int mtu = 256, framing = 16;
+  int mtu = 256, framing = 56;  // 82% for data: NCCL's effective NVLink rate (fabric_config.cpp)
 };
 
 struct PcieConfig {

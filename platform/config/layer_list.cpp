@@ -50,6 +50,10 @@ const ParamSet<LayerRaw>& layer_schema() {
         .nested("matrices", "array", nullptr,
                 "The weight matrices among `params`, [[rows, cols], ...] (PowerSGD, TP sharding); default one "
                 "near-square matrix")
+        .nested("kernel_shapes", "object", nullptr,
+                "The kernels of each phase with their shapes, {fwd: [...], bwd_input: [...], bwd_weight: [...]} of "
+                "`layer_kernel` objects, timed one by one by the kernel model (docs/models.md#kernels; `trainvp convert` "
+                "writes a zoo layer's); default none: the roofline of the FLOPs and bytes")
         .required("name");
     return p;
   }();
@@ -73,7 +77,56 @@ const ParamSet<Layer::Replicated>& tp_replicated_schema() {
   return s;
 }
 
+const ParamSet<Kernel>& kernel_schema() {
+  static const ParamSet<Kernel> s = [] {
+    ParamSet<Kernel> p("layer_kernel", "/workload/layers/*/kernel_shapes/{fwd,bwd_input,bwd_weight}/*",
+                       "One kernel of a layer's phase (docs/models.md#kernels): count GEMMs of (m x k) x (k x n), a "
+                       "fused attention over count heads of m queries and n keys of width k, or a memory-bound kernel "
+                       "moving `bytes`.");
+    p.choice("kind", &Kernel::kind, nullptr,
+             {{"gemm", Kernel::Kind::Gemm}, {"attention", Kernel::Kind::Attention}, {"memory", Kernel::Kind::Memory}},
+             "gemm, attention or memory")
+        .choice("split", &Kernel::split, "replicated",
+                {{"replicated", Kernel::Split::Replicated}, {"m", Kernel::Split::M}, {"n", Kernel::Split::N},
+                 {"k", Kernel::Split::K}, {"heads", Kernel::Split::Heads}, {"bytes", Kernel::Split::Bytes}},
+                "What tensor parallelism divides: m, n or k of a GEMM, attention's heads, the bytes; replicated: nothing "
+                "(the bytes with sequence parallelism)")
+        .number("m", &Kernel::m, 0, "GEMM rows; attention queries", Range::non_negative())
+        .number("n", &Kernel::n, 0, "GEMM columns; attention keys per query", Range::non_negative())
+        .number("k", &Kernel::k, 0, "GEMM inner dimension; attention head width", Range::non_negative())
+        .number("count", &Kernel::count, 1, "GEMMs of this shape; attention heads", Range::non_negative())
+        .number("bytes", &Kernel::bytes, 0, "HBM bytes moved", Range::non_negative())
+        .flag("causal", &Kernel::causal, false, "Attention: each query sees the keys before it")
+        .flag("backward", &Kernel::backward, false, "Attention: the backward kernel (2.5x the forward's work)")
+        .required("kind");
+    return p;
+  }();
+  return s;
+}
+
 namespace {
+
+// {fwd: [...], bwd_input: [...], bwd_weight: [...]} of kernel objects.
+PhaseKernels load_kernels(const json& v, const std::string& path, json& resolved) {
+  if (!v.is_object()) fail_expected(path, "an object {fwd, bwd_input, bwd_weight} of kernel lists", v);
+  PhaseKernels pk;
+  resolved = json::object();
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    std::vector<Kernel>* list = it.key() == "fwd" ? &pk.fwd : it.key() == "bwd_input" ? &pk.bwd_input
+                                : it.key() == "bwd_weight" ? &pk.bwd_weight : nullptr;
+    const std::string lp = ptr_join(path, it.key());
+    if (!list) throw ScenarioError(lp, "unknown key: the phases are fwd, bwd_input and bwd_weight");
+    if (!it.value().is_array()) fail_expected(lp, "an array of kernel objects", it.value());
+    json out = json::array();
+    for (std::size_t i = 0; i < it.value().size(); ++i) {
+      Kernel k;
+      out.push_back(kernel_schema().load(k, it.value()[i], ptr_join(lp, i)));
+      list->push_back(k);
+    }
+    resolved[it.key()] = out;
+  }
+  return pk;
+}
 
 // [[rows, cols], ...], holding at most `params` elements in all.
 std::vector<Layer::Matrix> load_matrices(const json& v, const std::string& path, std::uint64_t params) {
@@ -128,6 +181,8 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
   if (const json& rep = member(value, "tp_replicated"); !rep.is_null())
     resolved["tp_replicated"] = tp_replicated_schema().load(l.tp_replicated, rep, ptr_join(path, "tp_replicated"));
   if (const json& m = member(value, "matrices"); !m.is_null()) l.matrices = load_matrices(m, ptr_join(path, "matrices"), l.params);
+  if (const json& k = member(value, "kernel_shapes"); !k.is_null())
+    l.kernels = load_kernels(k, ptr_join(path, "kernel_shapes"), resolved["kernel_shapes"]);
   bool split_flops = r.bwd_input_flops >= 0 || r.bwd_weight_flops >= 0;
   bool split_time = r.bwd_input_time >= 0 || r.bwd_weight_time >= 0;
   if (r.bwd_flops >= 0 && split_flops)
@@ -195,6 +250,25 @@ nlohmann::ordered_json layer_json(const Layer& l) {
     nlohmann::ordered_json m = nlohmann::ordered_json::array();
     for (const Layer::Matrix& x : l.matrices) m.push_back({x.rows, x.cols});
     j["matrices"] = m;
+  }
+  if (!l.kernels.empty()) {
+    static const char* kinds[] = {"gemm", "attention", "memory"};
+    static const char* splits[] = {"replicated", "m", "n", "k", "heads", "bytes"};
+    nlohmann::ordered_json phases;
+    for (auto [name, list] : {std::pair<const char*, const std::vector<Kernel>*>{"fwd", &l.kernels.fwd},
+                              {"bwd_input", &l.kernels.bwd_input}, {"bwd_weight", &l.kernels.bwd_weight}}) {
+      nlohmann::ordered_json ks = nlohmann::ordered_json::array();
+      for (const Kernel& k : *list) {
+        nlohmann::ordered_json o = {{"kind", kinds[static_cast<int>(k.kind)]}, {"split", splits[static_cast<int>(k.split)]}};
+        if (k.kind != Kernel::Kind::Memory) o["m"] = k.m, o["n"] = k.n, o["k"] = k.k, o["count"] = k.count;
+        o["bytes"] = k.bytes;
+        if (k.causal) o["causal"] = true;
+        if (k.backward) o["backward"] = true;
+        ks.push_back(o);
+      }
+      phases[name] = ks;
+    }
+    j["kernel_shapes"] = phases;
   }
   return j;
 }

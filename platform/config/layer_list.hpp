@@ -25,6 +25,8 @@ struct LayerRaw {
 const ParamSet<LayerRaw>& layer_schema();
 // /workload/layers/*/tp_replicated.
 const ParamSet<Layer::Replicated>& tp_replicated_schema();
+// /workload/layers/*/kernel_shapes/{phase}/*: one kernel of an explicit layer.
+const ParamSet<Kernel>& kernel_schema();
 
 // Reads the layer `value` at `path`; `resolved` receives its resolved object. Throws ScenarioError
 // naming the pointer.

@@ -53,6 +53,18 @@ const ParamSet<ParallelRaw>& parallel_schema() {
                  {1, 64})
         .choice("recompute", &ParallelRaw::recompute, "none", recompute_names(),
                 "Activation recomputation: none, selective (attention scores) or full (each layer's input kept)")
+        .flag("overlap_grad_reduce", &ParallelRaw::overlap_grad_reduce, false,
+              "Megatron's --overlap-grad-reduce (its default: off): DP gradient buckets reduce as the last micro-batch's "
+              "backward produces them (sync ddp's buckets); off, one reduction after the backward (ddp_no_overlap's)")
+        .flag("overlap_param_gather", &ParallelRaw::overlap_param_gather, false,
+              "Megatron's --overlap-param-gather (default off): ZeRO-1/2's parameter all-gather runs behind the next "
+              "iteration's forward instead of before it")
+        .flag("tp_comm_overlap", &ParallelRaw::tp_comm_overlap, false,
+              "Megatron's --tp-comm-overlap (default off): a TP collective runs behind the phases that follow it; a stage "
+              "waits for its TP collectives only before its pipeline sends and the optimizer step")
+        .flag("overlap_p2p", &ParallelRaw::overlap_p2p, true,
+              "Megatron's overlap_p2p_comm (default on): a stage computes on while its pipeline sends travel; off, it "
+              "waits for each send to arrive")
         .text("order", &ParallelRaw::order, "tp-dp-pp",
               "Rank order, fastest-varying first: a permutation of tp, dp and pp joined by '-' (Megatron: tp-dp-pp)")
         .nested("stage_layers", "array", nullptr,
@@ -163,6 +175,10 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
   p.zero = r.zero;
   p.zero3_prefetch = r.zero3_prefetch;
   p.recompute = r.recompute;
+  p.overlap_grad_reduce = r.overlap_grad_reduce;
+  p.overlap_param_gather = r.overlap_param_gather;
+  p.tp_comm_overlap = r.tp_comm_overlap;
+  p.overlap_p2p = r.overlap_p2p;
   p.order = parse_order(r.order, ptr_join(path, "order"));
   if (p.schedule == PipelineScheduleKind::Interleaved) {
     if (p.pp < 2) fail_expected(ptr_join(path, "pp"), "at least 2 stages with the interleaved schedule", json(p.pp));
@@ -186,10 +202,44 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
   return resolved;
 }
 
+namespace {
+
+// One message for every training that does not fit, with or without training.parallel.
+[[noreturn]] void fail_memory(const std::string& path, const GpuInstance& g, const std::string& where, const StageMemory& m) {
+  throw ScenarioError(path, "GPU " + g.name + where + " needs " + gib(m.total()) + " GiB (weights " + gib(m.weights) +
+                                ", gradients " + gib(m.gradients) + ", optimizer " + gib(m.optimizer) + ", activations " +
+                                gib(m.activations) +
+                                (m.gathered ? ", ZeRO-3 gathered layers " + gib(m.gathered) : std::string()) + " GiB) but has " +
+                                gib_capacity(g.params.mem_capacity) + " GiB of HBM");
+}
+
+// Without training.parallel every GPU holds a whole replica: its weights, gradients and optimizer
+// state, and one micro-batch's activations (workload.micro_batches accumulate one after another),
+// the layout tp = pp = 1 of the same memory model.
+void check_replica_memory(const Scenario& s, const std::vector<GpuInstance>& gpus) {
+  if (s.collective_bench || s.chakra || s.workload.layers.empty()) return;
+  ParallelConfig one;
+  one.enabled = true;
+  one.dp = static_cast<int>(gpus.size());
+  one.micro_batches = s.workload.micro_batches;
+  std::vector<int> ranks;
+  for (const GpuInstance& g : gpus) ranks.push_back(g.rank);
+  // The roofline partition is of one chunk: any GPU's parameters give it.
+  const std::unique_ptr<ParallelPlan> plan = make_parallel_plan(s.workload, one, static_cast<int>(gpus.size()), gpus.front().params, ranks);
+  const StageMemory& m = plan->memory.front();
+  for (const GpuInstance& g : gpus)
+    if (m.total() > g.params.mem_capacity) fail_memory("/training", g, " (a whole replica: training.parallel can shard it)", m);
+}
+
+}  // namespace
+
 void check_parallel_workload(Scenario& s, const std::vector<GpuInstance>* job_gpus) {
   const std::vector<GpuInstance>& gpus = job_gpus ? *job_gpus : s.cluster.gpus;
   const ParallelConfig& p = s.training.parallel;
-  if (!p.enabled) return;
+  if (!p.enabled) {
+    check_replica_memory(s, gpus);
+    return;
+  }
   const std::string path = "/training/parallel";
   if (s.collective_bench)
     throw ScenarioError(path, "applies to training workloads, not to workload.kind \"collective\"");
@@ -219,12 +269,7 @@ void check_parallel_workload(Scenario& s, const std::vector<GpuInstance>* job_gp
   for (const GpuInstance& g : gpus) {
     const int stage = layout.coord(g.rank).pp;
     const StageMemory& m = per_stage[static_cast<std::size_t>(stage)];
-    if (m.total() > g.params.mem_capacity)
-      throw ScenarioError(path, "GPU " + g.name + " (stage " + std::to_string(stage) + ") needs " + gib(m.total()) +
-                                    " GiB (weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer " +
-                                    gib(m.optimizer) + ", activations " + gib(m.activations) +
-                                    (m.gathered ? ", ZeRO-3 gathered layers " + gib(m.gathered) : std::string()) + " GiB) but has " +
-                                    gib_capacity(g.params.mem_capacity) + " GiB of HBM");
+    if (m.total() > g.params.mem_capacity) fail_memory(path, g, " (stage " + std::to_string(stage) + ")", m);
   }
 }
 

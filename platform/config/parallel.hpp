@@ -27,6 +27,7 @@ struct ParallelRaw {
   int zero3_prefetch = 2;
   RecomputeKind recompute = RecomputeKind::None;
   std::string order = "tp-dp-pp";
+  bool overlap_grad_reduce = false, overlap_param_gather = false, tp_comm_overlap = false, overlap_p2p = true;
 };
 const ParamSet<ParallelRaw>& parallel_schema();
 // The names /training/parallel/schedule and /recompute take, and results.json reports.

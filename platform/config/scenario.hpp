@@ -19,6 +19,7 @@
 #include "platform/config/parallel.hpp"
 #include "platform/config/schema_registry.hpp"
 #include "platform/config/slo.hpp"
+#include "platform/config/validation.hpp"
 #include "platform/config/sync.hpp"
 #include "platform/config/train.hpp"
 #include "platform/config/training.hpp"
@@ -41,6 +42,7 @@ struct Scenario {
   FaultGeneratorConfig fault_generator;
   std::string faults_file;           // `trainvp run --faults F`: the faults were replaced by F's list
   SloConfig slo;
+  ValidationConfig validation;
   HealthConfig health;
   OutputConfig output;
   // /jobs: several training jobs sharing the cluster (docs/jobs.md); empty: the top-level workload

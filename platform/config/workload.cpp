@@ -40,6 +40,11 @@ const ParamSet<WorkloadRaw>& workload_schema() {
         .integer("micro_batches", &WorkloadRaw::micro_batches, 1, "Gradient-accumulation micro-batches per iteration",
                  {1, 65536})
         .choice("dtype", &WorkloadRaw::dtype, "bf16", dtype_names(), "Compute dtype (selects the GPU peak)")
+        .choice("attention", &WorkloadRaw::flash_attention, "flash", {{"flash", true}, {"unfused", false}},
+                "Zoo and Hugging Face transformers: flash, one fused kernel that keeps no score matrix "
+                "(FlashAttention-2); unfused, Megatron-LM's kernels of 2021-22 (batched GEMMs around a fused softmax "
+                "and a dropout, keeping the probabilities: their time, and 5as/h more activation bytes per token; "
+                "docs/models.md#kernels)")
         .time("optimizer_time", &WorkloadRaw::optimizer_time, nullptr,
               "Measured optimizer step of the whole replica, replacing the roofline's estimate (divided among ZeRO "
               "shards); a torch_profile import takes its trace's Optimizer.step time unless this is given")
@@ -209,7 +214,7 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
     r.grad_dtype = r.dtype;
     resolved["grad_dtype"] = dtype_name(r.dtype);
   }
-  w.shape = {r.batch, r.seq, r.image_size, r.dtype, r.grad_dtype};
+  w.shape = {r.batch, r.seq, r.image_size, r.dtype, r.grad_dtype, r.flash_attention};
   w.micro_batches = r.micro_batches;
   const json& layers = member(value, "layers");
   const bool has_model = value.contains("model"), has_hf = value.contains("hf_config"),

@@ -33,6 +33,7 @@ struct WorkloadRaw {
   bool sequence = false;
   bool functional = false;
   std::uint64_t functional_max_bytes = 64ull << 20;
+  bool flash_attention = true;
 };
 struct BenchRaw {
   bool functional = false;

@@ -35,6 +35,8 @@ const char* quantity_name(Quantity q);
 // Human formatting for summaries (not used in results.json, which keeps SI numbers).
 std::string format_time_s(double seconds);
 std::string format_bytes(double bytes);
+// A count with an SI suffix: 1.23G, 980M, 12.
+std::string format_count(double v);
 std::string format_bandwidth_bps(double bps);
 
 }  // namespace trainvp

@@ -31,15 +31,6 @@ std::string constraint_text(const ParamInfo& p) {
   return p.range;
 }
 
-std::string human(double v) {
-  char buf[32];
-  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
-  int i = 0;
-  while (v >= 1000 && i < 5) v /= 1000, ++i;
-  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
-  return buf;
-}
-
 const ModelInfo* find_platform_model(const std::string& name) {
   for (const ModelInfo* m : platform_models())
     if (m->name == name) return m;
@@ -130,7 +121,8 @@ std::string describe_text() {
   o << "\nGPU presets (/cluster/node/gpu):\n";
   for (const GpuPreset& g : gpu_presets()) {
     o << "  " << g.name << ": " << g.description << "\n   ";
-    for (auto it = g.values.begin(); it != g.values.end(); ++it) o << " " << it.key() << "=" << it.value().get<std::string>();
+    for (auto it = g.values.begin(); it != g.values.end(); ++it)
+      o << " " << it.key() << "=" << (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
     o << "\n";
   }
   o << "\nZoo models (/workload/model; `trainvp describe model NAME` shows the layers):\n";
@@ -246,15 +238,15 @@ std::string workload_table_text(const nlohmann::ordered_json& j) {
   for (auto& l : j["layers"]) {
     std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s %10s %10s %10s\n", l["name"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(l["parameters"].get<std::uint64_t>()),
-                  human(l["fwd_flops"].get<double>()).c_str(), human(l["bwd_input_flops"].get<double>()).c_str(),
-                  human(l["bwd_weight_flops"].get<double>()).c_str(),
+                  format_count(l["fwd_flops"].get<double>()).c_str(), format_count(l["bwd_input_flops"].get<double>()).c_str(),
+                  format_count(l["bwd_weight_flops"].get<double>()).c_str(),
                   format_bytes(static_cast<double>(l["activation_bytes"].get<std::uint64_t>())).c_str(),
                   format_bytes(static_cast<double>(l["gradient_bytes"].get<std::uint64_t>())).c_str());
     o << line;
   }
   std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s\n", "total",
-                static_cast<unsigned long long>(j["parameters"].get<std::uint64_t>()), human(j["fwd_flops"].get<double>()).c_str(),
-                human(j["bwd_flops"].get<double>()).c_str());
+                static_cast<unsigned long long>(j["parameters"].get<std::uint64_t>()), format_count(j["fwd_flops"].get<double>()).c_str(),
+                format_count(j["bwd_flops"].get<double>()).c_str());
   o << line;
   return o.str();
 }

@@ -59,7 +59,7 @@ void add_parallel_section(ojson& j, const ParallelPlan& plan, const Scenario& s,
     const double B = samples;
     const bool full_recompute = c.recompute == RecomputeKind::Full;
     double peak = 0;
-    for (const Gpu* g : gpus) peak += g->params().compute_rate(full.shape.dtype) / g->params().efficiency;
+    for (const Gpu* g : gpus) peak += g->params().compute_peak(full.shape.dtype);
     const double model = gpt_flops(full, B, false), counted = gpt_flops(full, B, full_recompute);
     o["model_flops_per_iteration"] = model;
     o["flops_per_iteration"] = counted;  // as Megatron-LM counts them: with the recomputed forward

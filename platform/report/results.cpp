@@ -15,6 +15,7 @@
 #include "platform/report/results_parts.hpp"
 #include "platform/report/sync_results.hpp"
 #include "platform/report/train_results.hpp"
+#include "platform/report/validation_results.hpp"
 #include "platform/core/units.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/system/sync/registry.hpp"
@@ -84,6 +85,7 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
                     {"time_s", t},
                     {"algbw_GBps", algbw / 1e9},
                     {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
+    if (r.protocol) list.back()["protocol"] = r.protocol;  // NCCL's, under fabric.nccl.model "tuner"
     if (r.failed) list.back()["failed"] = true;  // given up by the transport (sync.retry)
   }
   return list;
@@ -305,6 +307,10 @@ RunResults bench_results(const Simulation& sim) {
     sum << buf;
   }
   j["collectives"] = sim.bench()->report();
+  if (s.validation.given) {
+    j["validation"] = validation_report(s.validation, j, s.bench.communicator.size());
+    sum << validation_summary(j);
+  }
   finish_run_results(r, sim, sum);
   r.csv = csv.str();
   return r;
@@ -473,6 +479,7 @@ RunResults collect_results(const Simulation& sim) {
   const ojson warnings = output_warnings(sim);
   if (!warnings.empty()) j["warnings"] = warnings;  // absent when none: results stay as they were
   if (const FastForward* ff = sim.fast_forward()) j["fast_forward"] = ff->report();
+  if (s.validation.given) j["validation"] = validation_report(s.validation, j, gpus.size());
   const SimStats& st = sim.stats();
   j["sim"] = sim_stats(sim);
   r.csv = csv.str();
@@ -497,7 +504,7 @@ RunResults collect_results(const Simulation& sim) {
     sum << buf;
   }
   double peak = 0;  // the dense tensor peak of every GPU together
-  for (const auto& g : s.cluster.gpus) peak += g.params.compute_rate(w.shape.dtype) / g.params.efficiency;
+  for (const auto& g : s.cluster.gpus) peak += g.params.compute_peak(w.shape.dtype);
   // Explicit layers with measured times may give no FLOP count: then the MFU is unknown, not 0%.
   if (flops > 0 && peak > 0 && iter_time > 0) {
     std::snprintf(buf, sizeof buf, ", %.1f%% of peak FLOP/s (MFU)\n", 100.0 * flops / iter_time / peak);
@@ -505,7 +512,7 @@ RunResults collect_results(const Simulation& sim) {
   } else {
     sum << ", n/a of peak FLOP/s (MFU; the layers give no FLOP count)\n";
   }
-  sum << sync_summary(j, sim) << train_summary(sim) << parallel_summary(j);
+  sum << sync_summary(j, sim) << train_summary(sim) << parallel_summary(j) << validation_summary(j);
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
                 st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);

@@ -58,6 +58,24 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
   for (int n = 0; n < s.cluster.nodes; ++n)
     for (int g = 0; g < s.cluster.gpus_per_node; ++g) rings.nic_of.push_back(g * s.cluster.nics_per_node / s.cluster.gpus_per_node);
   c.engine->set_ring_layout(std::move(rings));
+  if (s.cluster.fabric.nccl.tuner) {
+    // NCCL's protocol costs: each GPU's payload rate into its node, a NIC's, and whether the GPUs
+    // are Hopper-class (FP8 tensor cores) for the per-channel caps.
+    NcclCosts nc;
+    nc.on = true;
+    nc.node_of = c.nodes_of;
+    const FabricConfig& f = s.cluster.fabric;
+    for (const GpuInstance& g : s.cluster.gpus) {
+      const bool nvlink = g.params.nvlink_bw > 0;
+      const double rate = nvlink ? g.params.nvlink_bw : s.cluster.pcie.bandwidth_bps();
+      const double mtu = nvlink ? s.cluster.nvlink.mtu : s.cluster.pcie.mtu;
+      const double framing = nvlink ? s.cluster.nvlink.framing : s.cluster.pcie.framing;
+      nc.intra_Bps.push_back(rate / 8 * mtu / (mtu + framing));
+      nc.hopper = nc.hopper || g.params.peak_fp8 > 0;
+    }
+    nc.inter_Bps = f.link_bw / 8 * f.mtu / (f.mtu + f.framing);
+    c.engine->set_nccl_costs(std::move(nc));
+  }
   return c;
 }
 

@@ -34,6 +34,7 @@ void CollectiveBench::run() {
     }
     BenchRow row;
     row.bytes = bytes;
+    row.protocol = engine_.record(static_cast<std::size_t>(current_)).protocol;
     for (double t : times) row.time_s += t;
     row.time_s /= static_cast<double>(times.size());
     row.min_time_s = *std::min_element(times.begin(), times.end());
@@ -55,13 +56,15 @@ std::string CollectiveBench::state() const {
 
 nlohmann::ordered_json CollectiveBench::report() const {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const BenchRow& b : rows_)
+  for (const BenchRow& b : rows_) {
     rows.push_back({{"bytes", b.bytes},
                     {"time_s", b.time_s},
                     {"min_time_s", b.min_time_s},
                     {"max_time_s", b.max_time_s},
                     {"algbw_GBps", b.algbw_Bps / 1e9},
                     {"busbw_GBps", b.busbw_Bps / 1e9}});
+    if (b.protocol) rows.back()["protocol"] = b.protocol;  // NCCL's, under fabric.nccl.model "tuner"
+  }
   return rows;
 }
 

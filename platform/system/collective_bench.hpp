@@ -19,6 +19,7 @@ struct BenchRow {
   double min_time_s = 0, max_time_s = 0;
   double algbw_Bps = 0;    // bytes / time
   double busbw_Bps = 0;    // algbw x NCCL's bus factor
+  const char* protocol = nullptr;  // NCCL's protocol (fabric.nccl.model "tuner"), else null
 };
 
 class CollectiveBench : public sc_core::sc_module {

@@ -24,7 +24,7 @@ std::vector<std::string> schema_names() {
 TEST(SchemaRegistry, ListsEverySchemaOnceInDescribesOrder) {
   const std::vector<std::string> expected = {
       "scenario", "cluster", "node", "gpu", "nvlink", "pcie", "fabric", "nccl", "dcqcn", "pfc", "gpu_override", "workload", "train", "transformer",
-      "layer", "layer_tp_replicated", "collective_workload", "chakra_workload", "training", "fast_forward", "parallel", "sync", "job", "placement", "slo", "health", "health_detector",
+      "layer", "layer_tp_replicated", "layer_kernel", "collective_workload", "chakra_workload", "training", "fast_forward", "parallel", "sync", "job", "placement", "slo", "validation", "health", "health_detector",
       "health_mitigation", "compression", "class_streams", "elastic", "retry",
       "profile_layer", "cxl", "aggregators", "cpu",
       "fault_link_degrade", "fault_gpu_slowdown", "fault_cpu_contention", "fault_link_down", "fault_packet_loss",

@@ -18,7 +18,9 @@ inline const std::string kWorkloads = std::string(TRAINVP_SOURCE_DIR) + "/scenar
 
 inline nlohmann::json doc_with(const nlohmann::json& workload) {
   return {{"trainvp", 1},
-          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 8}, {"gpu", "H100-SXM5-80GB"}}}}},
+          // HBM for any workload these readers' tests load (a whole Mixtral replica, 0.7 TiB): the
+          // memory check has tests of its own.
+          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 8}, {"gpu", {{"preset", "H100-SXM5-80GB"}, {"mem_capacity", "1TiB"}}}}}}},
           {"workload", workload},
           {"training", {{"iterations", 2}, {"warmup", 1}}}};
 }

@@ -74,7 +74,14 @@ const SyncConfig& sync_of(const SyncBuild& b) { return b.scenario.training.sync;
 const std::vector<SyncStrategyEntry>& sync_strategies() {
   static const std::vector<SyncStrategyEntry> table = {
       {SyncStrategyKind::None, no_sync, false, nullptr},
-      {SyncStrategyKind::Ddp, [](const SyncBuild& b) { return ddp(b, true); }, false, nullptr},
+      // Under training.parallel, ddp's buckets overlap the backward as Megatron's --overlap-grad-reduce
+      // says (its default: they do not).
+      {SyncStrategyKind::Ddp,
+       [](const SyncBuild& b) {
+         const ParallelConfig& pc = b.scenario.training.parallel;
+         return ddp(b, !pc.enabled || pc.overlap_grad_reduce);
+       },
+       false, nullptr},
       {SyncStrategyKind::DdpNoOverlap, [](const SyncBuild& b) { return ddp(b, false); }, false, nullptr},
       {SyncStrategyKind::Layerwise,
        [](const SyncBuild& b) {
