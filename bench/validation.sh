@@ -3,7 +3,8 @@
 # published measurement; scripts/validation-scenarios writes them) and prints published | trainvp |
 # error per row, with the mean and largest |error|, overall and per source.
 # usage: bench/validation.sh [BUILD_DIR] [REGEX]   (REGEX picks scenarios by name; JOBS=N at once,
-#        default nproc; OUT=DIR keeps the runs' results there)
+#        default nproc; OUT=DIR keeps the runs' results there; PLOT=FILE.svg draws trainvp against
+#        published, log-log, a point per row, with gnuplot; REUSE=1 keeps the results already in OUT)
 source "$(dirname "$0")/common.sh"
 pattern=${2:-.}
 jobs=${JOBS:-$(nproc)}
@@ -13,7 +14,7 @@ list=$(ls scenarios/validation/*.json | grep -E "$pattern" || true)
 [ -n "$list" ] || { echo "validation: no scenario matches $pattern" >&2; exit 2; }
 start=$(date +%s)
 echo "$list" | xargs -P "$jobs" -I{} sh -c \
-  'n=$(basename {} .json); /usr/bin/time -f "%e" -o "'"$dir"'/$n.wall" "'"$build"'/trainvp" run {} -q -o "'"$dir"'/$n" 2>"'"$dir"'/$n.err" || echo "validation: $n failed: $(tail -n 1 "'"$dir"'/$n.err")" >&2'
+  'n=$(basename {} .json); [ "${REUSE:-}" = 1 ] && [ -f "'"$dir"'/$n/results.json" ] && exit 0; /usr/bin/time -f "%e" -o "'"$dir"'/$n.wall" "'"$build"'/trainvp" run {} -q -o "'"$dir"'/$n" 2>"'"$dir"'/$n.err" || echo "validation: $n failed: $(tail -n 1 "'"$dir"'/$n.err")" >&2'
 echo "validation: $(echo "$list" | wc -l) scenarios in $(($(date +%s) - start)) s of wall time ($jobs at once)"
 python3 - "$dir" $list <<'PY'
 import json, os, sys
@@ -47,4 +48,28 @@ print("|---|---|---|---|")
 for g in sorted(groups, key=lambda g: (g == "all", g)):
     e = groups[g]
     print("| %s | %d | %.1f%% | %.1f%% |" % (g, len(e), 100 * sum(e) / len(e), 100 * max(e)))
+with open(os.path.join(d, "validation.dat"), "w") as f:
+    for n, m, pub, tvp, err, wall in rows:
+        if err is not None:
+            f.write("%s %s %.6g %.6g\n" % (n.split("-")[0], n, pub, tvp))
 PY
+if [ -n "${PLOT:-}" ]; then
+  groups=$(cut -d' ' -f1 "$dir/validation.dat" | sort -u)
+  plot="" i=0
+  for g in $groups; do
+    i=$((i + 1))
+    plot+="'$dir/validation.dat' using (\$1 eq '$g' ? \$3 : 1/0):4 with points pt $((i + 4)) ps 1.2 title '$g', "
+  done
+  gnuplot <<GP
+set terminal svg size 760,640 dynamic background rgb 'white' font 'sans,12'
+set output '$PLOT'
+set logscale xy
+set xlabel 'published'
+set ylabel 'trainvp'
+set key top left
+set grid
+set title 'trainvp against published measurements (each in its own unit)'
+plot ${plot} x with lines lc rgb 'black' title 'equal', 1.1*x with lines dt 2 lc rgb 'gray' title '+/- 10%', 0.9*x with lines dt 2 lc rgb 'gray' notitle
+GP
+  echo "validation: plot in $PLOT"
+fi

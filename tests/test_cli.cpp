@@ -204,4 +204,31 @@ TEST_F(Cli, DescribeListsEveryParameterAndModelTablesAsJson) {
   EXPECT_EQ(trainvp("describe model gpt5").code, 2);
 }
 
+// --kernels: every layer's kernels on one of t TP ranks of a preset, each with its time and
+// efficiency, and the times add up to the layer's (docs/models.md#kernels).
+TEST_F(Cli, DescribeKernelsListsEachLayersKernelsWithTimeAndEfficiency) {
+  Cmd r = trainvp("describe model gpt2-medium --batch 4 --seq 1024 --kernels --gpu A100-SXM4-80GB --tp 2 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json k = json::parse(r.out);
+  EXPECT_EQ(k["gpu"], "A100-SXM4-80GB");
+  EXPECT_EQ(k["tp"], 2);
+  const json& attn = k["layers"][1];
+  ASSERT_EQ(attn["name"], "h0.attn");
+  const json& qkv = attn["kernels"]["fwd"][1];  // the fused QKV GEMM, column-parallel: n = 3 x 1024 / 2
+  EXPECT_EQ(qkv["kind"], "gemm");
+  EXPECT_EQ(qkv["shape"], "4096 x 1536 x 1024 (m n k)");
+  EXPECT_GT(qkv["efficiency"].get<double>(), 0.3);
+  EXPECT_LT(qkv["efficiency"].get<double>(), 0.84);  // below the large-GEMM rate: quantization
+  double sum = 0;
+  for (const char* ph : {"fwd", "bwd_input", "bwd_weight"})
+    for (const json& x : attn["kernels"][ph]) sum += x["time_s"].get<double>();
+  EXPECT_NEAR(sum, attn["time_s"].get<double>(), 1e-15);
+  r = trainvp("describe model gpt2-medium --kernels");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("H100-SXM5-80GB"), std::string::npos) << r.out;  // the default GPU
+  r = trainvp("describe model gpt2-medium --kernels --gpu RTX-A6000");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("has no kernel model"), std::string::npos) << r.out;
+}
+
 }  // namespace test_cli
