@@ -1,6 +1,7 @@
 #include "models/parallel/parallel_sync.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "models/workload/dtype.hpp"
@@ -261,12 +262,25 @@ void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
     if (p_ > 1 && (fwd_last ? g < p_ * v_ - 1 : g > 0)) {
       st.sends.push_back({bwd_last, k, ph.micro_batch});
       st.send_iteration.push_back(iteration);
+      st.send_after.push_back(st.tp_seq);
     }
   }
-  if (st.tp_pending == 0 && !st.sends.empty()) {
-    for (std::size_t i = 0; i < st.sends.size(); ++i) send(rank, st.send_iteration[i], st.sends[i]);
-    st.sends.clear(), st.send_iteration.clear();
+  if (!st.sends.empty()) flush_sends(rank);
+}
+
+void ParallelSync::flush_sends(int rank) {
+  RankState& st = state_[static_cast<std::size_t>(rank)];
+  const std::uint64_t oldest_open = st.tp_open.empty() ? std::numeric_limits<std::uint64_t>::max() : *st.tp_open.begin();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < st.sends.size(); ++i) {
+    if (st.send_after[i] <= oldest_open) {
+      send(rank, st.send_iteration[i], st.sends[i]);
+    } else {
+      st.sends[kept] = st.sends[i], st.send_iteration[kept] = st.send_iteration[i], st.send_after[kept] = st.send_after[i];
+      ++kept;
+    }
   }
+  st.sends.resize(kept), st.send_iteration.resize(kept), st.send_after.resize(kept);
 }
 
 std::shared_ptr<const CompiledProgram> ParallelSync::program(CollectiveOp op, const std::vector<int>& comm,
@@ -311,6 +325,11 @@ void ParallelSync::tp_join(int rank, int iteration, const Phase& ph, int part) {
   RankState& st = state_[static_cast<std::size_t>(rank)];
   ++st.tp_pending;
   st.tp_joined = now();
+  if (part == 0) {
+    const std::uint64_t seq = st.tp_seq++;
+    st.tp_open.insert(seq);
+    st.tp_seq_of[{iteration, ph.micro_batch, ph.layer, !fwd}] = seq;
+  }
   parts_.engine->join(id, rank);
 }
 
@@ -322,9 +341,13 @@ void ParallelSync::tp_done(int rank, int iteration, const Phase& ph, int part) {
     tp_join(rank, iteration, ph, 1);
     return;
   }
+  const auto key = std::make_tuple(iteration, ph.micro_batch, ph.layer, ph.kind != PhaseKind::Forward);
+  if (auto it = st.tp_seq_of.find(key); it != st.tp_seq_of.end()) {
+    st.tp_open.erase(it->second);
+    st.tp_seq_of.erase(it);
+  }
+  if (!st.sends.empty()) flush_sends(rank);
   if (st.tp_pending > 0) return;
-  for (std::size_t i = 0; i < st.sends.size(); ++i) send(rank, st.send_iteration[i], st.sends[i]);
-  st.sends.clear(), st.send_iteration.clear();
   changed_[static_cast<std::size_t>(rank)]->notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -98,8 +99,16 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     int tp_pending = 0;  // TP collectives this GPU joined that have not completed on it
     int sends_in_flight = 0;  // its pipeline sends not yet done on it (overlap_p2p off: it waits)
     std::int64_t tp_joined = 0;
-    std::vector<ScheduleBlock> sends;  // blocks whose output waits for tp_pending == 0
+    std::vector<ScheduleBlock> sends;  // blocks whose output waits for their TP collectives
     std::vector<int> send_iteration;
+    std::vector<std::uint64_t> send_after;  // per queued send: the TP collectives before it (seq < this)
+    // The TP collectives this GPU joined, numbered as joined (a reduce-scatter and its all-gather
+    // share one number): those still open, and each one's number by (iteration, micro-batch,
+    // layer, backward). A block's sends wait for the collectives joined before them only, so with
+    // tp_comm_overlap later blocks' collectives do not hold them.
+    std::uint64_t tp_seq = 0;
+    std::set<std::uint64_t> tp_open;
+    std::map<std::tuple<int, int, int, bool>, std::uint64_t> tp_seq_of;
     std::unordered_set<std::uint64_t> arrived;  // PP inputs: (iteration, direction, chunk, micro-batch)
     int gathered = -1;  // ZeRO: last iteration whose parameter all-gather completed here
     // ZeRO-3: the index in the iteration's schedule of the phase to run next, and the layer
@@ -137,6 +146,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   void on_phase_end(int rank, int iteration, const Phase& phase);
   void tp_join(int rank, int iteration, const Phase& phase, int part);
   void tp_done(int rank, int iteration, const Phase& phase, int part);
+  void flush_sends(int rank);  // sends whose TP collectives are all done leave
   void send(int rank, int iteration, const ScheduleBlock& block);
   void gather(int rank, int iteration);
   // ZeRO-3: the layer all-gather phase `index` of `iteration` needs (0: none), joining it, and the
