@@ -9,11 +9,13 @@ set(TRAINVP_LAYER_RULES
   "models/gpu:platform/core,models/workload,models/link,models/gpu"
   "models/cxl:platform/core,models/workload,models/link,models/cxl,rtl/driver"
   "models/aggregator:platform/core,models/link,models/aggregator"
-  "models/collectives:platform/core,models"
-  "models/parallel:platform/core,models"
+  # Inside models/, each folder names the model folders it may include: collectives run over GPUs and
+  # CXL devices but know nothing of parallelism or fail-slow, which sit on top of them.
+  "models/collectives:platform/core,models/workload,models/link,models/gpu,models/cxl,models/collectives"
+  "models/parallel:platform/core,models/workload,models/link,models/gpu,models/collectives,models/parallel"
   # Fail-slow health: pure algorithms, the standard library only.
   "models/health:models/health"
-  "models/failslow:platform/core,models"
+  "models/failslow:platform/core,models/workload,models/link,models/gpu,models/collectives,models/health,models/failslow"
   # Real training in the loop: its own math over core's parameter sets.
   "models/train:platform/core,models/train"
   "platform/config:platform/core,models,platform/config"

@@ -15,8 +15,13 @@ inline nlohmann::json cxl_bench(const std::string& fidelity, int lanes, const st
              {{"gpus", 4},
               {"gpu", "RTX-A6000"},
               {"cxl", {{"present", true}, {"fidelity", fidelity}, {"engine_lanes", lanes}}}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "cxl_allreduce"}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "all_reduce"},
+            {"algorithm", "cxl_allreduce"},
+            {"bytes", bytes},
+            {"iterations", 1},
+            {"warmup", 0}}},
           {"output", {{"trace", false}}}};
 }
 

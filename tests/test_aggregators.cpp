@@ -24,10 +24,17 @@ using namespace test;
 json ps_bench(int p, int K, int m, const std::string& bytes, const std::string& algo = "ps") {
   json doc = {{"trainvp", 1},
               {"name", "ps-test"},
-              {"cluster", {{"nodes", p}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-                           {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}}}}},
-              {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", algo}, {"bytes", bytes},
-                            {"iterations", 1}, {"warmup", 0}}},
+              {"cluster",
+               {{"nodes", p},
+                {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+                {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}}}}},
+              {"workload",
+               {{"kind", "collective"},
+                {"op", "all_reduce"},
+                {"algorithm", algo},
+                {"bytes", bytes},
+                {"iterations", 1},
+                {"warmup", 0}}},
               {"output", {{"trace", false}}}};
   if (K > 0) doc["cluster"]["aggregators"] = {{"count", K}, {"cpu", "xeon-8380"}, {"nics", m}};
   return doc;
@@ -95,8 +102,10 @@ TEST(Aggregators, EnoughAggregatorsBeatRingByUpToTwoTimesOverTwoPMinusOneOverP) 
 TEST(Aggregators, DdpTrainingSynchronizesOverAggregators) {
   json doc = {{"trainvp", 1},
               {"name", "ddp-ps"},
-              {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}},
-                           {"aggregators", {{"count", 2}, {"cpu", "epyc-7763"}}}}},
+              {"cluster",
+               {{"nodes", 2},
+                {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}},
+                {"aggregators", {{"count", 2}, {"cpu", "epyc-7763"}}}}},
               {"workload", {{"model", "gpt2-small"}, {"batch", 4}, {"seq", 1024}}},
               {"training", {{"iterations", 2}, {"warmup", 0}, {"sync", {{"strategy", "ddp"}, {"algorithm", "ps"}}}}},
               {"output", {{"trace", false}}}};
@@ -114,7 +123,10 @@ TEST(Aggregators, BadAggregatorInputIsAClearError) {
       {"ps without aggregators", [](json& d) { d["cluster"].erase("aggregators"); }, "/cluster/aggregators/count"},
       {"zero aggregators", [](json& d) { d["cluster"]["aggregators"]["count"] = 0; }, "/cluster/aggregators/count"},
       {"unknown CPU", [](json& d) { d["cluster"]["aggregators"]["cpu"] = "pentium"; }, "/cluster/aggregators/cpu"},
-      {"custom CPU missing a key", [](json& d) { d["cluster"]["aggregators"]["cpu"] = {{"cores", 8}}; },
+      {"custom CPU missing a key",
+       [](json& d) {
+         d["cluster"]["aggregators"]["cpu"] = {{"cores", 8}};
+       },
        "/cluster/aggregators/cpu/simd_bits"},
       {"zero NICs", [](json& d) { d["cluster"]["aggregators"]["nics"] = 0; }, "/cluster/aggregators/nics"},
       {"flow fidelity", [](json& d) { d["cluster"]["fabric"]["fidelity"] = "flow"; }, "/cluster/fabric/fidelity"},

@@ -133,7 +133,8 @@ TEST_F(BoundedOutputs, FstWavesCarryTheFstHeaderAndStopAtTheirCapToo) {
   // The job's first dump is half a cycle after its start (the rising edge), its last at the end of
   // its last cycle: (cycles - 1/2) periods of 1 ns (rtl_clock 1 GHz); the jobs are equal.
   json one = results("one");
-  const std::uint64_t cycles = one["cxl"][0]["engine_cycles"].get<std::uint64_t>() / one["cxl"][0]["jobs"].get<std::uint64_t>();
+  const std::uint64_t cycles =
+      one["cxl"][0]["engine_cycles"].get<std::uint64_t>() / one["cxl"][0]["jobs"].get<std::uint64_t>();
   EXPECT_EQ(h.end - h.start, cycles * 1000 - 500);
   EXPECT_FALSE(one.contains("warnings"));
 
@@ -175,7 +176,8 @@ TEST_F(BoundedOutputs, TraceKeepsItsFirstEventsAtTheCapWithAWarningAndResultsUnc
   EXPECT_EQ(w["limit"], 1000);
   EXPECT_EQ(w["recorded"], 1000);
   EXPECT_EQ(w["dropped"].get<std::uint64_t>(), all - 1000);
-  EXPECT_NE(r.out.find("  warning          trace.json reached /output/trace_max_events (1000 events)"), std::string::npos)
+  EXPECT_NE(r.out.find("  warning          trace.json reached /output/trace_max_events (1000 events)"),
+            std::string::npos)
       << r.out;
   // The cap changes what is recorded, never what is simulated.
   json full = results("full");

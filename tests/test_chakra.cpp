@@ -33,17 +33,21 @@ struct TraceDir {
   }
   ~TraceDir() { std::filesystem::remove_all(dir); }
   std::string prefix() const { return (dir / "t").string(); }
-  void rank(int r, const std::vector<pb::Node>& nodes) const { tc::write(prefix() + "." + std::to_string(r) + ".et", nodes); }
+  void rank(int r, const std::vector<pb::Node>& nodes) const {
+    tc::write(prefix() + "." + std::to_string(r) + ".et", nodes);
+  }
 };
 
 json scenario(int ranks, const json& chakra, const std::string& chunk = "1MiB") {
-  return {{"trainvp", 1},
-          {"name", "chakra-test"},
-          {"cluster",
-           {{"nodes", ranks}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-            {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
-          {"workload", {{"chakra", chakra}}},
-          {"output", {{"trace", false}}}};
+  return {
+      {"trainvp", 1},
+      {"name", "chakra-test"},
+      {"cluster",
+       {{"nodes", ranks},
+        {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+        {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
+      {"workload", {{"chakra", chakra}}},
+      {"output", {{"trace", false}}}};
 }
 
 double end_of(const json& results, int rank) { return results["chakra"]["per_rank"][rank]["end_s"].get<double>(); }
@@ -73,8 +77,8 @@ TEST(Chakra, TwoStagePipelineOverlapsEachSendWithTheNextMicroBatch) {
   TraceDir d("pipeline");
   d.rank(0, {tc::comp(1, "f0", 500), tc::p2p(2, "s0", true, 0, 1, 8 << 20, 0, {1}), tc::comp(3, "f1", 500, {1}),
              tc::p2p(4, "s1", true, 0, 1, 8 << 20, 0, {3})});
-  d.rank(1, {tc::p2p(1, "r0", false, 0, 1, 8 << 20, 0), tc::comp(2, "b0", 500, {1}), tc::p2p(3, "r1", false, 0, 1, 8 << 20, 0),
-             tc::comp(4, "b1", 500, {2, 3})});
+  d.rank(1, {tc::p2p(1, "r0", false, 0, 1, 8 << 20, 0), tc::comp(2, "b0", 500, {1}),
+             tc::p2p(3, "r1", false, 0, 1, 8 << 20, 0), tc::comp(4, "b1", 500, {2, 3})});
   const json res = simulate(scenario(2, {{"traces", d.prefix()}}, "8MiB"));
   const double send = alpha_between_nodes() + 8 * kMiB / eth_beta(), dd = 500 * kUs;
   ASSERT_LT(send, dd);
@@ -116,9 +120,9 @@ TEST(Chakra, ProcessGroupsRunApartAndAReplicatedTraceRunsOnEveryRank) {
   // with chunk 16 MiB: 2 (alpha + 16 MiB / beta), both pairs at once on disjoint NICs.
   TraceDir d("groups");
   for (int r = 0; r < 4; ++r) d.rank(r, {tc::coll(1, "ar", pb::ALL_REDUCE, 32 << 20, {}, r < 2 ? "a" : "b")});
-  const json res = simulate(
-      scenario(4, {{"traces", d.prefix()}, {"comm_groups", {{"a", {0, 1}}, {"b", {{"ranks", {3, 2}}, {"dimensions", {2}}}}}}},
-               "16MiB"));
+  const json res = simulate(scenario(
+      4, {{"traces", d.prefix()}, {"comm_groups", {{"a", {0, 1}}, {"b", {{"ranks", {3, 2}}, {"dimensions", {2}}}}}}},
+      "16MiB"));
   const double pair = 2 * (alpha_between_nodes() + 16 * kMiB / eth_beta());
   for (int r = 0; r < 4; ++r) EXPECT_NEAR(end_of(res, r), pair, 1e-9) << "rank " << r;
   EXPECT_EQ(res["chakra"]["collectives"], 2);
@@ -133,18 +137,21 @@ TEST(Chakra, ProcessGroupsRunApartAndAReplicatedTraceRunsOnEveryRank) {
     EXPECT_NEAR(end_of(rep, r), 10 * kUs + 4 * (alpha_between_nodes() + 16 * kMiB / eth_beta()), 1e-9);
   // The same trace as a directory of per-rank files gives the same run.
   TraceDir dir("directory");
-  for (int r = 0; r < 3; ++r) tc::write((dir.dir / ("x." + std::to_string(r) + ".et")).string(),
-                                        {tc::comp(1, "c", 10), tc::coll(2, "ar", pb::ALL_REDUCE, 48 << 20, {1})});
+  for (int r = 0; r < 3; ++r)
+    tc::write((dir.dir / ("x." + std::to_string(r) + ".et")).string(),
+              {tc::comp(1, "c", 10), tc::coll(2, "ar", pb::ALL_REDUCE, 48 << 20, {1})});
   const json per = simulate(scenario(3, {{"traces", dir.dir.string()}}, "16MiB"));
   EXPECT_EQ(per["chakra"]["per_rank"], rep["chakra"]["per_rank"]);
   EXPECT_FALSE(per["chakra"]["replicated"].get<bool>());
 }
 
 // Every rank's trace holds one collective of `type` over all of them.
-json one_collective(const TraceDir& d, int p, pb::CollectiveCommType type, std::int64_t bytes, int root, const std::string& chunk) {
+json one_collective(const TraceDir& d, int p, pb::CollectiveCommType type, std::int64_t bytes, int root,
+                    const std::string& chunk) {
   for (int r = 0; r < p; ++r) {
     pb::Node n = tc::coll(1, "c", type, bytes);
-    if (root >= 0) tc::attr(n, type == pb::BROADCAST || type == pb::SCATTER ? "comm_src" : "comm_dst")->set_int32_val(root);
+    if (root >= 0)
+      tc::attr(n, type == pb::BROADCAST || type == pb::SCATTER ? "comm_src" : "comm_dst")->set_int32_val(root);
     d.rank(r, {n});
   }
   return simulate(scenario(p, {{"traces", d.prefix()}}, chunk));
@@ -164,7 +171,8 @@ TEST(Chakra, RootedCollectivesAndBarriersTakeTheirClosedForms) {
   // Reduce to rank 0 as NCCL's ring: a chain 1 -> 2 -> 3 -> 0 pipelined in chunks c of n: the
   // first chunk takes (p - 1)(alpha + c / beta), the n/c - 1 others follow one chunk time apart.
   const double c = 4 * kMiB, chain = 3 * (alpha + c / beta) + (n / c - 1) * c / beta;
-  EXPECT_NEAR(one_collective(r, 4, pb::REDUCE, 48 << 20, 0, "4MiB")["chakra"]["time_s"].get<double>(), chain, 1e-3 * chain);
+  EXPECT_NEAR(one_collective(r, 4, pb::REDUCE, 48 << 20, 0, "4MiB")["chakra"]["time_s"].get<double>(), chain,
+              1e-3 * chain);
   // A barrier is an all-reduce of one 4-byte element: its 2(p - 1) ring steps of 1 byte are the
   // path's latency (their packets take nanoseconds).
   const json bar = one_collective(b, 4, pb::BARRIER, 0, -1, "1MiB");
@@ -204,8 +212,10 @@ TEST(Chakra, BadTracesAreOneErrorNamingThePointerTheRankAndTheNode) {
   std::string path;
   std::string msg = scenario_error(scenario(2, {{"traces", d.prefix()}}), &path);
   EXPECT_EQ(path, "/workload/chakra/traces");
-  EXPECT_NE(msg.find("rank 1 node 1 (ar): collective #0 on every rank is ALL_REDUCE of 2048 B, but rank 0 node 1 (ar) is ALL_REDUCE of 1024 B"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find(
+          "rank 1 node 1 (ar): collective #0 on every rank is ALL_REDUCE of 2048 B, but rank 0 node 1 (ar) is ALL_REDUCE of 1024 B"),
+      std::string::npos)
       << msg;
   msg = scenario_error(scenario(3, {{"traces", d.prefix()}}), &path);  // no t.2.et
   EXPECT_EQ(path, "/workload/chakra/traces");

@@ -19,13 +19,21 @@ json all_reduce(int nodes, int gpus, const std::string& bytes, json fabric) {
   return {{"trainvp", 1},
           {"name", "channels-test"},
           {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", fabric}}},
-          {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "ring"}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "all_reduce"},
+            {"algorithm", "ring"},
+            {"bytes", bytes},
+            {"iterations", 1},
+            {"warmup", 0}}},
           {"output", {{"trace", false}}}};
 }
 
 json rail_optimized(const std::string& order) {
-  return {{"topology", "leaf-spine"}, {"rail_optimized", true}, {"leaf_ports", 8}, {"spines", 4},
+  return {{"topology", "leaf-spine"},
+          {"rail_optimized", true},
+          {"leaf_ports", 8},
+          {"spines", 4},
           {"nccl", {{"order", order}}}};
 }
 
@@ -43,7 +51,8 @@ TEST(Channels, ChannelsSharingOneSwitchKeepTheRingClosedForm) {
 }
 
 TEST(Channels, RankOrderWithOneChannelReproducesTheSingleRingExactly) {
-  json plain = all_reduce(4, 8, "64MiB", {{"topology", "leaf-spine"}, {"rail_optimized", true}, {"leaf_ports", 8}, {"spines", 4}});
+  json plain = all_reduce(4, 8, "64MiB",
+                          {{"topology", "leaf-spine"}, {"rail_optimized", true}, {"leaf_ports", 8}, {"spines", 4}});
   json ranked = plain;
   ranked["cluster"]["fabric"]["nccl"] = {{"order", "rank"}, {"channels", 1}, {"model", "bound"}};
   const json a = simulate(plain), b = simulate(ranked);
@@ -79,7 +88,8 @@ TEST(Channels, RailAlignedRingReachesThePerNicBound) {
 
 TEST(Channels, BadNcclSettingsAreClearErrors) {
   std::vector<BadCase> cases = {
-      {"unknown order", [](json& d) { d["cluster"]["fabric"]["nccl"]["order"] = "random"; }, "/cluster/fabric/nccl/order"},
+      {"unknown order", [](json& d) { d["cluster"]["fabric"]["nccl"]["order"] = "random"; },
+       "/cluster/fabric/nccl/order"},
       {"negative channels", [](json& d) { d["cluster"]["fabric"]["nccl"]["channels"] = -1; },
        "/cluster/fabric/nccl/channels"},
       {"unknown key", [](json& d) { d["cluster"]["fabric"]["nccl"]["rings"] = 2; }, "/cluster/fabric/nccl/rings"},

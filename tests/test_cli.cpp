@@ -70,7 +70,8 @@ TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {
     if (e.path().extension() != ".json") continue;
     if (e.path().parent_path().filename() == "sweeps") continue;  // sweep specs: tests/test_sweep.cpp
     // HF configs and profiler traces the scenarios import
-    if (e.path().string().find("/workloads/hf/") != std::string::npos || e.path().string().find("/workloads/torch/") != std::string::npos)
+    if (e.path().string().find("/workloads/hf/") != std::string::npos ||
+        e.path().string().find("/workloads/torch/") != std::string::npos)
       continue;
     if (e.path().parent_path().filename() == "cxl" && !trainvp::rtl_available()) continue;  // needs the RTL build
     Cmd r = trainvp("validate " + e.path().string());

@@ -56,12 +56,13 @@ TEST(Cxl, AWiderEngineVariantReducesFaster) {
 
 TEST(Cxl, DdpCanAllReduceThroughTheDevice) {
   TRAINVP_REQUIRE_RTL();
-  json doc = {{"trainvp", 1},
-              {"name", "ddp-cxl"},
-              {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
-              {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 512}}},
-              {"training", {{"iterations", 2}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}, {"algorithm", "cxl_allreduce"}}}}},
-              {"output", {{"trace", false}}}};
+  json doc = {
+      {"trainvp", 1},
+      {"name", "ddp-cxl"},
+      {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
+      {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 512}}},
+      {"training", {{"iterations", 2}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}, {"algorithm", "cxl_allreduce"}}}}},
+      {"output", {{"trace", false}}}};
   json r = run(doc);
   EXPECT_GT(r["comm_time_s"].get<double>(), 0);
   EXPECT_EQ(r["collectives"][0]["algorithm"], "cxl_allreduce");
@@ -93,11 +94,12 @@ TEST(Cxl, BadCxlScenariosAreClearErrors) {
       {"cxl for all_gather", [](json& d) { d["workload"]["op"] = "all_gather"; }, "/workload/algorithm"},
   };
   test::expect_load_errors(cxl_bench("calibrated", 16, "1MiB"), cases);
-  json multi = {{"trainvp", 1},
-                {"name", "x"},
-                {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
-                {"workload", {{"model", "gpt2-small"}}},
-                {"training", {{"sync", {{"strategy", "ddp"}, {"algorithm", "cxl_allreduce"}}}}}};
+  json multi = {
+      {"trainvp", 1},
+      {"name", "x"},
+      {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "RTX-A6000"}, {"cxl", {{"present", true}}}}}}},
+      {"workload", {{"model", "gpt2-small"}}},
+      {"training", {{"sync", {{"strategy", "ddp"}, {"algorithm", "cxl_allreduce"}}}}}};
   try {
     load_scenario(multi, "t");
     ADD_FAILURE() << "multi-node cxl_allreduce accepted";
@@ -153,8 +155,8 @@ TEST(Cxl, AMissingRtlModuleFailsTheRunAndNamesTheTargetThatBuildsIt) {
   const test::Cmd c = test::trainvp("run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + empty + "/out");
   EXPECT_EQ(c.code, 0) << c.out;  // the build tree's modules
   const test::Cmd miss =
-      test::run_command("cd " TRAINVP_SOURCE_DIR " && TRAINVP_RTL_DIR=" + empty + " " TRAINVP_BINARY
-                        " run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + empty + "/miss");
+      test::run_command("cd " TRAINVP_SOURCE_DIR " && TRAINVP_RTL_DIR=" + empty +
+                        " " TRAINVP_BINARY " run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + empty + "/miss");
   EXPECT_EQ(miss.code, 1) << miss.out;
   EXPECT_NE(miss.out.find("no grad_reduce_l16.so in " + empty), std::string::npos) << miss.out;
   EXPECT_NE(miss.out.find("--target trainvp_rtl"), std::string::npos) << miss.out;
@@ -168,8 +170,9 @@ TEST(Cxl, AModuleOfAnotherVariantIsRefused) {
   std::filesystem::copy_file(std::string(TRAINVP_RTL_BUILD_DIR) + "/" + rtl_module_name(8, WaveFormat::Vcd),
                              dir + "/" + rtl_module_name(16, WaveFormat::Vcd),
                              std::filesystem::copy_options::overwrite_existing);
-  const test::Cmd c = test::run_command("cd " TRAINVP_SOURCE_DIR " && TRAINVP_RTL_DIR=" + dir + " " TRAINVP_BINARY
-                                        " run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + dir + "/out");
+  const test::Cmd c =
+      test::run_command("cd " TRAINVP_SOURCE_DIR " && TRAINVP_RTL_DIR=" + dir +
+                        " " TRAINVP_BINARY " run scenarios/cxl/pcie-node-ring-vs-cxl.json -q -o " + dir + "/out");
   EXPECT_EQ(c.code, 1) << c.out;
   EXPECT_NE(c.out.find("is not a grad_reduce LANES 16 module"), std::string::npos) << c.out;
 }
@@ -199,7 +202,8 @@ TEST(Cxl, HierarchicalReducesInEveryNodesDeviceAndRingsBetweenThem) {
   for (int i = 0; i < 3; ++i) {
     const json& d = r["cxl"][static_cast<std::size_t>(i)];
     EXPECT_EQ(d["jobs"].get<int>(), 8 * (1 + 2));
-    EXPECT_EQ(d["bytes_reduced"].get<std::uint64_t>(), 8 * (4 * seg + 2 * (part[(i + 2) % 3] + part[(i + 1) % 3]))) << i;
+    EXPECT_EQ(d["bytes_reduced"].get<std::uint64_t>(), 8 * (4 * seg + 2 * (part[(i + 2) % 3] + part[(i + 1) % 3])))
+        << i;
   }
   EXPECT_GT(r["collectives"][0]["busbw_GBps"].get<double>(), 0);
 }

@@ -27,22 +27,23 @@ json functional_training(const std::string& algorithm, const std::string& fideli
   const std::vector<std::pair<std::string, long>> sizes = {{"embed", 60000}, {"mlp", 36000}, {"head", 4}};
   for (auto& [name, params] : sizes)
     layers.push_back({{"name", name}, {"params", params}, {"fwd_time", "20us"}, {"bwd_time", "40us"}});
-  return {{"trainvp", 1},
-          {"name", "fn"},
-          {"seed", 7},
-          {"cluster",
-           {{"nodes", nodes},
-            {"fabric", {{"chunk", "64KiB"}}},
-            {"node",
-             {{"gpus", gpus},
-              {"gpu", "RTX-A6000"},
-              {"cxl", {{"present", true}, {"fidelity", fidelity}, {"ports", 2}, {"interleave_granularity", "1KiB"}}}}}}},
-          {"workload", {{"layers", layers}, {"grad_dtype", dtype}, {"functional", true}}},
-          {"training",
-           {{"iterations", 2},
-            {"warmup", 1},
-            {"sync", {{"strategy", "ddp"}, {"algorithm", algorithm}, {"bucket", "128KiB"}, {"first_bucket", "16KiB"}}}}},
-          {"output", {{"trace", false}}}};
+  return {
+      {"trainvp", 1},
+      {"name", "fn"},
+      {"seed", 7},
+      {"cluster",
+       {{"nodes", nodes},
+        {"fabric", {{"chunk", "64KiB"}}},
+        {"node",
+         {{"gpus", gpus},
+          {"gpu", "RTX-A6000"},
+          {"cxl", {{"present", true}, {"fidelity", fidelity}, {"ports", 2}, {"interleave_granularity", "1KiB"}}}}}}},
+      {"workload", {{"layers", layers}, {"grad_dtype", dtype}, {"functional", true}}},
+      {"training",
+       {{"iterations", 2},
+        {"warmup", 1},
+        {"sync", {{"strategy", "ddp"}, {"algorithm", algorithm}, {"bucket", "128KiB"}, {"first_bucket", "16KiB"}}}}},
+      {"output", {{"trace", false}}}};
 }
 
 // Every GPU received every element of every bucket once per iteration, and each was checked.
@@ -133,7 +134,8 @@ TEST(CxlFunctional, BadFunctionalTrainingScenariosAreClearErrors) {
   std::vector<test::BadCase> cases = {
       {"ring", [](json& d) { d["training"]["sync"]["algorithm"] = "ring"; }, "/workload/functional"},
       {"layerwise", [](json& d) { d["training"]["sync"]["strategy"] = "layerwise"; }, "/workload/functional"},
-      {"over the cap", [](json& d) { d["workload"]["functional_max_bytes"] = "256KiB"; }, "/workload/functional_max_bytes"},
+      {"over the cap", [](json& d) { d["workload"]["functional_max_bytes"] = "256KiB"; },
+       "/workload/functional_max_bytes"},
       {"odd chunk", [](json& d) { d["cluster"]["fabric"]["chunk"] = "65538B"; }, "/cluster/fabric/chunk"},
   };
   test::expect_load_errors(functional_training("cxl_allreduce", "calibrated", 1, 4), cases);
@@ -149,7 +151,8 @@ TEST(CxlHdm, StripeBytesPerWayMatchACountOfEveryByte) {
           std::vector<std::uint64_t> count(static_cast<std::size_t>(ways), 0);
           for (std::uint64_t a = off; a < off + n; ++a) ++count[(a / g) % static_cast<std::uint64_t>(ways)];
           for (int k = 0; k < ways; ++k)
-            EXPECT_EQ(hdm_bytes(off, n, g, ways, k), count[static_cast<std::size_t>(k)]) << g << " " << ways << " " << off << " " << n;
+            EXPECT_EQ(hdm_bytes(off, n, g, ways, k), count[static_cast<std::size_t>(k)])
+                << g << " " << ways << " " << off << " " << n;
         }
 }
 
@@ -185,8 +188,13 @@ json hdm_bench(int ports, const std::string& granularity, const std::string& byt
                 {"link_lanes", link_lanes},
                 {"engine_lanes", 32},
                 {"rtl_clock", "4GHz"}}}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "cxl_allreduce"}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "all_reduce"},
+            {"algorithm", "cxl_allreduce"},
+            {"bytes", bytes},
+            {"iterations", 1},
+            {"warmup", 0}}},
           {"output", {{"trace", false}}}};
 }
 

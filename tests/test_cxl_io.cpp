@@ -35,11 +35,12 @@ IoPaths io_paths(const Scenario& s) {
   const int flit = cx.flit_payload() + cx.flit_overhead();
   auto down = [&](int data) {
     return ser(data + pc.framing, pcie) + pc.latency_ps + pc.switch_latency_ps  // root complex -> switch 0
-           + ser(flit, cxl) + cx.link_latency_ps + pc.switch_latency_ps;       // switch 0 -> port 0
+           + ser(flit, cxl) + cx.link_latency_ps + pc.switch_latency_ps;        // switch 0 -> port 0
   };
-  const std::int64_t up = ser(flit, cxl) + cx.link_latency_ps                  // port 0 -> switch 0 (no device latency)
-                          + ser(4 + pc.framing, pcie) + pc.latency_ps + pc.switch_latency_ps  // switch 0 -> root complex
-                          + pc.switch_latency_ps;                                             // root complex -> CPU
+  const std::int64_t up = ser(flit, cxl) + cx.link_latency_ps  // port 0 -> switch 0 (no device latency)
+                          + ser(4 + pc.framing, pcie) + pc.latency_ps +
+                          pc.switch_latency_ps     // switch 0 -> root complex
+                          + pc.switch_latency_ps;  // root complex -> CPU
   return {down(4), down(0), up};
 }
 
@@ -128,7 +129,8 @@ TEST(CxlIo, PolledJobTimeIsQuantizedToThePollTicksPlusTheReadRoundTrip) {
     // the same links by at most its TLP and its flit.
     const double dt = r["collectives"][0]["time_s"].get<double>() - intr["collectives"][0]["time_s"].get<double>();
     const double irq_en = (ser(4 + s.cluster.pcie.framing, s.cluster.pcie.bandwidth_bps()) +
-                           ser(cx.flit_payload() + cx.flit_overhead(), cx.link_bps()) + 2) * 1e-12;
+                           ser(cx.flit_payload() + cx.flit_overhead(), cx.link_bps()) + 2) *
+                          1e-12;
     EXPECT_NEAR(dt, d["driver_s"].get<double>() - intr["cxl"][0]["driver_s"].get<double>(), irq_en) << period;
   }
 }
@@ -171,10 +173,18 @@ TEST(CxlIo, CalibratedRegistersMatchTheRtlUnderRandomWrites) {
     RunContext ctx(1, false);
     auto engine = make_rtl_engine(16);
     std::vector<std::pair<int, std::uint64_t>> starts[2];
-    CxlCsrTarget rtl("rtl", engine.get(), engine->max_contributors(),
-                     [&](int c, std::uint64_t l) { starts[0].push_back({c, l}); }, ctx);
-    CxlCsrTarget cal("cal", nullptr, engine->max_contributors(),
-                     [&](int c, std::uint64_t l) { starts[1].push_back({c, l}); }, ctx);
+    CxlCsrTarget rtl(
+        "rtl", engine.get(), engine->max_contributors(),
+        [&](int c, std::uint64_t l) {
+          starts[0].push_back({c, l});
+        },
+        ctx);
+    CxlCsrTarget cal(
+        "cal", nullptr, engine->max_contributors(),
+        [&](int c, std::uint64_t l) {
+          starts[1].push_back({c, l});
+        },
+        ctx);
     std::vector<std::uint32_t> offsets = {csr::kId, csr::kCtrl, csr::kConfig, csr::kStatus, csr::kError, csr::kIrqEn};
     for (std::uint32_t s = 0; s < 4; ++s)
       for (std::uint32_t o : {csr::len(s), csr::base_lo(s), csr::base_hi(s)}) offsets.push_back(o);
@@ -183,8 +193,8 @@ TEST(CxlIo, CalibratedRegistersMatchTheRtlUnderRandomWrites) {
     auto compare = [&](int step) {
       for (std::uint32_t o : offsets)
         if (rtl.read(o) != cal.read(o) && diff.empty())
-          diff = "step " + std::to_string(step) + " offset " + std::to_string(o) + ": rtl " + std::to_string(rtl.read(o)) +
-                 ", calibrated " + std::to_string(cal.read(o));
+          diff = "step " + std::to_string(step) + " offset " + std::to_string(o) + ": rtl " +
+                 std::to_string(rtl.read(o)) + ", calibrated " + std::to_string(cal.read(o));
     };
     for (int step = 0; step < 2000; ++step) {
       std::uint32_t o = offsets[rng() % offsets.size()], v = static_cast<std::uint32_t>(rng());

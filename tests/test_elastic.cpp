@@ -24,7 +24,8 @@ using json = nlohmann::json;
 json gpt2(const std::string& strategy, const json& timeout) {
   json doc = {{"trainvp", 1},
               {"name", "elastic"},
-              {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"link_bw", "25Gbps"}}}}},
+              {"cluster",
+               {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"link_bw", "25Gbps"}}}}},
               {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 512}}},
               {"training", {{"iterations", 4}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"comm_streams", 2}}}}},
               {"output", {{"trace", false}}}};
@@ -54,7 +55,9 @@ TEST(Elastic, WithoutADeadlineOrWithOneNeverReachedItIsLayerwiseToThePicosecond)
 // 2 MB, a `medium` unit of its own). b's gradient is ready first and its all-reduce ends long before
 // a's is ready, so a's all-reduce runs alone: 2(p-1)/p n/B + 2(p-1) alpha.
 constexpr double kP = 4, kA = 81920000 * 2.0;
-double closed_form_a() { return 2 * (kP - 1) / kP * kA / test::eth_beta() + 2 * (kP - 1) * test::alpha_between_nodes(); }
+double closed_form_a() {
+  return 2 * (kP - 1) / kP * kA / test::eth_beta() + 2 * (kP - 1) * test::alpha_between_nodes();
+}
 
 json two_layers(double timeout_s, int iterations) {
   json layers = json::array();
@@ -67,7 +70,9 @@ json two_layers(double timeout_s, int iterations) {
           {"training",
            {{"iterations", iterations},
             {"warmup", 1},
-            {"sync", {{"strategy", "elastic"}, {"elastic", {{"timeout", std::to_string(std::llround(timeout_s * 1e12)) + "ps"}}}}}}},
+            {"sync",
+             {{"strategy", "elastic"},
+              {"elastic", {{"timeout", std::to_string(std::llround(timeout_s * 1e12)) + "ps"}}}}}}},
           {"output", {{"trace", false}}}};
 }
 
@@ -141,11 +146,27 @@ TEST(Elastic, TheTraceShowsWeakSyncUnits) {
 
 TEST(Elastic, BadTimeoutsAreClearErrors) {
   std::vector<test::BadCase> cases = {
-      {"zero", [](json& d) { d["training"]["sync"]["elastic"] = {{"timeout", "0s"}}; }, "/training/sync/elastic/timeout"},
-      {"number", [](json& d) { d["training"]["sync"]["elastic"] = {{"timeout", 5}}; }, "/training/sync/elastic/timeout"},
-      {"word", [](json& d) { d["training"]["sync"]["elastic"] = {{"timeout", "never"}}; }, "/training/sync/elastic/timeout"},
+      {"zero",
+       [](json& d) {
+         d["training"]["sync"]["elastic"] = {{"timeout", "0s"}};
+       },
+       "/training/sync/elastic/timeout"},
+      {"number",
+       [](json& d) {
+         d["training"]["sync"]["elastic"] = {{"timeout", 5}};
+       },
+       "/training/sync/elastic/timeout"},
+      {"word",
+       [](json& d) {
+         d["training"]["sync"]["elastic"] = {{"timeout", "never"}};
+       },
+       "/training/sync/elastic/timeout"},
       {"not an object", [](json& d) { d["training"]["sync"]["elastic"] = "500ms"; }, "/training/sync/elastic"},
-      {"unknown key", [](json& d) { d["training"]["sync"]["elastic"] = {{"timeouts", "1ms"}}; }, "/training/sync/elastic/timeouts"},
+      {"unknown key",
+       [](json& d) {
+         d["training"]["sync"]["elastic"] = {{"timeouts", "1ms"}};
+       },
+       "/training/sync/elastic/timeouts"},
   };
   test::expect_load_errors(gpt2("elastic", nullptr), cases);
 }

@@ -19,13 +19,16 @@ namespace test_fabric {  // named for the file: unity builds join test files (cm
 using namespace test;  // in_child, the closed forms
 
 json bench_scenario(int nodes, int gpus, const std::string& op, const std::string& algo, const std::string& bytes) {
-  return {{"trainvp", 1},
-          {"name", "fabric-test"},
-          {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}}}}},
-          {"workload", {{"kind", "collective"}, {"op", op}, {"algorithm", algo}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
-          {"output", {{"trace", false}}}};
+  return {
+      {"trainvp", 1},
+      {"name", "fabric-test"},
+      {"cluster",
+       {{"nodes", nodes},
+        {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
+        {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}}}}},
+      {"workload",
+       {{"kind", "collective"}, {"op", op}, {"algorithm", algo}, {"bytes", bytes}, {"iterations", 1}, {"warmup", 0}}},
+      {"output", {{"trace", false}}}};
 }
 
 double bench_time(const json& doc) {
@@ -52,7 +55,8 @@ TEST(Fabric, RingAllReduceMatchesAlphaBetaWithinThreePercent) {
   const double alpha = alpha_between_nodes(), beta = eth_beta();
   for (int p : {2, 4, 8, 16, 32, 64})
     for (double n : {1048576.0, 16.0 * 1048576, 256.0 * 1048576, 1024.0 * 1048576}) {
-      double t = bench_time(bench_scenario(p, 1, "all_reduce", "ring", std::to_string(static_cast<long long>(n)) + "B"));
+      double t =
+          bench_time(bench_scenario(p, 1, "all_reduce", "ring", std::to_string(static_cast<long long>(n)) + "B"));
       double expected = 2 * (p - 1) * alpha + 2.0 * (p - 1) / p * n / beta;
       EXPECT_NEAR(t, expected, 0.03 * expected) << "p=" << p << " n=" << n;
     }
@@ -144,11 +148,13 @@ TEST(Fabric, ImplicitRingsRunExactlyAsTheirExplicitForm) {
     for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
       for (std::uint64_t bytes : {3ull, 5ull << 20})
         for (std::int64_t stagger : {0ll, 7000000ll}) {
-          Program implicit = build_program(op, CollectiveAlgo::Ring, comm, bytes, 1 << 20, nodes_of, 0, nullptr, layout);
+          Program implicit =
+              build_program(op, CollectiveAlgo::Ring, comm, bytes, 1 << 20, nodes_of, 0, nullptr, layout);
           ASSERT_GT(implicit.ring.steps, 0);
           ASSERT_TRUE(implicit.transfers.empty());
           Program spelled = explicit_program(implicit);
-          ASSERT_EQ(spelled.transfers.size(), static_cast<std::size_t>(implicit.ring.channels * implicit.ring.steps) * comm.size());
+          ASSERT_EQ(spelled.transfers.size(),
+                    static_cast<std::size_t>(implicit.ring.channels * implicit.ring.steps) * comm.size());
           auto a = inject(idle_training(2, 2), implicit, stagger), b = inject(idle_training(2, 2), spelled, stagger);
           ASSERT_EQ(a.size(), comm.size()) << op_name(op) << " " << bytes;
           for (int r : comm)
@@ -251,12 +257,14 @@ TEST(Fabric, PlacedNodesRouteFromTheNodesTheyMovedTo) {
     };
     std::string out = ends(f.route(0, 7, 0).links);
     f.place_nodes({1, 0, 2, 3});
-    out += " " + ends(f.route(0, 7, 0).links) + " " + ends(f.route(2, 0, 0).links) + " " + ends(f.elaborated_path(0, 7, 0));
+    out += " " + ends(f.route(0, 7, 0).links) + " " + ends(f.route(2, 0, 0).links) + " " +
+           ends(f.elaborated_path(0, 7, 0));
     out += " " + json(f.node_placement()).dump();
     return out;
   });
   ASSERT_TRUE(r.ok) << r.value;
-  EXPECT_EQ(r.value, "node0.gpu0>node3.gpu1 node1.gpu0>node3.gpu1 node0.gpu0>node1.gpu0 node0.gpu0>node3.gpu1 [1,0,2,3]");
+  EXPECT_EQ(r.value,
+            "node0.gpu0>node3.gpu1 node1.gpu0>node3.gpu1 node0.gpu0>node1.gpu0 node0.gpu0>node3.gpu1 [1,0,2,3]");
 
   doc["cluster"]["fabric"]["fidelity"] = "packet";
   auto p = in_child([&] {
@@ -276,18 +284,32 @@ TEST(Fabric, PlacedNodesRouteFromTheNodesTheyMovedTo) {
 TEST(Fabric, BadFabricsAreClearErrors) {
   std::vector<test::BadCase> cases = {
       {"zero bandwidth", [](json& d) { d["cluster"]["fabric"]["link_bw"] = "0Gbps"; }, "/cluster/fabric/link_bw"},
-      {"repeated rank", [](json& d) { d["workload"]["communicator"] = {0, 1, 1}; }, "/workload/communicator/2"},
-      {"rank out of range", [](json& d) { d["workload"]["communicator"] = {0, 9}; }, "/workload/communicator/1"},
+      {"repeated rank",
+       [](json& d) {
+         d["workload"]["communicator"] = {0, 1, 1};
+       },
+       "/workload/communicator/2"},
+      {"rank out of range",
+       [](json& d) {
+         d["workload"]["communicator"] = {0, 9};
+       },
+       "/workload/communicator/1"},
       {"more NICs than switch ports", [](json& d) { d["cluster"]["fabric"]["switch_ports"] = 3; },
        "/cluster/fabric/switch_ports"},
       {"more NICs than GPUs", [](json& d) { d["cluster"]["node"]["nics"] = 2; }, "/cluster/node/nics"},
       {"tree for all_gather", [](json& d) { d["workload"]["op"] = "all_gather", d["workload"]["algorithm"] = "tree"; },
        "/workload/algorithm"},
       {"unknown topology", [](json& d) { d["cluster"]["fabric"]["topology"] = "torus"; }, "/cluster/fabric/topology"},
-      {"too few leaves", [](json& d) { d["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"leaf_ports", 1}, {"leaves", 2}}; },
+      {"too few leaves",
+       [](json& d) {
+         d["cluster"]["fabric"] = {{"topology", "leaf-spine"}, {"leaf_ports", 1}, {"leaves", 2}};
+       },
        "/cluster/fabric/leaves"},
       {"zero chunk", [](json& d) { d["cluster"]["fabric"]["chunk"] = "0B"; }, "/cluster/fabric/chunk"},
-      {"min above max", [](json& d) { d["workload"].erase("bytes"), d["workload"]["min_bytes"] = "2MiB", d["workload"]["max_bytes"] = "1MiB"; },
+      {"min above max",
+       [](json& d) {
+         d["workload"].erase("bytes"), d["workload"]["min_bytes"] = "2MiB", d["workload"]["max_bytes"] = "1MiB";
+       },
        "/workload/max_bytes"},
   };
   test::expect_load_errors(bench_scenario(4, 1, "all_reduce", "ring", "1MiB"), cases);
@@ -331,8 +353,8 @@ TEST(Fabric, DescribeTopologyNamesEveryDeviceAndLink) {
   json t = json::parse(r.value);
   std::set<std::string> names;
   for (auto& d : t["devices"]) names.insert(d["name"].get<std::string>());
-  for (const char* n : {"node0.gpu0", "node1.gpu7", "node0.nic3", "node1.nvswitch", "node0.pcie3", "node0.cpu", "leaf7",
-                        "spine1"})
+  for (const char* n :
+       {"node0.gpu0", "node1.gpu7", "node0.nic3", "node1.nvswitch", "node0.pcie3", "node0.cpu", "leaf7", "spine1"})
     EXPECT_TRUE(names.count(n)) << n;
   // Per node: 8 NVLink + 4 PCIe uplinks + 8 GPU PCIe + 8 NIC PCIe links; 16 NIC links; 8 leaves x 2 spines.
   EXPECT_EQ(t["links"].size(), 2u * (8 + 4 + 8 + 8) + 16 + 8 * 2);

@@ -19,7 +19,8 @@ using nlohmann::json;
 // link degradations at twice the shipped rates), 220 iterations of ~16 s: about 12 faults, and
 // stretches between them and after the last long enough to skip.
 json short_campaign(const std::string& strategy, bool fast_forward, const char* fidelity = "packet", bool pfc = false) {
-  json doc = read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/campaign-2h-64gpu-" + strategy + ".json");
+  json doc =
+      read_json_file(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/faults/campaign-2h-64gpu-" + strategy + ".json");
   doc["cluster"]["nodes"] = 2;
   doc["training"]["iterations"] = 220;
   doc["fault_generator"]["horizon"] = "40min";
@@ -65,7 +66,9 @@ TEST(FastForward, ShortDdpCampaignGivesTheResultsOfAFullSimulation) { expect_sam
 TEST(FastForward, ShortLayerwiseCampaignGivesTheResultsOfAFullSimulation) { expect_same_results("layerwise"); }
 
 // In flow fidelity the flow network keeps the link counters (FlowNetwork::totals, add_repeats).
-TEST(FastForward, ShortDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) { expect_same_results("ddp", "flow"); }
+TEST(FastForward, ShortDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) {
+  expect_same_results("ddp", "flow");
+}
 
 // Ingress PFC: the skipped iterations' pause frames, PFC paused time and overflow are added as
 // the other link counters are (LinkDir::add_repeats).

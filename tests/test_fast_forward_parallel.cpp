@@ -77,9 +77,7 @@ void expect_same_results(const std::string& strategy, const char* fidelity = "pa
 
 TEST(FastForwardParallel, HybridDdpCampaignGivesTheResultsOfAFullSimulation) { expect_same_results("ddp"); }
 
-TEST(FastForwardParallel, HybridLayerwiseCampaignGivesTheResultsOfAFullSimulation) {
-  expect_same_results("layerwise");
-}
+TEST(FastForwardParallel, HybridLayerwiseCampaignGivesTheResultsOfAFullSimulation) { expect_same_results("layerwise"); }
 
 // In flow fidelity (the GREYHOUND 256-GPU campaign's) the flow network keeps the link counters.
 TEST(FastForwardParallel, HybridDdpCampaignInFlowFidelityGivesTheResultsOfAFullSimulation) {
@@ -111,20 +109,22 @@ TEST(FastForwardParallel, CollectiveTotalsWithoutTheListEqualTheFullSimulationsL
     const json& full = off["parallel"]["traffic"][kind];
     EXPECT_EQ(t[kind]["collectives"], full["collectives"]) << kind;
     EXPECT_EQ(t[kind]["bytes"], full["bytes"]) << kind;
-    EXPECT_NEAR(t[kind]["time_s"].get<double>(), full["time_s"].get<double>(), 1e-3 * full["time_s"].get<double>()) << kind;
+    EXPECT_NEAR(t[kind]["time_s"].get<double>(), full["time_s"].get<double>(), 1e-3 * full["time_s"].get<double>())
+        << kind;
     // parallel.traffic says the same (summed in another order).
     EXPECT_EQ(on["parallel"]["traffic"][kind]["collectives"], t[kind]["collectives"]) << kind;
     EXPECT_EQ(on["parallel"]["traffic"][kind]["bytes"], t[kind]["bytes"]) << kind;
     EXPECT_NEAR(on["parallel"]["traffic"][kind]["time_s"].get<double>(), t[kind]["time_s"].get<double>(),
-                1e-9 * t[kind]["time_s"].get<double>()) << kind;
+                1e-9 * t[kind]["time_s"].get<double>())
+        << kind;
   }
   EXPECT_EQ(t.size(), 3u) << t.dump();
   // Everything else as the full simulation's, within 0.1 %.
   golden::Options opt = golden::default_options();
   opt.rel_tol = 1e-3;
   opt.integers_relative = true;
-  for (const char* p : {"/fast_forward", "/scenario/training/fast_forward", "/scenario/output/collectives", "/collectives",
-                        "/collective_totals"})
+  for (const char* p : {"/fast_forward", "/scenario/training/fast_forward", "/scenario/output/collectives",
+                        "/collectives", "/collective_totals"})
     opt.ignored.push_back(p);
   for (const auto& d : golden::compare(off, on, opt)) ADD_FAILURE() << d;
 }

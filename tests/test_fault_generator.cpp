@@ -30,8 +30,8 @@ using test::in_child;
 json job(const json& generator, int nodes = 2) {
   json layers = json::array();
   for (int i = 0; i < 4; ++i)
-    layers.push_back({{"name", "l" + std::to_string(i)}, {"params", 4000000}, {"fwd_time", "3ms"},
-                      {"bwd_time", "6ms"}});
+    layers.push_back(
+        {{"name", "l" + std::to_string(i)}, {"params", 4000000}, {"fwd_time", "3ms"}, {"bwd_time", "6ms"}});
   return {{"trainvp", 1},
           {"name", "gen-test"},
           {"seed", 7},
@@ -44,8 +44,12 @@ json job(const json& generator, int nodes = 2) {
 
 // Every kind off but the ones given.
 json only(const json& kinds, const char* horizon = "24h") {
-  json g = {{"horizon", horizon},         {"gpu_slowdown", {{"rate", 0}}}, {"cpu_contention", {{"rate", 0}}},
-            {"link_degrade", {{"rate", 0}}}, {"packet_loss", {{"rate", 0}}},  {"link_down", {{"rate", 0}}},
+  json g = {{"horizon", horizon},
+            {"gpu_slowdown", {{"rate", 0}}},
+            {"cpu_contention", {{"rate", 0}}},
+            {"link_degrade", {{"rate", 0}}},
+            {"packet_loss", {{"rate", 0}}},
+            {"link_down", {{"rate", 0}}},
             {"congestion", {{"rate", 0}}}};
   for (auto it = kinds.begin(); it != kinds.end(); ++it) g[it.key()] = it.value();
   return g;
@@ -60,7 +64,8 @@ std::size_t kind_index(const FaultGeneratorConfig& c, const std::string& name) {
 // Draws without a fabric: targets given by hand, one list per kind.
 json draw(const json& generator, std::vector<std::string> names = {"a", "b", "c"}) {
   Scenario s = load_scenario(job(generator), "t");
-  return generate_faults(s.fault_generator, std::vector<std::vector<std::string>>(s.fault_generator.kinds.size(), names));
+  return generate_faults(s.fault_generator,
+                         std::vector<std::vector<std::string>>(s.fault_generator.kinds.size(), names));
 }
 
 double seconds(const json& time) { return static_cast<double>(parse_time_ps(time.get<std::string>())) * 1e-12; }
@@ -78,13 +83,13 @@ TEST(FaultGenerator, SameSeedDrawsTheSameEventsAnotherSeedOthers) {
 }
 
 TEST(FaultGenerator, EventCountFollowsRateTimesHorizonAndDurationsTheirMean) {
-  // (500 h: scenario times stop at 720 h, docs/reliability.md.) Poisson: N ~ rate x horizon = 50,000 with sigma 224; accept 4 sigma. The mean of 50,000
-  // exponential durations has a relative sigma of 1/sqrt(N) = 0.45%, a lognormal's (sigma 1)
-  // sqrt(e - 1)/sqrt(N) = 0.59%; accept 2.5% and 3%.
+  // (500 h: scenario times stop at 720 h, docs/reliability.md.) Poisson: N ~ rate x horizon = 50,000 with sigma 224;
+  // accept 4 sigma. The mean of 50,000 exponential durations has a relative sigma of 1/sqrt(N) = 0.45%, a lognormal's
+  // (sigma 1) sqrt(e - 1)/sqrt(N) = 0.59%; accept 2.5% and 3%.
   const double expected = 100.0 * 500;
   for (const char* dist : {"exponential", "lognormal"}) {
-    const json ev =
-        draw(only({{"gpu_slowdown", {{"rate", 100}, {"duration", {{"distribution", dist}, {"mean", "10min"}}}}}}, "500h"));
+    const json ev = draw(
+        only({{"gpu_slowdown", {{"rate", 100}, {"duration", {{"distribution", dist}, {"mean", "10min"}}}}}}, "500h"));
     EXPECT_NEAR(static_cast<double>(ev.size()), expected, 4 * std::sqrt(expected)) << dist;
     double sum = 0, last = 0;
     for (const json& e : ev) {
@@ -122,7 +127,7 @@ TEST(FaultGenerator, SeveritiesFollowTheMixAndSetTheirLevels) {
   ASSERT_FALSE(two.empty());
   for (const json& e : two) {
     EXPECT_NE(e["severity"], "severe");
-    const json weak = {{"kind", "link_degrade"}, {"target", e["target"]},     {"start", e["start"]},
+    const json weak = {{"kind", "link_degrade"},    {"target", e["target"]}, {"start", e["start"]},
                        {"duration", e["duration"]}, {"origin", "generator"}, {"severity", "weak"},
                        {"added_latency", "5us"}};
     if (e["severity"] == "weak") {
@@ -236,8 +241,8 @@ TEST(FaultGenerator, CongestionDrawsTwoDifferentNicsOfTheScopeAndTheTrafficRuns)
   EXPECT_EQ(pairs.size(), 4u * 3u);  // ~200 events: every ordered pair of the 4 NICs is drawn
 
   // Events in the run's window inject real cross-traffic, and the run still ends with its work.
-  json doc = job(only({{"congestion", {{"rate", 3600}, {"duration", {{"distribution", "fixed"}, {"mean", "200ms"}}}}}},
-                      "300ms"));
+  json doc = job(
+      only({{"congestion", {{"rate", 3600}, {"duration", {{"distribution", "fixed"}, {"mean", "200ms"}}}}}}, "300ms"));
   auto r = in_child([&] {
     Scenario s = load_scenario(doc, "t");
     Simulation sim(s);
@@ -280,7 +285,8 @@ TEST_F(FaultGeneratorCli, ReplayOfFaultsJsonGivesIdenticalResults) {
   gen["start"] = "150ms";
   gen["horizon"] = "400ms";
   json doc = job(gen);
-  doc["faults"] = json::array({{{"kind", "cpu_contention"}, {"target", "node1.*"}, {"launch_factor", 2}, {"start", "300ms"}}});
+  doc["faults"] =
+      json::array({{{"kind", "cpu_contention"}, {"target", "node1.*"}, {"launch_factor", 2}, {"start", "300ms"}}});
   doc["output"]["trace"] = true;
   const std::string scen = write("campaign.json", doc), out = (dir_ / "out").string();
   test::Cmd r = test::trainvp("run " + scen + " -q -o " + out);
@@ -327,10 +333,13 @@ TEST_F(FaultGeneratorCli, BadGeneratorSettingsAreErrorsAtTheirPointerExitTwoNoth
       {{{"congestio", {{"rate", 1}}}}, "/fault_generator/congestio"},
       {{{"gpu_slowdown", {{"rate", 1}, {"scope", "node9.*"}}}}, "/fault_generator/gpu_slowdown/scope"},
       {{{"link_down", {{"rate", 1}, {"scope", "nothing*"}}}}, "/fault_generator/link_down/scope"},
-      {{{"gpu_slowdown", {{"levels", {{"severe", {{"factor", 1.5}}}}}}}}, "/fault_generator/gpu_slowdown/levels/severe/factor"},
-      {{{"gpu_slowdown", {{"levels", {{"weak", {{"start", "1s"}}}}}}}}, "/fault_generator/gpu_slowdown/levels/weak/start"},
+      {{{"gpu_slowdown", {{"levels", {{"severe", {{"factor", 1.5}}}}}}}},
+       "/fault_generator/gpu_slowdown/levels/severe/factor"},
+      {{{"gpu_slowdown", {{"levels", {{"weak", {{"start", "1s"}}}}}}}},
+       "/fault_generator/gpu_slowdown/levels/weak/start"},
       {{{"link_degrade", {{"levels", {{"medium", json::object()}}}}}}, "/fault_generator/link_degrade/levels/medium"},
-      {{{"gpu_slowdown", {{"duration", {{"distribution", "weibull"}}}}}}, "/fault_generator/gpu_slowdown/duration/distribution"},
+      {{{"gpu_slowdown", {{"duration", {{"distribution", "weibull"}}}}}},
+       "/fault_generator/gpu_slowdown/duration/distribution"},
       {{{"start", "2h"}, {"horizon", "1h"}}, "/fault_generator/horizon"},
       {{{"horizon", "100h"}, {"cpu_contention", {{"rate", 1e5}}}}, "/fault_generator/cpu_contention/rate"},
   };
@@ -342,7 +351,8 @@ TEST_F(FaultGeneratorCli, BadGeneratorSettingsAreErrorsAtTheirPointerExitTwoNoth
     EXPECT_FALSE(fs::exists(out)) << c.pointer;
   }
   // validate elaborates the fabric, so it finds a scope that matches nothing too.
-  test::Cmd v = test::trainvp("validate " + write("scope.json", job({{"gpu_slowdown", {{"rate", 1}, {"scope", "x*"}}}})));
+  test::Cmd v =
+      test::trainvp("validate " + write("scope.json", job({{"gpu_slowdown", {{"rate", 1}, {"scope", "x*"}}}})));
   EXPECT_EQ(v.code, 2) << v.out;
   EXPECT_NE(v.out.find("/fault_generator/gpu_slowdown/scope:"), std::string::npos) << v.out;
   // --faults needs a list.

@@ -28,9 +28,15 @@ constexpr double kBytes = 64.0 * 1048576;
 json sendrecv_scenario(const json& faults) {
   return {{"trainvp", 1},
           {"name", "faults-test"},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "sendrecv"}, {"algorithm", "ring"}, {"bytes", "64MiB"},
-                        {"iterations", 1}, {"warmup", 0}}},
+          {"cluster",
+           {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "sendrecv"},
+            {"algorithm", "ring"},
+            {"bytes", "64MiB"},
+            {"iterations", 1},
+            {"warmup", 0}}},
           {"faults", faults},
           {"output", {{"trace", true}}}};
 }
@@ -89,7 +95,8 @@ TEST(Faults, AddedLatencyAddsToTheTransferOnce) {
 
 TEST(Faults, LinkDownForAWindowDelaysTheTransferByTheWindow) {
   const double base = run_results(sendrecv_scenario(json::array()))["collectives"][0]["time_s"];
-  json faults = {{{"kind", "link_down"}, {"target", "link:node0.nic0-switch"}, {"start", "300us"}, {"duration", "1ms"}}};
+  json faults = {
+      {{"kind", "link_down"}, {"target", "link:node0.nic0-switch"}, {"start", "300us"}, {"duration", "1ms"}}};
   json r = run_results(sendrecv_scenario(faults));
   const double t = r["collectives"][0]["time_s"];
   EXPECT_NEAR(t, base + 1e-3, 0.02 * (base + 1e-3));
@@ -148,7 +155,8 @@ json layers_json(bool measured, int kernels) {
 json ddp_scenario(const json& faults) {
   return {{"trainvp", 1},
           {"name", "faults-ddp"},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+          {"cluster",
+           {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
           {"workload", {{"layers", layers_json(true, 1)}}},
           {"training", {{"iterations", 4}, {"warmup", 1}, {"optimizer", "sgd"}, {"sync", {{"strategy", "ddp"}}}}},
           {"faults", faults},
@@ -165,13 +173,15 @@ TEST(Faults, OneSlowGpuSetsThePaceOfEveryRankUnderDdp) {
   const double increase = compute / f - compute;
   EXPECT_NEAR(slow["ranks"][3]["compute_s"].get<double>(), compute / f, 1e-9);
   for (int r = 0; r < 4; ++r) {
-    const double grow = slow["ranks"][r]["iteration_time_s"].get<double>() - base["ranks"][r]["iteration_time_s"].get<double>();
+    const double grow =
+        slow["ranks"][r]["iteration_time_s"].get<double>() - base["ranks"][r]["iteration_time_s"].get<double>();
     EXPECT_NEAR(grow, increase, 0.03 * increase) << "rank " << r;
     if (r != 3) {
       EXPECT_NEAR(slow["ranks"][r]["compute_s"].get<double>(), compute, 1e-9) << r;  // it waits, not computes
     }
   }
-  EXPECT_NEAR(slow["iteration_time_s"].get<double>() - base["iteration_time_s"].get<double>(), increase, 0.03 * increase);
+  EXPECT_NEAR(slow["iteration_time_s"].get<double>() - base["iteration_time_s"].get<double>(), increase,
+              0.03 * increase);
 }
 
 // Per rank, per iteration: [compute_s, blocked_s, duration_s] from the GPUs' records.
@@ -198,7 +208,9 @@ TEST(Faults, UnderLocalSgdTheOthersWaitForASlowGpuOnlyAtSynchronizationPoints) {
   const int H = 4, iterations = 8;
   const double f = 0.5;
   json doc = ddp_scenario(json::array());
-  doc["training"] = {{"iterations", iterations}, {"warmup", 0}, {"optimizer", "sgd"},
+  doc["training"] = {{"iterations", iterations},
+                     {"warmup", 0},
+                     {"optimizer", "sgd"},
                      {"sync", {{"strategy", "localsgd"}, {"period", H}}}};
   json base = rank_iterations(doc);
   doc["faults"] = {{{"kind", "gpu_slowdown"}, {"target", "node1.gpu1"}, {"factor", f}}};
@@ -221,7 +233,8 @@ TEST(Faults, UnderLocalSgdTheOthersWaitForASlowGpuOnlyAtSynchronizationPoints) {
       } else {
         // At the synchronization it waits for the slow GPU's accumulated lag over the period.
         double lag = 0;
-        for (int k = i - H; k < i; ++k) lag += slow[slow_rank][k][0].get<double>() - base[slow_rank][k][0].get<double>();
+        for (int k = i - H; k < i; ++k)
+          lag += slow[slow_rank][k][0].get<double>() - base[slow_rank][k][0].get<double>();
         EXPECT_NEAR(s[1].get<double>() - b[1].get<double>(), lag, 0.02 * lag) << "rank " << r << " it " << i;
       }
     }
@@ -234,7 +247,11 @@ TEST(Faults, GpuSlowdownRampsInTenStepsAndEndsWithItsWindow) {
   doc["cluster"]["nodes"] = 1, doc["cluster"]["node"]["gpus"] = 1;
   doc["training"] = {{"iterations", 6}, {"warmup", 1}, {"optimizer", "none"}};
   const double it = kLayers * (kFwd + kBwdIn + kBwdW);  // 20 ms
-  doc["faults"] = {{{"kind", "gpu_slowdown"}, {"target", "node0.*"}, {"factor", 0.5}, {"start", "20ms"}, {"ramp", "10ms"},
+  doc["faults"] = {{{"kind", "gpu_slowdown"},
+                    {"target", "node0.*"},
+                    {"factor", 0.5},
+                    {"start", "20ms"},
+                    {"ramp", "10ms"},
                     {"duration", "60ms"}}};
   json r = run_results(doc);
   auto dur = [&](int i) { return r["iterations"][i]["duration_s"].get<double>(); };
@@ -293,12 +310,17 @@ TEST(FaultsValidation, BadFaultsNameTheirIndex) {
       {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}, {"factor", 0}}, "/faults/1/factor", "(0, 1]"},
       {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}, {"factor", 1.5}}, "/faults/1/factor", "(0, 1]"},
       {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}}, "/faults/1/factor", "missing required key"},
-      {{{"kind", "link_degrade"}, {"target", "switch"}, {"bandwidth_factor", 1.5}}, "/faults/1/bandwidth_factor", "(0, 1]"},
+      {{{"kind", "link_degrade"}, {"target", "switch"}, {"bandwidth_factor", 1.5}},
+       "/faults/1/bandwidth_factor",
+       "(0, 1]"},
       {{{"kind", "link_degrade"}, {"target", "switch"}}, "/faults/1", "bandwidth_factor"},
-      {{{"kind", "cpu_contention"}, {"target", "node0.gpu0"}, {"launch_factor", 0.5}}, "/faults/1/launch_factor", ">= 1"},
+      {{{"kind", "cpu_contention"}, {"target", "node0.gpu0"}, {"launch_factor", 0.5}},
+       "/faults/1/launch_factor",
+       ">= 1"},
       {{{"kind", "link_down"}, {"target", "switch"}, {"factor", 0.5}}, "/faults/1/factor", "unknown key"},
       {{{"kind", "gpu_slowdown"}, {"target", "node0.gpu0"}, {"factor", 0.5}, {"ramp", "2ms"}, {"duration", "1ms"}},
-       "/faults/1/ramp", "no longer than the duration"},
+       "/faults/1/ramp",
+       "no longer than the duration"},
   };
   for (const Case& c : cases) {
     std::string path;
@@ -384,14 +406,13 @@ TEST(FaultReport, DeclaredBaselineAndFractionAreUsed) {
   }
 }
 
-
 TEST(FaultReport, PeriodicStrategiesAreMeasuredOverWholePeriods) {
   // localsgd's averaging iterations are longer by design: over windows of one period a healthy run
   // never falls below its SLO, and each window's rate is W iterations over their summed time.
   const int H = 4;
   json doc = ddp_scenario(json::array());
-  doc["training"] = {{"iterations", 13}, {"warmup", 1}, {"optimizer", "sgd"},
-                     {"sync", {{"strategy", "localsgd"}, {"period", H}}}};
+  doc["training"] = {
+      {"iterations", 13}, {"warmup", 1}, {"optimizer", "sgd"}, {"sync", {{"strategy", "localsgd"}, {"period", H}}}};
   doc["slo"] = {{"fraction", 0.99}};
   json r = test::simulate(doc);
   const json& d = r["degradation"];
@@ -420,12 +441,14 @@ TEST(Faults, ANodeSwapMovesItsGpuAndLinkFaultsAndLeavesTheCoreAlone) {
       {"trainvp", 1},
       {"name", "swap-test"},
       {"cluster",
-       {{"nodes", 4}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}, {"nics", 2}}},
+       {{"nodes", 4},
+        {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}, {"nics", 2}}},
         {"fabric", {{"topology", "leaf-spine"}, {"leaf_ports", 4}, {"link_bw", "100Gbps"}}}}},
       {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"bytes", "1MiB"}, {"iterations", 1}, {"warmup", 0}}},
-      {"faults", json::array({{{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.5}},
-                              {{"kind", "link_degrade"}, {"target", "link:node0.nic1-*"}, {"bandwidth_factor", 0.25}},
-                              {{"kind", "link_degrade"}, {"target", "link:leaf0-spine0"}, {"bandwidth_factor", 0.5}}})}};
+      {"faults",
+       json::array({{{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.5}},
+                    {{"kind", "link_degrade"}, {"target", "link:node0.nic1-*"}, {"bandwidth_factor", 0.25}},
+                    {{"kind", "link_degrade"}, {"target", "link:leaf0-spine0"}, {"bandwidth_factor", 0.5}}})}};
   auto r = in_child([&] {
     Scenario s = load_scenario(doc, "t");
     Simulation sim(s);
@@ -441,8 +464,11 @@ TEST(Faults, ANodeSwapMovesItsGpuAndLinkFaultsAndLeavesTheCoreAlone) {
       return bw;
     };
     auto state = [&] {
-      return json{{"r1", speed(1)}, {"r5", speed(5)}, {"nic0_1", link("link:node0.nic1")},
-                  {"nic2_1", link("link:node2.nic1")}, {"nic2_0", link("link:node2.nic0")},
+      return json{{"r1", speed(1)},
+                  {"r5", speed(5)},
+                  {"nic0_1", link("link:node0.nic1")},
+                  {"nic2_1", link("link:node2.nic1")},
+                  {"nic2_0", link("link:node2.nic0")},
                   {"core", link("link:leaf0-spine0")}};
     };
     f.apply_due(0);

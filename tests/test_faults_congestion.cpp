@@ -35,10 +35,18 @@ constexpr double kBits = 64.0 * 1048576 * 8;  // the 64 MiB transfer
 json sendrecv(const json& faults, int nodes = 2) {
   const json list = faults.is_array() ? faults : json::array({faults});  // {f} is f itself in nlohmann's braces
   return {{"trainvp", 1},
-          {"cluster", {{"nodes", nodes}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"topology", "switch"}, {"chunk", "256KiB"}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "sendrecv"}, {"algorithm", "ring"}, {"bytes", "64MiB"},
-                        {"iterations", 1}, {"warmup", 0}, {"communicator", {0, 1}}}},
+          {"cluster",
+           {{"nodes", nodes},
+            {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"topology", "switch"}, {"chunk", "256KiB"}}}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "sendrecv"},
+            {"algorithm", "ring"},
+            {"bytes", "64MiB"},
+            {"iterations", 1},
+            {"warmup", 0},
+            {"communicator", {0, 1}}}},
           {"faults", list},
           {"output", {{"trace", false}}}};
 }
@@ -107,14 +115,16 @@ TEST(Congestion, RaisesQueueAndTimeOnTheSharedLinksOnly) {
   EXPECT_EQ(apart["collectives"], base["collectives"]);
   for (const json& l : base["links"]) {
     const json& a = link(apart, l["name"]);
-    for (const char* k : {"bytes", "wire_bytes", "chunks", "busy_s", "peak_queue_bytes", "mean_queue_bytes", "paused_s"})
+    for (const char* k :
+         {"bytes", "wire_bytes", "chunks", "busy_s", "peak_queue_bytes", "mean_queue_bytes", "paused_s"})
       EXPECT_EQ(a[k], l[k]) << l["name"] << " " << k;
   }
   // Into node1's downlink (an incast with the transfer): the collective and that link's mean
   // queue grow; the links the background does not cross carry the same bytes as before.
   const json shared = simulate(sendrecv({congestion("node2.nic0", "node1.nic0", "100Gbps")}, 4));
   EXPECT_GT(time_s(shared), time_s(base) * 1.2);
-  const double q0 = link(base, "switch->node1.nic0")["mean_queue_bytes"], q1 = link(shared, "switch->node1.nic0")["mean_queue_bytes"];
+  const double q0 = link(base, "switch->node1.nic0")["mean_queue_bytes"],
+               q1 = link(shared, "switch->node1.nic0")["mean_queue_bytes"];
   EXPECT_GT(q1, q0 + 100e3) << q0 << " " << q1;
   for (const json& l : base["links"]) {
     if (l["name"] == "switch->node1.nic0") continue;
@@ -134,9 +144,15 @@ TEST(Congestion, OpenEndedBackgroundTrafficEndsWithTheWork) {
   EXPECT_EQ(e["in_flight_bytes"].get<double>() + e["delivered_bytes"].get<double>(), e["sent_bytes"].get<double>());
   // Training: the run ends with the last iteration.
   json t = {{"trainvp", 1},
-            {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
-            {"workload", {{"layers", {{{"name", "l0"}, {"params", 4000000}, {"fwd_time", "1ms"}, {"bwd_input_time", "1ms"},
-                                       {"bwd_weight_time", "1ms"}}}}}},
+            {"cluster",
+             {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+            {"workload",
+             {{"layers",
+               {{{"name", "l0"},
+                 {"params", 4000000},
+                 {"fwd_time", "1ms"},
+                 {"bwd_input_time", "1ms"},
+                 {"bwd_weight_time", "1ms"}}}}}},
             {"training", {{"iterations", 3}, {"warmup", 0}, {"optimizer", "sgd"}, {"sync", {{"strategy", "ddp"}}}}},
             {"faults", json::array({congestion("node1.nic0", "node0.nic0", "50Gbps")})},
             {"output", {{"trace", false}}}};
@@ -152,8 +168,10 @@ TEST(Congestion, OpenEndedBackgroundTrafficEndsWithTheWork) {
 
 TEST(Congestion, TraceShowsTheFaultAndItsOnPeriodsOnItsOwnTrack) {
   const std::string out = testing::TempDir() + "congestion-trace";
-  test::Cmd cmd = test::trainvp("run scenarios/faults/congestion-4node-ring.json --set /workload/max_bytes=64MiB "
-                                "--set /faults/0/on=100us --set /faults/0/off=400us -q -o " + out);
+  test::Cmd cmd = test::trainvp(
+      "run scenarios/faults/congestion-4node-ring.json --set /workload/max_bytes=64MiB "
+      "--set /faults/0/on=100us --set /faults/0/off=400us -q -o " +
+      out);
   ASSERT_EQ(cmd.code, 0) << cmd.out;
   std::ifstream in(out + "/trace.json");
   const json trace = json::parse(in);
@@ -237,7 +255,8 @@ TEST(CongestionValidation, NicsMatchingNothingAreErrorsBeforeTheRunAndExitTwo) {
     EXPECT_NE(err.find(c.text), std::string::npos) << err;
   }
   const std::string out = testing::TempDir() + "congestion-bad";
-  test::Cmd cmd = test::trainvp("run scenarios/faults/congestion-4node-ring.json --set /faults/0/destination=node9.nic0 -q -o " + out);
+  test::Cmd cmd = test::trainvp(
+      "run scenarios/faults/congestion-4node-ring.json --set /faults/0/destination=node9.nic0 -q -o " + out);
   EXPECT_EQ(cmd.code, 2) << cmd.out;
   EXPECT_NE(cmd.out.find("/faults/0/destination"), std::string::npos) << cmd.out;
   EXPECT_FALSE(std::filesystem::exists(out + "/results.json"));

@@ -25,9 +25,15 @@ json sendrecv(const std::string& bytes, const json& faults, int seed = 1) {
   return {{"trainvp", 1},
           {"name", "loss-test"},
           {"seed", seed},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "sendrecv"}, {"algorithm", "ring"}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
+          {"cluster",
+           {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "sendrecv"},
+            {"algorithm", "ring"},
+            {"bytes", bytes},
+            {"iterations", 1},
+            {"warmup", 0}}},
           {"faults", faults},
           {"output", {{"trace", false}}}};
 }

@@ -20,8 +20,14 @@ json leaf_spine(const json& faults) {
            {{"nodes", 4},
             {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
             {"fabric", {{"topology", "leaf-spine"}, {"leaf_ports", 2}, {"spines", 2}}}}},
-          {"workload", {{"kind", "collective"}, {"op", "sendrecv"}, {"algorithm", "ring"}, {"bytes", "64MiB"},
-                        {"communicator", {0, 2}}, {"iterations", 1}, {"warmup", 0}}},
+          {"workload",
+           {{"kind", "collective"},
+            {"op", "sendrecv"},
+            {"algorithm", "ring"},
+            {"bytes", "64MiB"},
+            {"communicator", {0, 2}},
+            {"iterations", 1},
+            {"warmup", 0}}},
           {"faults", faults},
           {"output", {{"trace", false}}}};
 }
@@ -70,7 +76,8 @@ TEST(FaultsReroute, ATransferAlreadyRoutedKeepsItsRouteAndWaits) {
   for (const std::string spine : {"spine0", "spine1"}) {
     if (bytes_through(base, spine) == 0) continue;
     // Down from 300 us, mid-transfer, for 1 ms: the chunks were routed through it at the start.
-    json r = test::simulate(leaf_spine({{{"kind", "link_down"}, {"target", spine}, {"start", "300us"}, {"duration", "1ms"}}}));
+    json r = test::simulate(
+        leaf_spine({{{"kind", "link_down"}, {"target", spine}, {"start", "300us"}, {"duration", "1ms"}}}));
     EXPECT_NEAR(time_s(r), time_s(base) + 1e-3, 0.02 * (time_s(base) + 1e-3)) << spine;
     EXPECT_EQ(bytes_through(r, spine), bytes_through(base, spine)) << spine;
   }

@@ -19,14 +19,18 @@ namespace test_flow_fidelity {  // named for the file: unity builds join test fi
 using namespace test;  // simulate, the closed forms
 
 json bench(int nodes, const std::string& op, const std::string& bytes, const json& faults = json::array()) {
-  return {{"trainvp", 1},
-          {"name", "flow-test"},
-          {"cluster", {{"nodes", nodes}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}, {"fidelity", "flow"}}}}},
-          {"workload", {{"kind", "collective"}, {"op", op}, {"algorithm", "ring"}, {"bytes", bytes},
-                        {"iterations", 1}, {"warmup", 0}}},
-          {"faults", faults},
-          {"output", {{"trace", false}}}};
+  return {
+      {"trainvp", 1},
+      {"name", "flow-test"},
+      {"cluster",
+       {{"nodes", nodes},
+        {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+        {"fabric",
+         {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 128}, {"fidelity", "flow"}}}}},
+      {"workload",
+       {{"kind", "collective"}, {"op", op}, {"algorithm", "ring"}, {"bytes", bytes}, {"iterations", 1}, {"warmup", 0}}},
+      {"faults", faults},
+      {"output", {{"trace", false}}}};
 }
 
 double time_of(const json& results) { return results["collectives"][0]["time_s"].get<double>(); }
@@ -54,7 +58,8 @@ TEST(FlowFidelity, RingAllReduceOnOneSwitchMatchesAlphaBeta) {
 // one way out). The slower link's packet time is the flow's own, so alpha does not move.
 TEST(FlowFidelity, ADegradedLinkHalvesTheRingsRate) {
   const double n = 256.0 * 1048576;
-  const json degrade = json::array({{{"kind", "link_degrade"}, {"target", "link:node0.nic0-switch"}, {"bandwidth_factor", 0.5}}});
+  const json degrade =
+      json::array({{{"kind", "link_degrade"}, {"target", "link:node0.nic0-switch"}, {"bandwidth_factor", 0.5}}});
   const double t = time_of(simulate(bench(2, "all_reduce", mib(n), degrade)));
   const double expected = 2 * (alpha_between_nodes() + n / 2 / (eth_beta() / 2));
   EXPECT_NEAR(t, expected, 1e-3 * expected);
@@ -63,8 +68,8 @@ TEST(FlowFidelity, ADegradedLinkHalvesTheRingsRate) {
 // A link down from the start for 1 ms (one switch: no way around): the flows wait, then go on.
 TEST(FlowFidelity, ALinkDownHoldsTheFlowsUntilItComesBack) {
   const double n = 64.0 * 1048576, d = 1e-3;
-  const json down =
-      json::array({{{"kind", "link_down"}, {"target", "link:node0.nic0-switch"}, {"start", "0s"}, {"duration", "1ms"}}});
+  const json down = json::array(
+      {{{"kind", "link_down"}, {"target", "link:node0.nic0-switch"}, {"start", "0s"}, {"duration", "1ms"}}});
   const double t = time_of(simulate(bench(2, "all_reduce", mib(n), down)));
   const double expected = d + 2 * (alpha_between_nodes() + n / 2 / eth_beta());
   EXPECT_NEAR(t, expected, 1e-3 * expected);
@@ -74,9 +79,9 @@ TEST(FlowFidelity, ALinkDownHoldsTheFlowsUntilItComesBack) {
 // of each of the ring's flows, which get the rest of those links (the capped flow keeps its cap).
 TEST(FlowFidelity, CongestionIsACappedFlowThatLeavesTheRestToTheRing) {
   const double n = 256.0 * 1048576, bg = 100e9 / 8;
-  const json congestion =
-      json::array({{{"kind", "congestion"}, {"source", "node0.nic0"}, {"destination", "node1.nic0"}, {"rate", "100Gbps"}},
-                   {{"kind", "congestion"}, {"source", "node1.nic0"}, {"destination", "node0.nic0"}, {"rate", "100Gbps"}}});
+  const json congestion = json::array(
+      {{{"kind", "congestion"}, {"source", "node0.nic0"}, {"destination", "node1.nic0"}, {"rate", "100Gbps"}},
+       {{"kind", "congestion"}, {"source", "node1.nic0"}, {"destination", "node0.nic0"}, {"rate", "100Gbps"}}});
   const json r = simulate(bench(2, "all_reduce", mib(n), congestion));
   const double t = time_of(r);
   const double expected = 2 * (alpha_between_nodes() + n / 2 / (eth_beta() - bg));

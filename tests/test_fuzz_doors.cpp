@@ -47,13 +47,14 @@ TEST(FuzzDoors, EveryShippedInputPassesItsDoor) {
     Outcome o = run_input(encode(Door::Scenario, 0, read_text(fs::path(kScenarios) / b.name)), bases());
     fs::current_path(cwd);
     EXPECT_EQ(o.kind, Outcome::Accepted) << b.name << ": " << o.what;
-    std::string lines;  // the scenario set onto itself, leaf by leaf
+    std::string lines;                              // the scenario set onto itself, leaf by leaf
     const nlohmann::json leaves = b.doc.flatten();  // named: items() of a temporary would dangle
     for (auto& [ptr, v] : leaves.items()) lines += ptr + "=" + v.dump() + "\n";
     o = run_input(encode(Door::Set, i, lines), bases());
     EXPECT_EQ(o.kind, Outcome::Accepted) << b.name << " --set: " << o.what;
-    o = run_input(encode(Door::Faults, i, nlohmann::json{{"faults", b.doc.value("faults", nlohmann::json::array())}}.dump()),
-                  bases());
+    o = run_input(
+        encode(Door::Faults, i, nlohmann::json{{"faults", b.doc.value("faults", nlohmann::json::array())}}.dump()),
+        bases());
     EXPECT_EQ(o.kind, Outcome::Accepted) << b.name << " --faults: " << o.what;
   }
   const auto specs = trainvp::fuzz::shipped_specs(kScenarios);
@@ -61,7 +62,8 @@ TEST(FuzzDoors, EveryShippedInputPassesItsDoor) {
   for (const auto& s : specs) {
     // Every shipped SPEC sweeps a base whose first scenario in path order is a valid base for it
     // only by chance, so each is applied to its own base.
-    const std::string base = (fs::path(s.name).parent_path() / s.doc["base"].get<std::string>()).lexically_normal().string();
+    const std::string base =
+        (fs::path(s.name).parent_path() / s.doc["base"].get<std::string>()).lexically_normal().string();
     std::size_t idx = bases().size();
     for (std::size_t i = 0; i < bases().size(); ++i)
       if (bases()[i].name == base) idx = i;
@@ -81,7 +83,8 @@ TEST(FuzzDoors, BadInputIsAnInputErrorAtEveryDoor) {
       {encode(Door::Set, q, "/cluster/nodes=0"), "/cluster/nodes"},
       {encode(Door::Set, q, "cluster/nodes=1"), "expected /json/pointer=VALUE"},
       {encode(Door::Faults, q, R"({"faults": [], "x": 1})"), "unknown key /x"},
-      {encode(Door::Spec, q, R"({"sweep": 1, "base": "b.json", "parameters": [{"path": "/cluster/nodes", "values": [0]}]})"),
+      {encode(Door::Spec, q,
+              R"({"sweep": 1, "base": "b.json", "parameters": [{"path": "/cluster/nodes", "values": [0]}]})"),
        "point #0 (/cluster/nodes=0): /cluster/nodes"},
       {encode(Door::Spec, q, R"({"sweep": 2})"), "/sweep"},
   };

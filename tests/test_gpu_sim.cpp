@@ -17,10 +17,10 @@ namespace test_gpu_sim {  // named for the file: unity builds join test files (c
 using test::in_child;
 
 // A GPU with round numbers: 100 TFLOPS x 0.5 = 5e13 FLOP/s, 8 Tbps = 1e12 B/s x 0.8 = 8e11 B/s.
-const json kGpu = {{"model", "test-gpu"},         {"peak_fp32", "10TFLOPS"}, {"peak_tf32", "50TFLOPS"},
-                   {"peak_bf16", "100TFLOPS"},    {"peak_fp16", "100TFLOPS"}, {"mem_bw", "8Tbps"},
-                   {"mem_capacity", "16GiB"},     {"efficiency", 0.5},       {"mem_efficiency", 0.8},
-                   {"kernel_launch", "5us"},      {"mem_latency", "1us"}};
+const json kGpu = {{"model", "test-gpu"},      {"peak_fp32", "10TFLOPS"},  {"peak_tf32", "50TFLOPS"},
+                   {"peak_bf16", "100TFLOPS"}, {"peak_fp16", "100TFLOPS"}, {"mem_bw", "8Tbps"},
+                   {"mem_capacity", "16GiB"},  {"efficiency", 0.5},        {"mem_efficiency", 0.8},
+                   {"kernel_launch", "5us"},   {"mem_latency", "1us"}};
 constexpr double kRate = 5e13, kMem = 8e11, kLaunch = 5e-6;
 
 // Layer a: compute-bound. Layer b: memory-bound forward, 2 kernels. Layer c: measured times.
@@ -30,9 +30,19 @@ json scenario(int gpus = 1, const std::string& optimizer = "none") {
           {"cluster", {{"nodes", 1}, {"node", {{"gpus", gpus}, {"gpu", kGpu}}}}},
           {"workload",
            {{"layers",
-             {{{"name", "a"}, {"params", 1000}, {"fwd_flops", 1e11}, {"fwd_bytes", "1GB"}, {"bwd_input_flops", 0},
-               {"bwd_weight_flops", 2e11}, {"kernels", 1}},
-              {{"name", "b"}, {"params", 500}, {"fwd_flops", 1e10}, {"fwd_bytes", "1GB"}, {"bwd_flops", 4e10}, {"kernels", 2}},
+             {{{"name", "a"},
+               {"params", 1000},
+               {"fwd_flops", 1e11},
+               {"fwd_bytes", "1GB"},
+               {"bwd_input_flops", 0},
+               {"bwd_weight_flops", 2e11},
+               {"kernels", 1}},
+              {{"name", "b"},
+               {"params", 500},
+               {"fwd_flops", 1e10},
+               {"fwd_bytes", "1GB"},
+               {"bwd_flops", 4e10},
+               {"kernels", 2}},
               {{"name", "c"}, {"fwd_time", "3ms"}, {"bwd_time", "5ms"}}}}}},
           {"training", {{"iterations", 3}, {"warmup", 1}, {"optimizer", optimizer}}},
           {"output", {{"trace", false}}}};
@@ -191,7 +201,8 @@ TEST(GpuSim, TimeLimitEndsTheRunWithAnErrorNamingEachGpusState) {
 // Issues DMA writes from one GPU into another's memory at t = 0 and records completion times.
 class DmaDriver : public sc_core::sc_module {
  public:
-  DmaDriver(sc_core::sc_module_name n, Gpu& g, int count, std::uint32_t bytes) : sc_module(n), gpu_(g), count_(count), bytes_(bytes) {
+  DmaDriver(sc_core::sc_module_name n, Gpu& g, int count, std::uint32_t bytes)
+      : sc_module(n), gpu_(g), count_(count), bytes_(bytes) {
     SC_HAS_PROCESS(DmaDriver);
     SC_THREAD(go);
   }

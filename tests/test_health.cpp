@@ -24,16 +24,22 @@ using nlohmann::json;
 json scenario(const json& faults, bool health = true) {
   json layers = json::array();
   for (int i = 0; i < 4; ++i)
-    layers.push_back({{"name", "block" + std::to_string(i)}, {"params", 100000000}, {"fwd_flops", 2e13},
-                      {"bwd_flops", 4e13}, {"kernels", 2000}});
+    layers.push_back({{"name", "block" + std::to_string(i)},
+                      {"params", 100000000},
+                      {"fwd_flops", 2e13},
+                      {"bwd_flops", 4e13},
+                      {"kernels", 2000}});
   json doc = {{"trainvp", 1},
               {"name", "health-test"},
               {"cluster",
-               {{"nodes", 2}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
+               {{"nodes", 2},
+                {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
                 {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"link_bw", "100Gbps"}}}}},
               {"workload", {{"layers", layers}, {"batch", 8}}},
               {"training",
-               {{"iterations", 60}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}, {"bucket", "150MiB"}, {"algorithm", "ring"}}}}},
+               {{"iterations", 60},
+                {"warmup", 1},
+                {"sync", {{"strategy", "ddp"}, {"bucket", "150MiB"}, {"algorithm", "ring"}}}}},
               {"faults", faults},
               {"output", {{"trace", false}}}};
   if (health) doc["health"] = json::object();
@@ -69,8 +75,8 @@ TEST(Health, TrackingCostsItsFractionOfComputeTime) {
 
 TEST(Health, AGpuTwentyPercentSlowerIsFoundWithinAFewIterationsAndNamedAsCompute) {
   // node1.gpu2 is rank 6, slowed to 0.8 from t = 12 s for 12 s.
-  const json r = test::simulate(scenario(
-      json::array({{{"kind", "gpu_slowdown"}, {"target", "node1.gpu2"}, {"factor", 0.8}, {"start", "12s"}, {"duration", "12s"}}})));
+  const json r = test::simulate(scenario(json::array(
+      {{{"kind", "gpu_slowdown"}, {"target", "node1.gpu2"}, {"factor", 0.8}, {"start", "12s"}, {"duration", "12s"}}})));
   const json& h = r["health"];
   ASSERT_EQ(h["diagnoses"].size(), 1u) << h.dump(1);
   const json& d = h["diagnoses"][0];
@@ -113,8 +119,11 @@ TEST(Health, AFaultThatBeginsAsAWorseOneEndsIsFoundAgainstTheHealthyLevel) {
 }
 
 TEST(Health, ADegradedLinkIsCommunicationOnAnEdgeItsRouteCrosses) {
-  const json r = test::simulate(scenario(json::array(
-      {{{"kind", "link_degrade"}, {"target", "node1.nic0"}, {"bandwidth_factor", 0.1}, {"start", "12s"}, {"duration", "15s"}}})));
+  const json r = test::simulate(scenario(json::array({{{"kind", "link_degrade"},
+                                                       {"target", "node1.nic0"},
+                                                       {"bandwidth_factor", 0.1},
+                                                       {"start", "12s"},
+                                                       {"duration", "15s"}}})));
   const json& h = r["health"];
   ASSERT_GE(h["diagnoses"].size(), 1u) << h.dump(1);
   const json& d = h["diagnoses"][0];
@@ -129,11 +138,15 @@ TEST(Health, ADegradedLinkIsCommunicationOnAnEdgeItsRouteCrosses) {
 // Their GEMMs pass, so the rings they belong to are probed: their own edges are slow against the
 // same rings' other edges. 8 nodes x 4 H100 (one NIC per GPU), TP 4 inside a node, DP 8 across.
 TEST(Health, ASlowNicWhoseRanksArriveLateIsCommunicationOnTheirEdgesNotTheHost) {
-  json doc = scenario(json::array({{{"kind", "link_degrade"}, {"target", "node2.nic*"}, {"bandwidth_factor", 0.5},
-                                    {"start", "0.5s"}, {"duration", "1s"}}}));
+  json doc = scenario(json::array({{{"kind", "link_degrade"},
+                                    {"target", "node2.nic*"},
+                                    {"bandwidth_factor", 0.5},
+                                    {"start", "0.5s"},
+                                    {"duration", "1s"}}}));
   doc["cluster"]["nodes"] = 8;
   doc["workload"] = {{"model", "gpt2-small"}, {"batch", 16}, {"seq", 1024}, {"dtype", "bf16"}};
-  doc["training"] = {{"iterations", 80}, {"warmup", 1},
+  doc["training"] = {{"iterations", 80},
+                     {"warmup", 1},
                      {"parallel", {{"tp", 4}, {"pp", 1}, {"dp", 8}, {"micro_batches", 1}, {"schedule", "gpipe"}}},
                      {"sync", {{"strategy", "ddp"}}}};
   const json r = test::simulate(doc);
@@ -155,8 +168,11 @@ TEST(Health, ASlowNicWhoseRanksArriveLateIsCommunicationOnTheirEdgesNotTheHost) 
 // this node, the ring enters at GPU 0 and leaves from GPU 3) is found on a channel's edge, and
 // only there: hops between nodes are compared with hops between nodes, not with NVLink hops.
 TEST(Health, WithNcclChannelsTheProbesFollowTheChannelsRingsToADegradedNic) {
-  json doc = scenario(json::array({{{"kind", "link_degrade"}, {"target", "link:node1.nic2-switch"},
-                                    {"bandwidth_factor", 0.1}, {"start", "12s"}, {"duration", "12s"}}}));
+  json doc = scenario(json::array({{{"kind", "link_degrade"},
+                                    {"target", "link:node1.nic2-switch"},
+                                    {"bandwidth_factor", 0.1},
+                                    {"start", "12s"},
+                                    {"duration", "12s"}}}));
   doc["cluster"]["fabric"]["nccl"] = {{"channels", 4}, {"order", "topology"}};
   doc["cluster"]["fabric"]["link_bw"] = "25Gbps";  // communication-bound enough for a 10% change
   const json r = test::simulate(doc);
@@ -175,8 +191,11 @@ TEST(Health, WithNcclChannelsTheProbesFollowTheChannelsRingsToADegradedNic) {
 }
 
 TEST(Health, CpuContentionIsTheHostNotTheGpu) {
-  const json r = test::simulate(scenario(json::array(
-      {{{"kind", "cpu_contention"}, {"target", "node0.gpu1"}, {"launch_factor", 4}, {"start", "12s"}, {"duration", "12s"}}})));
+  const json r = test::simulate(scenario(json::array({{{"kind", "cpu_contention"},
+                                                       {"target", "node0.gpu1"},
+                                                       {"launch_factor", 4},
+                                                       {"start", "12s"},
+                                                       {"duration", "12s"}}})));
   const json& h = r["health"];
   ASSERT_EQ(h["diagnoses"].size(), 1u) << h.dump(1);
   const json& d = h["diagnoses"][0];
@@ -190,11 +209,15 @@ TEST(Health, InAHybridLayoutASlowGpuIsNamedAndItsOwnProbesAreNotTakenForAChange)
   // iterations); node1.gpu5 (rank 13) at half speed for 0.3 s. The GEMM probes of its validation
   // take several iterations' time: the windows they disturb are not read, so there is one
   // slowdown and one recovery, not a recovery from the probes.
-  json doc = scenario(json::array({{{"kind", "gpu_slowdown"}, {"target", "node1.gpu5"}, {"factor", 0.5},
-                                    {"start", "0.3s"}, {"duration", "0.3s"}}}));
+  json doc = scenario(json::array({{{"kind", "gpu_slowdown"},
+                                    {"target", "node1.gpu5"},
+                                    {"factor", 0.5},
+                                    {"start", "0.3s"},
+                                    {"duration", "0.3s"}}}));
   doc["cluster"]["node"]["gpus"] = 8;
   doc["workload"] = {{"model", "gpt2-small"}, {"batch", 4}, {"seq", 1024}, {"dtype", "bf16"}};
-  doc["training"] = {{"iterations", 60}, {"warmup", 1},
+  doc["training"] = {{"iterations", 60},
+                     {"warmup", 1},
                      {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 4}, {"micro_batches", 4}, {"schedule", "1f1b"}}},
                      {"sync", {{"strategy", "ddp"}}}};
   const json r = test::simulate(doc);
@@ -224,9 +247,11 @@ TEST(Health, WithFastForwardTheSkippedIterationsAreReadAsSteadyWindowsAndTheFind
   EXPECT_GT(a["fast_forward"]["iterations_skipped"].get<int>(), 100);
   EXPECT_EQ(a["health"]["detector"]["windows_fast_forwarded"], a["fast_forward"]["iterations_skipped"]);
   EXPECT_EQ(a["health"]["detector"]["windows"], b["health"]["detector"]["windows"]);
-  for (const char* key : {"diagnoses", "faults", "score", "mitigation"}) EXPECT_EQ(a["health"][key], b["health"][key]) << key;
+  for (const char* key : {"diagnoses", "faults", "score", "mitigation"})
+    EXPECT_EQ(a["health"][key], b["health"][key]) << key;
   EXPECT_EQ(a["health"]["detector"]["changes"], b["health"]["detector"]["changes"]);
-  EXPECT_NEAR(a["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>(), 1e-3 * b["iteration_time_s"].get<double>());
+  EXPECT_NEAR(a["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>(),
+              1e-3 * b["iteration_time_s"].get<double>());
 }
 
 TEST(Health, BadDetectorParametersNameTheirPointer) {

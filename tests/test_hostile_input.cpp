@@ -61,37 +61,44 @@ class HostileInput : public ::testing::Test {
 TEST_F(HostileInput, DeepNestingExitsTwoInsteadOfCrashing) {
   std::string deep = write("deep.json", "{\"trainvp\": 1,\n \"cluster\": " + nested(100000) + "}");
   expect_input_error(cli("validate " + deep), "nesting deeper than 64 levels in \"" + deep + "\" at line 2");
-  expect_input_error(cli("sweep " + spec("deep-spec.json", "[{\"path\": \"/x\", \"values\": [" + nested(100000) + "]}]") +
-                         " --dry-run"),
-                     "deep-spec.json: /parameters/0/values/0/a/a");
+  expect_input_error(
+      cli("sweep " + spec("deep-spec.json", "[{\"path\": \"/x\", \"values\": [" + nested(100000) + "]}]") +
+          " --dry-run"),
+      "deep-spec.json: /parameters/0/values/0/a/a");
   expect_input_error(cli("validate " + base() + " --set '/cluster=" + nested(10000) + "'"),
                      "nesting deeper than 64 levels in --set /cluster");
 }
 
 TEST_F(HostileInput, NumberBeyondDoubleRangeExitsTwoNamingThePointer) {
-  expect_input_error(cli("validate " + write("big.json", R"({"trainvp": 1, "seed": 1e400})")), "/seed: number \"1e400\"");
-  expect_input_error(cli("validate " + base() + " --set /training/iterations=1e400"), "/training/iterations: number \"1e400\"");
+  expect_input_error(cli("validate " + write("big.json", R"({"trainvp": 1, "seed": 1e400})")),
+                     "/seed: number \"1e400\"");
+  expect_input_error(cli("validate " + base() + " --set /training/iterations=1e400"),
+                     "/training/iterations: number \"1e400\"");
   std::string faults = write("faults.json", R"([{"kind": "gpu_slowdown", "target": "node0.gpu0", "factor": 1e400}])");
   expect_input_error(cli("validate " + base() + " --faults " + faults), "/0/factor: number \"1e400\" in \"" + faults);
-  expect_input_error(cli("sweep " + spec("big-spec.json", R"([{"path": "/seed", "values": [1, 1e400]}])") + " --dry-run"),
-                     "big-spec.json: /parameters/0/values/1: number \"1e400\"");
+  expect_input_error(
+      cli("sweep " + spec("big-spec.json", R"([{"path": "/seed", "values": [1, 1e400]}])") + " --dry-run"),
+      "big-spec.json: /parameters/0/values/1: number \"1e400\"");
 }
 
 TEST_F(HostileInput, DuplicateKeysExitTwoNamingBothLines) {
   expect_input_error(cli("validate " + write("dup.json", "{\"trainvp\": 1,\n\"seed\": 1,\n\"seed\": 2}")),
                      "/seed: duplicate key \"seed\" in");
   std::string faults = write("dup-faults.json", "{\"faults\": [],\n \"faults\": []}");
-  expect_input_error(cli("validate " + base() + " --faults " + faults),
-                     "duplicate key \"faults\" in \"" + faults + "\" at line 1, column 2 and again at line 2, column 2");
-  expect_input_error(cli("sweep " + write("dup-spec.json", "{\"sweep\": 1, \"sweep\": 1}") + " --dry-run"),
-                     "dup-spec.json: /sweep: duplicate key \"sweep\" at line 1, column 2 and again at line 1, column 14");
+  expect_input_error(
+      cli("validate " + base() + " --faults " + faults),
+      "duplicate key \"faults\" in \"" + faults + "\" at line 1, column 2 and again at line 2, column 2");
+  expect_input_error(
+      cli("sweep " + write("dup-spec.json", "{\"sweep\": 1, \"sweep\": 1}") + " --dry-run"),
+      "dup-spec.json: /sweep: duplicate key \"sweep\" at line 1, column 2 and again at line 1, column 14");
 }
 
 TEST_F(HostileInput, NulByteAndUnknownFaultsKeysExitTwo) {
   std::string text = kScenario;
   text += '\0';
   text += "garbage";
-  expect_input_error(cli("validate " + write("nul.json", text)), "NUL byte at byte offset " + std::to_string(kScenario.size()));
+  expect_input_error(cli("validate " + write("nul.json", text)),
+                     "NUL byte at byte offset " + std::to_string(kScenario.size()));
   std::string faults = write("extra.json", R"({"faults": [], "x": 1})");
   expect_input_error(cli("validate " + base() + " --faults " + faults), "--faults \"" + faults + "\": unknown key /x");
 }
@@ -99,7 +106,8 @@ TEST_F(HostileInput, NulByteAndUnknownFaultsKeysExitTwo) {
 TEST_F(HostileInput, FileErrorsSayWhichFileAndWhatIsWrong) {
   expect_input_error(cli("validate " + base() + " --faults " + (dir_ / "none.json").string()),
                      "cannot read faults file \"" + (dir_ / "none.json").string() + "\": no such file");
-  expect_input_error(cli("validate " + dir_.string()), "cannot read scenario file \"" + dir_.string() + "\": it is a directory");
+  expect_input_error(cli("validate " + dir_.string()),
+                     "cannot read scenario file \"" + dir_.string() + "\": it is a directory");
   expect_input_error(cli("sweep " + dir_.string() + " --dry-run"), "it is a directory");
   // A 100 kB quantity is echoed in 80 characters.
   Cmd r = cli("validate " + base() + " --set /cluster/fabric/link_bw=" + std::string(100000, '9') + "xyz");
@@ -132,17 +140,20 @@ TEST_F(HostileInput, PeriodicSyncWithFewerIterationsThanItsPeriodExitsTwo) {
 }
 
 TEST_F(HostileInput, SizeOverflowExitsTwoNamingThePointer) {
-  std::string layers = write("layers.json", R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
+  std::string layers =
+      write("layers.json", R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
  "workload": {"grad_dtype": "fp32", "layers": [{"name": "a", "params": 4611686018427387904, "fwd_flops": 1, "bwd_flops": 1}]},
  "training": {"iterations": 2, "warmup": 0, "sync": {"strategy": "ddp"}}, "output": {"trace": false}})");
   expect_input_error(cli("validate " + layers), "/workload/layers/0/params");
-  expect_input_error(cli("validate " + base() + " --set /workload/model=resnet50 --set /workload/image_size=2000000000"),
-                     "/workload/image_size");
+  expect_input_error(
+      cli("validate " + base() + " --set /workload/model=resnet50 --set /workload/image_size=2000000000"),
+      "/workload/image_size");
 }
 
 TEST_F(HostileInput, CountsBeyondTheirBoundsExitTwo) {
   expect_input_error(cli("validate " + base() + " --set /cluster/fabric/spines=100000"), "/cluster/fabric/spines");
-  expect_input_error(cli("validate " + base() + " --set /cluster/fabric/leaf_ports=1000000000"), "/cluster/fabric/leaf_ports");
+  expect_input_error(cli("validate " + base() + " --set /cluster/fabric/leaf_ports=1000000000"),
+                     "/cluster/fabric/leaf_ports");
   expect_input_error(cli("validate " + base() + " --set /cluster/node/cxl/ports=1000000"), "/cluster/node/cxl/ports");
   expect_input_error(cli("validate " + base() + " --set /training/iterations=100000000"), "/training/iterations");
   expect_input_error(cli("validate " + base() + " --set /workload/micro_batches=1000000"), "/workload/micro_batches");
@@ -174,19 +185,22 @@ TEST_F(HostileInput, RatesAndTimesBeyondTheTimeBaseExitTwo) {
   expect_input_error(cli("validate " + base() + " --set /training/time_limit=1000h"), "/training/time_limit");
   std::string fast_gpu = write("gpu.json", R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2,
  "gpu": {"preset": "H100-SXM5-80GB", "peak_bf16": "1e9PFLOPS"}}}, "workload": {"model": "gpt2-small"}})");
-  expect_input_error(cli("validate " + fast_gpu), "/cluster/node/gpu/peak_bf16: expected a compute rate at most 1000PFLOPS");
+  expect_input_error(cli("validate " + fast_gpu),
+                     "/cluster/node/gpu/peak_bf16: expected a compute rate at most 1000PFLOPS");
 }
 
 TEST_F(HostileInput, ExtremeButRepresentableRatesRunOrReachTheTimeLimit) {
   const std::string two_nodes = " --set /cluster/nodes=2 --set /cluster/node/gpus=1 --set /training/sync/strategy=ddp";
   // The fastest representable link runs to the end.
-  Cmd fast = cli("run " + base() + two_nodes + " --set /cluster/fabric/link_bw=1000Tbps -q -o " + (dir_ / "fast").string());
+  Cmd fast =
+      cli("run " + base() + two_nodes + " --set /cluster/fabric/link_bw=1000Tbps -q -o " + (dir_ / "fast").string());
   EXPECT_EQ(fast.code, 0) << fast.out;
   // A 1 bit/s link: a chunk takes longer than the clock can hold; the run ends at its limit.
-  Cmd slow = cli("run " + base() + two_nodes + " --set /cluster/fabric/link_bw=1bps --set /training/time_limit=1s -q -o " +
-                 (dir_ / "slow").string());
+  Cmd slow = cli("run " + base() + two_nodes +
+                 " --set /cluster/fabric/link_bw=1bps --set /training/time_limit=1s -q -o " + (dir_ / "slow").string());
   EXPECT_EQ(slow.code, 1) << slow.out;
-  EXPECT_NE(slow.out.find("the simulated-time limit (/training/time_limit) was reached"), std::string::npos) << slow.out;
+  EXPECT_NE(slow.out.find("the simulated-time limit (/training/time_limit) was reached"), std::string::npos)
+      << slow.out;
 }
 
 TEST_F(HostileInput, UnknownKeysAreEchoedClipped) {

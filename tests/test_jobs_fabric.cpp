@@ -23,16 +23,22 @@ json job(const std::string& name, const json& placement, const char* start = "0s
   return {{"name", name},
           {"placement", placement},
           {"start", start},
-          {"workload", {{"batch", 1}, {"grad_dtype", "fp32"},
-                        {"layers", json::array({{{"name", "l0"}, {"params", 67108864}, {"fwd_time", "1ms"},
-                                                 {"bwd_input_time", "0us"}, {"bwd_weight_time", "1ms"}}})}}},
+          {"workload",
+           {{"batch", 1},
+            {"grad_dtype", "fp32"},
+            {"layers", json::array({{{"name", "l0"},
+                                     {"params", 67108864},
+                                     {"fwd_time", "1ms"},
+                                     {"bwd_input_time", "0us"},
+                                     {"bwd_weight_time", "1ms"}}})}}},
           {"training", {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", "ddp_no_overlap"}}}}}};
 }
 
 json cluster(const char* topology = "leaf-spine") {
   json c = {{"nodes", 8}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}};
   c["fabric"] = {{"topology", topology}, {"nccl", {{"model", "bound"}}}};  // the closed forms
-  if (std::string(topology) == "leaf-spine") c["fabric"].update({{"leaf_ports", 4}, {"spines", 1}, {"oversubscription", 4}});
+  if (std::string(topology) == "leaf-spine")
+    c["fabric"].update({{"leaf_ports", 4}, {"spines", 1}, {"oversubscription", 4}});
   return c;
 }
 
@@ -61,7 +67,8 @@ TEST(JobsFabric, ASpreadJobAloneCrossesTheSpineAtFullRate) {
 }
 
 TEST(JobsFabric, TwoSpreadJobsShareTheUplinksAtHalfTheRateEach) {
-  const json r = simulate(scenario({job("a", {{"nodes", 4}, {"policy", "spread"}}), job("b", {{"nodes", 4}, {"policy", "spread"}})}));
+  const json r = simulate(
+      scenario({job("a", {{"nodes", 4}, {"policy", "spread"}}), job("b", {{"nodes", 4}, {"policy", "spread"}})}));
   // Every step of both rings sends one transfer over each leaf's uplink: two flows share its
   // 400 Gbit/s. No more than half the rate each; a little more where one job's step ends first.
   const double shared = ring(eth_beta() / 2);
@@ -72,8 +79,8 @@ TEST(JobsFabric, TwoSpreadJobsShareTheUplinksAtHalfTheRateEach) {
 }
 
 TEST(JobsFabric, AJobThatStartsAfterTheOtherEndsRunsAsIfAlone) {
-  const json r = simulate(scenario({job("a", {{"nodes", 4}, {"policy", "spread"}}),
-                                    job("b", {{"nodes", 4}, {"policy", "spread"}}, "100ms")}));
+  const json r = simulate(scenario(
+      {job("a", {{"nodes", 4}, {"policy", "spread"}}), job("b", {{"nodes", 4}, {"policy", "spread"}}, "100ms")}));
   const json& b = r["jobs"][1];
   EXPECT_DOUBLE_EQ(b["start_s"].get<double>(), 0.1);
   EXPECT_DOUBLE_EQ(b["iterations"][0]["start_s"].get<double>(), 0.1);
@@ -103,16 +110,21 @@ TEST(JobsFabric, AJobAloneRunsExactlyAsTheSameTrainingWithoutJobs) {
 TEST(JobsFabric, AHybridParallelJobOnLaterNodesRunsExactlyAsTheSameTrainingAlone) {
   // TP 2 x PP 2 x DP 2 with 1F1B on nodes 2-3 of a switch (cluster ranks 8-15): its layout,
   // pipeline, TP and DP traffic must be the same as on a cluster of its own, to the picosecond.
-  json c = {{"nodes", 4}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}, {"nics", 4}}}, {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}}}};
+  json c = {{"nodes", 4},
+            {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}, {"nics", 4}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}}}};
   const json workload = {{"model", "gpt2"}, {"batch", 2}, {"seq", 1024}};
-  const json training = {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}}},
+  const json training = {{"iterations", 3},
+                         {"warmup", 1},
+                         {"sync", {{"strategy", "ddp"}}},
                          {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}, {"schedule", "1f1b"}}}};
   json other = job("first", {{"nodes", 2}}, "10s");
   const json hybrid = {{"name", "llm"}, {"placement", {{"nodes", 2}}}, {"workload", workload}, {"training", training}};
-  const json jobs = simulate({{"trainvp", 1}, {"cluster", c}, {"jobs", {other, hybrid}}, {"output", {{"trace", false}}}});
+  const json jobs =
+      simulate({{"trainvp", 1}, {"cluster", c}, {"jobs", {other, hybrid}}, {"output", {{"trace", false}}}});
   c["nodes"] = 2;
-  const json alone = simulate({{"trainvp", 1}, {"cluster", c}, {"workload", workload}, {"training", training},
-                               {"output", {{"trace", false}}}});
+  const json alone = simulate(
+      {{"trainvp", 1}, {"cluster", c}, {"workload", workload}, {"training", training}, {"output", {{"trace", false}}}});
   const json& j = jobs["jobs"][1];
   EXPECT_EQ(j["nodes"], json({2, 3}));
   EXPECT_EQ(j["iterations"], alone["iterations"]);

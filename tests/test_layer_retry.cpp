@@ -32,7 +32,10 @@ json scenario(const std::string& down, bool retry, int attempts = 4) {
   if (retry) sync["retry"] = {{"retry_cnt", 7}, {"timeout", "1ms"}, {"backoff", "2ms"}, {"attempts", attempts}};
   return {{"trainvp", 1},
           {"name", "layer-retry"},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
+          {"cluster",
+           {{"nodes", 2},
+            {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload",
            {{"layers", json::array({{{"name", "a"}, {"params", 1000000}, {"fwd_time", "10ms"}, {"bwd_time", "10ms"}}})},
             {"dtype", "bf16"}}},
@@ -58,11 +61,12 @@ TEST(LayerRetry, AFailedLayerIsDetectedAfterTheGiveUpAndRelaunchedAfterTheBackof
   ASSERT_EQ(it0.size(), 2u);
   EXPECT_TRUE(it0[0].value("failed", false));
   EXPECT_FALSE(it0[1].value("failed", false));
-  EXPECT_NEAR(t(it0[0], "end_s") - t(it0[0], "start_s"), kGiveUp, 1e-12);           // detection
-  EXPECT_NEAR(t(it0[1], "start_s") - t(it0[0], "end_s"), kBackoff, 1e-12);          // backoff
-  EXPECT_NEAR(t(it0[1], "time_s"), ring_allreduce(), 0.03 * ring_allreduce());     // the layer alone
+  EXPECT_NEAR(t(it0[0], "end_s") - t(it0[0], "start_s"), kGiveUp, 1e-12);       // detection
+  EXPECT_NEAR(t(it0[1], "start_s") - t(it0[0], "end_s"), kBackoff, 1e-12);      // backoff
+  EXPECT_NEAR(t(it0[1], "time_s"), ring_allreduce(), 0.03 * ring_allreduce());  // the layer alone
   // The layer ends at detection + backoff + its all-reduce after its first try started.
-  EXPECT_NEAR(t(it0[1], "end_s") - t(it0[0], "start_s"), kGiveUp + kBackoff + ring_allreduce(), 0.03 * ring_allreduce());
+  EXPECT_NEAR(t(it0[1], "end_s") - t(it0[0], "start_s"), kGiveUp + kBackoff + ring_allreduce(),
+              0.03 * ring_allreduce());
   // Iteration 1 is past the fault: one try.
   EXPECT_EQ(of_iteration(r, 1).size(), 1u);
   const json& u = r["sync"]["retry"]["units"][0];
@@ -118,8 +122,10 @@ TEST(LayerRetry, WithoutTheRetryObjectALinkDownOnlyDelaysTheAllReduce) {
 TEST(LayerRetry, BadRetryObjectsAreClearErrors) {
   std::vector<test::BadCase> cases = {
       {"ddp", [](json& d) { d["training"]["sync"]["strategy"] = "ddp"; }, "/training/sync/retry"},
-      {"zero timeout", [](json& d) { d["training"]["sync"]["retry"]["timeout"] = "0s"; }, "/training/sync/retry/timeout"},
-      {"retry_cnt 8", [](json& d) { d["training"]["sync"]["retry"]["retry_cnt"] = 8; }, "/training/sync/retry/retry_cnt"},
+      {"zero timeout", [](json& d) { d["training"]["sync"]["retry"]["timeout"] = "0s"; },
+       "/training/sync/retry/timeout"},
+      {"retry_cnt 8", [](json& d) { d["training"]["sync"]["retry"]["retry_cnt"] = 8; },
+       "/training/sync/retry/retry_cnt"},
       {"no attempts", [](json& d) { d["training"]["sync"]["retry"]["attempts"] = 0; }, "/training/sync/retry/attempts"},
       {"unknown key", [](json& d) { d["training"]["sync"]["retry"]["retries"] = 3; }, "/training/sync/retry/retries"},
   };

@@ -76,7 +76,8 @@ TEST(ManPages, BuiltPagesAreCurrentAndReadBackAsTheHelp) {
     auto s = page_sections(page);
     std::string synopsis, line;
     std::istringstream syn(s["SYNOPSIS"]);
-    for (bool first = true; std::getline(syn, line); first = false) synopsis += (first ? "usage: " : "       ") + line + "\n";
+    for (bool first = true; std::getline(syn, line); first = false)
+      synopsis += (first ? "usage: " : "       ") + line + "\n";
     EXPECT_EQ(synopsis + "\n" + s["DESCRIPTION"], help);
     if (name == "describe") {
       EXPECT_EQ(s["SCENARIO KEYS"], trainvp("describe").out);
@@ -109,8 +110,10 @@ TEST(Completion, CommandsOptionsAndPointersFromTheHelpAndTheSchemaRegistry) {
   EXPECT_NE(nodes.find("/cluster/nodes=\n"), std::string::npos) << nodes;
   EXPECT_EQ(nodes.find("/workload"), std::string::npos) << nodes;
   // A key of an array element (index 0) and of a nested schema.
-  EXPECT_NE(complete("trainvp run q.json --set /cluster/node/gpu/").find("/cluster/node/gpu/peak_bf16=\n"), std::string::npos);
-  EXPECT_NE(complete("trainvp validate q.json --set /workload/layers/0/").find("/workload/layers/0/"), std::string::npos);
+  EXPECT_NE(complete("trainvp run q.json --set /cluster/node/gpu/").find("/cluster/node/gpu/peak_bf16=\n"),
+            std::string::npos);
+  EXPECT_NE(complete("trainvp validate q.json --set /workload/layers/0/").find("/workload/layers/0/"),
+            std::string::npos);
 }
 
 TEST(Completion, OptionsInHelpFindEveryOptionOnce) {
@@ -138,7 +141,8 @@ TEST(BuildRecord, VersionJsonNamesTheBuild) {
 TEST(BuildRecord, ResultsAndSweepDbCarryIt) {
   const std::string dir = testing::TempDir() + "trainvp_build_record";
   fs::remove_all(dir);
-  auto r = trainvp("run scenarios/quickstart.json -q -o " + dir + "/run --set /training/iterations=3 --set /training/warmup=1");
+  auto r = trainvp("run scenarios/quickstart.json -q -o " + dir +
+                   "/run --set /training/iterations=3 --set /training/warmup=1");
   ASSERT_EQ(r.code, 0) << r.out;
   auto build = nlohmann::json::parse(trainvp("version --json").out);
   auto results = nlohmann::json::parse(read_file(dir + "/run/results.json"));

@@ -21,19 +21,27 @@ using nlohmann::json;
 json scenario(const json& mitigation, const std::string& duration = "30s", int iterations = 80) {
   json layers = json::array();
   for (int i = 0; i < 4; ++i)
-    layers.push_back({{"name", "block" + std::to_string(i)}, {"params", 100000000}, {"fwd_flops", 2e13},
-                      {"bwd_flops", 4e13}, {"kernels", 2000}});
+    layers.push_back({{"name", "block" + std::to_string(i)},
+                      {"params", 100000000},
+                      {"fwd_flops", 2e13},
+                      {"bwd_flops", 4e13},
+                      {"kernels", 2000}});
   return {{"trainvp", 1},
           {"name", "mitigation-test"},
           {"cluster",
-           {{"nodes", 2}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
+           {{"nodes", 2},
+            {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
             {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"link_bw", "100Gbps"}}}}},
           {"workload", {{"layers", layers}, {"batch", 8}}},
           {"training",
-           {{"iterations", iterations}, {"warmup", 1},
+           {{"iterations", iterations},
+            {"warmup", 1},
             {"sync", {{"strategy", "ddp"}, {"bucket", "150MiB"}, {"algorithm", "ring"}}}}},
-          {"faults", json::array({{{"kind", "gpu_slowdown"}, {"target", "node1.gpu2"}, {"factor", 0.8},
-                                   {"start", "12s"}, {"duration", duration}}})},
+          {"faults", json::array({{{"kind", "gpu_slowdown"},
+                                   {"target", "node1.gpu2"},
+                                   {"factor", 0.8},
+                                   {"start", "12s"},
+                                   {"duration", duration}}})},
           {"health", {{"mitigation", mitigation}}},
           {"output", {{"trace", false}}}};
 }
@@ -82,8 +90,8 @@ TEST(Mitigation, TheLadderObservesUntilTheLossPaysForS2ThenSplitsAndReturnsWhenT
 // slow) gives its replica back its share: only the still-slow replica holds fewer samples.
 TEST(Mitigation, AReCheckThatFindsOneOfTwoGpusHealthySplitsAroundTheOtherAlone) {
   json s = scenario({{"policy", "ladder"}, {"rebalance_pause", "0.5s"}}, "16s", 120);
-  s["faults"].push_back({{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.5}, {"start", "28s"},
-                         {"duration", "60s"}});
+  s["faults"].push_back(
+      {{"kind", "gpu_slowdown"}, {"target", "node0.gpu1"}, {"factor", 0.5}, {"start", "28s"}, {"duration", "60s"}});
   s["faults"][0]["factor"] = 0.5;
   const json r = test::simulate(s);
   const json& acts = r["health"]["mitigation"]["actions"];
@@ -132,8 +140,8 @@ TEST(Mitigation, FastForwardSkipsTheReChecksWhoseOutcomeIsKnownAndActsAsTheFullS
 }
 
 TEST(Mitigation, ARestartPausesForCheckpointAndRestartAndReplacesTheSlowNode) {
-  const json r = test::simulate(scenario({{"policy", "always_restart"}, {"checkpoint_save", "10s"}, {"restart", "20s"}},
-                                         "40s", 70));
+  const json r = test::simulate(
+      scenario({{"policy", "always_restart"}, {"checkpoint_save", "10s"}, {"restart", "20s"}}, "40s", 70));
   const json& acts = r["health"]["mitigation"]["actions"];
   ASSERT_EQ(acts.size(), 1u) << acts.dump(1);
   EXPECT_EQ(acts[0]["step"], "s4");
@@ -168,26 +176,34 @@ json hybrid(const json& mitigation, const std::string& slow_a, const std::string
   json faults = json::array();
   for (const std::string& n : {slow_a, slow_b})
     faults.push_back({{"kind", "gpu_slowdown"}, {"target", n + ".gpu0"}, {"factor", 0.5}, {"start", "4s"}});
-  return {{"trainvp", 1},
-          {"name", "s3-test"},
-          {"cluster",
-           // The roofline: these tests' closed forms (S2's and S3's splits, the moved job equal to the
-           // placed one) assume two pipeline stages of equal time, which its one efficiency gives and
-           // the kernel model's per-shape efficiencies do not (its stage 0 is 6% slower).
-           // NVLink at 94% of its line rate (framing 16): at the default 82% the TP traffic tips S2's
-           // later re-check of the placed run from 6:2 to 5:3, another valid split, and these tests
-           // check that the move equals the placement, not S2's choice.
-           {{"nodes", 4},
-            {"node", {{"gpus", 2}, {"gpu", {{"preset", "H100-SXM5-80GB"}, {"kernel_model", "roofline"}}}, {"nvlink", {{"framing", 16}}}}},
-            {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"link_bw", "100Gbps"}, {"chunk", "64MiB"}}}}},
-          {"workload", {{"model", "gpt2-small"}, {"batch", 32}, {"seq", 1024}, {"dtype", "bf16"}}},
-          {"training",
-           {{"iterations", 120}, {"warmup", 1}, {"optimizer", "adam"},
-            {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}, {"schedule", "1f1b"}, {"overlap_grad_reduce", true}}},
-            {"sync", {{"strategy", "ddp"}, {"bucket", "64MiB"}, {"algorithm", "ring"}}}}},
-          {"faults", faults},
-          {"health", {{"mitigation", mitigation}}},
-          {"output", {{"trace", false}}}};
+  return {
+      {"trainvp", 1},
+      {"name", "s3-test"},
+      {"cluster",
+       // The roofline: these tests' closed forms (S2's and S3's splits, the moved job equal to the
+       // placed one) assume two pipeline stages of equal time, which its one efficiency gives and
+       // the kernel model's per-shape efficiencies do not (its stage 0 is 6% slower).
+       // NVLink at 94% of its line rate (framing 16): at the default 82% the TP traffic tips S2's
+       // later re-check of the placed run from 6:2 to 5:3, another valid split, and these tests
+       // check that the move equals the placement, not S2's choice.
+       {{"nodes", 4},
+        {"node",
+         {{"gpus", 2},
+          {"gpu", {{"preset", "H100-SXM5-80GB"}, {"kernel_model", "roofline"}}},
+          {"nvlink", {{"framing", 16}}}}},
+        {"fabric",
+         {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"link_bw", "100Gbps"}, {"chunk", "64MiB"}}}}},
+      {"workload", {{"model", "gpt2-small"}, {"batch", 32}, {"seq", 1024}, {"dtype", "bf16"}}},
+      {"training",
+       {{"iterations", 120},
+        {"warmup", 1},
+        {"optimizer", "adam"},
+        {"parallel",
+         {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}, {"schedule", "1f1b"}, {"overlap_grad_reduce", true}}},
+        {"sync", {{"strategy", "ddp"}, {"bucket", "64MiB"}, {"algorithm", "ring"}}}}},
+      {"faults", faults},
+      {"health", {{"mitigation", mitigation}}},
+      {"output", {{"trace", false}}}};
 }
 
 // Two half-speed GPUs in replicas 0 and 1 (nodes 0 and 1, stage 0): S2 cannot help (both replicas
@@ -197,9 +213,9 @@ json hybrid(const json& mitigation, const std::string& slow_a, const std::string
 // T* = 6 (6 + 3 >= 8; 5 gives 7), so 6 micro-batch times over the healthy 4: 1.5. After the move
 // the job runs exactly as one whose slow GPUs were on nodes 1 and 3 from the start, split by S2.
 TEST(Mitigation, TopologyAdjustmentConsolidatesTwoSlowReplicasIntoOne) {
-  const json moved = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2", "s3"}},
-                                            {"rebalance_pause", "0.2s"}, {"topology_pause", "1s"}},
-                                           "node0", "node1"));
+  const json moved = test::simulate(hybrid(
+      {{"policy", "ladder"}, {"steps", {"s1", "s2", "s3"}}, {"rebalance_pause", "0.2s"}, {"topology_pause", "1s"}},
+      "node0", "node1"));
   const json& acts = moved["health"]["mitigation"]["actions"];
   const json* s3 = nullptr;
   for (const json& a : acts)
@@ -216,8 +232,8 @@ TEST(Mitigation, TopologyAdjustmentConsolidatesTwoSlowReplicasIntoOne) {
   // The split after the move, S2's for speeds {1, 2}: 6 and 2 (T = 6).
   EXPECT_EQ((*s3)["units_per_replica"], json::parse("[6, 2]"));
 
-  const json placed = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2"}}, {"rebalance_pause", "0.2s"}},
-                                            "node3", "node1"));
+  const json placed = test::simulate(
+      hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2"}}, {"rebalance_pause", "0.2s"}}, "node3", "node1"));
   const json& pacts = placed["health"]["mitigation"]["actions"];
   ASSERT_FALSE(pacts.empty());
   EXPECT_EQ(pacts.back()["units_per_replica"], (*s3)["units_per_replica"]) << pacts.dump(1);
@@ -232,11 +248,11 @@ TEST(Mitigation, TopologyAdjustmentConsolidatesTwoSlowReplicasIntoOne) {
 
 // A move that costs no pause is made all the same, at the common boundary.
 TEST(Mitigation, TopologyAdjustmentWithoutAPauseStillMoves) {
-  const json moved = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2", "s3"}},
-                                            {"rebalance_pause", "0.2s"}, {"topology_pause", "0s"}},
-                                           "node0", "node1"));
-  const json placed = test::simulate(hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2"}}, {"rebalance_pause", "0.2s"}},
-                                            "node3", "node1"));
+  const json moved = test::simulate(hybrid(
+      {{"policy", "ladder"}, {"steps", {"s1", "s2", "s3"}}, {"rebalance_pause", "0.2s"}, {"topology_pause", "0s"}},
+      "node0", "node1"));
+  const json placed = test::simulate(
+      hybrid({{"policy", "ladder"}, {"steps", {"s1", "s2"}}, {"rebalance_pause", "0.2s"}}, "node3", "node1"));
   const double a = moved["iterations"].back()["duration_s"], b = placed["iterations"].back()["duration_s"];
   EXPECT_NEAR(a, b, 1e-6 * b) << moved["health"]["mitigation"].dump(1);
 }

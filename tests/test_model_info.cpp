@@ -36,7 +36,8 @@ TEST(ModelInfo, EveryModelDeclaresSocketsStatisticsAndExistingSchemas) {
     EXPECT_FALSE(m->statistics.empty()) << m->name;
     EXPECT_FALSE(m->schemas.empty()) << m->name;
     for (const std::string& s : m->schemas) EXPECT_TRUE(schemas.count(s)) << m->name << ": no schema " << s;
-    for (const StatInfo& st : m->statistics) EXPECT_FALSE(st.unit.empty() || st.meaning.empty()) << m->name << " " << st.name;
+    for (const StatInfo& st : m->statistics)
+      EXPECT_FALSE(st.unit.empty() || st.meaning.empty()) << m->name << " " << st.name;
   }
 }
 
@@ -51,7 +52,8 @@ TEST(ModelInfo, EveryDeclaredStatisticIsInTheResultsOfEveryScenarioUsingTheModel
         ++entries;
         for (const StatInfo& st : m->statistics)
           if (st.when.empty()) {  // the others appear only with a setting (StatInfo::when)
-            EXPECT_TRUE(entry.contains(st.name)) << m->name << ": " << st.name << " missing in " << r["scenario"]["name"];
+            EXPECT_TRUE(entry.contains(st.name))
+                << m->name << ": " << st.name << " missing in " << r["scenario"]["name"];
           }
       }
     }

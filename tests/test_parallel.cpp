@@ -39,7 +39,10 @@ json run(const json& doc, const std::function<void(Scenario&)>& edit) {
 json uniform_doc(int gpus, int layers, int iterations) {
   json ls = json::array();
   for (int i = 0; i < layers; ++i)
-    ls.push_back({{"name", "l" + std::to_string(i)}, {"params", 1000}, {"fwd_time", "1ms"}, {"bwd_input_time", "1ms"},
+    ls.push_back({{"name", "l" + std::to_string(i)},
+                  {"params", 1000},
+                  {"fwd_time", "1ms"},
+                  {"bwd_input_time", "1ms"},
                   {"bwd_weight_time", "1ms"}});
   return {{"trainvp", 1},
           {"name", "uniform"},
@@ -92,7 +95,8 @@ TEST(ParallelPipeline, InterleavedBubbleIsPMinusOneOverMV) {
 
 TEST(ParallelPipeline, EachBoundarySendsEveryMicroBatchForwardAndBack) {
   const int p = 4, m = 4, iterations = 3;
-  json r = run(uniform_doc(8, 8, iterations), [&](Scenario& s) { pipeline(s, p, m, PipelineScheduleKind::OneFOneB, 1); });
+  json r =
+      run(uniform_doc(8, 8, iterations), [&](Scenario& s) { pipeline(s, p, m, PipelineScheduleKind::OneFOneB, 1); });
   const json& pp = r["parallel"]["traffic"]["pp"];
   const int d = 2;
   // (p - 1) boundaries x m micro-batches x 2 directions per pipeline (one per DP replica).
@@ -135,7 +139,10 @@ TEST(ParallelTensor, OverlappedTpCollectivesHoldOnlyTheirOwnBlocksSends) {
 json gpt2_doc(int gpus, int iterations) {
   return {{"trainvp", 1},
           {"name", "gpt2-tp"},
-          {"cluster", {{"nodes", 1}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
+          {"cluster",
+           {{"nodes", 1},
+            {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 128}, {"dtype", "bf16"}}},
           {"training", {{"iterations", iterations}, {"warmup", 1}, {"sync", {{"strategy", "ddp"}}}}}};
 }
@@ -284,7 +291,9 @@ TEST(ParallelData, ZeroWithAPeriodicStrategyIsRefusedAtItsPointer) {
   json doc = gpt2_doc(4, 3);
   doc["training"]["sync"] = {{"strategy", "plsgd"}, {"period", 2}};
   try {
-    run(doc, [](Scenario& s) { s.training.parallel.enabled = true, s.training.parallel.dp = 4, s.training.parallel.zero = 1; });
+    run(doc, [](Scenario& s) {
+      s.training.parallel.enabled = true, s.training.parallel.dp = 4, s.training.parallel.zero = 1;
+    });
     ADD_FAILURE() << "zero 1 with plsgd ran";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/training/parallel/zero"), std::string::npos) << e.what();

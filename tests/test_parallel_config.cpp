@@ -23,7 +23,8 @@ using test::BadCase;
 // 2 nodes x 8 H100 (80 GiB): 16 GPUs.
 json doc(const std::string& model = "gpt2-xl", json parallel = {{"tp", 2}, {"pp", 2}}) {
   return {{"trainvp", 1},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 8}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
+          {"cluster",
+           {{"nodes", 2}, {"node", {{"gpus", 8}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"topology", "switch"}}}}},
           {"workload", {{"model", model}, {"batch", 1}, {"seq", 1024}}},
           {"training", {{"iterations", 2}, {"parallel", parallel}}}};
 }
@@ -53,46 +54,72 @@ TEST(ParallelConfig, LoadsWithDpFromTheGpuCountAndABalancedPartition) {
 TEST(ParallelConfig, BadLayoutsNameTheirPointer) {
   auto par = [](json& d) -> json& { return d["training"]["parallel"]; };
   test::expect_load_errors(
-      doc(), {
-                 {"product", [&](json& d) { par(d)["dp"] = 3; }, "/training/parallel/tp"},
-                 {"dp omitted, not dividing", [&](json& d) { par(d)["tp"] = 3; }, "/training/parallel/tp"},
-                 {"tp zero", [&](json& d) { par(d)["tp"] = 0; }, "/training/parallel/tp"},
-                 {"v without interleaved", [&](json& d) { par(d)["virtual_stages"] = 2; }, "/training/parallel/virtual_stages"},
-                 {"functional", [&](json& d) { d["workload"]["functional"] = true; }, "/workload/functional"},
-                 {"interleaved v 1", [&](json& d) { par(d)["schedule"] = "interleaved"; }, "/training/parallel/virtual_stages"},
-                 {"interleaved m", [&](json& d) {
-                    par(d)["schedule"] = "interleaved", par(d)["virtual_stages"] = 2, par(d)["micro_batches"] = 3;
-                  }, "/training/parallel/micro_batches"},
-                 {"interleaved pp 1", [&](json& d) {
-                    par(d) = {{"pp", 1}, {"schedule", "interleaved"}, {"virtual_stages", 2}};
-                  }, "/training/parallel/pp"},
-                 {"micro_batches 0", [&](json& d) { par(d)["micro_batches"] = 0; }, "/training/parallel/micro_batches"},
-                 {"zero 4", [&](json& d) { par(d)["zero"] = 4; }, "/training/parallel/zero"},
-                 {"schedule", [&](json& d) { par(d)["schedule"] = "zb"; }, "/training/parallel/schedule"},
-                 {"recompute", [&](json& d) { par(d)["recompute"] = "some"; }, "/training/parallel/recompute"},
-                 {"order twice", [&](json& d) { par(d)["order"] = "tp-tp-pp"; }, "/training/parallel/order"},
-                 {"order junk", [&](json& d) { par(d)["order"] = "tp-dp-pp-"; }, "/training/parallel/order"},
-                 {"stage_layers count", [&](json& d) { par(d)["stage_layers"] = {99}; }, "/training/parallel/stage_layers"},
-                 {"stage_layers sum", [&](json& d) { par(d)["stage_layers"] = {50, 50}; }, "/training/parallel/stage_layers"},
-                 {"stage_layers zero", [&](json& d) { par(d)["stage_layers"] = {99, 0}; }, "/training/parallel/stage_layers/1"},
-                 {"rank_map shape", [&](json& d) { par(d)["rank_map"] = {{0, 0}}; }, "/training/parallel/rank_map/0"},
-                 {"rank_map size", [&](json& d) { par(d)["rank_map"] = {{0, 0, 0}}; }, "/training/parallel/rank_map"},
-                 {"rank_map duplicate", [&](json& d) {
-                    json m = json::array();
-                    for (int r = 0; r < 16; ++r) m.push_back({r % 2, r / 8, (r / 2) % 4});
-                    m[5] = m[4];
-                    par(d)["rank_map"] = m;
-                  }, "/training/parallel/rank_map/5"},
-                 {"unknown key", [&](json& d) { par(d)["tpp"] = 2; }, "/training/parallel/tpp"},
-                 {"workload micro-batches", [&](json& d) { d["workload"]["micro_batches"] = 2; }, "/workload/micro_batches"},
-                 {"global_batch and micro_batches", [&](json& d) {
-                    par(d)["global_batch"] = 16, par(d)["micro_batches"] = 4;
-                  }, "/training/parallel/global_batch"},
-                 {"global_batch not a multiple of b x d", [&](json& d) {
-                    d["workload"]["batch"] = 2, par(d)["global_batch"] = 12;  // b x d = 2 x 4
-                  }, "/training/parallel/global_batch"},
-                 {"global_batch zero", [&](json& d) { par(d)["global_batch"] = 0; }, "/training/parallel/global_batch"},
-             });
+      doc(),
+      {
+          {"product", [&](json& d) { par(d)["dp"] = 3; }, "/training/parallel/tp"},
+          {"dp omitted, not dividing", [&](json& d) { par(d)["tp"] = 3; }, "/training/parallel/tp"},
+          {"tp zero", [&](json& d) { par(d)["tp"] = 0; }, "/training/parallel/tp"},
+          {"v without interleaved", [&](json& d) { par(d)["virtual_stages"] = 2; },
+           "/training/parallel/virtual_stages"},
+          {"functional", [&](json& d) { d["workload"]["functional"] = true; }, "/workload/functional"},
+          {"interleaved v 1", [&](json& d) { par(d)["schedule"] = "interleaved"; },
+           "/training/parallel/virtual_stages"},
+          {"interleaved m",
+           [&](json& d) {
+             par(d)["schedule"] = "interleaved", par(d)["virtual_stages"] = 2, par(d)["micro_batches"] = 3;
+           },
+           "/training/parallel/micro_batches"},
+          {"interleaved pp 1",
+           [&](json& d) {
+             par(d) = {{"pp", 1}, {"schedule", "interleaved"}, {"virtual_stages", 2}};
+           },
+           "/training/parallel/pp"},
+          {"micro_batches 0", [&](json& d) { par(d)["micro_batches"] = 0; }, "/training/parallel/micro_batches"},
+          {"zero 4", [&](json& d) { par(d)["zero"] = 4; }, "/training/parallel/zero"},
+          {"schedule", [&](json& d) { par(d)["schedule"] = "zb"; }, "/training/parallel/schedule"},
+          {"recompute", [&](json& d) { par(d)["recompute"] = "some"; }, "/training/parallel/recompute"},
+          {"order twice", [&](json& d) { par(d)["order"] = "tp-tp-pp"; }, "/training/parallel/order"},
+          {"order junk", [&](json& d) { par(d)["order"] = "tp-dp-pp-"; }, "/training/parallel/order"},
+          {"stage_layers count", [&](json& d) { par(d)["stage_layers"] = {99}; }, "/training/parallel/stage_layers"},
+          {"stage_layers sum",
+           [&](json& d) {
+             par(d)["stage_layers"] = {50, 50};
+           },
+           "/training/parallel/stage_layers"},
+          {"stage_layers zero",
+           [&](json& d) {
+             par(d)["stage_layers"] = {99, 0};
+           },
+           "/training/parallel/stage_layers/1"},
+          {"rank_map shape",
+           [&](json& d) {
+             par(d)["rank_map"] = {{0, 0}};
+           },
+           "/training/parallel/rank_map/0"},
+          {"rank_map size",
+           [&](json& d) {
+             par(d)["rank_map"] = {{0, 0, 0}};
+           },
+           "/training/parallel/rank_map"},
+          {"rank_map duplicate",
+           [&](json& d) {
+             json m = json::array();
+             for (int r = 0; r < 16; ++r) m.push_back({r % 2, r / 8, (r / 2) % 4});
+             m[5] = m[4];
+             par(d)["rank_map"] = m;
+           },
+           "/training/parallel/rank_map/5"},
+          {"unknown key", [&](json& d) { par(d)["tpp"] = 2; }, "/training/parallel/tpp"},
+          {"workload micro-batches", [&](json& d) { d["workload"]["micro_batches"] = 2; }, "/workload/micro_batches"},
+          {"global_batch and micro_batches", [&](json& d) { par(d)["global_batch"] = 16, par(d)["micro_batches"] = 4; },
+           "/training/parallel/global_batch"},
+          {"global_batch not a multiple of b x d",
+           [&](json& d) {
+             d["workload"]["batch"] = 2, par(d)["global_batch"] = 12;  // b x d = 2 x 4
+           },
+           "/training/parallel/global_batch"},
+          {"global_batch zero", [&](json& d) { par(d)["global_batch"] = 0; }, "/training/parallel/global_batch"},
+      });
 }
 
 // Megatron's --global-batch-size: m = B / (b x d), so B = b x m x d holds whatever the layout.
@@ -113,7 +140,8 @@ TEST(ParallelConfig, GlobalBatchDerivesTheMicroBatchesPerPipeline) {
     load_scenario(d, "t");
     FAIL() << "6 is not a multiple of b x d = 4";
   } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("a multiple of workload.batch x dp = 1 x 4 = 4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a multiple of workload.batch x dp = 1 x 4 = 4"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -176,29 +204,33 @@ TEST(TrainingMemory, AWholeReplicaThatDoesNotFitIsRefusedAsALayoutIs) {
     FAIL() << "accepted";
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.path, "/training");
-    EXPECT_EQ(std::string(e.what()), "/training: GPU node0.gpu0 (a whole replica: training.parallel can shard it) needs " +
-                                         gib(16 * params + acts) + " GiB (weights " + gib(2 * params) + ", gradients " +
-                                         gib(2 * params) + ", optimizer " + gib(12 * params) + ", activations " + gib(acts) +
-                                         " GiB) but has 80 GiB of HBM");
+    EXPECT_EQ(std::string(e.what()),
+              "/training: GPU node0.gpu0 (a whole replica: training.parallel can shard it) needs " +
+                  gib(16 * params + acts) + " GiB (weights " + gib(2 * params) + ", gradients " + gib(2 * params) +
+                  ", optimizer " + gib(12 * params) + ", activations " + gib(acts) + " GiB) but has 80 GiB of HBM");
   }
   // SGD's 8 bytes of state per parameter: 12 in all, 75.3 GiB, fits.
   d["training"]["optimizer"] = "sgd";
   EXPECT_NO_THROW(load_scenario(d, "t"));
   // The command line: exit 2, the pointer.
-  const test::Cmd r = test::trainvp("validate scenarios/quickstart.json --set /workload/model=llama2-7b --set /workload/batch=1");
+  const test::Cmd r =
+      test::trainvp("validate scenarios/quickstart.json --set /workload/model=llama2-7b --set /workload/batch=1");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("/training: GPU node0.gpu0 (a whole replica: training.parallel can shard it) needs"), std::string::npos)
+  EXPECT_NE(r.out.find("/training: GPU node0.gpu0 (a whole replica: training.parallel can shard it) needs"),
+            std::string::npos)
       << r.out;
 }
 
 TEST(ParallelConfig, ValidateExitsTwoWithThePointer) {
-  test::Cmd r = test::trainvp("validate scenarios/quickstart.json --set '/training/parallel={\"tp\":2,\"pp\":2,\"dp\":3}'");
+  test::Cmd r =
+      test::trainvp("validate scenarios/quickstart.json --set '/training/parallel={\"tp\":2,\"pp\":2,\"dp\":3}'");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/training/parallel/tp: tp x pp x dp = 2 x 2 x 3 = 12, but it runs on 16 GPUs"),
             std::string::npos)
       << r.out;
-  r = test::trainvp("validate scenarios/quickstart.json --set /workload/model=gpt3-175b --set /workload/batch=1 "
-                    "--set '/training/parallel={\"tp\":8}'");
+  r = test::trainvp(
+      "validate scenarios/quickstart.json --set /workload/model=gpt3-175b --set /workload/batch=1 "
+      "--set '/training/parallel={\"tp\":8}'");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/training/parallel: GPU node0.gpu0 (stage 0) needs"), std::string::npos) << r.out;
 }

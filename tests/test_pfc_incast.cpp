@@ -86,14 +86,19 @@ TEST(PfcIncast, EgressModeIsTheDefault) {
 TEST(PfcIncast, BadPfcSettingsAreClearErrors) {
   std::vector<BadCase> cases = {
       {"unknown mode", [](json& d) { d["cluster"]["fabric"]["pfc"]["mode"] = "xoff"; }, "/cluster/fabric/pfc/mode"},
-      {"xon not below xoff", [](json& d) { d["cluster"]["fabric"]["pfc"]["xon"] = "512KiB"; }, "/cluster/fabric/pfc/xon"},
-      {"xoff below a chunk", [](json& d) { d["cluster"]["fabric"]["pfc"]["xoff"] = "32KiB"; }, "/cluster/fabric/pfc/xoff"},
+      {"xon not below xoff", [](json& d) { d["cluster"]["fabric"]["pfc"]["xon"] = "512KiB"; },
+       "/cluster/fabric/pfc/xon"},
+      {"xoff below a chunk", [](json& d) { d["cluster"]["fabric"]["pfc"]["xoff"] = "32KiB"; },
+       "/cluster/fabric/pfc/xoff"},
       {"thresholds without ingress",
-       [](json& d) { d["cluster"]["fabric"]["pfc"] = {{"mode", "off"}, {"headroom", "1MiB"}}; },
+       [](json& d) {
+         d["cluster"]["fabric"]["pfc"] = {{"mode", "off"}, {"headroom", "1MiB"}};
+       },
        "/cluster/fabric/pfc/mode"},
       {"flow fidelity", [](json& d) { d["cluster"]["fabric"]["fidelity"] = "flow"; }, "/cluster/fabric/pfc/mode"},
       {"unknown key", [](json& d) { d["cluster"]["fabric"]["pfc"]["xof"] = "1MiB"; }, "/cluster/fabric/pfc/xof"},
-      {"negative headroom", [](json& d) { d["cluster"]["fabric"]["pfc"]["headroom"] = -1; }, "/cluster/fabric/pfc/headroom"},
+      {"negative headroom", [](json& d) { d["cluster"]["fabric"]["pfc"]["headroom"] = -1; },
+       "/cluster/fabric/pfc/headroom"},
   };
   expect_load_errors(shipped(), cases);
 }

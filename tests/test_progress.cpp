@@ -58,10 +58,10 @@ class RunProgress : public ::testing::Test {
   int run(const std::string& opts, const std::string& out) {
     const std::string o = (dir_ / out).string();
     // Not run_command: it sends stderr to stdout.
-    const int status = std::system(("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + std::string(TRAINVP_BINARY) + " run " +
-                                    (dir_ / "s.json").string() + " -o " + o + " " + opts + " >" + o + ".stdout 2>" + o +
-                                    ".stderr")
-                                       .c_str());
+    const int status =
+        std::system(("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " + std::string(TRAINVP_BINARY) + " run " +
+                     (dir_ / "s.json").string() + " -o " + o + " " + opts + " >" + o + ".stdout 2>" + o + ".stderr")
+                        .c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
   std::string err(const std::string& out) { return slurp(dir_ / (out + ".stderr")); }

@@ -98,7 +98,9 @@ TEST(S3RoleSwap, TheLadderMovesTheDataParallelPairsOffTheSlowUplinksMidRun) {
   for (const json& s : r["parallel"]["stages"]) grads.push_back(s["memory"]["gradients_bytes"]);
   const double boundary = r["parallel"]["boundary_bytes"];
   auto per_iteration = [&](const std::vector<int>& where) {
-    auto apart = [&](int a, int b) { return where[static_cast<std::size_t>(a)] / 2 != where[static_cast<std::size_t>(b)] / 2; };
+    auto apart = [&](int a, int b) {
+      return where[static_cast<std::size_t>(a)] / 2 != where[static_cast<std::size_t>(b)] / 2;
+    };
     double bytes = 0;
     for (int s = 0; s < 4; ++s) {
       if (apart(s, 4 + s)) bytes += 2.0 * 2 * 8 * grads[static_cast<std::size_t>(s)];

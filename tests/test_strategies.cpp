@@ -235,8 +235,10 @@ json run_training(const json& doc) { return test::simulate(doc); }
 json gpt2(const std::string& strategy, int nodes = 2, int gpus = 2, int iterations = 11) {
   return {{"trainvp", 1},
           {"name", "strategies"},
-          {"cluster", {{"nodes", nodes}, {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
-                       {"fabric", {{"nccl", {{"model", "bound"}}}, {"link_bw", "25Gbps"}}}}},
+          {"cluster",
+           {{"nodes", nodes},
+            {"node", {{"gpus", gpus}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}, {"link_bw", "25Gbps"}}}}},
           {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 512}}},
           {"training", {{"iterations", iterations}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"period", 5}}}}},
           {"output", {{"trace", false}}}};
@@ -308,9 +310,13 @@ json explicit_layers(const std::string& strategy, const json& compression) {
     layers.push_back({{"name", name}, {"params", params}, {"fwd_time", "1ms"}, {"bwd_time", "2ms"}});
   json doc = {{"trainvp", 1},
               {"name", "compression"},
-              {"cluster", {{"nodes", 4}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
+              {"cluster",
+               {{"nodes", 4},
+                {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+                {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
               {"workload", {{"layers", layers}, {"dtype", "bf16"}}},
-              {"training", {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"compression", compression}}}}},
+              {"training",
+               {{"iterations", 3}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"compression", compression}}}}},
               {"output", {{"trace", false}}}};
   return doc;
 }
@@ -390,7 +396,8 @@ TEST(Strategies, DreamDdpProfilesItselfAndItsPredictionMatchesTheSimulation) {
   json doc = gpt2("dreamddp");
   json prof = json::array();
   for (auto& l : sch["profile"]["layers"])
-    prof.push_back({{"layer", l["name"]}, {"bwd_time", std::to_string(std::llround(l["bwd_s"].get<double>() * 1e12)) + "ps"},
+    prof.push_back({{"layer", l["name"]},
+                    {"bwd_time", std::to_string(std::llround(l["bwd_s"].get<double>() * 1e12)) + "ps"},
                     {"comm_time", std::to_string(std::llround(l["comm_s"].get<double>() * 1e12)) + "ps"}});
   doc["training"]["sync"]["profile"] = prof;
   json e = run_training(doc);
@@ -460,39 +467,67 @@ TEST(Strategies, BadStrategyParametersAreClearErrors) {
   std::vector<test::BadCase> cases = {
       {"H < 1", [](json& d) { d["training"]["sync"]["period"] = 0; }, "/training/sync/period"},
       {"unknown strategy", [](json& d) { d["training"]["sync"]["strategy"] = "dream"; }, "/training/sync/strategy"},
-      {"ratio 0", [](json& d) { d["training"]["sync"]["compression"] = {{"kind", "topk"}, {"ratio", 0}}; },
+      {"ratio 0",
+       [](json& d) {
+         d["training"]["sync"]["compression"] = {{"kind", "topk"}, {"ratio", 0}};
+       },
        "/training/sync/compression/ratio"},
-      {"ratio above 1", [](json& d) { d["training"]["sync"]["compression"] = {{"kind", "topk"}, {"ratio", 1.5}}; },
+      {"ratio above 1",
+       [](json& d) {
+         d["training"]["sync"]["compression"] = {{"kind", "topk"}, {"ratio", 1.5}};
+       },
        "/training/sync/compression/ratio"},
-      {"rank 0", [](json& d) { d["training"]["sync"]["compression"] = {{"kind", "powersgd"}, {"rank", 0}}; },
+      {"rank 0",
+       [](json& d) {
+         d["training"]["sync"]["compression"] = {{"kind", "powersgd"}, {"rank", 0}};
+       },
        "/training/sync/compression/rank"},
-      {"unknown compression", [](json& d) { d["training"]["sync"]["compression"] = {{"kind", "qsgd"}}; },
+      {"unknown compression",
+       [](json& d) {
+         d["training"]["sync"]["compression"] = {{"kind", "qsgd"}};
+       },
        "/training/sync/compression/kind"},
-      {"unknown compression key", [](json& d) { d["training"]["sync"]["compression"] = {{"ratoi", 0.1}}; },
+      {"unknown compression key",
+       [](json& d) {
+         d["training"]["sync"]["compression"] = {{"ratoi", 0.1}};
+       },
        "/training/sync/compression/ratoi"},
       {"block 0", [](json& d) { d["training"]["sync"]["block"] = 0; }, "/training/sync/block"},
       {"pack 0", [](json& d) { d["training"]["sync"]["pack"] = 0; }, "/training/sync/pack"},
-      {"small above large", [](json& d) { d["training"]["sync"]["small_bytes"] = "20MB"; }, "/training/sync/small_bytes"},
+      {"small above large", [](json& d) { d["training"]["sync"]["small_bytes"] = "20MB"; },
+       "/training/sync/small_bytes"},
       {"low above high", [](json& d) { d["training"]["sync"]["util_low"] = 0.95; }, "/training/sync/util_low"},
       {"utilization above 1", [](json& d) { d["training"]["sync"]["util_high"] = 1.2; }, "/training/sync/util_high"},
       {"class stream out of range",
-       [](json& d) { d["training"]["sync"]["class_streams"] = {{"large", 0}, {"medium", 1}, {"small", 1}}; },
+       [](json& d) {
+         d["training"]["sync"]["class_streams"] = {{"large", 0}, {"medium", 1}, {"small", 1}};
+       },
        "/training/sync/class_streams/medium"},
-      {"class missing", [](json& d) { d["training"]["sync"]["class_streams"] = {{"large", 0}, {"medium", 0}}; },
+      {"class missing",
+       [](json& d) {
+         d["training"]["sync"]["class_streams"] = {{"large", 0}, {"medium", 0}};
+       },
        "/training/sync/class_streams/small"},
       {"profile of an unknown layer",
-       [](json& d) { d["training"]["sync"]["profile"] = {{{"layer", "h99.mlp"}, {"bwd_time", "1ms"}}}; },
+       [](json& d) {
+         d["training"]["sync"]["profile"] = {{{"layer", "h99.mlp"}, {"bwd_time", "1ms"}}};
+       },
        "/training/sync/profile/0/layer"},
       {"profile missing a layer",
-       [](json& d) { d["training"]["sync"]["profile"] = {{{"layer", "embed"}, {"bwd_time", "1ms"}, {"comm_time", "1ms"}}}; },
+       [](json& d) {
+         d["training"]["sync"]["profile"] = {{{"layer", "embed"}, {"bwd_time", "1ms"}, {"comm_time", "1ms"}}};
+       },
        "/training/sync/profile"},
       {"profile layer twice",
        [](json& d) {
-         d["training"]["sync"]["profile"] = {{{"layer", "embed"}, {"bwd_time", "1ms"}}, {{"layer", "embed"}, {"bwd_time", "1ms"}}};
+         d["training"]["sync"]["profile"] = {{{"layer", "embed"}, {"bwd_time", "1ms"}},
+                                             {{"layer", "embed"}, {"bwd_time", "1ms"}}};
        },
        "/training/sync/profile/1/layer"},
       {"communication of a parameterless layer",
-       [](json& d) { d["training"]["sync"]["profile"] = {{{"layer", "lm_head"}, {"bwd_time", "1ms"}, {"comm_time", "1ms"}}}; },
+       [](json& d) {
+         d["training"]["sync"]["profile"] = {{{"layer", "lm_head"}, {"bwd_time", "1ms"}, {"comm_time", "1ms"}}};
+       },
        "/training/sync/profile/0/comm_time"},
   };
   test::expect_load_errors(gpt2("dreamddp"), cases);

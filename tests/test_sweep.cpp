@@ -165,10 +165,11 @@ json failing_grid() {
 // Expansion, ids, shards (in-process)
 
 TEST(SweepSpec, GridExpandsEveryCombinationFirstParameterSlowest) {
-  SweepSpec s = parse_spec(spec_with(json::array({{{"path", "/cluster/nodes"}, {"values", {1, 2, 4}}},
-                                                   {{"path", "/workload/model"}, {"values", {"gpt2-small", "bert-base"}}},
-                                                   {{"path", "/workload/batch"}, {"values", {1, 8}}}})),
-                           "/tmp/s.json");
+  SweepSpec s =
+      parse_spec(spec_with(json::array({{{"path", "/cluster/nodes"}, {"values", {1, 2, 4}}},
+                                        {{"path", "/workload/model"}, {"values", {"gpt2-small", "bert-base"}}},
+                                        {{"path", "/workload/batch"}, {"values", {1, 8}}}})),
+                 "/tmp/s.json");
   auto pts = expand(s);
   ASSERT_EQ(pts.size(), 3u * 2u * 2u);
   std::set<std::string> ids;
@@ -191,7 +192,10 @@ TEST(SweepSpec, GridRangesTakeStepsOnLinearAndLogScales) {
       spec_with(json::array(
           {{{"path", "/workload/batch"}, {"range", {1, 16}}, {"steps", 5}, {"scale", "log"}, {"integer", true}},
            {{"path", "/cluster/node/gpu/efficiency"}, {"range", {0.3, 0.7}}, {"steps", 3}},
-           {{"path", "/cluster/node/gpu/kernel_launch"}, {"range", {"1us", "100us"}}, {"steps", 3}, {"scale", "log"}}})),
+           {{"path", "/cluster/node/gpu/kernel_launch"},
+            {"range", {"1us", "100us"}},
+            {"steps", 3},
+            {"scale", "log"}}})),
       "/tmp/s.json");
   EXPECT_EQ(s.params[0].values, (std::vector<json>{1, 2, 4, 8, 16}));
   ASSERT_EQ(s.params[1].values.size(), 3u);
@@ -204,7 +208,7 @@ TEST(SweepSpec, GridRangesTakeStepsOnLinearAndLogScales) {
 
 TEST(SweepSpec, ZipPairsTheIthValues) {
   SweepSpec s = parse_spec(spec_with(json::array({{{"path", "/cluster/nodes"}, {"values", {1, 2, 4}}},
-                                                   {{"path", "/workload/batch"}, {"values", {32, 16, 8}}}}),
+                                                  {{"path", "/workload/batch"}, {"values", {32, 16, 8}}}}),
                                      "zip"),
                            "/tmp/s.json");
   auto pts = expand(s);
@@ -216,12 +220,12 @@ TEST(SweepSpec, ZipPairsTheIthValues) {
 }
 
 json random_spec(int samples, int seed) {
-  json s = spec_with(json::array(
-                         {{{"path", "/cluster/node/gpu/efficiency"}, {"range", {0.3, 0.7}}, {"digits", 3}},
-                          {{"path", "/workload/batch"}, {"range", {1, 1000}}, {"scale", "log"}, {"integer", true}},
-                          {{"path", "/cluster/node/gpu/kernel_launch"}, {"range", {"1us", "100us"}}, {"scale", "log"}},
-                          {{"path", "/workload/model"}, {"values", {"gpt2-small", "bert-base", "resnet50"}}}}),
-                     "random");
+  json s = spec_with(
+      json::array({{{"path", "/cluster/node/gpu/efficiency"}, {"range", {0.3, 0.7}}, {"digits", 3}},
+                   {{"path", "/workload/batch"}, {"range", {1, 1000}}, {"scale", "log"}, {"integer", true}},
+                   {{"path", "/cluster/node/gpu/kernel_launch"}, {"range", {"1us", "100us"}}, {"scale", "log"}},
+                   {{"path", "/workload/model"}, {"values", {"gpt2-small", "bert-base", "resnet50"}}}}),
+      "random");
   s["samples"] = samples;
   s["seed"] = seed;
   return s;
@@ -381,8 +385,11 @@ const std::vector<BadSpec>& bad_specs() {
       {"no base", [](json& s) { s.erase("base"); }, "/base", "missing required key"},
       {"bad design", [](json& s) { s["design"] = "grd"; }, "/design", "one of \"grid\", \"zip\", \"random\""},
       {"set not an object", [](json& s) { s["set"] = json::array(); }, "/set", "expected an object"},
-      {"set key not a pointer", [](json& s) { s["set"] = {{"training/iterations", 2}}; }, "/set/training~1iterations",
-       "JSON pointer"},
+      {"set key not a pointer",
+       [](json& s) {
+         s["set"] = {{"training/iterations", 2}};
+       },
+       "/set/training~1iterations", "JSON pointer"},
       {"no parameters", [](json& s) { s.erase("parameters"); }, "/parameters", "missing required key"},
       {"empty parameters", [](json& s) { s["parameters"] = json::array(); }, "/parameters", "non-empty array"},
       {"parameter without path", [](json& s) { s["parameters"][0].erase("path"); }, "/parameters/0/path",
@@ -393,24 +400,37 @@ const std::vector<BadSpec>& bad_specs() {
        "valid JSON pointer"},
       {"unknown parameter key", [](json& s) { s["parameters"][1]["valuse"] = s["parameters"][1]["values"]; },
        "/parameters/1/valuse", "did you mean \"values\""},
-      {"values and range", [](json& s) { s["parameters"][0]["range"] = {1, 4}; }, "/parameters/0", "not both"},
+      {"values and range",
+       [](json& s) {
+         s["parameters"][0]["range"] = {1, 4};
+       },
+       "/parameters/0", "not both"},
       {"neither values nor range", [](json& s) { s["parameters"][0].erase("values"); }, "/parameters/0",
        "exactly one of"},
       {"empty values", [](json& s) { s["parameters"][0]["values"] = json::array(); }, "/parameters/0/values",
        "non-empty array"},
-      {"duplicate value", [](json& s) { s["parameters"][0]["values"] = {1, 2, 1}; }, "/parameters/0/values/2",
-       "duplicate value 1"},
+      {"duplicate value",
+       [](json& s) {
+         s["parameters"][0]["values"] = {1, 2, 1};
+       },
+       "/parameters/0/values/2", "duplicate value 1"},
       {"duplicate parameter", [](json& s) { s["parameters"][1]["path"] = "/cluster/nodes"; }, "/parameters/1/path",
        "already a parameter"},
-      {"parameter also in set", [](json& s) { s["set"] = {{"/cluster/nodes", 4}}; }, "/parameters/0/path",
-       "also fixed in /set"},
+      {"parameter also in set",
+       [](json& s) {
+         s["set"] = {{"/cluster/nodes", 4}};
+       },
+       "/parameters/0/path", "also fixed in /set"},
       {"zip of unequal lists",
        [](json& s) {
          s["design"] = "zip";
          s["parameters"][1]["values"] = {"gpt2-small"};
        },
        "/parameters/1", "as many values as /parameters/0 (2), found 1"},
-      {"range in grid without steps", [](json& s) { s["parameters"][0] = {{"path", "/cluster/nodes"}, {"range", {1, 8}}}; },
+      {"range in grid without steps",
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/cluster/nodes"}, {"range", {1, 8}}};
+       },
        "/parameters/0/steps", "missing required key \"steps\""},
       {"steps in random",
        [](json& s) {
@@ -419,19 +439,30 @@ const std::vector<BadSpec>& bad_specs() {
          s["parameters"][0] = {{"path", "/cluster/nodes"}, {"range", {1, 8}}, {"steps", 3}};
        },
        "/parameters/0/steps", "samples the range"},
-      {"range lo >= hi", [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {8, 1}}, {"steps", 2}}; },
+      {"range lo >= hi",
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {8, 1}}, {"steps", 2}};
+       },
        "/parameters/0/range", "lo < hi"},
       {"log range from 0",
-       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {0, 1}}, {"steps", 2}, {"scale", "log"}}; },
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {0, 1}}, {"steps", 2}, {"scale", "log"}};
+       },
        "/parameters/0/range/0", "> 0 for a log scale"},
       {"range wider than a double holds",  // its inner values were infinite: null in the scenario
-       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {-1.7e308, 1.7e308}}, {"steps", 3}}; },
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {-1.7e308, 1.7e308}}, {"steps", 3}};
+       },
        "/parameters/0/range", "width hi - lo is below the largest double"},
       {"log range whose ratio overflows",
-       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {1e-300, 1e300}}, {"steps", 3}, {"scale", "log"}}; },
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {1e-300, 1e300}}, {"steps", 3}, {"scale", "log"}};
+       },
        "/parameters/0/range", "ratio hi / lo is below the largest double"},
       {"integer range beyond 2^53",  // values beyond 2^63 rounded to -9223372036854775808
-       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {1, 1e19}}, {"steps", 3}, {"integer", true}}; },
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {1, 1e19}}, {"steps", 3}, {"integer", true}};
+       },
        "/parameters/0/range", "within [-2^53, 2^53]"},
       {"random integer range beyond 2^53",  // every draw was the same garbage value
        [](json& s) {
@@ -439,16 +470,27 @@ const std::vector<BadSpec>& bad_specs() {
          s["parameters"] = json::array({{{"path", "/x"}, {"range", {-1e18, 1}}, {"integer", true}}});
        },
        "/parameters/0/range", "within [-2^53, 2^53]"},
-      {"range of mixed units", [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {"1us", "2ms"}}, {"steps", 2}}; },
+      {"range of mixed units",
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {"1us", "2ms"}}, {"steps", 2}};
+       },
        "/parameters/0/range", "same unit"},
-      {"range end not a number", [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {"fast", 2}}, {"steps", 2}}; },
+      {"range end not a number",
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {"fast", 2}}, {"steps", 2}};
+       },
        "/parameters/0/range/0", "a number or a quantity string"},
-      {"bad scale", [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {1, 2}}, {"steps", 2}, {"scale", "lg"}}; },
+      {"bad scale",
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {1, 2}}, {"steps", 2}, {"scale", "lg"}};
+       },
        "/parameters/0/scale", "\"linear\", \"log\""},
       {"scale without range", [](json& s) { s["parameters"][0]["scale"] = "log"; }, "/parameters/0/scale",
        "applies only to a \"range\""},
       {"rounding makes duplicates",
-       [](json& s) { s["parameters"][0] = {{"path", "/x"}, {"range", {1, 3}}, {"steps", 5}, {"integer", true}}; },
+       [](json& s) {
+         s["parameters"][0] = {{"path", "/x"}, {"range", {1, 3}}, {"steps", 5}, {"integer", true}};
+       },
        "/parameters/0/steps", "twice after rounding"},
       {"random without samples", [](json& s) { s["design"] = "random"; }, "/samples", "missing required key"},
       {"samples in a grid", [](json& s) { s["samples"] = 4; }, "/samples", "only to \"design\": \"random\""},
@@ -458,37 +500,70 @@ const std::vector<BadSpec>& bad_specs() {
          s["samples"] = 0;
        },
        "/samples", "an integer in [1, 1000000]"},
-      {"metric bad name", [](json& s) { s["metrics"] = {{"1x", "/iteration_time_s"}}; }, "/metrics/1x",
-       "must be a letter"},
-      {"metric reserved name", [](json& s) { s["metrics"] = {{"Status", "/iteration_time_s"}}; }, "/metrics/Status",
-       "fixed column"},
-      {"metric not a pointer", [](json& s) { s["metrics"] = {{"t", "iteration_time_s"}}; }, "/metrics/t",
-       "starting with \"/\""},
-      {"plot y unknown", [](json& s) { s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "tokens"}}}; }, "/plots/0/y",
-       "not a parameter path or metric name"},
+      {"metric bad name",
+       [](json& s) {
+         s["metrics"] = {{"1x", "/iteration_time_s"}};
+       },
+       "/metrics/1x", "must be a letter"},
+      {"metric reserved name",
+       [](json& s) {
+         s["metrics"] = {{"Status", "/iteration_time_s"}};
+       },
+       "/metrics/Status", "fixed column"},
+      {"metric not a pointer",
+       [](json& s) {
+         s["metrics"] = {{"t", "iteration_time_s"}};
+       },
+       "/metrics/t", "starting with \"/\""},
+      {"plot y unknown",
+       [](json& s) {
+         s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "tokens"}}};
+       },
+       "/plots/0/y", "not a parameter path or metric name"},
       {"plot by a metric",
-       [](json& s) { s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"by", "samples_per_s"}}}; },
+       [](json& s) {
+         s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"by", "samples_per_s"}}};
+       },
        "/plots/0/by", "not a parameter path"},
       {"plot file type",
-       [](json& s) { s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"file", "a.jpg"}}}; },
+       [](json& s) {
+         s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"file", "a.jpg"}}};
+       },
        "/plots/0/file", ".svg, .png or .pdf"},
       {"plot file escapes",
-       [](json& s) { s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"file", "../a.svg"}}}; },
+       [](json& s) {
+         s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"file", "../a.svg"}}};
+       },
        "/plots/0/file", "no absolute path"},
       {"plot where unknown",
-       [](json& s) { s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"where", {{"/seed", 1}}}}}; },
+       [](json& s) {
+         s["plots"] = {{{"x", "/cluster/nodes"}, {"y", "iteration_time_s"}, {"where", {{"/seed", 1}}}}};
+       },
        "/plots/0/where/~1seed", "not a parameter path"},
       {"infeasible not an array", [](json& s) { s["infeasible"] = "/training/parallel"; }, "/infeasible",
        "non-empty array of scenario pointers"},
       {"infeasible not a pointer", [](json& s) { s["infeasible"] = {"training/parallel"}; }, "/infeasible/0",
        "starting with \"/\""},
-      {"best without metric", [](json& s) { s["best"] = {{"goal", "min"}}; }, "/best/metric", "missing required key"},
-      {"best of an unknown metric", [](json& s) { s["best"] = {{"metric", "tokens_per_s"}}; }, "/best/metric",
-       "not a metric of this sweep; expected one of iteration_time_s, samples_per_s"},
-      {"best goal", [](json& s) { s["best"] = {{"metric", "iteration_time_s"}, {"goal", "fastest"}}; }, "/best/goal",
-       "one of \"min\", \"max\""},
-      {"best unknown key", [](json& s) { s["best"] = {{"metric", "iteration_time_s"}, {"gaol", "min"}}; }, "/best/gaol",
-       "did you mean \"goal\""},
+      {"best without metric",
+       [](json& s) {
+         s["best"] = {{"goal", "min"}};
+       },
+       "/best/metric", "missing required key"},
+      {"best of an unknown metric",
+       [](json& s) {
+         s["best"] = {{"metric", "tokens_per_s"}};
+       },
+       "/best/metric", "not a metric of this sweep; expected one of iteration_time_s, samples_per_s"},
+      {"best goal",
+       [](json& s) {
+         s["best"] = {{"metric", "iteration_time_s"}, {"goal", "fastest"}};
+       },
+       "/best/goal", "one of \"min\", \"max\""},
+      {"best unknown key",
+       [](json& s) {
+         s["best"] = {{"metric", "iteration_time_s"}, {"gaol", "min"}};
+       },
+       "/best/gaol", "did you mean \"goal\""},
   };
   return v;
 }
@@ -496,7 +571,8 @@ const std::vector<BadSpec>& bad_specs() {
 INSTANTIATE_TEST_SUITE_P(, SweepSpecErrors, ::testing::ValuesIn(bad_specs()),
                          [](const ::testing::TestParamInfo<BadSpec>& i) {
                            std::string n;
-                           for (const char* c = i.param.what; *c; ++c) n += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+                           for (const char* c = i.param.what; *c; ++c)
+                             n += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
                            return n;
                          });
 
@@ -522,8 +598,8 @@ TEST_F(SweepCli, BadSpecOrPointFailsUpFrontWithExitTwoAndRunsNothing) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("broken.json: /: malformed JSON at line 2"), std::string::npos) << r.out;
 
-  json s = spec_with(json::array({{{"path", "/cluster/nodes"}, {"values", {1, 2}}},
-                                  {{"path", "/cluster/node/gpus"}, {"values", {2, 0}}}}));
+  json s = spec_with(json::array(
+      {{{"path", "/cluster/nodes"}, {"values", {1, 2}}}, {{"path", "/cluster/node/gpus"}, {"values", {2, 0}}}}));
   r = sweep(spec("bad-point.json", s), "-o " + out.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("bad-point.json: point #1 (/cluster/nodes=1, /cluster/node/gpus=0): /cluster/node/gpus: "),
@@ -682,7 +758,8 @@ TEST_F(SweepCli, ThreeShardsThroughGnuParallelMergeToTheUnshardedSweep) {
   EXPECT_TRUE(fs::exists(merged / "plots" / "t.svg"));
 
   // A shard merged with the whole sweep: identical duplicates are fine.
-  EXPECT_EQ(sh(bin() + " merge " + (dir_ / "m2").string() + " " + whole.string() + " " + (dir_ / "shard2").string()).code, 0);
+  EXPECT_EQ(
+      sh(bin() + " merge " + (dir_ / "m2").string() + " " + whole.string() + " " + (dir_ / "shard2").string()).code, 0);
   EXPECT_EQ(db_rows(dir_ / "m2" / "sweep.db", {"wall_s"}), expect);
   // Into a DIR that already holds a sweep: refused.
   EXPECT_EQ(sh(bin() + " merge " + merged.string() + " " + whole.string()).code, 2);
@@ -731,8 +808,8 @@ TEST_F(SweepCli, CsvExportHoldsEveryRowAndColumnOfSweepDb) {
   ASSERT_EQ(r.code, 0) << r.out;
   auto csv = parse_csv(r.out);
   ASSERT_EQ(csv.size(), 5u);
-  EXPECT_EQ(csv[0], (std::vector<std::string>{"id", "idx", "/cluster/nodes", "/training/time_limit", "status", "exit_code",
-                                              "wall_s", "iteration_time_s", "error"}));
+  EXPECT_EQ(csv[0], (std::vector<std::string>{"id", "idx", "/cluster/nodes", "/training/time_limit", "status",
+                                              "exit_code", "wall_s", "iteration_time_s", "error"}));
   auto rows = db_rows(out / "sweep.db");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ASSERT_EQ(csv[i + 1].size(), csv[0].size());
@@ -761,8 +838,8 @@ TEST_F(SweepCli, PlotsConvertQuantitiesLabelUnitsAndDrawASeriesPerByValue) {
   EXPECT_TRUE(fs::exists(out / "plots" / "samples_per_s-vs-cluster.node.gpu.mem_bw-by-workload.model.svg")) << r.out;
 
   fs::path svg = dir_ / "p.svg";
-  r = sh(bin() + " plot " + out.string() + " --x /cluster/node/gpu/mem_bw --y iteration_time_s --by /workload/model -o " +
-         svg.string());
+  r = sh(bin() + " plot " + out.string() +
+         " --x /cluster/node/gpu/mem_bw --y iteration_time_s --by /workload/model -o " + svg.string());
   ASSERT_EQ(r.code, 0) << r.out;
   std::string image = slurp(svg), script = slurp(dir_ / "p.gp");
   EXPECT_NE(image.find("<svg"), std::string::npos);
@@ -794,14 +871,15 @@ TEST_F(SweepCli, PlotsConvertQuantitiesLabelUnitsAndDrawASeriesPerByValue) {
   EXPECT_EQ(script.find("000000000"), std::string::npos) << script;
 
   fs::path png = dir_ / "p.png";
-  r = sh(bin() + " plot " + out.string() + " --x /workload/model --y samples_per_s --where '/cluster/node/gpu/mem_bw=2TB/s' -o " +
-         png.string());
+  r = sh(bin() + " plot " + out.string() +
+         " --x /workload/model --y samples_per_s --where '/cluster/node/gpu/mem_bw=2TB/s' -o " + png.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
   EXPECT_NE(slurp(dir_ / "p.gp").find("set xtics ('gpt2-small' 0, 'bert-base' 1)"), std::string::npos);
 
   EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /cluster/nodes --y samples_per_s").code, 2);  // not a column
-  EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /cluster/node/gpu/mem_bw --y /workload/model").code, 2);  // text y
+  EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /cluster/node/gpu/mem_bw --y /workload/model").code,
+            2);  // text y
   EXPECT_EQ(sh(bin() + " plot " + out.string() + " --x /workload/model --y samples_per_s -o x.jpg").code, 2);
 }
 
@@ -845,9 +923,10 @@ TEST_F(SweepCli, InfeasiblePointsAreRecordedWithTheirErrorNotRunAndBestNamesTheF
     EXPECT_EQ(rec["error"], rows[i]["error"]);
     EXPECT_FALSE(fs::exists(out / "points" / rows[i]["id"] / "results.json"));
     // The same message as `trainvp run` of that point, which exits 2.
-    Cmd run = sh(bin() + " validate " + (dir_ / "base.json").string() +
-                 " --set '/training/parallel={\"tp\":1,\"pp\":1}' --set /workload/model=llama2-7b --set /workload/batch=" +
-                 (i == 2 ? "4" : "1"));
+    Cmd run =
+        sh(bin() + " validate " + (dir_ / "base.json").string() +
+           " --set '/training/parallel={\"tp\":1,\"pp\":1}' --set /workload/model=llama2-7b --set /workload/batch=" +
+           (i == 2 ? "4" : "1"));
     EXPECT_EQ(run.code, 2);
     EXPECT_NE(run.out.find(rows[i]["error"]), std::string::npos) << run.out;
   }
@@ -885,7 +964,10 @@ TEST_F(SweepCli, InfeasiblePointsAreRecordedWithTheirErrorNotRunAndBestNamesTheF
   // Two shards, merged: the same rows, and the best recomputed over all of them (shard 2 holds
   // idx 1 and 3; shard 1 alone would name point #0).
   for (int i = 1; i <= 2; ++i)
-    EXPECT_EQ(sweep(sp, "-o " + (dir_ / ("shard" + std::to_string(i))).string() + " --shard " + std::to_string(i) + "/2").code, 0);
+    EXPECT_EQ(
+        sweep(sp, "-o " + (dir_ / ("shard" + std::to_string(i))).string() + " --shard " + std::to_string(i) + "/2")
+            .code,
+        0);
   Cmd m = sh(bin() + " merge " + (dir_ / "merged").string() + " " + (dir_ / "shard1").string() + " " +
              (dir_ / "shard2").string());
   EXPECT_EQ(m.code, 0) << m.out;

@@ -20,14 +20,22 @@ using json = nlohmann::json;
 json scenario(const std::string& strategy, int iterations = 11) {
   return {{"trainvp", 1},
           {"name", "train"},
-          {"cluster", {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"link_bw", "25Gbps"}}}}},
+          {"cluster",
+           {{"nodes", 2}, {"node", {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"link_bw", "25Gbps"}}}}},
           {"workload",
            {{"model", "gpt2-small"},
             {"batch", 2},
             {"seq", 512},
             {"train",
-             {{"features", 16}, {"hidden", {32}}, {"classes", 4}, {"clusters", 2}, {"train_samples", 256},
-              {"test_samples", 128}, {"batch", 4}, {"eval_every", 5}, {"target_accuracy", 0.5}}}}},
+             {{"features", 16},
+              {"hidden", {32}},
+              {"classes", 4},
+              {"clusters", 2},
+              {"train_samples", 256},
+              {"test_samples", 128},
+              {"batch", 4},
+              {"eval_every", 5},
+              {"target_accuracy", 0.5}}}}},
           {"training", {{"iterations", iterations}, {"warmup", 1}, {"sync", {{"strategy", strategy}, {"period", 5}}}}},
           {"output", {{"trace", false}}}};
 }
@@ -83,8 +91,7 @@ TEST(TrainInTheLoop, FastForwardedIterationsAreTrainedAndTimed) {
   const json& t = r["train"];
   for (auto& s : t["slices"]) EXPECT_EQ(s["syncs"], 16) << s["layer"];  // 80 / H
   ASSERT_EQ(t["evaluations"].size(), 8u);
-  for (auto& e : t["evaluations"])
-    EXPECT_EQ(e["time_s"], r["iterations"][e["iteration"].get<std::size_t>()]["end_s"]);
+  for (auto& e : t["evaluations"]) EXPECT_EQ(e["time_s"], r["iterations"][e["iteration"].get<std::size_t>()]["end_s"]);
 }
 
 TEST(TrainInTheLoop, LearnsAndReportsTheTimeToTheTarget) {
@@ -137,7 +144,8 @@ TEST(TrainInTheLoop, ElasticWithoutADeadlineTrainsAsDdpBitForBitAndWithOneStepsW
   // A deadline of 1 us at 25 Gbit/s: nearly every unit of every iteration is weak-sync (only one
   // whose all-reduce ends under the backward, on an idle stream, is not).
   const auto [late, r] = train_of("elastic", "1us");
-  EXPECT_GT(r["sync"]["elastic"]["weak_sync_unit_iterations"].get<int>(), 11 * static_cast<int>(r["sync"]["units"].size()) / 2);
+  EXPECT_GT(r["sync"]["elastic"]["weak_sync_unit_iterations"].get<int>(),
+            11 * static_cast<int>(r["sync"]["units"].size()) / 2);
   EXPECT_NE(late, ddp);
 }
 
@@ -153,16 +161,32 @@ TEST(TrainInTheLoop, BadTrainingParametersAreClearErrors) {
   std::vector<test::BadCase> cases = {
       {"unknown key", [](json& d) { d["workload"]["train"]["hiden"] = {8}; }, "/workload/train/hiden"},
       {"hidden not a list", [](json& d) { d["workload"]["train"]["hidden"] = 8; }, "/workload/train/hidden"},
-      {"hidden width 0", [](json& d) { d["workload"]["train"]["hidden"] = {8, 0}; }, "/workload/train/hidden/1"},
-      {"too many parameters", [](json& d) { d["workload"]["train"]["hidden"] = {65536, 65536}; }, "/workload/train/hidden"},
+      {"hidden width 0",
+       [](json& d) {
+         d["workload"]["train"]["hidden"] = {8, 0};
+       },
+       "/workload/train/hidden/1"},
+      {"too many parameters",
+       [](json& d) {
+         d["workload"]["train"]["hidden"] = {65536, 65536};
+       },
+       "/workload/train/hidden"},
       {"batch 0", [](json& d) { d["workload"]["train"]["batch"] = 0; }, "/workload/train/batch"},
       {"lr 0", [](json& d) { d["workload"]["train"]["lr"] = 0; }, "/workload/train/lr"},
-      {"target above 1", [](json& d) { d["workload"]["train"]["target_accuracy"] = 1.5; }, "/workload/train/target_accuracy"},
-      {"fewer samples than ranks", [](json& d) { d["workload"]["train"]["train_samples"] = 3; }, "/workload/train/train_samples"},
-      {"powersgd", [](json& d) { d["training"]["sync"]["compression"] = {{"kind", "powersgd"}}; },
+      {"target above 1", [](json& d) { d["workload"]["train"]["target_accuracy"] = 1.5; },
+       "/workload/train/target_accuracy"},
+      {"fewer samples than ranks", [](json& d) { d["workload"]["train"]["train_samples"] = 3; },
+       "/workload/train/train_samples"},
+      {"powersgd",
+       [](json& d) {
+         d["training"]["sync"]["compression"] = {{"kind", "powersgd"}};
+       },
        "/training/sync/compression/kind"},
       {"hybrid parallelism",
-       [](json& d) { d["training"]["parallel"] = {{"tp", 1}, {"pp", 2}, {"dp", 2}}; }, "/workload/train"},
+       [](json& d) {
+         d["training"]["parallel"] = {{"tp", 1}, {"pp", 2}, {"dp", 2}};
+       },
+       "/workload/train"},
   };
   test::expect_load_errors(scenario("plsgd"), cases);
   test::Cmd r = test::trainvp("validate scenarios/strategies/tta-dreamddp.json --set /workload/train/batch=0");

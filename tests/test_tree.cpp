@@ -21,10 +21,16 @@ double tree_time(int p, const std::string& bytes, const std::string& chunk) {
       {"trainvp", 1},
       {"name", "tree-test"},
       {"cluster",
-       {{"nodes", p}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+       {{"nodes", p},
+        {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
         {"fabric", {{"nccl", {{"model", "bound"}}}, {"topology", "switch"}, {"switch_ports", 64}, {"chunk", chunk}}}}},
-      {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"algorithm", "tree"}, {"bytes", bytes},
-                    {"iterations", 1}, {"warmup", 0}}},
+      {"workload",
+       {{"kind", "collective"},
+        {"op", "all_reduce"},
+        {"algorithm", "tree"},
+        {"bytes", bytes},
+        {"iterations", 1},
+        {"warmup", 0}}},
       {"output", {{"trace", false}}}};
   return simulate(doc)["collectives"][0]["time_s"].get<double>();
 }

@@ -27,20 +27,22 @@ json small_training(const json& validation) {
 }
 
 TEST(Validation, TheErrorIsTrainvpsFigureOverThePublishedOneLessOne) {
-  const json r = test::simulate(small_training({{"metric", "iteration_s"}, {"published", 0.01}, {"source", "a paper, Table 1"}}));
+  const json r =
+      test::simulate(small_training({{"metric", "iteration_s"}, {"published", 0.01}, {"source", "a paper, Table 1"}}));
   const json& v = r["validation"];
   EXPECT_EQ(v["metric"], "iteration_s");
   EXPECT_DOUBLE_EQ(v["trainvp"].get<double>(), r["iteration_time_s"].get<double>());
   EXPECT_DOUBLE_EQ(v["error"].get<double>(), r["iteration_time_s"].get<double>() / 0.01 - 1);
   EXPECT_EQ(v["source"], "a paper, Table 1");
-  const json per_min = test::simulate(small_training({{"metric", "iterations_per_min"}, {"published", 100}, {"source", "s"}}));
+  const json per_min =
+      test::simulate(small_training({{"metric", "iterations_per_min"}, {"published", 100}, {"source", "s"}}));
   EXPECT_DOUBLE_EQ(per_min["validation"]["trainvp"].get<double>(), 60 / per_min["iteration_time_s"].get<double>());
 }
 
 TEST(Validation, BusBandwidthIsTheBenchmarksRowOfThePublishedSize) {
   json d = small_training({{"metric", "busbw_GBps"}, {"published", 100}, {"bytes", "4MiB"}, {"source", "nccl-tests"}});
   d["workload"] = {{"kind", "collective"}, {"op", "all_reduce"}, {"min_bytes", "1MiB"}, {"max_bytes", "16MiB"},
-                   {"factor", 4}, {"iterations", 2}, {"warmup", 0}};
+                   {"factor", 4},          {"iterations", 2},    {"warmup", 0}};
   d.erase("training");
   const json r = test::simulate(d);
   double busbw = -1;
@@ -75,7 +77,8 @@ TEST(Validation, EveryScenarioOfTheSuiteNamesItsSourceAndLoads) {
     const json d = read_json_file(e.path().string());
     ASSERT_TRUE(d.contains("validation")) << e.path();
     EXPECT_FALSE(d["validation"]["source"].get<std::string>().empty()) << e.path();
-    EXPECT_NE(d["description"].get<std::string>().find(d["validation"]["source"].get<std::string>().substr(0, 20)), std::string::npos)
+    EXPECT_NE(d["description"].get<std::string>().find(d["validation"]["source"].get<std::string>().substr(0, 20)),
+              std::string::npos)
         << e.path() << ": the description names the source";
     EXPECT_NO_THROW(load_scenario(d, "t", e.path().parent_path().string())) << e.path();
     ++n;

@@ -23,8 +23,8 @@ using trainvp::test::trainvp;
 class Convert : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("trainvp-convert-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("trainvp-convert-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -100,8 +100,10 @@ TEST_F(Convert, TorchProfileComputeIsTheTracesMeasuredStep) {
   Cmd a = trainvp("run scenarios/workloads/tiny-gpt-torch-profile-ddp-8gpu.json -q -o " + (dir_ / "run").string());
   ASSERT_EQ(a.code, 0) << a.out;
   const json r = read(dir_ / "run" / "results.json");
-  const double step_us = want["fwd_us"].get<double>() + want["bwd_us"].get<double>() + want["optimizer_us"].get<double>();
-  for (const json& rank : r["ranks"]) EXPECT_NEAR(rank["compute_s"].get<double>(), step_us * 1e-6, 1e-12) << rank["name"];
+  const double step_us =
+      want["fwd_us"].get<double>() + want["bwd_us"].get<double>() + want["optimizer_us"].get<double>();
+  for (const json& rank : r["ranks"])
+    EXPECT_NEAR(rank["compute_s"].get<double>(), step_us * 1e-6, 1e-12) << rank["name"];
   EXPECT_EQ(r["workload"]["parameters"], want["params"]);
   EXPECT_EQ(r["workload"]["layers"], want["layers"].size());
   EXPECT_EQ(r["workload"]["model"], "torch:tiny-gpt-cpu");
@@ -117,7 +119,8 @@ TEST_F(Convert, BadInputExitsTwoAndWritesNothing) {
   std::ofstream(dir_ / "bad.json") << s.dump(2);
   r = trainvp("convert " + (dir_ / "bad.json").string() + " -o " + out.string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("/workload/hf_config: no Hugging Face config \"nowhere/config.json\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/workload/hf_config: no Hugging Face config \"nowhere/config.json\""), std::string::npos)
+      << r.out;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
   EXPECT_EQ(trainvp("convert").code, 2);

@@ -21,7 +21,10 @@ using json = nlohmann::json;
 json gpt2(const std::string& strategy, int zero) {
   return {{"trainvp", 1},
           {"name", "zero3-gpt2"},
-          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
+          {"cluster",
+           {{"nodes", 1},
+            {"node", {{"gpus", 4}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload", {{"model", "gpt2-small"}, {"batch", 2}, {"seq", 128}, {"dtype", "bf16"}}},
           {"training",
            {{"iterations", 3},
@@ -72,13 +75,20 @@ double ring_time() { return (kD - 1) * (test::alpha_between_nodes() + 2 * kN / (
 
 json compute_bound(int prefetch) {
   json layers = json::array();
-  layers.push_back({{"name", "in"}, {"params", 0}, {"fwd_time", "2ms"}, {"bwd_input_time", "0ms"}, {"bwd_weight_time", "0ms"}});
+  layers.push_back(
+      {{"name", "in"}, {"params", 0}, {"fwd_time", "2ms"}, {"bwd_input_time", "0ms"}, {"bwd_weight_time", "0ms"}});
   for (int i = 1; i <= 4; ++i)
-    layers.push_back({{"name", "l" + std::to_string(i)}, {"params", kN}, {"fwd_time", "2ms"}, {"bwd_input_time", "2ms"},
+    layers.push_back({{"name", "l" + std::to_string(i)},
+                      {"params", kN},
+                      {"fwd_time", "2ms"},
+                      {"bwd_input_time", "2ms"},
                       {"bwd_weight_time", "2ms"}});
   return {{"trainvp", 1},
           {"name", "zero3-closed-form"},
-          {"cluster", {{"nodes", 4}, {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}}, {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
+          {"cluster",
+           {{"nodes", 4},
+            {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+            {"fabric", {{"nccl", {{"model", "bound"}}}}}}},
           {"workload", {{"layers", layers}, {"dtype", "bf16"}}},
           {"training",
            {{"iterations", 4},

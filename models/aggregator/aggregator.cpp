@@ -8,10 +8,13 @@
 namespace trainvp {
 
 AggregatorPort::AggregatorPort(sc_core::sc_module_name name)
-    : sc_module(name), dma("dma"), mem("mem"),
-      dma_engine_("dma_peq", pool_, [this](int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
-        return dma[i]->nb_transport_fw(p, ph, t);
-      }) {
+    : sc_module(name),
+      dma("dma"),
+      mem("mem"),
+      dma_engine_("dma_peq", pool_,
+                  [this](int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+                    return dma[i]->nb_transport_fw(p, ph, t);
+                  }) {
   dma.register_nb_transport_bw(this, &AggregatorPort::nb_transport_bw);
   mem.register_nb_transport_fw(this, &AggregatorPort::nb_transport_fw);
 }
@@ -27,7 +30,8 @@ tlm::tlm_sync_enum AggregatorPort::nb_transport_bw(int i, tlm::tlm_generic_paylo
 }
 
 // A push lands in host memory (the NIC's DMA write); the collective learns of it from the sink.
-tlm::tlm_sync_enum AggregatorPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
+tlm::tlm_sync_enum AggregatorPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph,
+                                                   sc_core::sc_time&) {
   ChunkExt* c = chunk_of(p);
   if (!c) throw RunError(std::string(name()) + ": only fabric chunks are modelled");
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
@@ -62,7 +66,9 @@ void Aggregator::run() {
     stats_.bytes_in += job.bytes * static_cast<std::uint64_t>(job.contributors);
     stats_.bytes_out += job.bytes;
     stats_.busy_ps += d;
-    if (track_ >= 0) ctx_.trace.slice(track_, "reduce", "aggregator", t0, t0 + d, {{"bytes", job.bytes}, {"contributors", job.contributors}});
+    if (track_ >= 0)
+      ctx_.trace.slice(track_, "reduce", "aggregator", t0, t0 + d,
+                       {{"bytes", job.bytes}, {"contributors", job.contributors}});
     job.done();
   }
 }
@@ -74,8 +80,10 @@ const ModelInfo& Aggregator::info() {
       "contributions of each part at the roofline of its SIMD adds and memory bandwidth.",
       {"aggregators", "cpu"},
       "aggregators",
-      {{"ports[i].dma", "initiator, TLM-2.0 AT (multi-passthrough)", "the port's PCIe link to its NIC: sums back to the GPUs"},
-       {"ports[i].mem", "target, TLM-2.0 AT (multi-passthrough)", "the NIC's PCIe link into host memory: the GPUs' pushes"}},
+      {{"ports[i].dma", "initiator, TLM-2.0 AT (multi-passthrough)",
+        "the port's PCIe link to its NIC: sums back to the GPUs"},
+       {"ports[i].mem", "target, TLM-2.0 AT (multi-passthrough)",
+        "the NIC's PCIe link into host memory: the GPUs' pushes"}},
       {{"jobs", "count", "reductions run"},
        {"bytes_reduced", "bytes", "contribution bytes summed (contributors x bytes per reduction)"},
        {"bytes_out", "bytes", "bytes of reduction results"},

@@ -49,8 +49,8 @@ class AggregatorPort : public sc_core::sc_module, public ChunkEndpoint {
 
 struct AggregatorStats {
   std::uint64_t jobs = 0;
-  std::uint64_t bytes_in = 0;    // contribution bytes summed (k x n per job)
-  std::uint64_t bytes_out = 0;   // result bytes (n per job)
+  std::uint64_t bytes_in = 0;   // contribution bytes summed (k x n per job)
+  std::uint64_t bytes_out = 0;  // result bytes (n per job)
   std::int64_t busy_ps = 0;
 };
 

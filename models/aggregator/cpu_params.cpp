@@ -25,11 +25,12 @@ const ParamSet<CpuParams>& cpu_schema() {
                           "An aggregator node's CPU: a preset name, or an object with `preset` plus overrides, or "
                           "every key below. Sums gradients at the roofline of its SIMD adds and DRAM bandwidth "
                           "(docs/aggregators.md).");
-    p.nested("preset", "string", nullptr, "Preset to start from (see `trainvp describe`); keys given beside it override it")
+    p.nested("preset", "string", nullptr,
+             "Preset to start from (see `trainvp describe`); keys given beside it override it")
         .text("model", &CpuParams::model, nullptr, "Name shown in reports (defaults to the preset name)")
         .integer("cores", &CpuParams::cores, nullptr, "Cores summing in parallel", {1, 4096})
-        .integer("simd_bits", &CpuParams::simd_bits, nullptr, "Vector register width in bits (128 SSE/NEON, 256 AVX2, 512 AVX-512)",
-                 {64, 4096})
+        .integer("simd_bits", &CpuParams::simd_bits, nullptr,
+                 "Vector register width in bits (128 SSE/NEON, 256 AVX2, 512 AVX-512)", {64, 4096})
         .integer("simd_adds_per_cycle", &CpuParams::simd_adds_per_cycle, nullptr,
                  "Vector floating-point adds a core issues per cycle (its FP add or FMA pipes)", {1, 16})
         .frequency("clock", &CpuParams::clock_hz, nullptr, "Sustained all-core clock while summing")
@@ -52,9 +53,11 @@ const std::vector<CpuPreset>& cpu_presets() {
   // Vendor product pages (docs/aggregators.md#presets): base clocks, 8 channels of DDR4-3200
   // (8 x 3200 MT/s x 8 B = 204.8 GB/s).
   static const std::vector<CpuPreset> presets = {
-      {"xeon-8380", "Intel Xeon Platinum 8380 (Ice Lake-SP): 40 cores, 2.3 GHz, AVX-512 (2 FMA units), 8 x DDR4-3200",
+      {"xeon-8380",
+       "Intel Xeon Platinum 8380 (Ice Lake-SP): 40 cores, 2.3 GHz, AVX-512 (2 FMA units), 8 x DDR4-3200",
        {{"cores", 40}, {"simd_bits", 512}, {"simd_adds_per_cycle", 2}, {"clock", "2.3GHz"}, {"mem_bw", "204.8GB/s"}}},
-      {"epyc-7763", "AMD EPYC 7763 (Milan, Zen 3): 64 cores, 2.45 GHz, AVX2 (2 FP add pipes), 8 x DDR4-3200",
+      {"epyc-7763",
+       "AMD EPYC 7763 (Milan, Zen 3): 64 cores, 2.45 GHz, AVX2 (2 FP add pipes), 8 x DDR4-3200",
        {{"cores", 64}, {"simd_bits", 256}, {"simd_adds_per_cycle", 2}, {"clock", "2.45GHz"}, {"mem_bw", "204.8GB/s"}}},
   };
   return presets;
@@ -72,8 +75,8 @@ const ParamSet<AggregatorParams>& aggregators_schema() {
                                  "sends it back (docs/aggregators.md).");
     p.integer("count", &AggregatorParams::count, 0, "Aggregator nodes (named aggA)", {0, 1024})
         .nested("cpu", "string or object", "xeon-8380", "Their CPU: a preset name or a `cpu` object")
-        .integer("nics", &AggregatorParams::nics, 1, "RoCE NICs per aggregator; each reaches the CPU's memory over PCIe",
-                 {1, 16})
+        .integer("nics", &AggregatorParams::nics, 1,
+                 "RoCE NICs per aggregator; each reaches the CPU's memory over PCIe", {1, 16})
         .bandwidth("nic_bw", &AggregatorParams::nic_bw, "0bps", "Line rate of each NIC; 0: the fabric's link rate",
                    Range::non_negative());
     return p;

@@ -10,14 +10,14 @@
 namespace trainvp {
 
 struct CpuParams {
-  std::string model;               // preset or custom name, for reports
+  std::string model;  // preset or custom name, for reports
   int cores = 1;
-  int simd_bits = 256;             // vector register width
-  int simd_adds_per_cycle = 1;     // vector FP adds a core issues per cycle (its FP add/FMA pipes)
-  double clock_hz = 2e9;           // sustained all-core clock
-  double mem_bw = 0;               // bits/s, peak DRAM bandwidth
-  double mem_efficiency = 0.8;     // fraction of the peak a streaming sum reaches
-  std::int64_t job_latency_ps = 0; // fixed cost per reduction (hand-off to the summing threads)
+  int simd_bits = 256;              // vector register width
+  int simd_adds_per_cycle = 1;      // vector FP adds a core issues per cycle (its FP add/FMA pipes)
+  double clock_hz = 2e9;            // sustained all-core clock
+  double mem_bw = 0;                // bits/s, peak DRAM bandwidth
+  double mem_efficiency = 0.8;      // fraction of the peak a streaming sum reaches
+  std::int64_t job_latency_ps = 0;  // fixed cost per reduction (hand-off to the summing threads)
 
   // Element adds per second over all cores: cores x lanes x adds per cycle x clock.
   double adds_per_s(int elem_bytes) const;

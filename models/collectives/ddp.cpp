@@ -37,7 +37,13 @@ std::vector<Bucket> make_buckets(const Workload& w, std::uint64_t first_cap, std
 
 DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workload& w, std::vector<Gpu*> gpus,
                  CollectiveEngine& engine, std::vector<int> nodes_of, int iterations, RunContext& ctx)
-    : sc_module(name), cfg_(cfg), gpus_(std::move(gpus)), group_(gpus_), engine_(engine), nodes_of_(std::move(nodes_of)), ctx_(ctx) {
+    : sc_module(name),
+      cfg_(cfg),
+      gpus_(std::move(gpus)),
+      group_(gpus_),
+      engine_(engine),
+      nodes_of_(std::move(nodes_of)),
+      ctx_(ctx) {
   const std::uint64_t all = ~0ull;
   buckets_ = cfg.overlap ? make_buckets(w, cfg.first_bucket, cfg.bucket) : make_buckets(w, all, all);
   bucket_of_layer_.assign(w.layers.size(), -1);
@@ -52,8 +58,9 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   for (auto& b : buckets_) {
     auto& program = by_size[b.bytes];
     if (!program)
-      program = std::make_shared<const CompiledProgram>(build_program(cfg.op, cfg.algorithm, group_.world(), b.bytes, engine.chunk(),
-                                                                      nodes_of_, 0, &engine.device_map(), &engine.ring_layout()));
+      program = std::make_shared<const CompiledProgram>(build_program(cfg.op, cfg.algorithm, group_.world(), b.bytes,
+                                                                      engine.chunk(), nodes_of_, 0,
+                                                                      &engine.device_map(), &engine.ring_layout()));
     programs_.push_back(program);
   }
   pending_layers_.assign(n, std::vector<int>(buckets_.size()));
@@ -73,7 +80,9 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
     gpus_[r]->on_gradient_ready([this](const GradientReady& g) { on_gradient(g); });
     gpus_[r]->set_gate(this);
     std::string full = gpus_[r]->name();  // nodeN.gpuM
-    tracks_.push_back(ctx.trace.enabled() ? ctx.trace.track(full.substr(0, full.find('.')), full.substr(full.find('.') + 1) + " comm") : -1);
+    tracks_.push_back(ctx.trace.enabled()
+                          ? ctx.trace.track(full.substr(0, full.find('.')), full.substr(full.find('.') + 1) + " comm")
+                          : -1);
   }
 }
 
@@ -87,9 +96,10 @@ int DdpSync::collective(int iteration, int b) {
     layout->what = "bucket " + std::to_string(b);
     for (int l : buckets_[bi].layers) layout->layers.push_back({l, layer_bytes_[static_cast<std::size_t>(l)]});
   }
-  const int id = engine_.launch(programs_[bi], cfg_.op, cfg_.algorithm, buckets_[bi].bytes,
-                                std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
-                                [this, iteration, b](int rank) { rank_finished(rank, iteration, b); }, std::move(layout));
+  const int id = engine_.launch(
+      programs_[bi], cfg_.op, cfg_.algorithm, buckets_[bi].bytes,
+      std::string(name()) + " it" + std::to_string(iteration) + " bucket" + std::to_string(b),
+      [this, iteration, b](int rank) { rank_finished(rank, iteration, b); }, std::move(layout));
   ids_[iteration][bi] = id;
   return id;
 }
@@ -120,8 +130,7 @@ void DdpSync::try_join(int rank, int stream) {
   auto [iteration, b] = q.front();
   q.erase(q.begin());
   stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = true;
-  join_at_[at(rank)][static_cast<std::size_t>(b)] =
-      static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  join_at_[at(rank)][static_cast<std::size_t>(b)] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   engine_.join(collective(iteration, b), rank);
 }
 
@@ -131,8 +140,8 @@ void DdpSync::rank_finished(int rank, int iteration, int b) {
   busy_[at(rank)][iteration].push_back({joined, now});
   in_flight_[at(rank)] -= buckets_[static_cast<std::size_t>(b)].bytes;
   if (tracks_[at(rank)] >= 0)
-    ctx_.trace.slice(tracks_[at(rank)], std::string(op_name(cfg_.op)) + " bucket " + std::to_string(b), "comm", joined, now,
-                     {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});
+    ctx_.trace.slice(tracks_[at(rank)], std::string(op_name(cfg_.op)) + " bucket " + std::to_string(b), "comm", joined,
+                     now, {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});
   ++done_[at(rank)][iteration];
   int stream = b % cfg_.comm_streams;
   stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = false;
@@ -155,7 +164,8 @@ std::string DdpSync::waiting_for(int rank, int iteration, const Phase& phase) co
   if (phase.kind != PhaseKind::Optimizer) --iteration;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     int id = ids_.at(iteration)[b];
-    if (id < 0) return "bucket " + std::to_string(b) + " of iteration " + std::to_string(iteration) + " (never launched)";
+    if (id < 0)
+      return "bucket " + std::to_string(b) + " of iteration " + std::to_string(iteration) + " (never launched)";
     if (!engine_.rank_done(id, rank)) return engine_.describe(id, rank);
   }
   return "nothing (all buckets done)";
@@ -174,9 +184,7 @@ void DdpSync::skip_iterations(int first, int count, int period, std::int64_t per
     }
 }
 
-std::int64_t DdpSync::comm_ps(int rank, int iteration) const {
-  return union_length(busy_[at(rank)].at(iteration));
-}
+std::int64_t DdpSync::comm_ps(int rank, int iteration) const { return union_length(busy_[at(rank)].at(iteration)); }
 
 void DdpSync::report(nlohmann::ordered_json& results) const {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();

@@ -72,13 +72,13 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::shared_ptr<const CompiledProgram>> programs_;  // per bucket, reused every iteration
   // Per rank: layers still to come per bucket (current iteration), buckets done per iteration.
   std::vector<std::vector<int>> pending_layers_;
-  std::vector<PerIteration<int>> done_;      // [rank][iteration]
-  std::vector<std::vector<std::int64_t>> join_at_;  // [rank][bucket], current iteration
+  std::vector<PerIteration<int>> done_;                        // [rank][iteration]
+  std::vector<std::vector<std::int64_t>> join_at_;             // [rank][bucket], current iteration
   std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
   // Per rank and stream, buckets ready but not yet joined (in order).
   std::vector<std::vector<std::vector<std::pair<int, int>>>> waiting_;  // [rank][stream] -> (iteration, bucket)
   std::vector<std::vector<bool>> stream_busy_;
-  PerIteration<std::vector<int>> ids_;       // [iteration][bucket] -> collective id, -1 before launch
+  PerIteration<std::vector<int>> ids_;  // [iteration][bucket] -> collective id, -1 before launch
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of buckets ready, not done
   RunContext& ctx_;

@@ -10,7 +10,9 @@ struct BinaryTree {
   std::vector<int> parent;          // per position; -1 at the root
   std::vector<int> child0, child1;  // per position; -1 for none
   int root = 0;
-  int children(int v) const { return (child0[static_cast<std::size_t>(v)] >= 0) + (child1[static_cast<std::size_t>(v)] >= 0); }
+  int children(int v) const {
+    return (child0[static_cast<std::size_t>(v)] >= 0) + (child1[static_cast<std::size_t>(v)] >= 0);
+  }
 };
 
 // The in-order binary tree by lowest set bit: position v with lowest set bit b has children

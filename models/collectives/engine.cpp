@@ -11,10 +11,13 @@
 
 namespace trainvp {
 
-
-CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
-                                   std::uint64_t chunk, RunContext& ctx)
-    : sc_module(name), world_(static_cast<int>(ranks.size())), routes_(routes), chunk_(chunk), ctx_(ctx),
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks,
+                                   RouteProvider& routes, std::uint64_t chunk, RunContext& ctx)
+    : sc_module(name),
+      world_(static_cast<int>(ranks.size())),
+      routes_(routes),
+      chunk_(chunk),
+      ctx_(ctx),
       intervals_(ranks.size()) {
   for (ChunkEndpoint* r : ranks) endpoints_.push_back(r), reducers_.push_back(nullptr);
   SC_HAS_PROCESS(CollectiveEngine);
@@ -53,7 +56,8 @@ CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   dependents.resize(static_cast<std::size_t>(dep_begin[n]));
   std::vector<int> fill(dep_begin.begin(), dep_begin.end() - 1);
   for (std::size_t x = 0; x < n; ++x)
-    for (int d : program.transfers[x].deps) dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = static_cast<int>(x);
+    for (int d : program.transfers[x].deps)
+      dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = static_cast<int>(x);
 }
 
 CompiledProgram::Ref CompiledProgram::at(int x) const {
@@ -175,11 +179,10 @@ void CollectiveEngine::ring_dep_arrived(int id, Live& c, int d) {
   const int next = y + p - y % p + (y % p + 1) % p, i = next % p;  // step + 1, ring position + 1
   if (next / p >= f.steps) return;
   const int x = ch * per + next;
-  const auto from = static_cast<std::size_t>(f.position(ch, i)), to = static_cast<std::size_t>(f.position(ch, (i + 1) % p));
-  if (c.join_mark[from] >= x && c.join_mark[to] >= x)
-    ready(id, c, x);
-  else
-    c.dep_arrived[static_cast<std::uint64_t>(x)] = true;
+  const auto from = static_cast<std::size_t>(f.position(ch, i)),
+             to = static_cast<std::size_t>(f.position(ch, (i + 1) % p));
+  if (c.join_mark[from] >= x && c.join_mark[to] >= x) ready(id, c, x);
+  else c.dep_arrived[static_cast<std::uint64_t>(x)] = true;
 }
 
 std::uint32_t& CollectiveEngine::chunks_left(Live& c, int x) {
@@ -199,10 +202,14 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   if (t.full && t.full->reduce_contributors > 0) {
     ReduceData data;
     if (c.layout) data = {id, t.full->data.offset, t.full->reduce_slots};
-    reducers_.at(static_cast<std::size_t>(t.src))->reduce(t.bytes, t.full->reduce_contributors, [this, id, x] {
-      auto it = live_map_.find(id);
-      if (it != live_map_.end()) arrived(id, it->second, x);
-    }, std::move(data));
+    reducers_.at(static_cast<std::size_t>(t.src))
+        ->reduce(
+            t.bytes, t.full->reduce_contributors,
+            [this, id, x] {
+              auto it = live_map_.find(id);
+              if (it != live_map_.end()) arrived(id, it->second, x);
+            },
+            std::move(data));
     return;
   }
   if (t.bytes == 0) {
@@ -211,12 +218,14 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
   }
   if (c.wire_per_byte > 1 || c.intra_hop_ps > 0 || c.inter_hop_ps > 0) {
     // NCCL's per-hop latency of the step, and its base latency before the first step.
-    const bool same_node = t.src < world_ && t.dst < world_ &&
-                           nccl_.node_of[static_cast<std::size_t>(t.src)] == nccl_.node_of[static_cast<std::size_t>(t.dst)];
+    const bool same_node =
+        t.src < world_ && t.dst < world_ &&
+        nccl_.node_of[static_cast<std::size_t>(t.src)] == nccl_.node_of[static_cast<std::size_t>(t.dst)];
     std::int64_t delay = same_node ? c.intra_hop_ps : c.inter_hop_ps;
-    const bool first_step = c.cp->ring() ? (x % c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) <
-                                               static_cast<int>(c.cp->program.ranks.size())
-                                         : c.cp->waiting0[static_cast<std::size_t>(x)] == 2;
+    const bool first_step = c.cp->ring()
+                                ? (x % c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) <
+                                      static_cast<int>(c.cp->program.ranks.size())
+                                : c.cp->waiting0[static_cast<std::size_t>(x)] == 2;
     if (first_step) delay += c.base_ps;
     if (delay > 0) {
       delayed_.notify(new DelayedSend{id, x}, delay);
@@ -280,15 +289,18 @@ void CollectiveEngine::send(int id, Live& c, int x) {
   // Channels of one ring are flows of their own (NCCL: a connection per channel); channel 0 keeps
   // the key a single ring has always had.
   if (c.cp->ring() && c.cp->program.ring.channels > 1)
-    key ^= static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
-           0x9e3779b97f4a7c15ull;
+    key ^=
+        static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
+        0x9e3779b97f4a7c15ull;
   key ^= key >> 33, key *= 0xff51afd7ed558ccdull, key ^= key >> 33, key *= 0xc4ceb9fe1a85ec53ull, key ^= key >> 33;
   const std::uint32_t flow = static_cast<std::uint32_t>(key);
   const Route* route = &routes_.route(t.src, t.dst, flow);
-  if (pair_bytes_) (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
+  if (pair_bytes_)
+    (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
   // The protocol's bytes on the wire (LL's flags, LL128's line headers, the per-channel caps).
-  const std::uint64_t wire = c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
-                                                 : t.bytes;
+  const std::uint64_t wire =
+      c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
+                          : t.bytes;
   const std::uint32_t chunks = static_cast<std::uint32_t>((wire + chunk_ - 1) / chunk_);
   chunks_left(c, x) = chunks;
   if (give_up_ps_ > 0) watch(c, x);
@@ -332,28 +344,28 @@ void CollectiveEngine::chunk_delivered(tlm::tlm_generic_payload& p) {
 
 void CollectiveEngine::on_tail() {
   while (tlm::tlm_generic_payload* p = tails_.get_next()) {
-  ChunkExt* e = chunk_of(*p);
-  int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
-  auto it = live_map_.find(id);
-  if (it == live_map_.end()) {
-    if (!failed_.count(id)) throw RunError("collective engine: a chunk arrived for a finished collective");
-    p->release();  // a given-up collective's chunk drained from the fabric
-    continue;
-  }
-  Live& c = it->second;
-  if (e->data) {
-    const int dst = c.cp->at(x).dst;
-    if (dst < world_ && functional_->failure().empty() &&
-        !functional_->check(*c.layout, endpoints_[static_cast<std::size_t>(dst)]->endpoint_name(), *e->data,
-                            p->get_address(), e->payload_bytes, p->get_data_ptr()))
-      sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
-  }
-  p->release();  // the engine's reference; the fabric's hops released theirs
-  if (give_up_ps_ > 0) progressed(c, x, chunks_left(c, x) == 1);
-  if (--chunks_left(c, x) == 0) {
-    if (c.cp->ring()) c.ring_chunks_left.erase(static_cast<std::uint64_t>(x));
-    arrived(id, c, x);
-  }
+    ChunkExt* e = chunk_of(*p);
+    int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
+    auto it = live_map_.find(id);
+    if (it == live_map_.end()) {
+      if (!failed_.count(id)) throw RunError("collective engine: a chunk arrived for a finished collective");
+      p->release();  // a given-up collective's chunk drained from the fabric
+      continue;
+    }
+    Live& c = it->second;
+    if (e->data) {
+      const int dst = c.cp->at(x).dst;
+      if (dst < world_ && functional_->failure().empty() &&
+          !functional_->check(*c.layout, endpoints_[static_cast<std::size_t>(dst)]->endpoint_name(), *e->data,
+                              p->get_address(), e->payload_bytes, p->get_data_ptr()))
+        sc_core::sc_stop();  // the run cannot be trusted past a wrong sum
+    }
+    p->release();  // the engine's reference; the fabric's hops released theirs
+    if (give_up_ps_ > 0) progressed(c, x, chunks_left(c, x) == 1);
+    if (--chunks_left(c, x) == 0) {
+      if (c.cp->ring()) c.ring_chunks_left.erase(static_cast<std::uint64_t>(x));
+      arrived(id, c, x);
+    }
   }
 }
 
@@ -386,8 +398,8 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   ++ctx_.events;
   RankDone cb = gpu ? c.on_rank_done : RankDone{};
   if (observer_ && gpu) {
-    observer_->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(),
-                           c.cp->program.gpu_ranks, c.joined_at[static_cast<std::size_t>(position)], now});
+    observer_->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
+                           c.joined_at[static_cast<std::size_t>(position)], now});
   }
   if (--c.ranks_left == 0) {
     if (c.layout)  // the devices' window data of this collective may go
@@ -460,7 +472,9 @@ std::string CollectiveEngine::describe(int id, int rank) const {
   int count = 0;
   for (std::size_t i = 0; i < c.joined_at.size(); ++i)
     if (c.joined_at[i] < 0) {
-      if (count++ < 8) missing += (missing.empty() ? "" : ", ") + std::string(endpoints_[static_cast<std::size_t>(c.cp->program.ranks[i])]->endpoint_name());
+      if (count++ < 8)
+        missing += (missing.empty() ? "" : ", ") +
+                   std::string(endpoints_[static_cast<std::size_t>(c.cp->program.ranks[i])]->endpoint_name());
     }
   if (count) return s + ", which ranks have not joined: " + missing + (count > 8 ? " ..." : "");
   int position = c.cp->pos.at(rank);

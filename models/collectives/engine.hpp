@@ -43,7 +43,7 @@ struct CollectiveRecord {
   int id = 0;
   CollectiveOp op = CollectiveOp::AllReduce;
   CollectiveAlgo algo = CollectiveAlgo::Ring;
-  std::string label;           // e.g. "ddp it3 bucket7"
+  std::string label;               // e.g. "ddp it3 bucket7"
   const char* protocol = nullptr;  // NCCL's protocol under fabric.nccl.model "tuner"; null: the fabric's bound
   std::uint64_t bytes = 0;
   int ranks = 0;
@@ -51,7 +51,7 @@ struct CollectiveRecord {
   std::int64_t end_ps = -1;    // last rank done
   std::uint64_t transfers = 0;
   std::uint64_t chunks = 0;
-  bool failed = false;         // abandoned by the transport give-up (end_ps: when)
+  bool failed = false;  // abandoned by the transport give-up (end_ps: when)
 };
 
 // A program with the bookkeeping the engine needs precomputed once (collectives repeat every
@@ -60,15 +60,16 @@ struct CollectiveRecord {
 struct CompiledProgram {
   explicit CompiledProgram(Program p);
   Program program;
-  std::vector<int> waiting0;                 // per transfer: dependencies + 2 (both endpoints join)
-  std::vector<int> dep_begin, dependents;    // CSR: dependents of transfer x
-  std::vector<std::vector<int>> by_position; // transfers with the position's rank as an endpoint
-  std::unordered_map<int, int> pos;          // global rank -> position
-  std::vector<int> src_pos, dst_pos;         // per transfer (explicit form): its endpoints' positions
+  std::vector<int> waiting0;                  // per transfer: dependencies + 2 (both endpoints join)
+  std::vector<int> dep_begin, dependents;     // CSR: dependents of transfer x
+  std::vector<std::vector<int>> by_position;  // transfers with the position's rank as an endpoint
+  std::unordered_map<int, int> pos;           // global rank -> position
+  std::vector<int> src_pos, dst_pos;          // per transfer (explicit form): its endpoints' positions
 
   bool ring() const { return program.ring.steps > 0; }
   std::size_t size() const {
-    return ring() ? static_cast<std::size_t>(program.ring.channels) * static_cast<std::size_t>(program.ring.steps) * program.ranks.size()
+    return ring() ? static_cast<std::size_t>(program.ring.channels) * static_cast<std::size_t>(program.ring.steps) *
+                        program.ranks.size()
                   : program.transfers.size();
   }
   // What the engine needs of transfer x; `full` is null for a ring's (no reduction, default data).
@@ -177,8 +178,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
  private:
   struct Live {
     std::shared_ptr<const CompiledProgram> cp;
-    std::vector<int> waiting;                   // per transfer: unmet dependencies + unjoined endpoints
-    std::vector<std::uint32_t> chunks_left;     // per transfer in flight
+    std::vector<int> waiting;                // per transfer: unmet dependencies + unjoined endpoints
+    std::vector<std::uint32_t> chunks_left;  // per transfer in flight
     // An implicit ring keeps O(ranks) state instead: transfer x counts position j as joined once
     // j's join has reached it (x <= join_mark[j]: -1 before the join, INT_MAX after), and
     // `dep_arrived` holds the transfers whose dependency arrived before one of their endpoints
@@ -188,11 +189,11 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     // Flat tables: both are touched once per transfer.
     FlatMap64<bool> dep_arrived;
     FlatMap64<std::uint32_t> ring_chunks_left;
-    std::vector<int> left;                      // per position: transfers not yet arrived
-    std::vector<std::int64_t> joined_at;        // per position, -1 before joining
+    std::vector<int> left;                // per position: transfers not yet arrived
+    std::vector<std::int64_t> joined_at;  // per position, -1 before joining
     int ranks_left = 0;
     RankDone on_rank_done;
-    std::shared_ptr<const BufferLayout> layout;  // functional mode only
+    std::shared_ptr<const BufferLayout> layout;      // functional mode only
     std::unordered_map<int, std::int64_t> progress;  // give-up on: transfer in flight -> its last progress
     std::function<void(int)> on_failed;
     // NCCL's protocol (set_nccl_costs): latencies before a transfer's chunks leave, and the bytes
@@ -213,22 +214,22 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void on_tail();  // a delivered chunk's last byte has arrived
   void arrived(int id, Live& c, int x);
   void finish_rank(int id, Live& c, int position);
-  void watch(Live& c, int x);      // transfer x is in flight: its give-up clock starts
+  void watch(Live& c, int x);  // transfer x is in flight: its give-up clock starts
   void progressed(Live& c, int x, bool last);
   void on_watchdog();
   void fail(int id);
 
-  std::vector<ChunkEndpoint*> endpoints_;    // GPUs by rank, then device ports
-  std::vector<ReduceDevice*> reducers_;      // per endpoint; null for GPUs
+  std::vector<ChunkEndpoint*> endpoints_;  // GPUs by rank, then device ports
+  std::vector<ReduceDevice*> reducers_;    // per endpoint; null for GPUs
   int world_ = 0;
   DeviceMap device_map_;
   RingLayout ring_layout_;
   RouteProvider& routes_;
   std::uint64_t chunk_;
   RunContext& ctx_;
-  BasicPayloadPool<ChunkPayload> pool_;  // chunks: payload and extension in one allocation
+  BasicPayloadPool<ChunkPayload> pool_;         // chunks: payload and extension in one allocation
   TimedQueue<tlm::tlm_generic_payload> tails_;  // delivered chunks, due when their tails arrive
-  TimedQueue<DelayedSend> delayed_;              // transfers waiting out NCCL's latencies
+  TimedQueue<DelayedSend> delayed_;             // transfers waiting out NCCL's latencies
   NcclCosts nccl_;
   std::unordered_map<int, Live> live_map_;
   std::size_t live_ = 0;
@@ -239,9 +240,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   FunctionalData* functional_ = nullptr;
   CollectiveObserver* observer_ = nullptr;
   std::int64_t give_up_ps_ = 0;
-  std::size_t watched_ = 0;           // transfers in flight with a give-up clock
-  sc_core::sc_event watchdog_;        // armed only while watched_ > 0, so idle runs still end
-  std::unordered_set<int> failed_;    // collectives given up: their late chunks are dropped
+  std::size_t watched_ = 0;         // transfers in flight with a give-up clock
+  sc_core::sc_event watchdog_;      // armed only while watched_ > 0, so idle runs still end
+  std::unordered_set<int> failed_;  // collectives given up: their late chunks are dropped
   std::unique_ptr<FlatMap64<std::uint64_t>> pair_bytes_;
 };
 

@@ -47,7 +47,8 @@ void CollectiveEngine::on_watchdog() {
   std::int64_t next = std::numeric_limits<std::int64_t>::max();
   for (const auto& [id, c] : live_map_)
     for (const auto& [x, t] : c.progress) next = std::min(next, t + give_up_ps_);
-  if (next != std::numeric_limits<std::int64_t>::max()) watchdog_.notify(ps_time(std::max<std::int64_t>(0, next - now)));
+  if (next != std::numeric_limits<std::int64_t>::max())
+    watchdog_.notify(ps_time(std::max<std::int64_t>(0, next - now)));
 }
 
 void CollectiveEngine::fail(int id) {
@@ -67,7 +68,8 @@ void CollectiveEngine::fail(int id) {
     const auto p = static_cast<std::size_t>(position);
     if (c.joined_at[p] < 0 || c.left[p] == 0) continue;
     intervals_[static_cast<std::size_t>(ranks[p])].push_back({c.joined_at[p], now});
-    if (observer_) observer_->call_ended({id, ranks[p], &rec, ranks.data(), c.cp->program.gpu_ranks, c.joined_at[p], now});
+    if (observer_)
+      observer_->call_ended({id, ranks[p], &rec, ranks.data(), c.cp->program.gpu_ranks, c.joined_at[p], now});
   }
   if (c.layout)
     for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i)

@@ -19,7 +19,8 @@ static std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, int layer, std::uint64_t element, bool bf16) {
+std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, int layer, std::uint64_t element,
+                                 bool bf16) {
   std::uint64_t z = mix(seed + 0x9E3779B97F4A7C15ull);
   z = mix(z ^ static_cast<std::uint64_t>(iteration));
   z = mix(z ^ static_cast<std::uint64_t>(rank));
@@ -33,8 +34,14 @@ std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, in
 
 FunctionalData::FunctionalData(std::uint64_t seed, DType dtype, bool ftz, CollectiveAlgo algo, std::vector<int> comm,
                                std::vector<int> nodes_of, std::uint64_t chunk, std::vector<std::string> layer_names)
-    : seed_(seed), bf16_(dtype == DType::BF16), ftz_(ftz), esize_(dtype_bytes(dtype)), algo_(algo), comm_(std::move(comm)),
-      chunk_(chunk), layer_names_(std::move(layer_names)) {
+    : seed_(seed),
+      bf16_(dtype == DType::BF16),
+      ftz_(ftz),
+      esize_(dtype_bytes(dtype)),
+      algo_(algo),
+      comm_(std::move(comm)),
+      chunk_(chunk),
+      layer_names_(std::move(layer_names)) {
   std::map<int, std::size_t> index;
   for (int r : comm_) {
     const int node = nodes_of.at(static_cast<std::size_t>(r));
@@ -117,13 +124,16 @@ bool FunctionalData::check(const BufferLayout& l, const std::string& gpu, const 
         const std::uint64_t e = addr / esize_ + i;
         const auto [layer, li] = locate(l, e);
         char buf[512];
-        std::snprintf(buf, sizeof buf,
-                      "functional check failed: %s received a wrong sum in iteration %d, %s, layer %d (%s) element %llu "
-                      "(buffer element %llu): got 0x%0*x, reference 0x%0*x",
-                      gpu.c_str(), l.iteration, l.what.c_str(), layer,
-                      layer >= 0 && layer < static_cast<int>(layer_names_.size()) ? layer_names_[static_cast<std::size_t>(layer)].c_str() : "?",
-                      static_cast<unsigned long long>(li), static_cast<unsigned long long>(e), bf16_ ? 4 : 8, got,
-                      bf16_ ? 4 : 8, ref[i]);
+        std::snprintf(
+            buf, sizeof buf,
+            "functional check failed: %s received a wrong sum in iteration %d, %s, layer %d (%s) element %llu "
+            "(buffer element %llu): got 0x%0*x, reference 0x%0*x",
+            gpu.c_str(), l.iteration, l.what.c_str(), layer,
+            layer >= 0 && layer < static_cast<int>(layer_names_.size())
+                ? layer_names_[static_cast<std::size_t>(layer)].c_str()
+                : "?",
+            static_cast<unsigned long long>(li), static_cast<unsigned long long>(e), bf16_ ? 4 : 8, got, bf16_ ? 4 : 8,
+            ref[i]);
         failure_ = buf;
         ok = false;
       }

@@ -26,7 +26,8 @@ struct BufferLayout {
 
 // A gradient value: fp32 bits, or a bfloat16 in the low 16 bits. Spread over a few binades
 // around 1e-3 with both signs, as gradients are.
-std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, int layer, std::uint64_t element, bool bf16);
+std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, int layer, std::uint64_t element,
+                                 bool bf16);
 
 class FunctionalData {
  public:
@@ -36,7 +37,8 @@ class FunctionalData {
                  std::vector<int> nodes_of, std::uint64_t chunk, std::vector<std::string> layer_names);
 
   // Writes transfer bytes [o, o + n) of `d`, from rank's gradients, to out.
-  void fill(const BufferLayout& l, int rank, const DataRange& d, std::uint64_t o, std::uint64_t n, unsigned char* out) const;
+  void fill(const BufferLayout& l, int rank, const DataRange& d, std::uint64_t o, std::uint64_t n,
+            unsigned char* out) const;
   // Checks transfer bytes [o, o + n) of `d` that `gpu` received; on the first mismatch
   // records failure() and returns false.
   bool check(const BufferLayout& l, const std::string& gpu, const DataRange& d, std::uint64_t o, std::uint64_t n,

@@ -37,7 +37,8 @@ double bus_bandwidth(const NcclTunerInput& in, NcclProtocol p) {
   }
   switch (p) {
     case NcclProtocol::LL: return std::min(kLlMaxBw[ni], bw / 3.8);
-    case NcclProtocol::LL128: return std::min(bw * (in.nodes == 1 ? 7.0 / 9 : 120.0 / 128), ch * kTreeLl128PerCh[arch][ni]);
+    case NcclProtocol::LL128:
+      return std::min(bw * (in.nodes == 1 ? 7.0 / 9 : 120.0 / 128), ch * kTreeLl128PerCh[arch][ni]);
     case NcclProtocol::Simple: return std::min(bw * 0.92, ch * kTreePerCh[arch][ni]);
   }
   return bw;

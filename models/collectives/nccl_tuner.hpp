@@ -14,23 +14,23 @@ enum class NcclProtocol { LL, LL128, Simple };
 const char* nccl_protocol_name(NcclProtocol p);
 
 struct NcclTunerInput {
-  bool tree = false;          // the double binary tree (else a ring)
-  bool all_reduce = true;     // all_reduce (two passes: 2(p-1) ring steps) or a single pass (p-1)
+  bool tree = false;       // the double binary tree (else a ring)
+  bool all_reduce = true;  // all_reduce (two passes: 2(p-1) ring steps) or a single pass (p-1)
   int ranks = 2;
-  int nodes = 1;              // nodes the ranks span
-  double bytes = 0;           // per rank, as nccl-tests counts them
-  double bus_bw = 0;          // bytes/s: the fabric's bound for the collective's bus bandwidth (Simple's)
-  int channels = 24;          // NCCL's channels (per-channel caps)
-  bool hopper = false;        // sm90 caps (else Ampere's)
+  int nodes = 1;        // nodes the ranks span
+  double bytes = 0;     // per rank, as nccl-tests counts them
+  double bus_bw = 0;    // bytes/s: the fabric's bound for the collective's bus bandwidth (Simple's)
+  int channels = 24;    // NCCL's channels (per-channel caps)
+  bool hopper = false;  // sm90 caps (else Ampere's)
 };
 
 struct NcclChoice {
   NcclProtocol protocol = NcclProtocol::Simple;
-  double base_latency_s = 0;   // once, before the first step
-  double intra_hop_s = 0;      // per step between GPUs of a node (NVLink)
-  double inter_hop_s = 0;      // per step between nodes (the network)
-  double bandwidth_factor = 1; // the protocol's bandwidth over Simple's (<= 1)
-  double predicted_s = 0;      // NCCL's own estimate of the collective's time
+  double base_latency_s = 0;    // once, before the first step
+  double intra_hop_s = 0;       // per step between GPUs of a node (NVLink)
+  double inter_hop_s = 0;       // per step between nodes (the network)
+  double bandwidth_factor = 1;  // the protocol's bandwidth over Simple's (<= 1)
+  double predicted_s = 0;       // NCCL's own estimate of the collective's time
 };
 
 // The fastest protocol by NCCL's model, with its costs.

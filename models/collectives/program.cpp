@@ -12,15 +12,12 @@
 namespace trainvp {
 
 const NameTable<CollectiveOp>& collective_op_names() {
-  static const NameTable<CollectiveOp> t = {{"all_reduce", CollectiveOp::AllReduce},
-                                            {"reduce_scatter", CollectiveOp::ReduceScatter},
-                                            {"all_gather", CollectiveOp::AllGather},
-                                            {"broadcast", CollectiveOp::Broadcast},
-                                            {"sendrecv", CollectiveOp::SendRecv},
-                                            {"all_to_all", CollectiveOp::AllToAll},
-                                            {"reduce", CollectiveOp::Reduce},
-                                            {"gather", CollectiveOp::Gather},
-                                            {"scatter", CollectiveOp::Scatter}};
+  static const NameTable<CollectiveOp> t = {
+      {"all_reduce", CollectiveOp::AllReduce}, {"reduce_scatter", CollectiveOp::ReduceScatter},
+      {"all_gather", CollectiveOp::AllGather}, {"broadcast", CollectiveOp::Broadcast},
+      {"sendrecv", CollectiveOp::SendRecv},    {"all_to_all", CollectiveOp::AllToAll},
+      {"reduce", CollectiveOp::Reduce},        {"gather", CollectiveOp::Gather},
+      {"scatter", CollectiveOp::Scatter}};
   return t;
 }
 
@@ -54,7 +51,8 @@ namespace {
 using Deps = std::vector<std::vector<int>>;  // per communicator position
 
 std::uint64_t part(std::uint64_t n, int parts, int k) {
-  return n / static_cast<std::uint64_t>(parts) + (static_cast<std::uint64_t>(k) < n % static_cast<std::uint64_t>(parts) ? 1 : 0);
+  return n / static_cast<std::uint64_t>(parts) +
+         (static_cast<std::uint64_t>(k) < n % static_cast<std::uint64_t>(parts) ? 1 : 0);
 }
 
 int add(Program& pr, int src, int dst, std::uint64_t bytes, std::vector<int> deps) {
@@ -77,10 +75,13 @@ Deps ring(Program& pr, const std::vector<int>& group, int steps, std::uint64_t n
     for (int i = 0; i < p; ++i) {
       int to = (i + 1) % p;
       // Built by construction, not assignment: GCC 12 warns (-Wnonnull) on assigning an empty range.
-      std::vector<int> deps = t == 0 ? entry[static_cast<std::size_t>(i)] : std::vector<int>(1, prev[static_cast<std::size_t>((i + p - 1) % p)]);
-      if (t == 0) deps.insert(deps.end(), entry[static_cast<std::size_t>(to)].begin(), entry[static_cast<std::size_t>(to)].end());
-      cur[static_cast<std::size_t>(i)] = add(pr, group[static_cast<std::size_t>(i)], group[static_cast<std::size_t>(to)],
-                                             part(n, p, seg(t, i)), std::move(deps));
+      std::vector<int> deps = t == 0 ? entry[static_cast<std::size_t>(i)]
+                                     : std::vector<int>(1, prev[static_cast<std::size_t>((i + p - 1) % p)]);
+      if (t == 0)
+        deps.insert(deps.end(), entry[static_cast<std::size_t>(to)].begin(), entry[static_cast<std::size_t>(to)].end());
+      cur[static_cast<std::size_t>(i)] =
+          add(pr, group[static_cast<std::size_t>(i)], group[static_cast<std::size_t>(to)], part(n, p, seg(t, i)),
+              std::move(deps));
     }
     prev = cur;
   }
@@ -120,10 +121,12 @@ void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, st
   std::vector<int> order(static_cast<std::size_t>(p)), depth(static_cast<std::size_t>(p), 0);
   for (int v = 0; v < p; ++v) {
     order[static_cast<std::size_t>(v)] = v;
-    for (int u = v; parent[static_cast<std::size_t>(u)] >= 0; u = parent[static_cast<std::size_t>(u)]) ++depth[static_cast<std::size_t>(v)];
+    for (int u = v; parent[static_cast<std::size_t>(u)] >= 0; u = parent[static_cast<std::size_t>(u)])
+      ++depth[static_cast<std::size_t>(v)];
   }
   std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)] || (depth[static_cast<std::size_t>(a)] == depth[static_cast<std::size_t>(b)] && a < b);
+    return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)] ||
+           (depth[static_cast<std::size_t>(a)] == depth[static_cast<std::size_t>(b)] && a < b);
   });
   for (int tree = 0; tree < 2; ++tree) {
     const std::uint64_t half = part(n, 2, tree);
@@ -156,7 +159,8 @@ void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, st
         for (int c : {c0[static_cast<std::size_t>(v)], c1[static_cast<std::size_t>(v)]})
           if (c >= 0) deps.push_back(u[static_cast<std::size_t>(c)]);
         passed_on_up(to, deps);
-        u[static_cast<std::size_t>(v)] = add(pr, g[static_cast<std::size_t>(pos(v))], g[static_cast<std::size_t>(pos(to))], b, deps);
+        u[static_cast<std::size_t>(v)] =
+            add(pr, g[static_cast<std::size_t>(pos(v))], g[static_cast<std::size_t>(pos(to))], b, deps);
       }
       // Broadcast from the root, parents before children.
       for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -171,7 +175,8 @@ void tree_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, st
             deps.push_back(d[static_cast<std::size_t>(v)]);
           }
           passed_on_down(c, deps);
-          d[static_cast<std::size_t>(c)] = add(pr, g[static_cast<std::size_t>(pos(v))], g[static_cast<std::size_t>(pos(c))], b, deps);
+          d[static_cast<std::size_t>(c)] =
+              add(pr, g[static_cast<std::size_t>(pos(v))], g[static_cast<std::size_t>(pos(c))], b, deps);
         }
       }
     }
@@ -204,7 +209,8 @@ void pipeline_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, st
   }
 }
 
-void hierarchical_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, const std::vector<int>& nodes_of) {
+void hierarchical_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n,
+                             const std::vector<int>& nodes_of) {
   // Node-local groups in communicator order; every node must hold the same number of ranks.
   std::map<int, std::vector<int>> local;
   std::vector<int> node_order;
@@ -238,7 +244,8 @@ void hierarchical_all_reduce(Program& pr, const std::vector<int>& g, std::uint64
     std::vector<int> rail;
     Deps entry;
     // After the local reduce-scatter, position j holds segment (j + 1) mod L of the ring.
-    for (int node : node_order) rail.push_back(local[node][static_cast<std::size_t>(j)]), entry.push_back(after[rail.back()]);
+    for (int node : node_order)
+      rail.push_back(local[node][static_cast<std::size_t>(j)]), entry.push_back(after[rail.back()]);
     Deps out = ring_all_reduce(pr, rail, part(n, Li, (j + 1) % Li), entry);
     for (int k = 0; k < N; ++k) after[rail[static_cast<std::size_t>(k)]] = out[static_cast<std::size_t>(k)];
   }
@@ -270,7 +277,8 @@ void hdm_transfers(Program& pr, int gpu, const std::vector<int>& ports, std::uin
 }
 
 // A reduction on device endpoint `port` of [off, off + bytes) from window slots `slots` into kSlotAcc.
-int add_reduce(Program& pr, int port, std::uint64_t off, std::uint64_t bytes, std::vector<int> deps, std::vector<int> slots) {
+int add_reduce(Program& pr, int port, std::uint64_t off, std::uint64_t bytes, std::vector<int> deps,
+               std::vector<int> slots) {
   const int x = add(pr, port, port, bytes, std::move(deps));
   Transfer& t = pr.transfers[static_cast<std::size_t>(x)];
   t.reduce_contributors = static_cast<int>(slots.size());
@@ -297,15 +305,18 @@ void cxl_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std
     throw std::invalid_argument("cxl_allreduce reduces inside one node; this communicator spans " +
                                 std::to_string(local.size()) + " nodes");
   const int node = local.begin()->first;
-  const std::vector<int>& ports = node < static_cast<int>(dev.ports_of_node.size()) ? dev.ports_of_node[static_cast<std::size_t>(node)]
-                                                                                     : std::vector<int>{};
-  if (ports.empty()) throw std::invalid_argument("node " + std::to_string(node) + " has no CXL device (cluster.node.cxl)");
+  const std::vector<int>& ports = node < static_cast<int>(dev.ports_of_node.size())
+                                      ? dev.ports_of_node[static_cast<std::size_t>(node)]
+                                      : std::vector<int>{};
+  if (ports.empty())
+    throw std::invalid_argument("node " + std::to_string(node) + " has no CXL device (cluster.node.cxl)");
   for (int port : ports) pr.ranks.push_back(port);
   std::size_t s = 0;
   for (std::uint64_t off = 0; off < n; off += chunk, ++s) {
     const std::uint64_t b = std::min(chunk, n - off);
     std::vector<int> in, out;
-    for (std::size_t c = 0; c < g.size(); ++c) hdm_transfers(pr, g[c], ports, dev.interleave, off, b, true, static_cast<int>(c), {}, in);
+    for (std::size_t c = 0; c < g.size(); ++c)
+      hdm_transfers(pr, g[c], ports, dev.interleave, off, b, true, static_cast<int>(c), {}, in);
     const int red = add_reduce(pr, ports[s % ports.size()], off, b, in, contributor_slots(g.size()));
     for (int r : g) hdm_transfers(pr, r, ports, dev.interleave, off, b, false, kSlotAcc, {red}, out);
   }
@@ -331,7 +342,9 @@ void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, s
     if (node >= static_cast<int>(dev.ports_of_node.size()) || dev.ports_of_node[static_cast<std::size_t>(node)].empty())
       throw std::invalid_argument("node " + std::to_string(node) + " has no CXL device (cluster.node.cxl)");
   const int N = static_cast<int>(order.size());
-  auto ports_of = [&](int i) -> const std::vector<int>& { return dev.ports_of_node[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]; };
+  auto ports_of = [&](int i) -> const std::vector<int>& {
+    return dev.ports_of_node[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+  };
   for (int i = 0; i < N; ++i)
     for (int p : ports_of(i)) pr.ranks.push_back(p);
   std::size_t s = 0;
@@ -343,8 +356,10 @@ void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, s
       const auto& ranks = local[order[static_cast<std::size_t>(i)]];
       home[static_cast<std::size_t>(i)] = ports[s % ports.size()];
       std::vector<int> in;
-      for (std::size_t c = 0; c < ranks.size(); ++c) hdm_transfers(pr, ranks[c], ports, dev.interleave, off, b, true, static_cast<int>(c), {}, in);
-      local_sum[static_cast<std::size_t>(i)] = add_reduce(pr, home[static_cast<std::size_t>(i)], off, b, in, contributor_slots(ranks.size()));
+      for (std::size_t c = 0; c < ranks.size(); ++c)
+        hdm_transfers(pr, ranks[c], ports, dev.interleave, off, b, true, static_cast<int>(c), {}, in);
+      local_sum[static_cast<std::size_t>(i)] =
+          add_reduce(pr, home[static_cast<std::size_t>(i)], off, b, in, contributor_slots(ranks.size()));
     }
     // Ring among the devices: reduce-scatter (N-1 steps, each received part reduced on arrival),
     // then all-gather (N-1 steps); `last[i]` is what device i did last.
@@ -370,7 +385,8 @@ void cxl_hierarchical(Program& pr, const std::vector<int>& g, std::uint64_t n, s
     for (int i = 0; i < N; ++i) {
       std::vector<int> ready = received[static_cast<std::size_t>(i)], out;
       ready.push_back(local_sum[static_cast<std::size_t>(i)]);
-      for (int r : local[order[static_cast<std::size_t>(i)]]) hdm_transfers(pr, r, ports_of(i), dev.interleave, off, b, false, kSlotAcc, ready, out);
+      for (int r : local[order[static_cast<std::size_t>(i)]])
+        hdm_transfers(pr, r, ports_of(i), dev.interleave, off, b, false, kSlotAcc, ready, out);
     }
   }
 }
@@ -404,7 +420,9 @@ void ps_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std:
     const auto [po, pb] = element_part(std::min(chunk, bytes - s * chunk), m, j);
     return {off + s * chunk + po, pb};
   };
-  auto port_of = [&](int k, int j) { return dev.ports_of_aggregator[static_cast<std::size_t>(k)][static_cast<std::size_t>(j)]; };
+  auto port_of = [&](int k, int j) {
+    return dev.ports_of_aggregator[static_cast<std::size_t>(k)][static_cast<std::size_t>(j)];
+  };
   for (std::uint64_t s = 0; s < rounds; ++s) {
     std::vector<std::vector<int>> in(static_cast<std::size_t>(K));
     for (int t = 0; t < Q; ++t)
@@ -440,7 +458,8 @@ void ps_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std:
 std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t granule, int ways, int way) {
   if (ways <= 1) return bytes;
   // Bytes of [0, x) in `way`: whole rounds of `ways` stripes, then what the last round reaches.
-  const std::uint64_t round = granule * static_cast<std::uint64_t>(ways), first = granule * static_cast<std::uint64_t>(way);
+  const std::uint64_t round = granule * static_cast<std::uint64_t>(ways),
+                      first = granule * static_cast<std::uint64_t>(way);
   auto below = [&](std::uint64_t x) {
     const std::uint64_t r = x % round;
     return x / round * granule + (r > first ? std::min(r - first, granule) : 0);
@@ -462,8 +481,9 @@ RingTransfer ring_transfer(const Program& pr, int x) {
             i = y % p;
   // The segment functions of ring_all_reduce, ring_reduce_scatter and ring_all_gather.
   const int seg = f.op == CollectiveOp::AllReduce && t >= p - 1 ? mod(i + 1 - (t - (p - 1)), p) : mod(i - t, p);
-  return {pr.ranks[static_cast<std::size_t>(f.position(c, i))], pr.ranks[static_cast<std::size_t>(f.position(c, (i + 1) % p))],
-          part(part(f.bytes, f.channels, c), p, seg), t > 0 ? c * per + (t - 1) * p + (i + p - 1) % p : -1};
+  return {pr.ranks[static_cast<std::size_t>(f.position(c, i))],
+          pr.ranks[static_cast<std::size_t>(f.position(c, (i + 1) % p))], part(part(f.bytes, f.channels, c), p, seg),
+          t > 0 ? c * per + (t - 1) * p + (i + p - 1) % p : -1};
 }
 
 Program explicit_program(const Program& p) {
@@ -517,11 +537,13 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
     case CollectiveOp::AllReduce:
       if (algo == CollectiveAlgo::Tree) {
         const std::uint64_t buffer = rings ? rings->buffer : RingLayout{}.buffer;
-        tree_all_reduce(pr, comm, bytes, chunk, static_cast<int>(std::clamp<std::uint64_t>(buffer / chunk, 1, INT_MAX)));
-      }
-      else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
-      else if (algo == CollectiveAlgo::CxlAllReduce) cxl_all_reduce(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
-      else if (algo == CollectiveAlgo::CxlHierarchical) cxl_hierarchical(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
+        tree_all_reduce(pr, comm, bytes, chunk,
+                        static_cast<int>(std::clamp<std::uint64_t>(buffer / chunk, 1, INT_MAX)));
+      } else if (algo == CollectiveAlgo::Hierarchical) hierarchical_all_reduce(pr, comm, bytes, nodes_of);
+      else if (algo == CollectiveAlgo::CxlAllReduce)
+        cxl_all_reduce(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
+      else if (algo == CollectiveAlgo::CxlHierarchical)
+        cxl_hierarchical(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
       else if (algo == CollectiveAlgo::Ps) ps_all_reduce(pr, comm, bytes, chunk, devices ? *devices : DeviceMap{});
       else ring_all_reduce(pr, comm, bytes, none);
       break;

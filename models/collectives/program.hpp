@@ -27,12 +27,12 @@ const char* op_name(CollectiveOp op);
 const char* algo_name(CollectiveAlgo a);
 
 struct Transfer {
-  int src = 0, dst = 0;         // global ranks (GPUs), or endpoint ids of devices (>= GPUs)
+  int src = 0, dst = 0;  // global ranks (GPUs), or endpoint ids of devices (>= GPUs)
   std::uint64_t bytes = 0;
-  std::vector<int> deps;        // transfers that must have arrived first
-  int reduce_contributors = 0;  // > 0: not a transfer but a reduction of `bytes` from that many
-                                // contributions, run on device endpoint `src` (== dst)
-  DataRange data{};             // functional mode: the bytes it carries (a reduction: [offset, +bytes))
+  std::vector<int> deps;            // transfers that must have arrived first
+  int reduce_contributors = 0;      // > 0: not a transfer but a reduction of `bytes` from that many
+                                    // contributions, run on device endpoint `src` (== dst)
+  DataRange data{};                 // functional mode: the bytes it carries (a reduction: [offset, +bytes))
   std::vector<int> reduce_slots{};  // a reduction's input slots in contributor order (into kSlotAcc)
 };
 
@@ -70,26 +70,30 @@ struct RingForm {
   std::vector<std::vector<int>> order, where;
 
   int per_channel(int p) const { return steps * p; }  // transfers of one channel
-  int position(int c, int i) const { return order.empty() ? i : order[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)]; }
-  int ring_position(int c, int j) const { return where.empty() ? j : where[static_cast<std::size_t>(c)][static_cast<std::size_t>(j)]; }
+  int position(int c, int i) const {
+    return order.empty() ? i : order[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)];
+  }
+  int ring_position(int c, int j) const {
+    return where.empty() ? j : where[static_cast<std::size_t>(c)][static_cast<std::size_t>(j)];
+  }
 };
 
 // How NCCL uses the fabric: how flat rings are laid out (channels and ring search,
 // docs/fabric.md#channels-and-ring-order) and how much a tree connection holds in flight.
 enum class RingOrder { Rank, Topology };
 struct RingLayout {
-  int channels = 0;                  // 0: automatic (ring_channels)
+  int channels = 0;  // 0: automatic (ring_channels)
   RingOrder order = RingOrder::Rank;
-  std::vector<int> nic_of;           // per global rank, the index of its NIC in its node (topology order)
-  std::uint64_t buffer = 4 << 20;    // NCCL_BUFFSIZE: a tree edge holds max(1, buffer / chunk) chunks
+  std::vector<int> nic_of;         // per global rank, the index of its NIC in its node (topology order)
+  std::uint64_t buffer = 4 << 20;  // NCCL_BUFFSIZE: a tree edge holds max(1, buffer / chunk) chunks
 };
 
 struct Program {
   std::vector<Transfer> transfers;
-  std::vector<int> ranks;       // participants (communicator order), then device endpoints used
-  int gpu_ranks = -1;           // ranks[0 .. gpu_ranks) are GPUs, the rest devices (always "joined");
-                                // -1: every rank is a GPU
-  RingForm ring{};              // steps > 0: `transfers` is empty and the ring defines them
+  std::vector<int> ranks;  // participants (communicator order), then device endpoints used
+  int gpu_ranks = -1;      // ranks[0 .. gpu_ranks) are GPUs, the rest devices (always "joined");
+                           // -1: every rank is a GPU
+  RingForm ring{};         // steps > 0: `transfers` is empty and the ring defines them
 };
 
 // Transfer x of an implicit ring; dep: the transfer it waits for, -1 for none.

@@ -49,7 +49,8 @@ int ring_channels(const RingLayout& layout, const std::vector<int>& comm, const 
   const auto nodes = positions_by_node(comm, nodes_of);
   if (nodes.size() < 2 || layout.nic_of.empty()) return 1;
   std::set<int> nics;
-  for (int j : nodes.front()) nics.insert(layout.nic_of.at(static_cast<std::size_t>(comm[static_cast<std::size_t>(j)])));
+  for (int j : nodes.front())
+    nics.insert(layout.nic_of.at(static_cast<std::size_t>(comm[static_cast<std::size_t>(j)])));
   return static_cast<int>(nics.size());
 }
 
@@ -72,7 +73,8 @@ std::vector<std::vector<int>> topology_rings(const std::vector<int>& comm, const
     // (or the node has one rank), else alternating with the partner rail.
     std::vector<int> in(static_cast<std::size_t>(K), r), out(static_cast<std::size_t>(K), r);
     const auto& first = nodes.front();
-    const auto on_rail = std::count_if(first.begin(), first.end(), [&](int j) { return rail_of[static_cast<std::size_t>(j)] == r; });
+    const auto on_rail =
+        std::count_if(first.begin(), first.end(), [&](int j) { return rail_of[static_cast<std::size_t>(j)] == r; });
     if (K > 1 && on_rail < 2 && first.size() > 1 && R > 1) {
       const int partner = rails[static_cast<std::size_t>((idx ^ 1) < R ? idx ^ 1 : idx - 1)];
       for (int k = 0; k < K; ++k) in[k] = k % 2 ? partner : r, out[k] = k % 2 ? r : partner;

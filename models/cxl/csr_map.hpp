@@ -6,8 +6,8 @@
 namespace trainvp {
 
 namespace csr {
-constexpr std::uint32_t kId = 0x000, kParams = 0x004, kCtrl = 0x010, kConfig = 0x014, kStatus = 0x018,
-                        kError = 0x01C, kIrqEn = 0x028;
+constexpr std::uint32_t kId = 0x000, kParams = 0x004, kCtrl = 0x010, kConfig = 0x014, kStatus = 0x018, kError = 0x01C,
+                        kIrqEn = 0x028;
 constexpr std::uint32_t len(std::uint32_t slot) { return 0x100 + 16 * slot; }
 constexpr std::uint32_t base_lo(std::uint32_t slot) { return 0x104 + 16 * slot; }
 constexpr std::uint32_t base_hi(std::uint32_t slot) { return 0x108 + 16 * slot; }

@@ -8,8 +8,8 @@
 namespace trainvp {
 
 namespace {
-constexpr std::uint32_t kSlots = 4;                              // SLOTS of the compiled variants
-constexpr std::uint32_t kErrCfg = 1u << 4, kErrBusy = 1u << 5;   // ERROR bits
+constexpr std::uint32_t kSlots = 4;                             // SLOTS of the compiled variants
+constexpr std::uint32_t kErrCfg = 1u << 4, kErrBusy = 1u << 5;  // ERROR bits
 // Calibrated fidelity: the RTL's write mask of a register (0: not writable here).
 std::uint32_t write_mask(std::uint32_t offset) {
   if (offset == csr::kConfig) return 0x3FF;  // NUM_CONTRIB, DTYPE, FTZ
@@ -25,7 +25,11 @@ bool locked_while_running(std::uint32_t offset) { return offset != csr::kIrqEn &
 
 CxlCsrTarget::CxlCsrTarget(sc_core::sc_module_name name, RtlEngine* rtl, int max_contributors, Start on_start,
                            RunContext& ctx)
-    : sc_module(name), rtl_(rtl), max_contributors_(max_contributors), on_start_(std::move(on_start)), ctx_(ctx),
+    : sc_module(name),
+      rtl_(rtl),
+      max_contributors_(max_contributors),
+      on_start_(std::move(on_start)),
+      ctx_(ctx),
       tails_("tails") {
   regs_[csr::kConfig] = static_cast<std::uint32_t>(max_contributors);  // reset: NUM_CONTRIB = MAX_CONTRIBUTORS
   SC_HAS_PROCESS(CxlCsrTarget);

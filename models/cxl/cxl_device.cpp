@@ -11,14 +11,18 @@
 
 namespace trainvp {
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 
 CxlPort::CxlPort(sc_core::sc_module_name name, CxlDevice& device)
-    : sc_module(name), dma("dma"), mem("mem"), device_(device),
-      dma_engine_("dma_peq", pool_, [this](int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
-        return dma[i]->nb_transport_fw(p, ph, t);
-      }) {
+    : sc_module(name),
+      dma("dma"),
+      mem("mem"),
+      device_(device),
+      dma_engine_("dma_peq", pool_,
+                  [this](int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+                    return dma[i]->nb_transport_fw(p, ph, t);
+                  }) {
   dma.register_nb_transport_bw(this, &CxlPort::nb_transport_bw);
   mem.register_nb_transport_fw(this, &CxlPort::nb_transport_fw);
 }
@@ -29,14 +33,16 @@ void CxlPort::send_chunk(tlm::tlm_generic_payload* chunk) {
   if (c->express) {  // a CXL.io TLP does not queue behind the port's bulk chunks
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
-    if (dma[out]->nb_transport_fw(*chunk, ph, t) != tlm::TLM_COMPLETED) throw RunError(std::string(name()) + ": a TLP was not taken");
+    if (dma[out]->nb_transport_fw(*chunk, ph, t) != tlm::TLM_COMPLETED)
+      throw RunError(std::string(name()) + ": a TLP was not taken");
     return;
   }
   if (c->data) device_.window_read(*c, chunk->get_address(), chunk->get_data_ptr());
   dma_engine_.send(out, chunk, nullptr);
 }
 
-tlm::tlm_sync_enum CxlPort::nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+tlm::tlm_sync_enum CxlPort::nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph,
+                                            sc_core::sc_time& t) {
   return dma_engine_.nb_transport_bw(i, p, ph, t);
 }
 
@@ -58,18 +64,25 @@ tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tl
 
 CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nports, DType dtype, RunContext& ctx,
                      const WaveOptions& waves, std::int64_t waves_from_ps, std::int64_t waves_to_ps)
-    : sc_module(name), p_(p), bf16_(dtype == DType::BF16), ctx_(ctx), waves_from_ps_(waves_from_ps), waves_to_ps_(waves_to_ps) {
+    : sc_module(name),
+      p_(p),
+      bf16_(dtype == DType::BF16),
+      ctx_(ctx),
+      waves_from_ps_(waves_from_ps),
+      waves_to_ps_(waves_to_ps) {
   engine_ = make_rtl_engine(p.engine_lanes, waves.format);
   if (!waves.path.empty()) engine_->trace_to(waves, 1e12 / p.rtl_clock_hz);
   for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str(), *this));
   std::string full = this->name();  // nodeN_cxl
   const std::string node = full.substr(0, full.find_first_of("._"));
   track_ = ctx.trace.enabled() ? ctx.trace.track(node, "cxl engine") : -1;
-  csr_ = std::make_unique<CxlCsrTarget>("csr", p.fidelity == CxlFidelity::Rtl ? engine_.get() : nullptr,
-                                        engine_->max_contributors(), [this](int contributors, std::uint64_t lines) {
-                                          start_pending_ = true, start_contributors_ = contributors, start_lines_ = lines;
-                                          doorbell_.notify(sc_core::SC_ZERO_TIME);
-                                        }, ctx);
+  csr_ = std::make_unique<CxlCsrTarget>(
+      "csr", p.fidelity == CxlFidelity::Rtl ? engine_.get() : nullptr, engine_->max_contributors(),
+      [this](int contributors, std::uint64_t lines) {
+        start_pending_ = true, start_contributors_ = contributors, start_lines_ = lines;
+        doorbell_.notify(sc_core::SC_ZERO_TIME);
+      },
+      ctx);
   if (!ports.empty()) ports[0]->io = csr_.get();
   const std::uint32_t config_bits = (bf16_ ? 1u << 8 : 0u) | (p.ftz ? 1u << 9 : 0u);
   driver_ = std::make_unique<CxlDriver>("driver", p, static_cast<std::uint32_t>(line_bytes()), config_bits, ctx,
@@ -78,7 +91,8 @@ CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nport
   SC_THREAD(run);
 }
 
-void CxlDevice::set_host_paths(const Route* to_device, const Route* to_host, std::uint32_t flow, std::int64_t rc_latency_ps) {
+void CxlDevice::set_host_paths(const Route* to_device, const Route* to_host, std::uint32_t flow,
+                               std::int64_t rc_latency_ps) {
   driver_->set_path(to_device, flow, rc_latency_ps);
   csr_->set_host_path(ports.at(0).get(), to_host, flow);
 }
@@ -98,7 +112,8 @@ std::uint64_t CxlDevice::calibrated_cycles(int contributors, std::uint64_t lines
 
 // Synthetic gradient values: deterministic in (seed, job, contributor, element), spread over a few
 // binades around 1e-3 with both signs, as gradients are; bf16 takes the upper half of the fp32.
-static std::uint32_t synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i, bool bf16) {
+static std::uint32_t synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i,
+                               bool bf16) {
   std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (job << 40) ^ (contributor << 32) ^ i;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -120,7 +135,8 @@ void CxlDevice::check_functional(int contributors, std::uint64_t lines, const st
     for (std::size_t w = 0; w < lanes; ++w)
       if (result[l * lanes + w] != expected[w]) {
         char buf[256];
-        std::snprintf(buf, sizeof buf, "%s: functional check failed in job %llu, line %llu, lane %zu: engine 0x%08x, reference 0x%08x",
+        std::snprintf(buf, sizeof buf,
+                      "%s: functional check failed in job %llu, line %llu, lane %zu: engine 0x%08x, reference 0x%08x",
                       name(), static_cast<unsigned long long>(stats_.jobs), static_cast<unsigned long long>(l), w,
                       result[l * lanes + w], expected[w]);
         failure_ = buf;
@@ -138,14 +154,16 @@ std::vector<unsigned char>& CxlDevice::slot(int collective, int slot, std::uint6
 
 void CxlDevice::window_write(const ChunkExt& c, std::uint64_t o, const unsigned char* in) {
   c.data->pieces(o, c.payload_bytes, [&](std::uint64_t addr, std::uint64_t at, std::uint64_t n) {
-    std::copy(in + (at - o), in + (at - o) + n, slot(c.collective, c.data->dst_slot, addr + n).begin() + static_cast<std::ptrdiff_t>(addr));
+    std::copy(in + (at - o), in + (at - o) + n,
+              slot(c.collective, c.data->dst_slot, addr + n).begin() + static_cast<std::ptrdiff_t>(addr));
   });
 }
 
 void CxlDevice::window_read(const ChunkExt& c, std::uint64_t o, unsigned char* out) {
   c.data->pieces(o, c.payload_bytes, [&](std::uint64_t addr, std::uint64_t at, std::uint64_t n) {
     const auto& v = slot(c.collective, c.data->src_slot, addr + n);
-    std::copy(v.begin() + static_cast<std::ptrdiff_t>(addr), v.begin() + static_cast<std::ptrdiff_t>(addr + n), out + (at - o));
+    std::copy(v.begin() + static_cast<std::ptrdiff_t>(addr), v.begin() + static_cast<std::ptrdiff_t>(addr + n),
+              out + (at - o));
   });
 }
 
@@ -187,7 +205,8 @@ std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
     std::vector<std::uint32_t> data(static_cast<std::size_t>(contributors) * lines * lanes), result;
     for (int c = 0; c < contributors; ++c)
       for (std::size_t i = 0; i < lines * lanes; ++i)
-        data[static_cast<std::size_t>(c) * lines * lanes + i] = synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
+        data[static_cast<std::size_t>(c) * lines * lanes + i] =
+            synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
     const std::uint64_t cycles = reduce_lines(contributors, lines, data, result);
     check_functional(contributors, lines, data, result);
     return cycles;
@@ -226,8 +245,8 @@ std::uint64_t CxlDevice::run_rtl(const RtlJob& programmed) {
 
 void CxlDevice::reduce(std::uint64_t bytes, int contributors, std::function<void()> done, ReduceData data) {
   if (contributors > engine_->max_contributors())
-    throw RunError(std::string(name()) + ": " + std::to_string(contributors) + " contributors, the engine takes at most " +
-                   std::to_string(engine_->max_contributors()));
+    throw RunError(std::string(name()) + ": " + std::to_string(contributors) +
+                   " contributors, the engine takes at most " + std::to_string(engine_->max_contributors()));
   const std::uint64_t lines = (bytes + line_bytes() - 1) / line_bytes();
   submitted_.push_back({bytes, contributors, std::move(data)});
   driver_->submit({lines, contributors, [this, bytes, contributors, done = std::move(done)] {
@@ -266,7 +285,8 @@ void CxlDevice::run() {
     stats_.busy_ps += t1 - t0;
     ++ctx_.events;
     if (track_ >= 0)
-      ctx_.trace.slice(track_, "reduce", "cxl", t0, t1, {{"lines", lines}, {"contributors", contributors}, {"cycles", cycles}});
+      ctx_.trace.slice(track_, "reduce", "cxl", t0, t1,
+                       {{"lines", lines}, {"contributors", contributors}, {"cycles", cycles}});
     csr_->job_done();
   }
 }

@@ -121,7 +121,7 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   std::uint64_t reduce_window(const Job& job, std::uint64_t lines);
   std::uint64_t run_rtl(const RtlJob& job);  // on the Verilated engine, with waves in their window
   std::uint64_t reduce_lines(int n, std::uint64_t lines, const std::vector<std::uint32_t>& data,
-                            std::vector<std::uint32_t>& result);
+                             std::vector<std::uint32_t>& result);
   std::vector<unsigned char>& slot(int collective, int slot, std::uint64_t end);
   void check_functional(int contributors, std::uint64_t lines, const std::vector<std::uint32_t>& data,
                         const std::vector<std::uint32_t>& result);

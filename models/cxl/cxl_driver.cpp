@@ -7,8 +7,8 @@
 
 namespace trainvp {
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 
 namespace {
 sc_time ps(std::int64_t v) { return ps_time(v); }
@@ -19,8 +19,14 @@ constexpr std::uint64_t kResultBase = 0x10'0000'0000ull, kResultRing = 1ull << 3
 
 CxlDriver::CxlDriver(sc_core::sc_module_name name, const CxlParams& p, std::uint32_t line_bytes,
                      std::uint32_t config_bits, RunContext& ctx, int track)
-    : sc_module(name), mmio("mmio"), host("host"), p_(p), line_bytes_(line_bytes), config_bits_(config_bits),
-      ctx_(ctx), track_(track),
+    : sc_module(name),
+      mmio("mmio"),
+      host("host"),
+      p_(p),
+      line_bytes_(line_bytes),
+      config_bits_(config_bits),
+      ctx_(ctx),
+      track_(track),
       out_("mmio_peq", pool_,
            [this](int i, tlm::tlm_generic_payload& q, tlm::tlm_phase& ph, sc_time& t) {
              return mmio[i]->nb_transport_fw(q, ph, t);
@@ -143,7 +149,8 @@ void CxlDriver::run() {
     stats_.busy_ps += t1 - t0;
     if (track_ >= 0) {
       ctx_.trace.slice(track_, "program", "cxl", t0, t_db, {{"lines", job.lines}, {"contributors", job.contributors}});
-      ctx_.trace.slice(track_, p_.completion == CxlCompletion::Interrupt ? "wait msi" : "poll", "cxl", t_db, t_seen_by, {});
+      ctx_.trace.slice(track_, p_.completion == CxlCompletion::Interrupt ? "wait msi" : "poll", "cxl", t_db, t_seen_by,
+                       {});
       if (t1 > t_seen_by) ctx_.trace.slice(track_, "irq handler", "cxl", t_seen_by, t1, {});
     }
     job.done();

@@ -1,8 +1,8 @@
 #pragma once
 // CXL.io between the host's driver and the device's CSRs: the TLPs that carry MMIO writes, STATUS
-// reads, their completions and MSIs through the fabric. Each TLP is a fabric chunk (ChunkExt: route, flow, timing) whose data length is what it
-// carries on the wire (4 B for a write, a completion or an MSI; 0 for a read request, a header
-// only); this extension says what it means.
+// reads, their completions and MSIs through the fabric. Each TLP is a fabric chunk (ChunkExt: route, flow, timing)
+// whose data length is what it carries on the wire (4 B for a write, a completion or an MSI; 0 for a read request, a
+// header only); this extension says what it means.
 #include <cstdint>
 
 #include <tlm>

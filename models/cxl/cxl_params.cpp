@@ -28,7 +28,8 @@ const ParamSet<CxlParams>& cxl_schema() {
         .size("interleave_granularity", &CxlParams::interleave_granularity, "256B",
               "HDM interleave granularity (256 B << k, up to 16 KiB, at most the chunk): the reduction window is "
               "interleaved over the ports in stripes of this size, so each chunk is split over the ports")
-        .integer("engine_lanes", &CxlParams::engine_lanes, 16, "grad_reduce LANES variant (compiled: 8, 16, 32)", {1, 1024})
+        .integer("engine_lanes", &CxlParams::engine_lanes, 16, "grad_reduce LANES variant (compiled: 8, 16, 32)",
+                 {1, 1024})
         .frequency("rtl_clock", &CxlParams::rtl_clock_hz, "1GHz", "Clock of the engine's domain")
         .choice("fidelity", &CxlParams::fidelity, "calibrated", cxl_fidelity_names(),
                 "rtl: every line goes through the Verilated engine; calibrated: the engine's cycles per "

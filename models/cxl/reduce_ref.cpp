@@ -11,7 +11,7 @@ namespace {
 template <int EB, int MB>
 struct Format {
   static constexpr int kBias = (1 << (EB - 1)) - 1;
-  static constexpr std::uint64_t kExpMax = (1u << EB) - 1;       // all ones: inf / NaN
+  static constexpr std::uint64_t kExpMax = (1u << EB) - 1;  // all ones: inf / NaN
   static constexpr std::uint64_t kManMask = (std::uint64_t{1} << MB) - 1;
   static constexpr std::uint64_t kHidden = std::uint64_t{1} << MB;
   static constexpr int kSignShift = EB + MB;
@@ -27,32 +27,32 @@ int msb_index(std::uint64_t v) { return 63 - __builtin_clzll(v); }
 // Rounds (neg ? -1 : 1) * mag * 2^q (mag > 0) to the format, nearest-even.
 template <class F, int MB>
 std::uint64_t round_pack(bool neg, std::uint64_t mag, int q, bool ftz) {
-  constexpr int kEmin = 1 - F::kBias;                 // exponent of the smallest normal
-  int e = msb_index(mag) + q;                         // mag * 2^q is in [2^e, 2^(e+1))
-  int lsb_exp = (e < kEmin ? kEmin : e) - MB;         // weight of the result's last bit
-  int drop = lsb_exp - q;                             // low bits of mag that go
+  constexpr int kEmin = 1 - F::kBias;          // exponent of the smallest normal
+  int e = msb_index(mag) + q;                  // mag * 2^q is in [2^e, 2^(e+1))
+  int lsb_exp = (e < kEmin ? kEmin : e) - MB;  // weight of the result's last bit
+  int drop = lsb_exp - q;                      // low bits of mag that go
   std::uint64_t r;
   if (drop <= 0) {
-    r = mag << -drop;                                 // exact (result has at most MB+1 bits)
+    r = mag << -drop;  // exact (result has at most MB+1 bits)
   } else if (drop >= 64) {
-    r = 0;                                            // far below half an ulp (cannot happen
-  } else {                                            // for sums of two values; kept total)
+    r = 0;  // far below half an ulp (cannot happen
+  } else {  // for sums of two values; kept total)
     r = mag >> drop;
     std::uint64_t rem = mag & ((std::uint64_t{1} << drop) - 1);
     std::uint64_t half = std::uint64_t{1} << (drop - 1);
     if (rem > half || (rem == half && (r & 1))) ++r;
   }
-  if (r >> (MB + 1)) {                                // rounding carried to a new binade
+  if (r >> (MB + 1)) {  // rounding carried to a new binade
     r >>= 1;
     ++lsb_exp;
   }
-  if (r >= F::kHidden) {                              // normal
+  if (r >= F::kHidden) {  // normal
     std::int64_t exp_field = std::int64_t{lsb_exp} + MB + F::kBias;
     if (exp_field >= static_cast<std::int64_t>(F::kExpMax)) return F::pack(neg, F::kExpMax, 0);
     return F::pack(neg, static_cast<std::uint64_t>(exp_field), r - F::kHidden);
   }
-  if (r == 0 || ftz) return F::pack(neg, 0, 0);       // (r == 0 only from the drop >= 64 path)
-  return F::pack(neg, 0, r);                          // subnormal
+  if (r == 0 || ftz) return F::pack(neg, 0, 0);  // (r == 0 only from the drop >= 64 path)
+  return F::pack(neg, 0, r);                     // subnormal
 }
 
 template <int EB, int MB>
@@ -69,7 +69,7 @@ std::uint64_t add_bits(std::uint64_t a, std::uint64_t b, bool ftz) {
   if (a_inf) return a;
   if (b_inf) return b;
 
-  if (ftz && ea == 0) ma = 0;                         // DAZ
+  if (ftz && ea == 0) ma = 0;  // DAZ
   if (ftz && eb == 0) mb = 0;
   // value = sig * 2^(x - bias - MB), x = max(e, 1)
   std::uint64_t sig_a = ea ? (ma | F::kHidden) : ma, sig_b = eb ? (mb | F::kHidden) : mb;
@@ -96,7 +96,7 @@ std::uint64_t add_bits(std::uint64_t a, std::uint64_t b, bool ftz) {
   std::int64_t small = static_cast<std::int64_t>(sig_s);
   std::int64_t sum = (s_l ? -big : big) + (s_s ? -small : small);
   int q = (x_l - d) - F::kBias - MB;
-  if (sum == 0) return F::pack(false, 0, 0);          // exact cancellation: +0 under RNE
+  if (sum == 0) return F::pack(false, 0, 0);  // exact cancellation: +0 under RNE
   bool neg = sum < 0;
   return round_pack<F, MB>(neg, static_cast<std::uint64_t>(neg ? -sum : sum), q, ftz);
 }
@@ -111,8 +111,7 @@ std::uint16_t bf16_add(std::uint16_t a, std::uint16_t b, bool ftz) {
   return static_cast<std::uint16_t>(add_bits<8, 7>(a, b, ftz));
 }
 
-void reduce_fp32(const std::vector<const std::uint32_t*>& in, std::size_t n, std::uint32_t* out,
-                 bool ftz) {
+void reduce_fp32(const std::vector<const std::uint32_t*>& in, std::size_t n, std::uint32_t* out, bool ftz) {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t r = kFp32NegZero;
     for (const std::uint32_t* c : in) r = fp32_add(r, c[i], ftz);
@@ -120,8 +119,7 @@ void reduce_fp32(const std::vector<const std::uint32_t*>& in, std::size_t n, std
   }
 }
 
-void reduce_bf16(const std::vector<const std::uint16_t*>& in, std::size_t n, std::uint16_t* out,
-                 bool ftz) {
+void reduce_bf16(const std::vector<const std::uint16_t*>& in, std::size_t n, std::uint16_t* out, bool ftz) {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint16_t r = kBf16NegZero;
     for (const std::uint16_t* c : in) r = bf16_add(r, c[i], ftz);
@@ -129,8 +127,8 @@ void reduce_bf16(const std::vector<const std::uint16_t*>& in, std::size_t n, std
   }
 }
 
-void reduce_line(DType dtype, const std::vector<const std::uint32_t*>& in, std::size_t lanes,
-                 std::uint32_t* out, bool ftz) {
+void reduce_line(DType dtype, const std::vector<const std::uint32_t*>& in, std::size_t lanes, std::uint32_t* out,
+                 bool ftz) {
   if (dtype == DType::FP32) {
     reduce_fp32(in, lanes, out, ftz);
   } else if (dtype == DType::BF16) {

@@ -36,15 +36,15 @@ std::uint16_t bf16_add(std::uint16_t a, std::uint16_t b, bool ftz);
 
 // Element-wise reductions of n elements in contributor order (see above) into out.
 // out may alias no input.
-void reduce_fp32(const std::vector<const std::uint32_t*>& contributors_in_order, std::size_t n,
-                 std::uint32_t* out, bool ftz);
-void reduce_bf16(const std::vector<const std::uint16_t*>& contributors_in_order, std::size_t n,
-                 std::uint16_t* out, bool ftz);
+void reduce_fp32(const std::vector<const std::uint32_t*>& contributors_in_order, std::size_t n, std::uint32_t* out,
+                 bool ftz);
+void reduce_bf16(const std::vector<const std::uint16_t*>& contributors_in_order, std::size_t n, std::uint16_t* out,
+                 bool ftz);
 
 // One line in the engine's lane format: `lanes` 32-bit lanes per contributor; FP32 uses the
 // whole lane, BF16 its low 16 bits (the high 16 are ignored on input and zero on output).
 // dtype must be DType::FP32 or DType::BF16 (std::invalid_argument otherwise).
-void reduce_line(DType dtype, const std::vector<const std::uint32_t*>& contributors_in_order,
-                 std::size_t lanes, std::uint32_t* out, bool ftz);
+void reduce_line(DType dtype, const std::vector<const std::uint32_t*>& contributors_in_order, std::size_t lanes,
+                 std::uint32_t* out, bool ftz);
 
 }  // namespace trainvp

@@ -29,21 +29,21 @@ enum class WaveFormat { Vcd, Fst };
 
 // Where the engine's waveforms go and how much of them to keep.
 struct WaveOptions {
-  std::string path;               // "" for none
+  std::string path;  // "" for none
   WaveFormat format = WaveFormat::Vcd;
-  std::uint64_t max_bytes = 0;    // 0: no cap; else recording stops once the file reaches it
+  std::uint64_t max_bytes = 0;  // 0: no cap; else recording stops once the file reaches it
 };
 
 // What happened to the waveform file: `capped` once the size cap stopped the recording (the file
 // was closed then, so it ends cleanly at `capped_at_ps`).
 struct WaveStatus {
   bool capped = false;
-  std::uint64_t bytes = 0;        // written when recording stopped (counted as the writer flushes)
-  std::uint64_t capped_at_ps = 0; // simulated time of the last cycle recorded
+  std::uint64_t bytes = 0;         // written when recording stopped (counted as the writer flushes)
+  std::uint64_t capped_at_ps = 0;  // simulated time of the last cycle recorded
 };
 
 struct RtlJobStats {
-  std::uint64_t cycles = 0;        // from the CTRL.START write (its APB cycles included) to DONE
+  std::uint64_t cycles = 0;  // from the CTRL.START write (its APB cycles included) to DONE
   std::uint64_t lines_out = 0;
 };
 

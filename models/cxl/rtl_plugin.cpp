@@ -96,7 +96,8 @@ class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model
   RtlJobStats run(const RtlJob& job) override {
     if (job.program) {
       write(kCtrl, kDoneClr);
-      write(kConfig, static_cast<std::uint32_t>(job.contributors) | (job.bf16 ? 1u << 8 : 0u) | (job.ftz ? 1u << 9 : 0u));
+      write(kConfig,
+            static_cast<std::uint32_t>(job.contributors) | (job.bf16 ? 1u << 8 : 0u) | (job.ftz ? 1u << 9 : 0u));
       write(len(0), static_cast<std::uint32_t>(job.lines));
     }
     const std::uint64_t c0 = cycle_;
@@ -119,7 +120,8 @@ class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model
       const bool in_fire = offered && m_.in_ready;
       if (m_.out_valid) {
         if (job.result)
-          for (int w = 0; w < kLanes; ++w) (*job.result)[static_cast<std::size_t>(m_.out_idx) * kLanes + w] = m_.out_data[w];
+          for (int w = 0; w < kLanes; ++w)
+            (*job.result)[static_cast<std::size_t>(m_.out_idx) * kLanes + w] = m_.out_data[w];
         ++st.lines_out;
       }
       tick();
@@ -140,7 +142,8 @@ class Engine final : public RtlEngine, public rtl::GradReduceDriver<Engine<Model
   void tick() {
     m_.clk = 1;
     m_.eval();
-    if (tracing_) waves_->tracer.dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ - job_cycle0_) * period_ps_ + period_ps_ / 2));
+    if (tracing_)
+      waves_->tracer.dump(static_cast<std::uint64_t>(t0_ps_ + (cycle_ - job_cycle0_) * period_ps_ + period_ps_ / 2));
     m_.clk = 0;
     m_.eval();
     if (tracing_) {

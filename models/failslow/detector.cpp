@@ -40,7 +40,8 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   const int k = total_++;
   // Enough history for a baseline before a change point flagged up to reset_window + verify
   // windows ago.
-  const std::size_t cap = static_cast<std::size_t>(p_.baseline_iterations + p_.verify_iterations + 2 * p_.reset_window + 8);
+  const std::size_t cap =
+      static_cast<std::size_t>(p_.baseline_iterations + p_.verify_iterations + 2 * p_.reset_window + 8);
   while (held_.size() > cap) held_.pop_front(), ++first_;
   const double reset = bocpd_.update(w.seconds());
   // The fastest stretch of baseline_iterations windows so far is the healthy reference.
@@ -67,7 +68,8 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
     rejected_ = c;
     return std::nullopt;
   }
-  const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}), a1 = std::min(c + p_.verify_iterations, k + 1);
+  const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}),
+            a1 = std::min(c + p_.verify_iterations, k + 1);
   const Means was = means(b0, b), now = means(c, a1);
   if (!best_ || was.time_s < best_->time_s) best_ = was;  // a baseline shorter than a full stretch
   ChangeFinding f;

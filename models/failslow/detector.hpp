@@ -15,9 +15,9 @@
 namespace trainvp {
 
 struct ChangeFinding {
-  int change_window = 0;      // index of the first window of the new regime (where it was flagged)
-  int verified_window = 0;    // the window whose arrival verified it
-  bool slowdown = true;       // false: the iteration time dropped (a recovery)
+  int change_window = 0;    // index of the first window of the new regime (where it was flagged)
+  int verified_window = 0;  // the window whose arrival verified it
+  bool slowdown = true;     // false: the iteration time dropped (a recovery)
   // A drop to a level still slower than the healthy one (one fault ending as another holds on):
   // reported as a slowdown against the healthy windows (the fastest stretch seen), before_s
   // being their mean.
@@ -37,7 +37,7 @@ class Detector {
   std::optional<ChangeFinding> add(const MonitorWindow& w, const std::vector<int>& comm_size);
   int windows() const { return total_; }
   bool pending() const { return candidate_ >= 0; }  // a flagged change waits for its windows
-  const MonitorWindow& window(int index) const;  // one still held
+  const MonitorWindow& window(int index) const;     // one still held
   std::int64_t window_start_ps(int index) const { return window(index).start_ps; }
 
  private:
@@ -56,12 +56,12 @@ class Detector {
   Bocpd bocpd_;
   std::deque<MonitorWindow> held_;  // the last windows, held_[0] is window `first_`
   int first_ = 0, total_ = 0;
-  int regime_ = 0;         // first window since the last handled change
-  int candidate_ = -1;     // a flagged change point waiting for its verification windows
+  int regime_ = 0;      // first window since the last handled change
+  int candidate_ = -1;  // a flagged change point waiting for its verification windows
   double candidate_p_ = 0;
-  int rejected_ = -1;      // the last change point that failed verification
-  int before_end_ = -1;    // the candidate's baseline ends here (its first flagged window)
-  int shifts_ = 0;         // windows the candidate's "after" was moved on (a partial first window)
+  int rejected_ = -1;    // the last change point that failed verification
+  int before_end_ = -1;  // the candidate's baseline ends here (its first flagged window)
+  int shifts_ = 0;       // windows the candidate's "after" was moved on (a partial first window)
   // The healthy level: the lowest mean time seen over a stretch of baseline_iterations windows or
   // over a verified change's baseline (a weak fault under the verify threshold can hold the level
   // a slowdown is measured from).

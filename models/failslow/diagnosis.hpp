@@ -24,21 +24,21 @@ struct GemmProbeResult {
 };
 
 struct LinkProbeResult {
-  int src = 0, dst = 0;     // ranks
-  double bandwidth_Bps = 0; // from the slope between the smallest and largest message
+  int src = 0, dst = 0;      // ranks
+  double bandwidth_Bps = 0;  // from the slope between the smallest and largest message
   bool slow = false;
-  std::int64_t at_ps = 0;   // when its validation ended
+  std::int64_t at_ps = 0;  // when its validation ended
 };
 
 struct Diagnosis {
-  int change = 0;                  // index into the changes
+  int change = 0;  // index into the changes
   std::int64_t change_ps = 0, detected_ps = 0, diagnosed_ps = 0;
-  std::string cause;               // "compute" (GPU), "cpu" (host), "communication", "unknown"
-  std::vector<int> gpus;           // ranks (compute, cpu)
+  std::string cause;                       // "compute" (GPU), "cpu" (host), "communication", "unknown"
+  std::vector<int> gpus;                   // ranks (compute, cpu)
   std::vector<std::pair<int, int>> links;  // slow edges: source and destination rank
   std::vector<std::vector<int>> groups;    // suspect communicators (communication)
   double confidence = 0;
-  double slowdown = 1;             // after / before
+  double slowdown = 1;  // after / before
 };
 
 }  // namespace trainvp

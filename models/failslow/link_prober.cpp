@@ -12,14 +12,18 @@ struct LinkProber::Run {
   std::vector<std::pair<int, int>> edges;
   std::vector<std::vector<int>> passes;
   std::size_t pass = 0;
-  int edges_left = 0;                               // in the running pass
-  std::vector<std::vector<double>> seconds;         // per edge, per step
+  int edges_left = 0;                        // in the running pass
+  std::vector<std::vector<double>> seconds;  // per edge, per step
   Done done;
 };
 
 LinkProber::LinkProber(CollectiveEngine& engine, std::vector<int> nodes_of, std::uint64_t min_bytes, int repeats,
                        Defer defer)
-    : engine_(engine), nodes_of_(std::move(nodes_of)), min_bytes_(min_bytes), repeats_(repeats), defer_(std::move(defer)) {}
+    : engine_(engine),
+      nodes_of_(std::move(nodes_of)),
+      min_bytes_(min_bytes),
+      repeats_(repeats),
+      defer_(std::move(defer)) {}
 
 std::vector<std::vector<int>> LinkProber::passes(const std::vector<std::pair<int, int>>& edges) {
   std::vector<std::vector<int>> out;
@@ -49,7 +53,8 @@ void LinkProber::next_pass(const std::shared_ptr<Run>& run) {
     for (std::size_t e = 0; e < run->edges.size(); ++e) {
       // Median of the repeats of the smallest and of the largest message.
       auto med = [&](int size) {
-        std::vector<double> v(run->seconds[e].begin() + size * repeats_, run->seconds[e].begin() + (size + 1) * repeats_);
+        std::vector<double> v(run->seconds[e].begin() + size * repeats_,
+                              run->seconds[e].begin() + (size + 1) * repeats_);
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
       };

@@ -25,7 +25,7 @@ struct FailSlowMonitor::Validation {
   int change = 0;
   ChangeFinding finding;
   int pending = 0;
-  bool edges_probed = false;  // the second stage: the edges of late ranks whose GEMMs passed
+  bool edges_probed = false;    // the second stage: the edges of late ranks whose GEMMs passed
   std::size_t first_links = 0;  // links[0, first_links) are the first stage's
   std::vector<GemmProbeResult> gemm;
   std::vector<LinkProbeResult> links;
@@ -72,7 +72,8 @@ void FailSlowMonitor::rank0_phase_end() {
 void FailSlowMonitor::try_period() {
   std::vector<double> gaps;
   for (std::size_t i = 1; i < rank0_starts_.size(); ++i) gaps.push_back(sec(rank0_starts_[i] - rank0_starts_[i - 1]));
-  const int lag = gaps.size() >= 4 ? first_period(gaps, p_.params.period_threshold, static_cast<int>(gaps.size() / 2)) : 0;
+  const int lag =
+      gaps.size() >= 4 ? first_period(gaps, p_.params.period_threshold, static_cast<int>(gaps.size() / 2)) : 0;
   if (lag > 0) {
     period_ = lag;
     rank0_starts_.clear();
@@ -218,7 +219,8 @@ void FailSlowMonitor::probe_groups(std::vector<int> groups, const std::vector<in
   auto shape = [&](int g) {
     const std::vector<int>& m = group_ranks_[static_cast<std::size_t>(g)];
     bool crosses = false;
-    for (int r : m) crosses = crosses || p_.nodes_of[static_cast<std::size_t>(r)] != p_.nodes_of[static_cast<std::size_t>(m[0])];
+    for (int r : m)
+      crosses = crosses || p_.nodes_of[static_cast<std::size_t>(r)] != p_.nodes_of[static_cast<std::size_t>(m[0])];
     return std::make_pair(static_cast<int>(m.size()), crosses);
   };
   std::map<std::pair<int, bool>, int> wanted;  // per shape: references still to add
@@ -244,7 +246,8 @@ void FailSlowMonitor::probe_groups(std::vector<int> groups, const std::vector<in
   for (int g : groups)
     for (const auto& e : ring_edges(group_ranks_[static_cast<std::size_t>(g)]))
       if (seen.insert(e).second) {
-        const bool crosses = p_.nodes_of[static_cast<std::size_t>(e.first)] != p_.nodes_of[static_cast<std::size_t>(e.second)];
+        const bool crosses =
+            p_.nodes_of[static_cast<std::size_t>(e.first)] != p_.nodes_of[static_cast<std::size_t>(e.second)];
         edges.push_back(e), shapes.push_back({shape(g).first, crosses});
       }
   if (edges.empty()) {
@@ -305,9 +308,8 @@ std::vector<std::pair<int, int>> FailSlowMonitor::ring_edges(const std::vector<i
 // belongs to tell which. A confirmed slow GPU or edge already explains late peers (they wait for
 // it), so then there is no second stage.
 void FailSlowMonitor::step(const std::shared_ptr<Validation>& v) {
-  const bool confirmed =
-      std::any_of(v->gemm.begin(), v->gemm.end(), [](const GemmProbeResult& g) { return g.slow; }) ||
-      std::any_of(v->links.begin(), v->links.end(), [](const LinkProbeResult& l) { return l.slow; });
+  const bool confirmed = std::any_of(v->gemm.begin(), v->gemm.end(), [](const GemmProbeResult& g) { return g.slow; }) ||
+                         std::any_of(v->links.begin(), v->links.end(), [](const LinkProbeResult& l) { return l.slow; });
   if (!v->edges_probed && !confirmed) {
     v->edges_probed = true;
     v->first_links = v->links.size();
@@ -462,7 +464,9 @@ nlohmann::ordered_json FailSlowMonitor::report() const {
   for (const ChangeEvent& e : changes_)
     ch.push_back({{"change_s", sec(e.change_ps)},
                   {"detected_s", sec(e.detected_ps)},
-                  {"direction", e.against_healthy ? "still slow" : e.slowdown ? "slowdown" : "recovery"},
+                  {"direction", e.against_healthy ? "still slow"
+                                : e.slowdown      ? "slowdown"
+                                                  : "recovery"},
                   {"before_s", e.before_s},
                   {"after_s", e.after_s}});
   o["changes"] = ch;

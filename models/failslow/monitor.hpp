@@ -122,17 +122,17 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   int rank0_iterations_ = 0;
   std::vector<std::int64_t> rank0_starts_;
   bool collecting_ = false;
-  int period_ = 0;                 // calls per window (0: not found yet)
+  int period_ = 0;  // calls per window (0: not found yet)
   std::string period_note_;
-  std::int64_t rank0_calls_ = 0;   // since collecting began
-  std::int64_t window_start_ = -1; // -1: no window open
-  std::int64_t paused_ps_ = 0;     // in the open window
-  int probing_ = 0;                // validations and re-checks running
-  bool disturbed_ = false;         // a probe ran in the open window
+  std::int64_t rank0_calls_ = 0;    // since collecting began
+  std::int64_t window_start_ = -1;  // -1: no window open
+  std::int64_t paused_ps_ = 0;      // in the open window
+  int probing_ = 0;                 // validations and re-checks running
+  bool disturbed_ = false;          // a probe ran in the open window
   int windows_ = 0, disturbed_windows_ = 0;
   int windows_skipped_ = 0;
-  std::int64_t skip_delay_ps_ = 0;   // to leave the open window at rank 0's next iteration end
-  int first_window_iteration_ = -1;  // rank 0's iterations when the first window opened
+  std::int64_t skip_delay_ps_ = 0;     // to leave the open window at rank 0's next iteration end
+  int first_window_iteration_ = -1;    // rank 0's iterations when the first window opened
   std::optional<MonitorWindow> last_;  // the last window read (fast-forward copies it)
   // The open window's sums.
   std::vector<double> lateness_, transfer_, bytes_;

@@ -15,8 +15,8 @@ struct MonitorWindow {
   // transfer, with nobody left to wait for), and the bytes its calls moved.
   std::vector<double> transfer_s;
   std::vector<double> bytes;
-  double paused_s = 0;      // rank 0 paused by a mitigation (not the job's pace: excluded)
-  bool disturbed = false;   // the monitor's own probes ran in it: the detector does not read it
+  double paused_s = 0;          // rank 0 paused by a mitigation (not the job's pace: excluded)
+  bool disturbed = false;       // the monitor's own probes ran in it: the detector does not read it
   bool fast_forwarded = false;  // a copy of the last window, standing for a skipped iteration
   double seconds() const { return static_cast<double>(end_ps - start_ps) * 1e-12 - paused_s; }
 };

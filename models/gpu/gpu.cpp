@@ -8,8 +8,8 @@
 
 namespace trainvp {
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 
 Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const Workload& workload, int iterations,
          RunContext& ctx, int trace_track, PhaseSchedule schedule)
@@ -71,7 +71,8 @@ void Gpu::end_probe() {
   if (blocked_) blocked_since_ += now - probe_start_;  // probing is not waiting at the gate
   ++ctx_.events;
   if (track_ >= 0)
-    ctx_.trace.slice(track_, p.slice >= 0 ? p.slice : ctx_.trace.name("probe"), p.category, probe_start_, now, current_iteration_);
+    ctx_.trace.slice(track_, p.slice >= 0 ? p.slice : ctx_.trace.name("probe"), p.category, probe_start_, now,
+                     current_iteration_);
   if (p.done) p.done(probe_start_, now);
 }
 
@@ -145,9 +146,11 @@ void Gpu::end_phase() {
     ctx_.trace.slice(track_, slice_names_[schedule_.slot(next_)], "compute", phase_start_, own_end, current_iteration_,
                      workload_.micro_batches > 1 ? ph.micro_batch : -1);
     if (phase_extra_ps_ > 0)
-      ctx_.trace.slice(track_, ctx_.trace.name(std::string("extra ") + phase_label(ph.kind) +
-                                               (ph.layer >= 0 ? " " + workload_.layers[static_cast<std::size_t>(ph.layer)].name : "")),
-                       "compute", own_end, now, current_iteration_);
+      ctx_.trace.slice(
+          track_,
+          ctx_.trace.name(std::string("extra ") + phase_label(ph.kind) +
+                          (ph.layer >= 0 ? " " + workload_.layers[static_cast<std::size_t>(ph.layer)].name : "")),
+          "compute", own_end, now, current_iteration_);
   }
   for (auto& cb : phase_listeners_) cb(rank_, current_iteration_, ph);
   if (ph.kind == PhaseKind::BackwardWeight && ph.micro_batch == workload_.micro_batches - 1) {

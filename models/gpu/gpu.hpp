@@ -124,8 +124,10 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   void start_phase();
   void end_phase();
   std::int64_t phase_duration_ps(std::uint64_t idx) const;
-  tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
-  tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& t);
+  tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t);
+  tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& t);
 
   GpuParams params_;
   int rank_;
@@ -134,12 +136,12 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   RunContext& ctx_;
   int track_;
   PhaseSchedule schedule_;
-  std::vector<std::int64_t> nominal_ps_;  // per schedule slot at speed 1, launch scale 1
-  std::vector<int> slice_names_;  // per schedule slot: trace name ids
+  std::vector<std::int64_t> nominal_ps_;           // per schedule slot at speed 1, launch scale 1
+  std::vector<int> slice_names_;                   // per schedule slot: trace name ids
   std::array<int, 4> wait_names_{-1, -1, -1, -1};  // per PhaseKind: trace name id of its wait, once used
   const PhaseGate* gate_ = nullptr;
   IterationBoundary* boundary_ = nullptr;
-  std::int64_t delay_ps_ = 0;     // a fast-forward or a late start: wait this long before the next iteration
+  std::int64_t delay_ps_ = 0;  // a fast-forward or a late start: wait this long before the next iteration
   std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
   std::vector<PhaseEnd> phase_listeners_;
   ExtraWork extra_work_;
@@ -154,9 +156,9 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   std::vector<RankIteration> records_;
   bool finished_ = false;
   int current_iteration_ = 0;
-  std::uint64_t next_ = 0;        // schedule index of the phase to run (or running)
-  bool in_phase_ = false;         // a phase is executing until phase_end_
-  bool blocked_ = false;          // waiting at the gate since blocked_since_
+  std::uint64_t next_ = 0;  // schedule index of the phase to run (or running)
+  bool in_phase_ = false;   // a phase is executing until phase_end_
+  bool blocked_ = false;    // waiting at the gate since blocked_since_
   std::int64_t phase_start_ = 0, blocked_since_ = 0;
   RankIteration rec_;
   struct Probe {
@@ -168,7 +170,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   };
   std::deque<Probe> probes_;
   bool in_probe_ = false;
-  bool probes_used_ = false;      // a waiting GPU also wakes for a queued probe
+  bool probes_used_ = false;  // a waiting GPU also wakes for a queued probe
   std::int64_t probe_start_ = 0;
   sc_core::sc_event probe_event_;
 };

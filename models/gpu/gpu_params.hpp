@@ -15,25 +15,25 @@ namespace trainvp {
 enum class KernelModel { Shapes, Roofline };
 
 struct GpuParams {
-  std::string model;           // preset or custom name, for reports
-  double peak_fp32 = 0;        // FLOP/s (dense, no sparsity)
+  std::string model;     // preset or custom name, for reports
+  double peak_fp32 = 0;  // FLOP/s (dense, no sparsity)
   double peak_tf32 = 0;
   double peak_bf16 = 0;
   double peak_fp16 = 0;
-  double peak_fp8 = 0;         // 0: the GPU has no FP8 tensor cores
-  double mem_bw = 0;           // bits/s (HBM/GDDR)
-  std::uint64_t mem_capacity = 0;  // bytes
+  double peak_fp8 = 0;              // 0: the GPU has no FP8 tensor cores
+  double mem_bw = 0;                // bits/s (HBM/GDDR)
+  std::uint64_t mem_capacity = 0;   // bytes
   std::int64_t mem_latency_ps = 0;  // first-byte latency of a DMA access to this GPU's memory
-  double nvlink_bw = 0;        // bits/s per direction, 0: no NVLink
-  double efficiency = 0.5;     // roofline: fraction of the tensor peak real kernels reach
-  double mem_efficiency = 0.8; // fraction of the memory bandwidth real kernels reach
+  double nvlink_bw = 0;             // bits/s per direction, 0: no NVLink
+  double efficiency = 0.5;          // roofline: fraction of the tensor peak real kernels reach
+  double mem_efficiency = 0.8;      // fraction of the memory bandwidth real kernels reach
   std::int64_t kernel_launch_ps = 0;
-  double speed = 1.0;          // per-GPU speed factor: phase times are divided by it
+  double speed = 1.0;  // per-GPU speed factor: phase times are divided by it
   // The kernel model (kernel_time.hpp); `sms` 0 leaves every phase to the roofline.
   KernelModel kernel_model = KernelModel::Shapes;
-  int sms = 0;                       // streaming multiprocessors: one GEMM tile or attention block each
-  double gemm_efficiency = 0.8;      // large GEMMs' achievable fraction of the tensor peak
-  double attention_efficiency = 0.5; // fused attention's, at 16k keys, head width 128, no mask
+  int sms = 0;                            // streaming multiprocessors: one GEMM tile or attention block each
+  double gemm_efficiency = 0.8;           // large GEMMs' achievable fraction of the tensor peak
+  double attention_efficiency = 0.5;      // fused attention's, at 16k keys, head width 128, no mask
   std::int64_t kernel_tail_ps = 2000000;  // GPU time between back-to-back kernels
 
   // Dense tensor peak for a dtype, FLOP/s; 0 when unsupported.

@@ -16,7 +16,8 @@ const ModelInfo& Gpu::info() {
        {"mem", "target, TLM-2.0 AT (multi-passthrough)", "link directions arriving at the GPU (its HBM)"}},
       {{"iteration_time_s", "s", "mean duration of the rank's measured iterations"},
        {"compute_s", "s", "mean time per measured iteration spent executing phases"},
-       {"blocked_s", "s", "mean time per measured iteration waiting at the synchronization gate (exposed communication)"}}};
+       {"blocked_s", "s",
+        "mean time per measured iteration waiting at the synchronization gate (exposed communication)"}}};
   return i;
 }
 

@@ -10,10 +10,10 @@
 namespace trainvp {
 
 struct IterationSkip {
-  int iterations = 0;           // skipped after the iteration that just ended; a multiple of period
-  int period = 0;               // iterations in one repeating period
-  std::int64_t period_ps = 0;   // simulated time of one period
-  std::int64_t pause_ps = 0;    // no skip: pause this long before the next iteration (a mitigation)
+  int iterations = 0;          // skipped after the iteration that just ended; a multiple of period
+  int period = 0;              // iterations in one repeating period
+  std::int64_t period_ps = 0;  // simulated time of one period
+  std::int64_t pause_ps = 0;   // no skip: pause this long before the next iteration (a mitigation)
   std::int64_t delay_ps() const { return period > 0 ? static_cast<std::int64_t>(iterations / period) * period_ps : 0; }
 };
 

@@ -27,7 +27,8 @@ double flash_attention_shape_factor(double keys, double head_dim, bool causal) {
   const double x = std::clamp(std::log2(std::max(keys, 1.0) / 512.0), 0.0, 5.0);
   const auto at = [x](const std::array<double, 6>& row) {
     const int i = std::min(4, static_cast<int>(x));
-    return row[static_cast<std::size_t>(i)] + (x - i) * (row[static_cast<std::size_t>(i) + 1] - row[static_cast<std::size_t>(i)]);
+    return row[static_cast<std::size_t>(i)] +
+           (x - i) * (row[static_cast<std::size_t>(i) + 1] - row[static_cast<std::size_t>(i)]);
   };
   const double w = std::clamp((head_dim - 64.0) / 64.0, 0.0, 1.0);
   return ((1 - w) * at(lo) + w * at(hi)) / 203.0;
@@ -56,8 +57,8 @@ double gemm_seconds(const GpuParams& gpu, double peak, const Kernel& k) {
 double attention_seconds(const GpuParams& gpu, double peak, const Kernel& k) {
   // FlashAttention-2 gives each thread block 128 queries of one head of one sample.
   const double blocks = std::ceil(k.m / 128.0) * k.count;
-  const double rate = peak * gpu.attention_efficiency * flash_attention_shape_factor(k.n, k.k, k.causal) *
-                      wave_fill(blocks, gpu.sms);
+  const double rate =
+      peak * gpu.attention_efficiency * flash_attention_shape_factor(k.n, k.k, k.causal) * wave_fill(blocks, gpu.sms);
   return k.flops() / rate;
 }
 
@@ -73,8 +74,7 @@ double kernel_seconds(const GpuParams& gpu, DType dtype, const Kernel& k) {
     case Kernel::Kind::Attention:
       if (k.flops() <= 0) return tail;
       return attention_seconds(gpu, peak, k) + tail;
-    case Kernel::Kind::Memory:
-      return k.bytes / gpu.mem_bytes_per_s() + tail;
+    case Kernel::Kind::Memory: return k.bytes / gpu.mem_bytes_per_s() + tail;
   }
   return tail;
 }

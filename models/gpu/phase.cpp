@@ -82,7 +82,9 @@ std::size_t PhaseSchedule::slot(std::uint64_t i) const {
   return static_cast<std::size_t>(i < in_body ? i % n : n + (i - in_body));
 }
 
-const Phase& PhaseSchedule::slot_phase(std::size_t s) const { return s < body_.size() ? body_[s] : tail_[s - body_.size()]; }
+const Phase& PhaseSchedule::slot_phase(std::size_t s) const {
+  return s < body_.size() ? body_[s] : tail_[s - body_.size()];
+}
 
 PhaseSchedule data_parallel_schedule(const std::vector<bool>& has_input_grad, int micro_batches, bool has_optimizer) {
   const int layers = static_cast<int>(has_input_grad.size());

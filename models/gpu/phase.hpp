@@ -14,7 +14,7 @@ enum class PhaseKind { Forward, BackwardInput, BackwardWeight, Optimizer };
 
 struct Phase {
   PhaseKind kind;
-  int layer = -1;       // -1 for phases that span the model (optimizer)
+  int layer = -1;  // -1 for phases that span the model (optimizer)
   int micro_batch = 0;
 };
 
@@ -49,7 +49,7 @@ class PhaseSchedule {
     return (blocks_ ? blocks_->start.back() : body_.size() * static_cast<std::uint64_t>(micro_batches_)) + tail_.size();
   }
   bool empty() const { return size() == 0; }
-  Phase at(std::uint64_t i) const;        // the i-th phase of the iteration, its micro-batch set
+  Phase at(std::uint64_t i) const;          // the i-th phase of the iteration, its micro-batch set
   std::size_t slot(std::uint64_t i) const;  // the pattern slot of the i-th phase
   std::size_t slots() const { return body_.size() + tail_.size(); }
   const Phase& slot_phase(std::size_t s) const;  // micro_batch as in the pattern (body: 0)

@@ -57,7 +57,8 @@ PhaseWork phase_work(const Workload& w, const Phase& ph) {
   return r;
 }
 
-std::int64_t phase_time_ps(const GpuParams& gpu, DType dtype, const PhaseWork& work, double speed, double launch_scale) {
+std::int64_t phase_time_ps(const GpuParams& gpu, DType dtype, const PhaseWork& work, double speed,
+                           double launch_scale) {
   double seconds;
   if (work.measured_ps >= 0) {
     seconds = static_cast<double>(work.measured_ps) * 1e-12;
@@ -72,7 +73,8 @@ std::int64_t phase_time_ps(const GpuParams& gpu, DType dtype, const PhaseWork& w
     // Validation rejects a dtype the GPU cannot compute in, so rate > 0 whenever flops > 0.
     double compute = work.flops > 0 && rate > 0 ? work.flops / rate : 0.0;
     double memory = work.bytes > 0 ? work.bytes / gpu.mem_bytes_per_s() : 0.0;
-    seconds = std::max(compute, memory) + work.kernels * launch_scale * static_cast<double>(gpu.kernel_launch_ps) * 1e-12;
+    seconds =
+        std::max(compute, memory) + work.kernels * launch_scale * static_cast<double>(gpu.kernel_launch_ps) * 1e-12;
   }
   return round_ps(seconds / speed * 1e12);
 }

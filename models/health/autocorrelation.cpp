@@ -77,8 +77,7 @@ int first_period(const std::vector<double>& x, double threshold, int max_lag) {
     if (m <= head || m <= tail) {
       r = m <= head && m <= tail && x[0] == x[n - 1] ? 1 : 0;
     } else {
-      r = pearson(dot(y.data(), y.data() + l, m), p1[m], p1[n] - p1[l], p2[m], p2[n] - p2[l],
-                  static_cast<double>(m));
+      r = pearson(dot(y.data(), y.data() + l, m), p1[m], p1[n] - p1[l], p2[m], p2[n] - p2[l], static_cast<double>(m));
       // Near the threshold the exact two-pass value decides, so the answer is that of autocorrelation().
       if (std::abs(r - threshold) < 1e-9) r = autocorrelation(x, lag);
     }

@@ -55,7 +55,8 @@ double Bocpd::update(double x) {
   for (std::size_t r = 0; r < size; ++r) {
     const double kappa = kKappa0 + static_cast<double>(r), alpha = alpha0_ + 0.5 * static_cast<double>(r);
     const double s2 = beta_[r] * (kappa + 1) / (alpha * kappa), nu = 2 * alpha, d = x - mu_[r];
-    joint_[r] = log_p_[r] + lgamma_ratio_[r] - 0.5 * std::log(nu * kPi * s2) - (alpha + 0.5) * std::log1p(d * d / (s2 * nu));
+    joint_[r] =
+        log_p_[r] + lgamma_ratio_[r] - 0.5 * std::log(nu * kPi * s2) - (alpha + 0.5) * std::log1p(d * d / (s2 * nu));
     hi = std::max(hi, joint_[r]);
   }
   double sum = 0;

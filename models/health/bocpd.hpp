@@ -46,8 +46,8 @@ class Bocpd {
   double alpha0_, log_h_, log_1mh_;
   double mu0_ = 0, beta0_ = 0;
   int n_ = 0;
-  std::vector<double> log_p_;       // log posterior of run length r (index r)
-  std::vector<double> mu_, beta_;   // run r's Normal-Gamma mean and beta (kappa, alpha follow from r)
+  std::vector<double> log_p_;      // log posterior of run length r (index r)
+  std::vector<double> mu_, beta_;  // run r's Normal-Gamma mean and beta (kappa, alpha follow from r)
   std::vector<double> next_p_, next_mu_, next_beta_, joint_;
   std::vector<double> lgamma_ratio_;  // lgamma(alpha_r + 1/2) - lgamma(alpha_r)
 };

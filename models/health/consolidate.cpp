@@ -29,7 +29,8 @@ double placement_cost(const ConsolidationInput& in, const std::vector<int>& host
   }
   std::vector<double> replica(static_cast<std::size_t>(in.replicas), 0.0);
   for (std::size_t r = 0; r < replica.size(); ++r)
-    for (std::size_t s = 0; s < stages; ++s) replica[r] = std::max(replica[r], in.stage_work[s] * slowest[r * stages + s] / healthy);
+    for (std::size_t s = 0; s < stages; ++s)
+      replica[r] = std::max(replica[r], in.stage_work[s] * slowest[r * stages + s] / healthy);
   if (!in.rebalance) return *std::max_element(replica.begin(), replica.end());
   const std::vector<int> m = rebalance_micro_batches(replica, in.units * in.replicas);
   double t = 0;

@@ -21,8 +21,8 @@ struct ConsolidationInput {
   std::vector<std::vector<double>> factor;
   std::vector<double> stage_work;  // per stage: a micro-batch's healthy time there (> 0)
   int replicas = 1;
-  int units = 1;           // micro-batches (or samples) per replica and iteration
-  bool rebalance = true;   // S2 splits the units by the replicas' speeds after the move
+  int units = 1;          // micro-batches (or samples) per replica and iteration
+  bool rebalance = true;  // S2 splits the units by the replicas' speeds after the move
 };
 
 // The iteration time relative to healthy when slot n holds node host[n]'s hardware. A replica

@@ -12,7 +12,8 @@ std::vector<int> rebalance_micro_batches(const std::vector<double>& c, int total
   const int k = static_cast<int>(c.size());
   if (k < 1 || total < k) throw std::invalid_argument("rebalance_micro_batches: needs total >= groups >= 1");
   for (double v : c)
-    if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument("rebalance_micro_batches: times must be finite and > 0");
+    if (!(v > 0) || !std::isfinite(v))
+      throw std::invalid_argument("rebalance_micro_batches: times must be finite and > 0");
   std::vector<int> m(c.size(), 1);
   // (time with one more, index): the smallest first, then the lowest index.
   using Slot = std::pair<double, int>;

@@ -8,10 +8,12 @@ namespace {
 
 void check(const RoleSwapInput& in, const std::vector<int>& at) {
   const std::size_t n = in.traffic.size();
-  if (in.crossing.size() != n || at.size() != n) throw std::invalid_argument("role swap: slots, nodes and placement differ in number");
+  if (in.crossing.size() != n || at.size() != n)
+    throw std::invalid_argument("role swap: slots, nodes and placement differ in number");
   std::vector<bool> seen(n, false);
   for (std::size_t a = 0; a < n; ++a) {
-    if (in.traffic[a].size() != n || in.crossing[a].size() != n) throw std::invalid_argument("role swap: matrices are not square");
+    if (in.traffic[a].size() != n || in.crossing[a].size() != n)
+      throw std::invalid_argument("role swap: matrices are not square");
     const int p = at[a];
     if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)])
       throw std::invalid_argument("role swap: the placement is not a permutation of the nodes");

@@ -65,23 +65,23 @@ constexpr int kSlotRecv = -2;  // a device's received partial (cxl_hierarchical'
 
 struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   const Route* route = nullptr;
-  int hop = 0;                 // index into route->ports of the device currently holding it
-  std::uint32_t flow = 0;      // chunks of one flow share a FIFO at each link; flows are served round-robin
+  int hop = 0;             // index into route->ports of the device currently holding it
+  std::uint32_t flow = 0;  // chunks of one flow share a FIFO at each link; flows are served round-robin
   std::uint32_t payload_bytes = 0;
   // When the chunk's last byte reaches the device now holding it (ps). Links forward a chunk
   // cut-through: it is handed on when its first packet arrives, and a link cannot finish sending
   // it before its tail has arrived, so multi-hop paths pipeline at packet granularity.
   std::int64_t tail_ps = 0;
-  std::uint64_t tag = 0;       // owner's identifier (the collective engine's transfer id)
-  bool more = false;           // more chunks of its transfer follow (a lost last packet is then NACKed)
+  std::uint64_t tag = 0;         // owner's identifier (the collective engine's transfer id)
+  bool more = false;             // more chunks of its transfer follow (a lost last packet is then NACKed)
   std::uint32_t ecn_marked = 0;  // packets of it ECN-marked on its way (DCQCN, models/link/congestion.hpp)
-  bool background = false;     // cross-traffic of a congestion fault (counted apart in link statistics)
+  bool background = false;       // cross-traffic of a congestion fault (counted apart in link statistics)
   // A small control message (a CXL.io TLP): links send it between the packets of the chunk on the
   // wire instead of queueing it behind whole chunks (PCIe and CXL arbitrate per TLP and flit), and
   // take it whatever their queues hold.
   bool express = false;
   ChunkSink* sink = nullptr;
-  PfcPort* pfc = nullptr;      // the ingress port counting it at the device now holding it (pfc.hpp)
+  PfcPort* pfc = nullptr;  // the ingress port counting it at the device now holding it (pfc.hpp)
   // Functional mode: the collective and the bytes this chunk carries (the payload's data pointer
   // points into `bytes`, kept with the pooled payload); null otherwise.
   const DataRange* data = nullptr;

@@ -53,7 +53,8 @@ void CcPort::on_transmit(ChunkExt& c, std::uint64_t wire_bytes, std::int64_t now
       q->cnps.pop_front();
     }
     q->rate.on_sent(now, wire_bytes);
-    q->next_ok_ps = now + static_cast<std::int64_t>(std::llround(static_cast<double>(wire_bytes) * 8.0 / q->rate.rate() * 1e12));
+    q->next_ok_ps =
+        now + static_cast<std::int64_t>(std::llround(static_cast<double>(wire_bytes) * 8.0 / q->rate.rate() * 1e12));
     q->last_sent_ps = now;
   }
   if ((roles_ & kNotify) && c.ecn_marked > 0) {

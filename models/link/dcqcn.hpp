@@ -21,8 +21,8 @@ namespace trainvp {
 
 struct DcqcnParams {
   // ECN marking at switch egress queues (RED-like, on the instantaneous queue).
-  std::uint64_t kmin = 5000;          // bytes: no marking below
-  std::uint64_t kmax = 200000;        // bytes: marking probability pmax here, 1 above
+  std::uint64_t kmin = 5000;    // bytes: no marking below
+  std::uint64_t kmax = 200000;  // bytes: marking probability pmax here, 1 above
   double pmax = 0.01;
   // Notification point (receiving NIC).
   std::int64_t cnp_interval_ps = 50000000;  // at most one CNP per QP per interval
@@ -70,11 +70,11 @@ class DcqcnRate {
   double line_;
   double rc_, rt_, alpha_ = 1.0;
   int t_stage_ = 0, bc_stage_ = 0;
-  std::uint64_t bytes_ = 0;              // sent since the last byte-counter event or CNP
+  std::uint64_t bytes_ = 0;  // sent since the last byte-counter event or CNP
   std::int64_t next_rate_timer_, next_alpha_timer_;
   std::uint64_t cuts_ = 0;
   double min_rc_;
-  std::int64_t start_ps_, since_ps_;     // rate integral from start to since
+  std::int64_t start_ps_, since_ps_;  // rate integral from start to since
   double rate_ps_ = 0;
 };
 

@@ -189,7 +189,8 @@ void FlowNetwork::recompute() {
   ++epoch_;
   comp_links_.clear(), comp_flows_.clear(), stack_.clear();
   for (int l : dirty_links_)
-    if (links_[static_cast<std::size_t>(l)].mark != epoch_) links_[static_cast<std::size_t>(l)].mark = epoch_, stack_.push_back(l);
+    if (links_[static_cast<std::size_t>(l)].mark != epoch_)
+      links_[static_cast<std::size_t>(l)].mark = epoch_, stack_.push_back(l);
   dirty_links_.clear();
   while (!stack_.empty()) {
     const int l = stack_.back();
@@ -411,7 +412,8 @@ double FlowNetwork::rate_Bps(int flow) const { return flows_[static_cast<std::si
 
 double FlowNetwork::sent_bytes(int flow) const { return flows_[static_cast<std::size_t>(flow)].sent; }
 
-FlowSource::FlowSource(sc_core::sc_module_name name, FlowNetwork& net, TrafficPattern pattern, double rate_Bps, RouteFn route)
+FlowSource::FlowSource(sc_core::sc_module_name name, FlowNetwork& net, TrafficPattern pattern, double rate_Bps,
+                       RouteFn route)
     : sc_module(name), net_(net), pattern_(pattern), rate_Bps_(rate_Bps), route_(std::move(route)) {
   SC_HAS_PROCESS(FlowSource);
   SC_METHOD(tick);  // runs once at time 0, then on wake_

@@ -64,24 +64,24 @@ class FlowNetwork : public sc_core::sc_module {
   LinkDirTotals totals(int link, std::int64_t now_ps) const;
   void add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times);
 
-  double rate_Bps(int flow) const;     // current rate, payload bytes per second
-  double sent_bytes(int flow) const;   // payload bytes drained so far (as of the last recompute)
+  double rate_Bps(int flow) const;    // current rate, payload bytes per second
+  double sent_bytes(int flow) const;  // payload bytes drained so far (as of the last recompute)
   std::size_t active_flows() const { return active_; }
   std::uint64_t recomputes() const { return recomputes_; }
 
  private:
   struct Link {
     LinkDir* dir;
-    double cap = 0;            // payload bytes per ps available to flows
+    double cap = 0;  // payload bytes per ps available to flows
     // What path_latency needs of it, read with cap: a flow's start looks at no LinkDir.
-    double hop_latency_ps = 0;  // latency with the sender's forwarding
-    double packet_ps = 0;       // a full packet's time on the wire
+    double hop_latency_ps = 0;            // latency with the sender's forwarding
+    double packet_ps = 0;                 // a full packet's time on the wire
     std::uint32_t mtu = 0, overhead = 0;  // framing, for the wire bytes of what it carried
     bool whole_packets = false;
-    double load = 0;           // sum of the rates of its flows
-    std::int64_t since = 0;    // busy time integrated up to here
+    double load = 0;         // sum of the rates of its flows
+    std::int64_t since = 0;  // busy time integrated up to here
     double busy_ps = 0;
-    std::vector<int> flows;    // active flows crossing it
+    std::vector<int> flows;              // active flows crossing it
     int fifo_head = -1, fifo_tail = -1;  // transfers leaving by it in send order (head: running)
     // Progressive filling scratch.
     double residual = 0;
@@ -91,7 +91,7 @@ class FlowNetwork : public sc_core::sc_module {
   };
   struct Flow {
     const std::vector<int>* links = nullptr;
-    std::vector<int> slot;     // index of this flow in each link's `flows`
+    std::vector<int> slot;  // index of this flow in each link's `flows`
     double remaining = 0, total = 0, sent = 0;
     double rate = 0;           // bytes per ps
     double cap = 0;            // bytes per ps, 0: none
@@ -101,15 +101,15 @@ class FlowNetwork : public sc_core::sc_module {
     std::uint32_t mark = 0;
     bool frozen = false, live = false, background = false;
     std::uint64_t tag = 0;
-    bool open = false;         // still taking chunks of its transfer
-    int fifo = -1;             // the first link whose send queue it is in (engine transfers)
-    int fifo_next = -1;        // the transfer queued behind it there
+    bool open = false;   // still taking chunks of its transfer
+    int fifo = -1;       // the first link whose send queue it is in (engine transfers)
+    int fifo_next = -1;  // the transfer queued behind it there
     std::vector<tlm::tlm_generic_payload*> chunks;
     Done done;
   };
   struct Due {
     std::int64_t at;
-    std::uint64_t seq;         // ties in start order: runs are deterministic
+    std::uint64_t seq;  // ties in start order: runs are deterministic
     int flow;
     std::uint32_t version;
     bool operator>(const Due& o) const { return at != o.at ? at > o.at : seq > o.seq; }

@@ -25,7 +25,8 @@ tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::
   if (c->express) {  // past the bulk queue: the egress link takes it at once
     tlm::tlm_phase begin = tlm::BEGIN_REQ;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
-    if (out[port]->nb_transport_fw(p, begin, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": an express message was not taken");
+    if (out[port]->nb_transport_fw(p, begin, t) != tlm::TLM_COMPLETED)
+      throw RunError(label_ + ": an express message was not taken");
     return tlm::TLM_COMPLETED;
   }
   Port& pt = ports_[static_cast<std::size_t>(port)];
@@ -48,7 +49,8 @@ bool Forwarder::offer(int out_port, tlm::tlm_generic_payload* p) {
 
 tlm::tlm_sync_enum Forwarder::bw(int out_port, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
   Port& pt = ports_[static_cast<std::size_t>(out_port)];
-  if (ph != tlm::BEGIN_RESP || pt.waiting_accept != &p) throw RunError(label_ + ": unexpected phase on the backward path");
+  if (ph != tlm::BEGIN_RESP || pt.waiting_accept != &p)
+    throw RunError(label_ + ": unexpected phase on the backward path");
   pt.waiting_accept = nullptr;
   accepted_later(ingress_of_.at(&p), &p);
   // Offer what queued behind it, in arrival order, until the egress pushes back again.

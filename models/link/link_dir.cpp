@@ -12,9 +12,8 @@
 
 namespace trainvp {
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
-
+using sc_core::sc_time;
 
 LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirParams& p, std::uint32_t chunk,
                  RunContext& ctx)
@@ -68,8 +67,8 @@ std::int64_t LinkDir::next_gap() {
 // loss therefore adds W however far into the chunk it falls (the packets from k on are all sent
 // again after it). A lost last packet with nothing of its flow behind it (the end of a transfer,
 // nothing else of the flow queued) has no successor to reveal the gap: the sender resends it when
-// its retransmission timer, started when the packet has gone out, expires. Losses among the packets sent in vain during W are not drawn:
-// they are resent anyway (a loss of k+1 would delay the NACK by a packet time; neglected).
+// its retransmission timer, started when the packet has gone out, expires. Losses among the packets sent in vain during
+// W are not drawn: they are resent anyway (a loss of k+1 would delay the NACK by a packet time; neglected).
 LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
   LossCost c;
   if (loss_rate_ <= 0) return c;
@@ -95,7 +94,7 @@ LinkDir::LossCost LinkDir::draw_losses(std::uint32_t size, bool follows) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(resent - 1) * p_.mtu + (k + resent == n ? last : p_.mtu);
     stats_.retransmitted_bytes += bytes;
     stats_.wire_bytes += p_.whole_packets ? static_cast<std::uint64_t>(resent) * packet_wire(p_.mtu)
-                                           : bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
+                                          : bytes + static_cast<std::uint64_t>(resent) * p_.overhead;
     c.total_ps += cost;
     if (k == 0) c.head_ps += cost;
     if (k == n - 1) c.tail_ps += cost;
@@ -185,7 +184,8 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
   const std::int64_t now = now_ps();
   auto ser = [this](double bytes) { return round_ps(bytes * 8.0 / p_.bandwidth_bps * 1e12); };
   if (busy_ && !down_ && !chunk_of(*on_wire_)->express) {
-    const std::int64_t packet = ser(packet_wire(p_.mtu)), own = ser(static_cast<double>(wire_bytes(p->get_data_length())));
+    const std::int64_t packet = ser(packet_wire(p_.mtu)),
+                       own = ser(static_cast<double>(wire_bytes(p->get_data_length())));
     std::int64_t start = std::max({now, express_end_, wire_start_ + packet});
     start = wire_start_ + (start - wire_start_ + packet - 1) / packet * packet;
     if (start < wire_end_) {
@@ -322,7 +322,8 @@ bool LinkDir::pick_paced() {
 }
 
 void LinkDir::flush_trace() {
-  if (track_ >= 0 && busy_from_ >= 0 && busy_to_ > busy_from_) ctx_.trace.slice(track_, trace_name_, "network", busy_from_, busy_to_, -1);
+  if (track_ >= 0 && busy_from_ >= 0 && busy_to_ > busy_from_)
+    ctx_.trace.slice(track_, trace_name_, "network", busy_from_, busy_to_, -1);
   busy_from_ = -1;
 }
 
@@ -362,7 +363,8 @@ void LinkDir::on_arrival() {
     // Express: handed on at once, past chunks the far end has not taken yet (its own channel).
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_time t = sc_core::SC_ZERO_TIME;
-    if (out_fw_->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED) throw RunError(label_ + ": the far end did not take an express message");
+    if (out_fw_->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED)
+      throw RunError(label_ + ": the far end did not take an express message");
     accepted_downstream(p);
   }
   if (!propagating_.empty()) arrival_at(propagating_.front().head_ps);

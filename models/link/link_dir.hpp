@@ -40,18 +40,19 @@ class CcPort;
 
 struct LinkDirParams {
   double bandwidth_bps = 0;
-  std::int64_t latency_ps = 0;        // propagation + the sending device's forwarding latency
-  std::uint32_t mtu = 4096;           // payload bytes per packet
-  std::uint32_t overhead = 82;        // framing bytes per packet
-  bool whole_packets = false;         // fixed-size packets (CXL flits): a partial one is padded to mtu
-  std::uint64_t buffer = 1 << 20;     // output queue capacity, bytes of payload
-  int headroom = 0;                   // 0: derived from the bandwidth-delay product
+  std::int64_t latency_ps = 0;     // propagation + the sending device's forwarding latency
+  std::uint32_t mtu = 4096;        // payload bytes per packet
+  std::uint32_t overhead = 82;     // framing bytes per packet
+  bool whole_packets = false;      // fixed-size packets (CXL flits): a partial one is padded to mtu
+  std::uint64_t buffer = 1 << 20;  // output queue capacity, bytes of payload
+  int headroom = 0;                // 0: derived from the bandwidth-delay product
 };
 
 // Wire bytes of a chunk of `payload` bytes: payload + packets x overhead, or packets x (mtu +
 // overhead) with whole packets; an empty chunk is one packet. The one framing rule of the packet
 // and the flow fidelity.
-inline std::uint64_t framed_bytes(std::uint64_t payload, std::uint32_t mtu, std::uint32_t overhead, bool whole_packets) {
+inline std::uint64_t framed_bytes(std::uint64_t payload, std::uint32_t mtu, std::uint32_t overhead,
+                                  bool whole_packets) {
   const std::uint64_t packets = payload == 0 ? 1 : (payload + mtu - 1) / mtu;
   return whole_packets ? packets * (mtu + overhead) : payload + packets * overhead;
 }
@@ -62,8 +63,8 @@ struct LinkDirStats {
   std::uint64_t wire_bytes = 0;
   std::int64_t busy_ps = 0;
   std::uint64_t peak_queue_bytes = 0;
-  std::int64_t paused_ps = 0;         // time stopped by back-pressure with work queued
-  std::uint64_t lost_packets = 0;     // packets lost (packet_loss fault), each recovered by go-back-N
+  std::int64_t paused_ps = 0;             // time stopped by back-pressure with work queued
+  std::uint64_t lost_packets = 0;         // packets lost (packet_loss fault), each recovered by go-back-N
   std::uint64_t retransmitted_bytes = 0;  // payload bytes sent again by go-back-N
   std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
   std::uint64_t pauses = 0;               // times back-pressure stopped it with work queued
@@ -195,14 +196,14 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
     std::size_t head = 0;
     bool empty() const { return head == q.size(); }
   };
-  std::vector<FlowQueue> flows_;   // active flows in round-robin order
+  std::vector<FlowQueue> flows_;                                      // active flows in round-robin order
   std::vector<std::vector<tlm::tlm_generic_payload*>> spare_queues_;  // emptied FIFOs, reused (capacity kept)
   std::size_t rr_next_ = 0;
   std::uint64_t queued_bytes_ = 0;
-  double queue_byte_ps_ = 0;        // integral of queued_bytes_ over time, up to queue_since_
+  double queue_byte_ps_ = 0;  // integral of queued_bytes_ over time, up to queue_since_
   std::int64_t queue_since_ = 0;
-  std::deque<tlm::tlm_generic_payload*> express_;  // express messages waiting for the link (served first)
-  std::int64_t express_end_ = 0;                   // end of the last one slipped into a chunk's packets
+  std::deque<tlm::tlm_generic_payload*> express_;   // express messages waiting for the link (served first)
+  std::int64_t express_end_ = 0;                    // end of the last one slipped into a chunk's packets
   tlm::tlm_generic_payload* pending_in_ = nullptr;  // accepted later, when it fits
   // Transmission.
   bool busy_ = false;

@@ -18,7 +18,8 @@ bool LinkDir::idle() const {
 // Open intervals count up to now_ps, so that totals taken at equal points of two periods differ
 // by exactly one period's worth.
 LinkDirTotals LinkDir::totals(std::int64_t now_ps) const {
-  LinkDirTotals t{stats_, queue_byte_ps_ + static_cast<double>(queued_bytes_) * static_cast<double>(now_ps - queue_since_)};
+  LinkDirTotals t{stats_,
+                  queue_byte_ps_ + static_cast<double>(queued_bytes_) * static_cast<double>(now_ps - queue_since_)};
   if (paused_since_ >= 0) t.stats.paused_ps += now_ps - paused_since_;
   if (pfc_) t.stats.pfc.paused_ps = pfc_->paused_ps(now_ps);
   if (busy_ && on_wire_) t.stats.busy_ps += std::min(now_ps, wire_end_) - wire_start_;

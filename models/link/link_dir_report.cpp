@@ -36,7 +36,8 @@ const ModelInfo& LinkDir::info() {
         "bytes that arrived beyond XOFF + headroom: a real switch would drop them; kept here", "pfc.mode ingress"},
        {"pauses", "count", "times back-pressure stopped it with work queued", "fabric.congestion_control given"},
        {"ecn_marked_packets", "count", "packets ECN-marked at this switch egress queue", "congestion_control dcqcn"},
-       {"cnps_sent", "count", "CNPs the receiving NIC sent for chunks that came in by this link", "congestion_control dcqcn"}}};
+       {"cnps_sent", "count", "CNPs the receiving NIC sent for chunks that came in by this link",
+        "congestion_control dcqcn"}}};
   // With dcqcn a NIC's network egress also reports a `dcqcn` object (qps, cnps_received,
   // rate_cuts, min_rate_bps, mean_rate_bps): docs/fabric.md#ecn-and-dcqcn.
   return i;

@@ -35,11 +35,11 @@ struct PfcStats {
 };
 
 struct PfcPortParams {
-  bool pause = true;          // false (mode off): count only, never pause
-  std::uint64_t xoff = 0;     // PAUSE when the count exceeds this
-  std::uint64_t xon = 0;      // RESUME when it is at or below this (< xoff)
-  std::uint64_t headroom = 0; // bytes above xoff absorbed without overflow
-  std::int64_t delay_ps = 0;  // from a crossing to the transmitter acting on its frame
+  bool pause = true;           // false (mode off): count only, never pause
+  std::uint64_t xoff = 0;      // PAUSE when the count exceeds this
+  std::uint64_t xon = 0;       // RESUME when it is at or below this (< xoff)
+  std::uint64_t headroom = 0;  // bytes above xoff absorbed without overflow
+  std::int64_t delay_ps = 0;   // from a crossing to the transmitter acting on its frame
 };
 
 // One ingress port's accounting (the far end of a link direction) and the pause state of the

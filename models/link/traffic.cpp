@@ -8,8 +8,8 @@
 
 namespace trainvp {
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 
 static sc_time ps(std::int64_t v) { return ps_time(v); }
 

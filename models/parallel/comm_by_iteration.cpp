@@ -32,7 +32,8 @@ std::vector<CommInterval> period_window(const std::vector<CommInterval>& real, s
 }
 
 void sort_by_end(std::vector<CommInterval>& list) {  // stable: the engine's order among equal ends
-  std::stable_sort(list.begin(), list.end(), [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
+  std::stable_sort(list.begin(), list.end(),
+                   [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
 }
 
 }  // namespace
@@ -62,10 +63,10 @@ std::vector<std::int64_t> comm_by_iteration(const std::vector<CommInterval>& rea
                                             const std::vector<std::int64_t>& ends,
                                             const std::vector<PeriodSkip>& skips) {
   if (skips.empty()) return sweep(real, ends);
-  std::vector<std::int64_t> cends;                       // iteration ends on the cut timeline
-  std::vector<std::size_t> index_of(ends.size());         // iteration -> its cut-timeline iteration
+  std::vector<std::int64_t> cends;                 // iteration ends on the cut timeline
+  std::vector<std::size_t> index_of(ends.size());  // iteration -> its cut-timeline iteration
   std::vector<CommInterval> list;
-  std::vector<std::int64_t> resumes, removed_after;      // per skip: when the rank resumes, time cut so far
+  std::vector<std::int64_t> resumes, removed_after;  // per skip: when the rank resumes, time cut so far
   std::int64_t removed = 0;
   std::size_t i = 0;
   for (const PeriodSkip& k : skips) {
@@ -77,7 +78,7 @@ std::vector<std::int64_t> comm_by_iteration(const std::vector<CommInterval>& rea
     std::int64_t longest = 0, late = 0;  // the window's longest interval; how far past `to` a simulated one ran
     for (const CommInterval& iv : w) longest = std::max(longest, iv.end - iv.start);
     for (auto iv = std::lower_bound(real.begin(), real.end(), to,
-                                    [](const CommInterval& x, std::int64_t t) { return x.end < t; });
+                                    [](const CommInterval&x, std::int64_t t) { return x.end < t; });
          iv != real.end(); ++iv)
       if (iv->start < resume) late = std::max(late, iv->end - to);
     const int K = P > 0 ? static_cast<int>(std::min<std::int64_t>(2 + (longest + (to - from) + late) / P, M)) : M;
@@ -114,7 +115,8 @@ std::vector<std::int64_t> comm_by_iteration(const std::vector<CommInterval>& rea
   std::vector<CommInterval> merged;
   merged.reserve(real.size() + list.size());
   for (const CommInterval& iv : real) {
-    const std::size_t n = static_cast<std::size_t>(std::upper_bound(resumes.begin(), resumes.end(), iv.start) - resumes.begin());
+    const std::size_t n =
+        static_cast<std::size_t>(std::upper_bound(resumes.begin(), resumes.end(), iv.start) - resumes.begin());
     const std::int64_t shift = n ? removed_after[n - 1] : 0;
     merged.push_back({iv.start - shift, iv.end - shift});
   }

@@ -10,7 +10,9 @@ namespace {
 
 const char* dim_name(ParallelDim d) { return d == ParallelDim::Tp ? "tp" : d == ParallelDim::Dp ? "dp" : "pp"; }
 
-int& coord_of(ParallelCoord& c, ParallelDim d) { return d == ParallelDim::Tp ? c.tp : d == ParallelDim::Dp ? c.dp : c.pp; }
+int& coord_of(ParallelCoord& c, ParallelDim d) {
+  return d == ParallelDim::Tp ? c.tp : d == ParallelDim::Dp ? c.dp : c.pp;
+}
 
 std::string coord_text(const ParallelCoord& c) {
   return "[" + std::to_string(c.tp) + ", " + std::to_string(c.pp) + ", " + std::to_string(c.dp) + "]";
@@ -54,7 +56,8 @@ ParallelLayout::ParallelLayout(const ParallelConfig& cfg, int gpus) : cfg_(cfg) 
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t j = i + 1; j < 3; ++j)
       if (cfg.order[i] == cfg.order[j])
-        throw LayoutError("order", std::string("names ") + dim_name(cfg.order[i]) + " twice; it must order tp, pp and dp");
+        throw LayoutError("order",
+                          std::string("names ") + dim_name(cfg.order[i]) + " twice; it must order tp, pp and dp");
   for (int r = 0; r < gpus; ++r) {
     ParallelCoord c;
     int rest = r;
@@ -95,7 +98,8 @@ void ParallelLayout::place_on(const std::vector<int>& ranks) {
   if (static_cast<int>(ranks.size()) != gpus_ || !std::is_sorted(ranks.begin(), ranks.end()))
     throw std::logic_error("place_on: one ascending cluster rank per rank of the layout");
   std::vector<ParallelCoord> coord(static_cast<std::size_t>(ranks.back()) + 1);
-  for (int r = 0; r < gpus_; ++r) coord[static_cast<std::size_t>(ranks[static_cast<std::size_t>(r)])] = coord_[static_cast<std::size_t>(r)];
+  for (int r = 0; r < gpus_; ++r)
+    coord[static_cast<std::size_t>(ranks[static_cast<std::size_t>(r)])] = coord_[static_cast<std::size_t>(r)];
   for (int& g : rank_) g = ranks[static_cast<std::size_t>(g)];
   coord_ = std::move(coord);
   ranks_ = ranks;
@@ -107,7 +111,9 @@ StagePartition balanced_partition(const std::vector<double>& layer_time, int chu
     throw LayoutError("pp", std::to_string(n) + " layers cannot fill " + std::to_string(chunks) +
                                 " model chunks (pp x virtual_stages) with at least one layer each");
   std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
-  for (int i = 0; i < n; ++i) prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + layer_time[static_cast<std::size_t>(i)];
+  for (int i = 0; i < n; ++i)
+    prefix[static_cast<std::size_t>(i) + 1] =
+        prefix[static_cast<std::size_t>(i)] + layer_time[static_cast<std::size_t>(i)];
   auto span = [&](int a, int b) { return prefix[static_cast<std::size_t>(b)] - prefix[static_cast<std::size_t>(a)]; };
   // best[c][i]: the least possible slowest-chunk time of the first i layers in c chunks; cut[c][i]
   // where its last chunk starts. best[c - 1][j] grows with j and the last chunk's time span(j, i)
@@ -148,14 +154,15 @@ StagePartition balanced_partition(const std::vector<double>& layer_time, int chu
 
 StagePartition explicit_partition(const std::vector<int>& counts, int chunks, int layers) {
   if (static_cast<int>(counts.size()) != chunks)
-    throw LayoutError("stage_layers", "one layer count per model chunk (pp x virtual_stages = " + std::to_string(chunks) +
-                                          "), got " + std::to_string(counts.size()));
+    throw LayoutError("stage_layers", "one layer count per model chunk (pp x virtual_stages = " +
+                                          std::to_string(chunks) + "), got " + std::to_string(counts.size()));
   StagePartition part;
   part.first.push_back(0);
   long long sum = 0;
   for (std::size_t c = 0; c < counts.size(); ++c) {
     if (counts[c] < 1)
-      throw LayoutError("stage_layers/" + std::to_string(c), "every chunk holds at least one layer, got " + std::to_string(counts[c]));
+      throw LayoutError("stage_layers/" + std::to_string(c),
+                        "every chunk holds at least one layer, got " + std::to_string(counts[c]));
     sum += counts[c];
     if (sum > layers) break;
     part.first.push_back(static_cast<int>(sum));
@@ -215,8 +222,8 @@ Workload stage_workload(const Workload& full, const ParallelConfig& cfg, const S
   for (int k = 0; stage + k * cfg.pp < part.chunks(); ++k) {
     const int c = stage + k * cfg.pp;
     for (int i = part.begin(c); i < part.end(c); ++i) {
-      w.layers.push_back(tp_shard(full.layers[static_cast<std::size_t>(i)], cfg.tp, cfg.sequence_parallel,
-                                  full.shape.grad_dtype));
+      w.layers.push_back(
+          tp_shard(full.layers[static_cast<std::size_t>(i)], cfg.tp, cfg.sequence_parallel, full.shape.grad_dtype));
       if (chunk_of) chunk_of->push_back(k);
     }
   }

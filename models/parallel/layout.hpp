@@ -15,7 +15,8 @@ namespace trainvp {
 // A layout that cannot be: `field` is the key of training.parallel at fault ("tp", "rank_map/3",
 // "stage_layers"), so the config layer can name the JSON pointer.
 struct LayoutError : std::invalid_argument {
-  LayoutError(std::string field, const std::string& message) : std::invalid_argument(message), field(std::move(field)) {}
+  LayoutError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field(std::move(field)) {}
   std::string field;
 };
 

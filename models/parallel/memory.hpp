@@ -15,7 +15,7 @@
 namespace trainvp {
 
 struct StageMemory {
-  std::uint64_t weights = 0;      // bytes of compute-dtype weights held
+  std::uint64_t weights = 0;  // bytes of compute-dtype weights held
   std::uint64_t gradients = 0;
   std::uint64_t optimizer = 0;    // fp32 master weights + Adam moments (SGD: momentum; none: 0)
   std::uint64_t activations = 0;  // at the peak of micro-batches in flight

@@ -73,10 +73,9 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
     changed_.push_back(std::make_unique<sc_core::sc_event>());
     parts_.gpus[r]->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
     std::string full = parts_.gpus[r]->name();  // nodeN.gpuM
-    tracks_.push_back(ctx.trace.enabled()
-                          ? ctx.trace.track(parts_.trace_group_prefix + full.substr(0, full.find('.')),
-                                            full.substr(full.find('.') + 1) + " pipeline")
-                          : -1);
+    tracks_.push_back(ctx.trace.enabled() ? ctx.trace.track(parts_.trace_group_prefix + full.substr(0, full.find('.')),
+                                                            full.substr(full.find('.') + 1) + " pipeline")
+                                          : -1);
   }
   dp_of_.assign(n, -1);
   if (parts_.make_dp)
@@ -111,7 +110,9 @@ ParallelRankIteration& ParallelSync::record(int rank, int iteration) const {
   return v[static_cast<std::size_t>(iteration)];
 }
 
-const ParallelRankIteration& ParallelSync::rank_iteration(int rank, int iteration) const { return record(rank, iteration); }
+const ParallelRankIteration& ParallelSync::rank_iteration(int rank, int iteration) const {
+  return record(rank, iteration);
+}
 
 // ---------------------------------------------------------------- the gate
 
@@ -122,12 +123,9 @@ bool ParallelSync::pp_ready(int rank, int iteration, const Phase& ph, std::uint6
   const int k = (*parts_.stages)[static_cast<std::size_t>(s)].chunk_of[static_cast<std::size_t>(ph.layer)];
   const int g = global_chunk(s, k);
   bool backward;
-  if (ph.kind == PhaseKind::Forward && ph.layer == sh.fwd_first[static_cast<std::size_t>(k)] && g > 0)
-    backward = false;
-  else if (same_phase(ph, sh.bwd_first[static_cast<std::size_t>(k)]) && g < p_ * v_ - 1)
-    backward = true;
-  else
-    return true;
+  if (ph.kind == PhaseKind::Forward && ph.layer == sh.fwd_first[static_cast<std::size_t>(k)] && g > 0) backward = false;
+  else if (same_phase(ph, sh.bwd_first[static_cast<std::size_t>(k)]) && g < p_ * v_ - 1) backward = true;
+  else return true;
   const std::uint64_t want = input_key(iteration, backward, k, ph.micro_batch);
   if (key) *key = want;
   return state_[static_cast<std::size_t>(rank)].arrived.count(want) > 0;
@@ -140,7 +138,8 @@ WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
   const ParallelConfig& cfg = parts_.layout->config();
   // A TP collective holds the next phase, but a layer's dW (Megatron overlaps it with its dX
   // all-reduce); with tp_comm_overlap only the optimizer step (pipeline sends wait in on_phase_end).
-  if (st.tp_pending > 0 && ph.kind != PhaseKind::BackwardWeight && (!cfg.tp_comm_overlap || ph.kind == PhaseKind::Optimizer))
+  if (st.tp_pending > 0 && ph.kind != PhaseKind::BackwardWeight &&
+      (!cfg.tp_comm_overlap || ph.kind == PhaseKind::Optimizer))
     return WaitKind::Tp;
   if (!pp_ready(rank, iteration, ph, nullptr)) return WaitKind::Pp;
   if (!cfg.overlap_p2p && st.sends_in_flight > 0) return WaitKind::Pp;  // blocking sends
@@ -150,10 +149,9 @@ WaitKind ParallelSync::refusal(int rank, int iteration, const Phase& ph) const {
   const int s = parts_.layout->coord(rank).pp;
   const int zero = parts_.layout->config().zero;
   // With overlap_param_gather the gather runs behind the forward; the next step waits for it.
-  const bool param_gate = cfg.overlap_param_gather
-                              ? ph.kind == PhaseKind::Optimizer
-                              : ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
-                                    ph.layer == shape_[static_cast<std::size_t>(s)].fwd_first[0];
+  const bool param_gate = cfg.overlap_param_gather ? ph.kind == PhaseKind::Optimizer
+                                                   : ph.kind == PhaseKind::Forward && ph.micro_batch == 0 &&
+                                                         ph.layer == shape_[static_cast<std::size_t>(s)].fwd_first[0];
   if ((zero == 1 || zero == 2) && d_ > 1 && iteration > 0 && param_gate && st.gathered < iteration - 1)
     return WaitKind::Dp;
   if (parts_.layout->config().zero == 3 && d_ > 1) {
@@ -202,8 +200,7 @@ std::string ParallelSync::waiting_for(int rank, int iteration, const Phase& ph) 
     case WaitKind::Pp: {
       const bool fwd = ph.kind == PhaseKind::Forward;
       return std::string(fwd ? "activations" : "gradients") + " of micro-batch " + std::to_string(ph.micro_batch) +
-             " from pipeline stage " +
-             std::to_string((parts_.layout->coord(rank).pp + (fwd ? p_ - 1 : 1)) % p_);
+             " from pipeline stage " + std::to_string((parts_.layout->coord(rank).pp + (fwd ? p_ - 1 : 1)) % p_);
     }
     case WaitKind::Dp:
       if (st.dp_gate) return dp_strategy(rank)->waiting_for(rank, iteration, ph);
@@ -270,13 +267,15 @@ void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
 
 void ParallelSync::flush_sends(int rank) {
   RankState& st = state_[static_cast<std::size_t>(rank)];
-  const std::uint64_t oldest_open = st.tp_open.empty() ? std::numeric_limits<std::uint64_t>::max() : *st.tp_open.begin();
+  const std::uint64_t oldest_open =
+      st.tp_open.empty() ? std::numeric_limits<std::uint64_t>::max() : *st.tp_open.begin();
   std::size_t kept = 0;
   for (std::size_t i = 0; i < st.sends.size(); ++i) {
     if (st.send_after[i] <= oldest_open) {
       send(rank, st.send_iteration[i], st.sends[i]);
     } else {
-      st.sends[kept] = st.sends[i], st.send_iteration[kept] = st.send_iteration[i], st.send_after[kept] = st.send_after[i];
+      st.sends[kept] = st.sends[i], st.send_iteration[kept] = st.send_iteration[i],
+      st.send_after[kept] = st.send_after[i];
       ++kept;
     }
   }
@@ -296,7 +295,8 @@ std::shared_ptr<const CompiledProgram> ParallelSync::program(CollectiveOp op, co
     pr.transfers.push_back(x);
   } else {
     pr = build_program(op, op == CollectiveOp::AllReduce ? parts_.tp_algorithm : CollectiveAlgo::Ring, comm, bytes,
-                       parts_.engine->chunk(), parts_.nodes_of, 0, &parts_.engine->device_map(), &parts_.engine->ring_layout());
+                       parts_.engine->chunk(), parts_.nodes_of, 0, &parts_.engine->device_map(),
+                       &parts_.engine->ring_layout());
   }
   auto cp = std::make_shared<const CompiledProgram>(std::move(pr));
   programs_.emplace(key, cp);
@@ -309,10 +309,13 @@ void ParallelSync::tp_join(int rank, int iteration, const Phase& ph, int part) {
   const TpKey key{c.pp * d_ + c.dp, iteration, ph.micro_batch, ph.layer, (fwd ? 0 : 2) + part};
   auto [entry, fresh] = tp_live_.try_emplace(key, -1, t_);
   if (fresh) {
-    const Layer& layer = (*parts_.stages)[static_cast<std::size_t>(c.pp)].workload.layers[static_cast<std::size_t>(ph.layer)];
+    const Layer& layer =
+        (*parts_.stages)[static_cast<std::size_t>(c.pp)].workload.layers[static_cast<std::size_t>(ph.layer)];
     const std::uint64_t bytes = fwd ? layer.tp_fwd_bytes : layer.tp_bwd_bytes;
     const bool sp = parts_.layout->config().sequence_parallel;
-    const CollectiveOp op = !sp ? CollectiveOp::AllReduce : part == 0 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather;
+    const CollectiveOp op = !sp         ? CollectiveOp::AllReduce
+                            : part == 0 ? CollectiveOp::ReduceScatter
+                                        : CollectiveOp::AllGather;
     const CollectiveAlgo algo = op == CollectiveOp::AllReduce ? parts_.tp_algorithm : CollectiveAlgo::Ring;
     entry->second.first = parts_.engine->launch(
         program(op, parts_.layout->tp_group(c.pp, c.dp), bytes), op, algo, bytes,
@@ -386,7 +389,8 @@ std::uint64_t ParallelSync::gather_bytes(int stage) const {
 
 void ParallelSync::gather(int rank, int iteration) {
   const ParallelCoord c = parts_.layout->coord(rank);
-  const std::uint64_t key = (static_cast<std::uint64_t>(iteration) << 24) | static_cast<std::uint64_t>(c.pp * t_ + c.tp);
+  const std::uint64_t key =
+      (static_cast<std::uint64_t>(iteration) << 24) | static_cast<std::uint64_t>(c.pp * t_ + c.tp);
   auto [entry, fresh] = gather_live_.try_emplace(key, -1, d_);
   const std::int64_t start = now();
   if (fresh) {
@@ -488,7 +492,8 @@ void ParallelSync::fill_comm_all() const {
     std::vector<std::int64_t> ends;
     ends.reserve(g->iterations().size());
     for (const RankIteration& r : g->iterations()) ends.push_back(r.end_ps);
-    comm_all_[static_cast<std::size_t>(g->rank())] = comm_by_iteration(parts_.engine->intervals(g->rank()), ends, skips_);
+    comm_all_[static_cast<std::size_t>(g->rank())] =
+        comm_by_iteration(parts_.engine->intervals(g->rank()), ends, skips_);
   }
 }
 
@@ -571,7 +576,8 @@ void ParallelSync::report(nlohmann::ordered_json& results) const {
     o["dp_comm_s"] = comm[kDp] / div;
     o["dp_exposed_s"] = blocked[kDp] / div;
     o["comm_s"] = all / div;
-    if (parts_.layout->config().zero == 3 && d_ > 1 && dp_strategy(ranks.front())) o["zero3"] = zero3_report(s, warm, n);
+    if (parts_.layout->config().zero == 3 && d_ > 1 && dp_strategy(ranks.front()))
+      o["zero3"] = zero3_report(s, warm, n);
     stages.push_back(o);
   }
   results["parallel"]["stages"] = stages;

@@ -73,8 +73,8 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     std::vector<int> nodes_of;
     CollectiveAlgo tp_algorithm = CollectiveAlgo::Ring;
     std::uint64_t boundary_bytes = 0;  // PP: bytes one TP rank sends per micro-batch and boundary
-    MakeDp make_dp;  // null: no DP synchronization (d = 1 or strategy none)
-    std::string trace_group_prefix;  // before "nodeN" in its trace tracks' group ("JOB: " for a job)
+    MakeDp make_dp;                    // null: no DP synchronization (d = 1 or strategy none)
+    std::string trace_group_prefix;    // before "nodeN" in its trace tracks' group ("JOB: " for a job)
   };
   ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
 
@@ -96,7 +96,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
 
  private:
   struct RankState {
-    int tp_pending = 0;  // TP collectives this GPU joined that have not completed on it
+    int tp_pending = 0;       // TP collectives this GPU joined that have not completed on it
     int sends_in_flight = 0;  // its pipeline sends not yet done on it (overlap_p2p off: it waits)
     std::int64_t tp_joined = 0;
     std::vector<ScheduleBlock> sends;  // blocks whose output waits for their TP collectives
@@ -110,7 +110,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     std::set<std::uint64_t> tp_open;
     std::map<std::tuple<int, int, int, bool>, std::uint64_t> tp_seq_of;
     std::unordered_set<std::uint64_t> arrived;  // PP inputs: (iteration, direction, chunk, micro-batch)
-    int gathered = -1;  // ZeRO: last iteration whose parameter all-gather completed here
+    int gathered = -1;                          // ZeRO: last iteration whose parameter all-gather completed here
     // ZeRO-3: the index in the iteration's schedule of the phase to run next, and the layer
     // parameter all-gathers (zero3_key) joined and completed on this GPU.
     std::uint64_t phase_index = 0;
@@ -126,12 +126,14 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     std::int64_t phase_start = 0;  // when the gate last let a phase start
     std::int64_t block_start = 0;  // when the running block's first phase started (trace)
     // Running unions of the waits' intervals per kind (bounded: thousands of iterations per run).
-    RunningUnion comm_union[static_cast<int>(WaitKind::Count)] = {RunningUnion(256), RunningUnion(256), RunningUnion(256)};
+    RunningUnion comm_union[static_cast<int>(WaitKind::Count)] = {RunningUnion(256), RunningUnion(256),
+                                                                  RunningUnion(256)};
   };
   struct TpKey {
     int group, iteration, micro_batch, layer, tag;
     bool operator==(const TpKey& o) const {
-      return group == o.group && iteration == o.iteration && micro_batch == o.micro_batch && layer == o.layer && tag == o.tag;
+      return group == o.group && iteration == o.iteration && micro_batch == o.micro_batch && layer == o.layer &&
+             tag == o.tag;
     }
   };
   struct TpKeyHash {
@@ -178,13 +180,13 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   // Programs by (op, bytes, first two ranks, size): a pair of ranks lies along one dimension only,
   // so this names the communicator without spelling it out on every collective.
   std::map<std::tuple<int, std::uint64_t, int, int, std::size_t>, std::shared_ptr<const CompiledProgram>> programs_;
-  std::unordered_map<TpKey, std::pair<int, int>, TpKeyHash> tp_live_;  // -> (collective id, joins left)
+  std::unordered_map<TpKey, std::pair<int, int>, TpKeyHash> tp_live_;   // -> (collective id, joins left)
   std::unordered_map<std::uint64_t, std::pair<int, int>> gather_live_;  // (DP group, iteration) -> same
   std::unordered_map<std::uint64_t, std::pair<int, int>> z3_live_;      // (DP group, layer key) -> same
-  mutable std::vector<std::vector<ParallelRankIteration>> records_;  // [rank][iteration]
-  mutable std::vector<std::vector<std::int64_t>> comm_all_;           // [rank][iteration], filled on first use
+  mutable std::vector<std::vector<ParallelRankIteration>> records_;     // [rank][iteration]
+  mutable std::vector<std::vector<std::int64_t>> comm_all_;             // [rank][iteration], filled on first use
   std::vector<PeriodSkip> skips_;  // fast-forward: each rank's intervals of the period before repeat
-  std::vector<int> tracks_;  // per rank: its pipeline track in the trace (-1: none)
+  std::vector<int> tracks_;        // per rank: its pipeline track in the trace (-1: none)
 };
 
 const char* wait_kind_name(WaitKind k);  // "tp", "pp", "dp"

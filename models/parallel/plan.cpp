@@ -50,8 +50,10 @@ std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const Par
   ParallelLayout layout(cfg, gpus);
   if (!ranks.empty()) layout.place_on(ranks);
   if (cfg.pp > 1 && !full.dims.valid())
-    throw LayoutError("pp", "pipeline parallelism needs a transformer zoo model: the tensor crossing a stage "
-                            "boundary is b·s·h, and " + full.model + " states no hidden size");
+    throw LayoutError("pp",
+                      "pipeline parallelism needs a transformer zoo model: the tensor crossing a stage "
+                      "boundary is b·s·h, and " +
+                          full.model + " states no hidden size");
   const int chunks = cfg.chunks();
   StagePartition part;
   if (!cfg.stage_layers.empty()) {

@@ -39,9 +39,9 @@ void draw(Samples& out, int count, const TrainParams& p, const std::vector<doubl
     out.label[static_cast<std::size_t>(i)] = c / p.clusters;
     float* row = out.x.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(p.features);
     for (int f = 0; f < p.features; ++f)
-      row[f] = static_cast<float>(centres[static_cast<std::size_t>(c) * static_cast<std::size_t>(p.features) +
-                                          static_cast<std::size_t>(f)] +
-                                  p.noise * n.next());
+      row[f] = static_cast<float>(
+          centres[static_cast<std::size_t>(c) * static_cast<std::size_t>(p.features) + static_cast<std::size_t>(f)] +
+          p.noise * n.next());
   }
 }
 

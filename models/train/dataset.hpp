@@ -13,7 +13,7 @@ namespace trainvp {
 
 struct Samples {
   int features = 0;
-  std::vector<float> x;    // row-major, one row of `features` values per sample
+  std::vector<float> x;  // row-major, one row of `features` values per sample
   std::vector<int> label;
   int size() const { return static_cast<int>(label.size()); }
   const float* row(int i) const { return x.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(features); }

@@ -34,7 +34,8 @@ std::vector<float> Mlp::initial(std::uint64_t seed) const {
     const std::size_t n = static_cast<std::size_t>(widths_[l]) * static_cast<std::size_t>(widths_[l + 1]);
     // Box-Muller from the generator's bits (see dataset.cpp): the same values on every platform.
     for (std::size_t i = 0; i < n; i += 2) {
-      const double u1 = (static_cast<double>(g() >> 11) + 1.0) * 0x1.0p-53, u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
+      const double u1 = (static_cast<double>(g() >> 11) + 1.0) * 0x1.0p-53,
+                   u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
       const double r = std::sqrt(-2.0 * std::log(u1)), a = 6.283185307179586 * u2;
       w[offset_[l] + i] = static_cast<float>(scale * r * std::cos(a));
       if (i + 1 < n) w[offset_[l] + i + 1] = static_cast<float>(scale * r * std::sin(a));
@@ -86,7 +87,8 @@ Mlp::Sums Mlp::gradient_sum(const std::vector<float>& w, const Samples& data, co
     double sum = 0;
     for (std::size_t j = 0; j < z.size(); ++j) sum += std::exp(static_cast<double>(z[j]) - top);
     for (std::size_t j = 0; j < z.size(); ++j)
-      delta[j] = static_cast<float>(std::exp(static_cast<double>(z[j]) - top) / sum) - (static_cast<int>(j) == label ? 1.0f : 0.0f);
+      delta[j] = static_cast<float>(std::exp(static_cast<double>(z[j]) - top) / sum) -
+                 (static_cast<int>(j) == label ? 1.0f : 0.0f);
     for (std::size_t l = layers; l-- > 0;) {
       const int in = widths_[l], out = widths_[l + 1];
       const float* W = w.data() + weight_at(l);

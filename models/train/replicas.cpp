@@ -35,7 +35,8 @@ void Replicas::reduce(int s, Value value) {
   const Slice& sl = slices_[static_cast<std::size_t>(s)];
   const bool topk = compression_.topk && compression_.slice_compressed[static_cast<std::size_t>(s)];
   const std::size_t k = topk ? topk_count(sl.size(), compression_.ratio) : sl.size();
-  std::fill(sum_.begin() + static_cast<std::ptrdiff_t>(sl.begin), sum_.begin() + static_cast<std::ptrdiff_t>(sl.end), 0.0f);
+  std::fill(sum_.begin() + static_cast<std::ptrdiff_t>(sl.begin), sum_.begin() + static_cast<std::ptrdiff_t>(sl.end),
+            0.0f);
   float* sum = sum_.data();
   for (int r = 0; r < ranks(); ++r) {
     if (!topk) {  // straight into the sum: the same additions in the same order
@@ -59,8 +60,9 @@ void Replicas::average_gradients(const std::vector<int>& synced) {
     // The mean once per value, then copied rank by rank: a rank's values are contiguous, a value's
     // ranks are not (this was half of a time-to-accuracy run's time, done value by value).
     for (std::size_t i = sl.begin; i < sl.end; ++i) sum_[i] /= count;
-    for (auto& gr : grad_) std::copy(sum_.begin() + static_cast<std::ptrdiff_t>(sl.begin), sum_.begin() + static_cast<std::ptrdiff_t>(sl.end),
-                                     gr.begin() + static_cast<std::ptrdiff_t>(sl.begin));
+    for (auto& gr : grad_)
+      std::copy(sum_.begin() + static_cast<std::ptrdiff_t>(sl.begin),
+                sum_.begin() + static_cast<std::ptrdiff_t>(sl.end), gr.begin() + static_cast<std::ptrdiff_t>(sl.begin));
   }
 }
 
@@ -70,8 +72,10 @@ void Replicas::average_parameters(const std::vector<int>& synced) {
     reduce(s, [this](int r, std::size_t i) { return params_[static_cast<std::size_t>(r)][i] - anchor_[i]; });
     const Slice& sl = slices_[static_cast<std::size_t>(s)];
     for (std::size_t i = sl.begin; i < sl.end; ++i) anchor_[i] += sum_[i] / count;
-    for (auto& pr : params_) std::copy(anchor_.begin() + static_cast<std::ptrdiff_t>(sl.begin), anchor_.begin() + static_cast<std::ptrdiff_t>(sl.end),
-                                       pr.begin() + static_cast<std::ptrdiff_t>(sl.begin));
+    for (auto& pr : params_)
+      std::copy(anchor_.begin() + static_cast<std::ptrdiff_t>(sl.begin),
+                anchor_.begin() + static_cast<std::ptrdiff_t>(sl.end),
+                pr.begin() + static_cast<std::ptrdiff_t>(sl.begin));
   }
 }
 
@@ -166,7 +170,8 @@ Replicas::Step Replicas::iteration(int it, const std::vector<int>& synced) {
     const bool weak = static_cast<std::size_t>(it) < weak_at_.size() && !weak_at_[static_cast<std::size_t>(it)].empty();
     if (weak) {
       own_.resize(grad_.size());
-      for (std::size_t e : weak_at_[static_cast<std::size_t>(it)]) own_[static_cast<std::size_t>(weak_[e].rank)] = grad_[static_cast<std::size_t>(weak_[e].rank)];
+      for (std::size_t e : weak_at_[static_cast<std::size_t>(it)])
+        own_[static_cast<std::size_t>(weak_[e].rank)] = grad_[static_cast<std::size_t>(weak_[e].rank)];
     }
     average_gradients(synced);
     for (int s : synced)

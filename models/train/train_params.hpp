@@ -18,17 +18,17 @@ struct TrainParams {
   double noise = 2.0;
   int train_samples = 32768;  // split into equal shards, one per rank
   int test_samples = 2048;
-  std::uint64_t seed = 1;     // data and initial weights
+  std::uint64_t seed = 1;  // data and initial weights
   // The MLP: features -> hidden[0] -> ... -> classes, ReLU between, softmax cross-entropy.
   std::vector<int> hidden{512, 256};
   // SGD on each rank: m = momentum m + g; w -= lr m.
   double lr = 0.0625;
   double momentum = 0;
-  int batch = 16;             // samples per rank per iteration
+  int batch = 16;  // samples per rank per iteration
   // Evaluation of the ranks' mean model on the test set, every `eval_every` iterations and at the last.
   int eval_every = 10;
   double target_accuracy = 0.8;
-  bool error_feedback = true; // topk: what a rank does not send is added to its next values
+  bool error_feedback = true;  // topk: what a rank does not send is added to its next values
 };
 
 const ParamSet<TrainParams>& train_schema();

@@ -13,8 +13,10 @@ enum class DType { FP32, TF32, BF16, FP16, FP8 };
 // Bytes per element in memory (TF32 is stored as FP32).
 inline std::uint32_t dtype_bytes(DType d) {
   switch (d) {
-    case DType::FP32: case DType::TF32: return 4;
-    case DType::BF16: case DType::FP16: return 2;
+    case DType::FP32:
+    case DType::TF32: return 4;
+    case DType::BF16:
+    case DType::FP16: return 2;
     case DType::FP8: return 1;
   }
   return 4;

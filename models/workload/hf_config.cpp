@@ -16,12 +16,12 @@ namespace {
 using json = nlohmann::json;
 
 // Bounds that keep every element count of the generated layers well inside 2^63 (docs/workloads.md).
-constexpr int kMaxWidth = 1 << 16;         // hidden_size, head_dim
-constexpr int kMaxFfn = 1 << 20;           // intermediate_size
-constexpr int kMaxLayers = 1 << 10;        // num_hidden_layers
-constexpr int kMaxVocab = 1 << 22;         // vocab_size
-constexpr int kMaxPositions = 1 << 24;     // position limits, sliding windows
-constexpr int kMaxExperts = 1 << 10;       // num_local_experts
+constexpr int kMaxWidth = 1 << 16;      // hidden_size, head_dim
+constexpr int kMaxFfn = 1 << 20;        // intermediate_size
+constexpr int kMaxLayers = 1 << 10;     // num_hidden_layers
+constexpr int kMaxVocab = 1 << 22;      // vocab_size
+constexpr int kMaxPositions = 1 << 24;  // position limits, sliding windows
+constexpr int kMaxExperts = 1 << 10;    // num_local_experts
 
 std::string ptr(const char* key) { return ptr_join("", key); }
 
@@ -58,7 +58,8 @@ bool flag_or(const json& c, const char* key, bool def) {
 
 void require_divides(int divisor, const char* key, int whole, const char* whole_key) {
   if (whole % divisor != 0)
-    fail_expected(ptr(key), std::string("a divisor of ") + whole_key + " (" + std::to_string(whole) + ")", json(divisor));
+    fail_expected(ptr(key), std::string("a divisor of ") + whole_key + " (" + std::to_string(whole) + ")",
+                  json(divisor));
 }
 
 // The dimensions every architecture shares, under its own key names.
@@ -144,7 +145,9 @@ void read_llama(const json& c, HfModel& m, const std::string& type) {
   t.final_norm = "norm";
   t.head = tied ? zoo::HeadKind::TiedLm : zoo::HeadKind::UntiedLm;
   t.head_name = "lm_head";
-  const char* cls = type == "llama" ? "LlamaForCausalLM" : type == "mistral" ? "MistralForCausalLM" : "MixtralForCausalLM";
+  const char* cls = type == "llama"     ? "LlamaForCausalLM"
+                    : type == "mistral" ? "MistralForCausalLM"
+                                        : "MixtralForCausalLM";
   m.architecture = std::string("HF ") + cls + "; " + head_text(tied) + experts;
 }
 
@@ -158,7 +161,9 @@ const std::vector<std::string>& hf_model_types() {
 HfModel parse_hf_config(const nlohmann::json& config) {
   if (!config.is_object()) fail_expected("", "a Hugging Face config: a JSON object with a model_type", config);
   const json* type = present(config, "model_type");
-  if (!type) throw ScenarioError("/model_type", "missing key \"model_type\" (the architecture: gpt2, bert, llama, mistral or mixtral)");
+  if (!type)
+    throw ScenarioError("/model_type",
+                        "missing key \"model_type\" (the architecture: gpt2, bert, llama, mistral or mixtral)");
   const auto& types = hf_model_types();
   if (!type->is_string() || std::find(types.begin(), types.end(), type->get<std::string>()) == types.end()) {
     std::string list;

@@ -15,8 +15,8 @@
 namespace trainvp {
 
 struct HfModel {
-  std::string model_type;     // "gpt2", "bert", "llama", "mistral", "mixtral"
-  std::string architecture;   // the HF class the parameters count, e.g. "HF LlamaForCausalLM; untied LM head"
+  std::string model_type;    // "gpt2", "bert", "llama", "mistral", "mixtral"
+  std::string architecture;  // the HF class the parameters count, e.g. "HF LlamaForCausalLM; untied LM head"
   zoo::TransformerConfig config;
   TransformerDims dims;
   std::string positions_key;  // the key bounding seq: "n_positions" (GPT-2) or "max_position_embeddings"

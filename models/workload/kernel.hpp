@@ -24,10 +24,10 @@ struct Kernel {
   Kind kind = Kind::Memory;
   Split split = Split::Replicated;
   double m = 0, n = 0, k = 0;
-  double count = 1;      // GEMMs of this shape (a mixture's experts, batched attention GEMMs); attention: heads
-  double bytes = 0;      // Memory: HBM traffic; GEMM and attention: their operands' (for reports)
-  bool causal = false;   // attention: each query attends to the keys before it (half the work)
-  bool backward = false; // attention: the backward kernel (dQ, dK, dV: 2.5x the forward's matmul work)
+  double count = 1;       // GEMMs of this shape (a mixture's experts, batched attention GEMMs); attention: heads
+  double bytes = 0;       // Memory: HBM traffic; GEMM and attention: their operands' (for reports)
+  bool causal = false;    // attention: each query attends to the keys before it (half the work)
+  bool backward = false;  // attention: the backward kernel (dQ, dK, dV: 2.5x the forward's matmul work)
 
   // The tensor-core FLOPs the kernel executes: 2mnk per GEMM; a flash forward 4·m·n·k per head,
   // halved when causal, its backward 2.5 times that (FlashAttention-2's own count).

@@ -11,8 +11,8 @@
 namespace trainvp {
 
 struct Layer {
-  std::string name;               // e.g. "h3.attn", "layer2.1", "embed"
-  std::uint64_t params = 0;       // trainable parameters owned by this layer (gradient elements)
+  std::string name;          // e.g. "h3.attn", "layer2.1", "embed"
+  std::uint64_t params = 0;  // trainable parameters owned by this layer (gradient elements)
 
   // Work per micro-batch. Backward is split into the input-gradient (dX) half and the
   // weight-gradient (dW) half; the layer's gradient is ready when dW is done.
@@ -27,7 +27,7 @@ struct Layer {
 
   // Activations kept from forward for backward (bytes), and the gradient buffer size.
   std::uint64_t activation_bytes = 0;
-  std::uint64_t grad_bytes = 0;   // params * dtype_bytes(grad dtype)
+  std::uint64_t grad_bytes = 0;  // params * dtype_bytes(grad dtype)
 
   // The weight matrices among the parameters (rows x cols: a Linear's in x out, a convolution's
   // (c_in k k) x c_out, an embedding's table rows x width). Zoo layers list them;
@@ -72,9 +72,9 @@ struct Layer {
 
 // The shape of the work: what the zoo needs to turn hyper-parameters into per-layer numbers.
 struct WorkloadShape {
-  int batch = 1;          // samples per micro-batch per GPU
-  int seq = 1024;         // tokens per sample (sequence models)
-  int image_size = 224;   // pixels per side (vision models)
+  int batch = 1;                   // samples per micro-batch per GPU
+  int seq = 1024;                  // tokens per sample (sequence models)
+  int image_size = 224;            // pixels per side (vision models)
   DType dtype = DType::BF16;       // activations/weights in compute
   DType grad_dtype = DType::BF16;  // gradients as communicated
   // Attention as one fused kernel that never stores the score matrix (FlashAttention-2, the
@@ -84,13 +84,13 @@ struct WorkloadShape {
 };
 
 struct ZooModelInfo {
-  std::string name;        // "gpt2-xl"
-  std::string family;      // "gpt2", "bert", "resnet", "vit", "llama"
-  bool sequence_model;     // tokens_per_s is meaningful
+  std::string name;                // "gpt2-xl"
+  std::string family;              // "gpt2", "bert", "resnet", "vit", "llama"
+  bool sequence_model;             // tokens_per_s is meaningful
   std::uint64_t reference_params;  // published parameter count under `convention`
-  std::string convention;  // e.g. "LM head tied to token embedding"
+  std::string convention;          // e.g. "LM head tied to token embedding"
   std::string description;
-  int max_seq = 0;         // longest sequence the position table allows; 0: not a sequence model
+  int max_seq = 0;  // longest sequence the position table allows; 0: not a sequence model
 };
 
 // Models the zoo can generate, in a stable order.

@@ -50,7 +50,8 @@ std::vector<Event> read_events(const json& trace, std::string& base) {
   if (trace.is_object()) {
     auto it = trace.find("traceEvents");
     if (it == trace.end() || !it->is_array())
-      throw ScenarioError("/traceEvents", "expected a Chrome trace: an array of events or an object with a traceEvents array");
+      throw ScenarioError("/traceEvents",
+                          "expected a Chrome trace: an array of events or an object with a traceEvents array");
     list = &*it;
     base = "/traceEvents";
   } else if (!trace.is_array()) {
@@ -66,7 +67,8 @@ std::vector<Event> read_events(const json& trace, std::string& base) {
     Event ev;
     ev.index = i;
     auto name = e.find("name"), ts = e.find("ts"), dur = e.find("dur");
-    if (name == e.end() || !name->is_string()) fail_expected(ptr_join(p, "name"), "the event's name (a string)", name == e.end() ? json() : *name);
+    if (name == e.end() || !name->is_string())
+      fail_expected(ptr_join(p, "name"), "the event's name (a string)", name == e.end() ? json() : *name);
     if (ts == e.end() || !ts->is_number() || !std::isfinite(ts->get<double>()))
       fail_expected(ptr_join(p, "ts"), "a start time in microseconds", ts == e.end() ? json() : *ts);
     if (dur == e.end() || !dur->is_number() || !(dur->get<double>() >= 0 && dur->get<double>() <= kMaxDurUs))
@@ -131,13 +133,13 @@ struct ParamOp {
 };
 const ParamOp* param_op(const std::string& name) {
   static const ParamOp ops[] = {
-      {"aten::linear", 1, 2, ParamOp::Matrix},        {"aten::embedding", 0, -1, ParamOp::Table},
-      {"aten::embedding_bag", 0, -1, ParamOp::Table}, {"aten::conv1d", 1, 2, ParamOp::Conv},
-      {"aten::conv2d", 1, 2, ParamOp::Conv},          {"aten::conv3d", 1, 2, ParamOp::Conv},
-      {"aten::convolution", 1, 2, ParamOp::Conv},     {"aten::conv_transpose1d", 1, 2, ParamOp::Conv},
+      {"aten::linear", 1, 2, ParamOp::Matrix},         {"aten::embedding", 0, -1, ParamOp::Table},
+      {"aten::embedding_bag", 0, -1, ParamOp::Table},  {"aten::conv1d", 1, 2, ParamOp::Conv},
+      {"aten::conv2d", 1, 2, ParamOp::Conv},           {"aten::conv3d", 1, 2, ParamOp::Conv},
+      {"aten::convolution", 1, 2, ParamOp::Conv},      {"aten::conv_transpose1d", 1, 2, ParamOp::Conv},
       {"aten::conv_transpose2d", 1, 2, ParamOp::Conv}, {"aten::conv_transpose3d", 1, 2, ParamOp::Conv},
-      {"aten::layer_norm", 2, 3, ParamOp::Vector},    {"aten::group_norm", 2, 3, ParamOp::Vector},
-      {"aten::batch_norm", 1, 2, ParamOp::Vector},    {"aten::instance_norm", 1, 2, ParamOp::Vector},
+      {"aten::layer_norm", 2, 3, ParamOp::Vector},     {"aten::group_norm", 2, 3, ParamOp::Vector},
+      {"aten::batch_norm", 1, 2, ParamOp::Vector},     {"aten::instance_norm", 1, 2, ParamOp::Vector},
       {"aten::rms_norm", 2, -1, ParamOp::Vector},
   };
   for (const ParamOp& op : ops)
@@ -162,7 +164,8 @@ std::optional<std::vector<std::uint64_t>> shape_at(const json* dims, int pos) {
   std::vector<std::uint64_t> out;
   std::uint64_t n = 1;
   for (const json& d : s) {
-    if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > static_cast<std::int64_t>(kMaxTensor))
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0 ||
+        d.get<std::int64_t>() > static_cast<std::int64_t>(kMaxTensor))
       return std::nullopt;
     out.push_back(d.get<std::uint64_t>());
     if (out.back() > 0 && n > kMaxTensor / out.back()) return std::nullopt;
@@ -174,7 +177,8 @@ std::optional<std::vector<std::uint64_t>> shape_at(const json* dims, int pos) {
 void add_params(TorchProfile::LayerTimes& l, const ParamOp& op, const json* dims) {
   if (auto w = shape_at(dims, op.weight)) {
     l.params += numel(*w);
-    if (op.kind == ParamOp::Matrix && w->size() == 2) l.matrices.push_back({(*w)[1], (*w)[0]});  // [out, in] -> in x out
+    if (op.kind == ParamOp::Matrix && w->size() == 2)
+      l.matrices.push_back({(*w)[1], (*w)[0]});  // [out, in] -> in x out
     if (op.kind == ParamOp::Table && w->size() == 2) l.matrices.push_back({(*w)[0], (*w)[1]});
     if (op.kind == ParamOp::Conv && w->size() >= 2) l.matrices.push_back({numel(*w) / (*w)[0], (*w)[0]});
   }
@@ -210,22 +214,26 @@ TorchProfile parse_torch_profile(const json& trace) {
     out.layers_from = "nn.Module";
   }
   if (layer_event.empty())
-    throw ScenarioError("", "no layers: the trace has neither record_function ranges named \"layer:NAME\" nor nn.Module "
-                            "ranges (record with torch.profiler's with_stack=True, or wrap each layer in "
-                            "record_function(\"layer:NAME\"))");
+    throw ScenarioError("",
+                        "no layers: the trace has neither record_function ranges named \"layer:NAME\" nor nn.Module "
+                        "ranges (record with torch.profiler's with_stack=True, or wrap each layer in "
+                        "record_function(\"layer:NAME\"))");
   std::stable_sort(layer_event.begin(), layer_event.end(), [&](int a, int b) { return ev[a].ts < ev[b].ts; });
   std::unordered_map<int, int> layer_of_event;  // event -> layer index
   std::map<std::string, int> seen;
   for (int i : layer_event) {
     const Event& e = ev[i];
-    std::string name = e.name.substr(out.layers_from == "nn.Module" ? std::string(kModulePrefix).size() : std::string(kLayerPrefix).size());
+    std::string name = e.name.substr(out.layers_from == "nn.Module" ? std::string(kModulePrefix).size()
+                                                                    : std::string(kLayerPrefix).size());
     if (int inner = nearest(ev, e.parent, [&](int j) { return layer_of_event.count(j) > 0; }); inner >= 0)
-      throw ScenarioError(ptr_join(base, e.index), "layer \"" + name + "\" starts inside layer \"" +
-                                                       out.layers[static_cast<std::size_t>(layer_of_event[inner])].name +
-                                                       "\": layer ranges must not nest");
+      throw ScenarioError(ptr_join(base, e.index),
+                          "layer \"" + name + "\" starts inside layer \"" +
+                              out.layers[static_cast<std::size_t>(layer_of_event[inner])].name +
+                              "\": layer ranges must not nest");
     if (int k = ++seen[name]; k > 1) {
       if (out.layers_from == "record_function")
-        throw ScenarioError(ptr_join(base, e.index), "layer \"" + name + "\" appears twice: record one step of one micro-batch");
+        throw ScenarioError(ptr_join(base, e.index),
+                            "layer \"" + name + "\" appears twice: record one step of one micro-batch");
       name += "." + std::to_string(k);  // a module called twice (shared weights): its calls apart
     }
     layer_of_event[i] = static_cast<int>(out.layers.size());
@@ -251,7 +259,9 @@ TorchProfile parse_torch_profile(const json& trace) {
   std::unordered_map<std::int64_t, int> layer_of_seq;  // -1: outside every layer
   std::vector<int> layer_of(static_cast<std::size_t>(n), -1);
   auto in_backward_or_step = [&](int i) {
-    return nearest(ev, i, [&](int j) { return starts_with(ev[j].name, kBackwardPrefix) || starts_with(ev[j].name, kOptimizerPrefix); }) >= 0;
+    return nearest(ev, i, [&](int j) {
+             return starts_with(ev[j].name, kBackwardPrefix) || starts_with(ev[j].name, kOptimizerPrefix);
+           }) >= 0;
   };
   for (int i : order) {
     // Backward operators say so ("Fwd thread id" > 0) even where rounding to microseconds leaves
@@ -277,7 +287,8 @@ TorchProfile parse_torch_profile(const json& trace) {
   bool has_optimizer = false;
   for (int i = 0; i < n; ++i) {
     if (ev[i].kernel) continue;
-    if (starts_with(ev[i].name, kOptimizerPrefix) && nearest(ev, ev[i].parent, [&](int j) { return starts_with(ev[j].name, kOptimizerPrefix); }) < 0) {
+    if (starts_with(ev[i].name, kOptimizerPrefix) &&
+        nearest(ev, ev[i].parent, [&](int j) { return starts_with(ev[j].name, kOptimizerPrefix); }) < 0) {
       optimizer_ps += to_ps(ev[i].dur);
       has_optimizer = true;
     }
@@ -304,10 +315,8 @@ TorchProfile parse_torch_profile(const json& trace) {
     int b = None;
     if (int k = nearest(ev, i, [&](int j) { return bwd_of[static_cast<std::size_t>(j)] != None; }); k >= 0)
       b = backward(bwd_of[static_cast<std::size_t>(k)]);
-    else if (layer_of[static_cast<std::size_t>(i)] >= 0)
-      b = layer_of[static_cast<std::size_t>(i)];
-    else if (nearest(ev, i, [&](int j) { return starts_with(ev[j].name, kOptimizerPrefix); }) >= 0)
-      b = Optimizer;
+    else if (layer_of[static_cast<std::size_t>(i)] >= 0) b = layer_of[static_cast<std::size_t>(i)];
+    else if (nearest(ev, i, [&](int j) { return starts_with(ev[j].name, kOptimizerPrefix); }) >= 0) b = Optimizer;
     bucket_of_external.emplace(ev[i].external, b);
   }
   for (const Event& e : ev) out.gpu_kernels |= e.kernel;
@@ -321,7 +330,9 @@ TorchProfile parse_torch_profile(const json& trace) {
       auto it = bucket_of_external.find(e.external);
       const int b = it == bucket_of_external.end() ? None : it->second;
       if (b == Optimizer) opt += to_ps(e.dur), any_opt = true;
-      else if (b >= 0) out.layers[static_cast<std::size_t>(b)].fwd_ps += to_ps(e.dur), ++out.layers[static_cast<std::size_t>(b)].fwd_ops;
+      else if (b >= 0)
+        out.layers[static_cast<std::size_t>(b)].fwd_ps += to_ps(e.dur),
+            ++out.layers[static_cast<std::size_t>(b)].fwd_ops;
       else if (b <= backward(0)) {
         auto& l = out.layers[static_cast<std::size_t>(-3 - b)];
         l.bwd_ps += to_ps(e.dur), ++l.bwd_ops;

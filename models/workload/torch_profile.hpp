@@ -33,10 +33,10 @@ struct TorchProfile {
     int fwd_ops = 0, bwd_ops = 0;  // operators (or kernels) whose time was summed
   };
   std::vector<LayerTimes> layers;
-  std::int64_t optimizer_ps = -1;      // -1: no Optimizer.step range (the roofline estimates it)
+  std::int64_t optimizer_ps = -1;        // -1: no Optimizer.step range (the roofline estimates it)
   std::int64_t unattributed_bwd_ps = 0;  // autograd work outside every layer (the loss, AccumulateGrad)
-  bool gpu_kernels = false;            // times are kernel times, not operator ranges
-  std::string layers_from;             // "record_function" or "nn.Module"
+  bool gpu_kernels = false;              // times are kernel times, not operator ranges
+  std::string layers_from;               // "record_function" or "nn.Module"
 };
 
 // Reads a trace (an array of events, or an object with "traceEvents"). Throws ScenarioError

@@ -29,11 +29,11 @@ struct Workload {
   std::string convention;     // what the parameter count counts (zoo and HF models), for describe
   std::vector<Layer> layers;  // forward order
   WorkloadShape shape;
-  int micro_batches = 1;      // gradient accumulation steps per iteration
+  int micro_batches = 1;  // gradient accumulation steps per iteration
   bool sequence_model = false;
   OptimizerKind optimizer = OptimizerKind::Adam;
-  TransformerDims dims;       // transformer zoo models only
-  int optimizer_shards = 1;   // ZeRO: the optimizer step updates 1/d of the parameters held
+  TransformerDims dims;      // transformer zoo models only
+  int optimizer_shards = 1;  // ZeRO: the optimizer step updates 1/d of the parameters held
   // A measured optimizer step of the whole replica (a profiler trace's, or given); >= 0 replaces
   // the roofline's estimate (divided by optimizer_shards under ZeRO).
   std::int64_t optimizer_time_ps = -1;

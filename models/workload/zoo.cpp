@@ -29,26 +29,35 @@ TransformerDims dims_of(const zoo::TransformerConfig& c) {
 }
 
 std::string describe_block(const BlockConfig& b, int n_layers) {
-  return std::to_string(n_layers) + " layers, d_model " + std::to_string(b.d_model) + ", " +
-         std::to_string(b.n_heads) + " heads, ffn " + std::to_string(b.ffn);
+  return std::to_string(n_layers) + " layers, d_model " + std::to_string(b.d_model) + ", " + std::to_string(b.n_heads) +
+         " heads, ffn " + std::to_string(b.ffn);
 }
 
 // HF GPT2LMHeadModel: pre-LayerNorm, fused QKV (c_attn), GELU MLP of 4*d, learned positions.
-ZooEntry gpt2(const std::string& name, int d, int n_layers, int heads, std::uint64_t published,
-             int positions = 1024) {
+ZooEntry gpt2(const std::string& name, int d, int n_layers, int heads, std::uint64_t published, int positions = 1024) {
   zoo::TransformerConfig c;
-  c.block = {d, heads, 4 * d, NormKind::LayerNorm, /*pre_norm=*/true, /*bias=*/true,
-             /*fused_qkv=*/true, /*gated_mlp=*/false, /*rotary=*/false};
+  c.block = {d,
+             heads,
+             4 * d,
+             NormKind::LayerNorm,
+             /*pre_norm=*/true,
+             /*bias=*/true,
+             /*fused_qkv=*/true,
+             /*gated_mlp=*/false,
+             /*rotary=*/false};
   c.n_layers = n_layers;
   c.vocab = 50257;
   c.max_positions = positions;
   c.final_norm = "ln_f";
   c.head = HeadKind::TiedLm;
   c.head_name = "lm_head";
-  ZooModelInfo info{name, "gpt2", true, published,
-                    "HF GPT2LMHeadModel; LM head tied to the token embedding (0 own params)",
-                    "GPT-2: " + describe_block(c.block, n_layers) +
-                        ", vocab 50257, " + std::to_string(positions) + " positions"};
+  ZooModelInfo info{
+      name,
+      "gpt2",
+      true,
+      published,
+      "HF GPT2LMHeadModel; LM head tied to the token embedding (0 own params)",
+      "GPT-2: " + describe_block(c.block, n_layers) + ", vocab 50257, " + std::to_string(positions) + " positions"};
   info.max_seq = c.max_positions;
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }, dims_of(c)};
 }
@@ -56,8 +65,15 @@ ZooEntry gpt2(const std::string& name, int d, int n_layers, int heads, std::uint
 // HF BertModel: post-LayerNorm, separate Q/K/V, GELU MLP of 4*d, token types, pooler.
 ZooEntry bert(const std::string& name, int d, int n_layers, int heads, std::uint64_t published) {
   zoo::TransformerConfig c;
-  c.block = {d, heads, 4 * d, NormKind::LayerNorm, /*pre_norm=*/false, /*bias=*/true,
-             /*fused_qkv=*/false, /*gated_mlp=*/false, /*rotary=*/false};
+  c.block = {d,
+             heads,
+             4 * d,
+             NormKind::LayerNorm,
+             /*pre_norm=*/false,
+             /*bias=*/true,
+             /*fused_qkv=*/false,
+             /*gated_mlp=*/false,
+             /*rotary=*/false};
   c.block.causal = false;  // an encoder: every token attends to every other
   c.n_layers = n_layers;
   c.vocab = 30522;
@@ -66,10 +82,12 @@ ZooEntry bert(const std::string& name, int d, int n_layers, int heads, std::uint
   c.embed_norm = true;
   c.head = HeadKind::Pooler;
   c.head_name = "pooler";
-  ZooModelInfo info{name, "bert", true, published,
+  ZooModelInfo info{name,
+                    "bert",
+                    true,
+                    published,
                     "HF BertModel: encoder with pooler, no pre-training heads",
-                    "BERT: " + describe_block(c.block, n_layers) +
-                        ", vocab 30522, 512 positions, 2 token types"};
+                    "BERT: " + describe_block(c.block, n_layers) + ", vocab 30522, 512 positions, 2 token types"};
   info.max_seq = c.max_positions;
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }, dims_of(c)};
 }
@@ -78,18 +96,27 @@ ZooEntry bert(const std::string& name, int d, int n_layers, int heads, std::uint
 ZooEntry llama2_7b() {
   const std::string name = "llama2-7b";
   zoo::TransformerConfig c;
-  c.block = {4096, 32, 11008, NormKind::RMSNorm, /*pre_norm=*/true, /*bias=*/false,
-             /*fused_qkv=*/false, /*gated_mlp=*/true, /*rotary=*/true};
+  c.block = {4096,
+             32,
+             11008,
+             NormKind::RMSNorm,
+             /*pre_norm=*/true,
+             /*bias=*/false,
+             /*fused_qkv=*/false,
+             /*gated_mlp=*/true,
+             /*rotary=*/true};
   c.n_layers = 32;
   c.vocab = 32000;
   c.max_positions = 4096;
   c.final_norm = "norm";
   c.head = HeadKind::UntiedLm;
   c.head_name = "lm_head";
-  ZooModelInfo info{name, "llama", true, 6738415616ULL,
+  ZooModelInfo info{name,
+                    "llama",
+                    true,
+                    6738415616ULL,
                     "HF LlamaForCausalLM; untied LM head",
-                    "Llama-2-7B: " + describe_block(c.block, c.n_layers) +
-                        ", vocab 32000, 4096 positions (rotary)"};
+                    "Llama-2-7B: " + describe_block(c.block, c.n_layers) + ", vocab 32000, 4096 positions (rotary)"};
   info.max_seq = c.max_positions;
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_transformer(name, c, s); }, dims_of(c)};
 }
@@ -102,8 +129,9 @@ ZooEntry gpt3_175b() {
   ZooEntry e = gpt2("gpt3-175b", 12288, 96, 96, 175000000000ULL, 2048);
   e.info.family = "gpt3";
   e.info.convention = "GPT-2 architecture at GPT-3's shape, LM head tied; published 175B is rounded (ours 174.6B)";
-  e.info.description = "GPT-3 175B (Brown et al. 2020): 96 layers, d_model 12288, 96 heads, ffn 49152, vocab 50257, "
-                       "2048 positions";
+  e.info.description =
+      "GPT-3 175B (Brown et al. 2020): 96 layers, d_model 12288, 96 heads, ffn 49152, vocab 50257, "
+      "2048 positions";
   return e;
 }
 
@@ -111,8 +139,9 @@ ZooEntry gpt3_175b() {
 // GPT-2's architecture at h 8192, 48 layers, 64 heads and 2048 positions (39.09B parameters).
 ZooEntry gpt2_40b() {
   ZooEntry e = gpt2("gpt2-40b", 8192, 48, 64, 39088316416ULL, 2048);
-  e.info.description = "GPT-2 40B (GREYHOUND's configuration; the paper publishes no shape, this one is assumed): "
-                       "48 layers, d_model 8192, 64 heads, ffn 32768, vocab 50257, 2048 positions";
+  e.info.description =
+      "GPT-2 40B (GREYHOUND's configuration; the paper publishes no shape, this one is assumed): "
+      "48 layers, d_model 8192, 64 heads, ffn 32768, vocab 50257, 2048 positions";
   e.info.convention = "HF GPT2LMHeadModel at an assumed shape; LM head tied; count = 12lh^2 + 13lh + (V + s)h + 2h";
   return e;
 }
@@ -121,15 +150,24 @@ ZooEntry gpt2_40b() {
 ZooEntry vit_b16() {
   const std::string name = "vit-b16";
   zoo::VitConfig c;
-  c.block = {768, 12, 3072, NormKind::LayerNorm, /*pre_norm=*/true, /*bias=*/true,
-             /*fused_qkv=*/true, /*gated_mlp=*/false, /*rotary=*/false};
+  c.block = {768,
+             12,
+             3072,
+             NormKind::LayerNorm,
+             /*pre_norm=*/true,
+             /*bias=*/true,
+             /*fused_qkv=*/true,
+             /*gated_mlp=*/false,
+             /*rotary=*/false};
   c.block.causal = false;
   c.n_layers = 12;
   c.patch = 16;
-  ZooModelInfo info{name, "vit", false, 86567656ULL,
+  ZooModelInfo info{name,
+                    "vit",
+                    false,
+                    86567656ULL,
                     "torchvision vit_b_16 at 224 px (position table grows with image_size)",
-                    "ViT-B/16: patch 16, " + describe_block(c.block, c.n_layers) +
-                        ", 1000 classes"};
+                    "ViT-B/16: patch 16, " + describe_block(c.block, c.n_layers) + ", 1000 classes"};
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_vit(name, c, s); }, TransformerDims{}};
 }
 
@@ -138,7 +176,10 @@ ZooEntry resnet50() {
   const std::string name = "resnet50";
   zoo::ResNetConfig c;
   c.blocks = {3, 4, 6, 3};
-  ZooModelInfo info{name, "resnet", false, 25557032ULL,
+  ZooModelInfo info{name,
+                    "resnet",
+                    false,
+                    25557032ULL,
                     "torchvision resnet50; BatchNorm weight+bias are params, running stats not",
                     "ResNet-50: bottleneck blocks [3, 4, 6, 3], widths 64-512 x4, 1000 classes"};
   return {info, [name, c](const WorkloadShape& s) { return zoo::build_resnet(name, c, s); }, TransformerDims{}};

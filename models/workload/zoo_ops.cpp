@@ -37,8 +37,8 @@ ConvShape conv_out(int h, int w, int kernel, int stride, int pad) {
   return {(h + 2 * pad - kernel) / stride + 1, (w + 2 * pad - kernel) / stride + 1};
 }
 
-Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in, double batch,
-        bool bias, bool shares_input) {
+Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in, double batch, bool bias,
+        bool shares_input) {
   const ConvShape out = conv_out(h_in, w_in, kernel, stride, pad);
   const double positions = batch * out.h * out.w;
   // Implicit GEMM: each output position multiplies a (c_in*k*k) patch by the c_out filters.
@@ -209,17 +209,17 @@ void add_unfused_attention(PhaseKernels& pk, const Op& op, double act) {
   const double batched = op.samples * op.heads, s = op.rows / op.samples, keys = op.keys, hd = op.head_dim;
   const double probs = batched * s * keys;
   const auto H = Kernel::Split::Heads;
-  pk.fwd.push_back(gemm_kernel(s, keys, hd, batched, H, 0));            // scores = Q K^T
-  pk.fwd.push_back(memory_kernel(probs * 2 * act, H));                   // scale, mask, softmax
-  pk.fwd.push_back(memory_kernel(probs * (2 * act + 1), H));             // dropout, its mask kept
-  pk.fwd.push_back(gemm_kernel(s, hd, keys, batched, H, 0));            // context = P V
+  pk.fwd.push_back(gemm_kernel(s, keys, hd, batched, H, 0));  // scores = Q K^T
+  pk.fwd.push_back(memory_kernel(probs * 2 * act, H));        // scale, mask, softmax
+  pk.fwd.push_back(memory_kernel(probs * (2 * act + 1), H));  // dropout, its mask kept
+  pk.fwd.push_back(gemm_kernel(s, hd, keys, batched, H, 0));  // context = P V
   if (!op.input_grad) return;
-  pk.bwd_input.push_back(gemm_kernel(s, keys, hd, batched, H, 0));      // dP = dO V^T
-  pk.bwd_input.push_back(gemm_kernel(keys, hd, s, batched, H, 0));      // dV = P^T dO
-  pk.bwd_input.push_back(memory_kernel(probs * (2 * act + 1), H));       // dropout's backward
-  pk.bwd_input.push_back(memory_kernel(probs * 3 * act, H));             // softmax's backward
-  pk.bwd_input.push_back(gemm_kernel(s, hd, keys, batched, H, 0));      // dQ = dS K
-  pk.bwd_input.push_back(gemm_kernel(keys, hd, s, batched, H, 0));      // dK = dS^T Q
+  pk.bwd_input.push_back(gemm_kernel(s, keys, hd, batched, H, 0));  // dP = dO V^T
+  pk.bwd_input.push_back(gemm_kernel(keys, hd, s, batched, H, 0));  // dV = P^T dO
+  pk.bwd_input.push_back(memory_kernel(probs * (2 * act + 1), H));  // dropout's backward
+  pk.bwd_input.push_back(memory_kernel(probs * 3 * act, H));        // softmax's backward
+  pk.bwd_input.push_back(gemm_kernel(s, hd, keys, batched, H, 0));  // dQ = dS K
+  pk.bwd_input.push_back(gemm_kernel(keys, hd, s, batched, H, 0));  // dK = dS^T Q
 }
 
 // The kernels of one op's three phases (docs/models.md#kernels): a GEMM's dX = dY W^T and
@@ -234,9 +234,11 @@ void add_kernels(PhaseKernels& pk, const Op& op, double act, double grad) {
       const bool row = op.split == Kernel::Split::K;
       pk.fwd.push_back(gemm_kernel(m, n, k, c, op.split, (op.weight_elems + op.in_elems + op.out_elems) * act));
       if (op.input_grad)
-        pk.bwd_input.push_back(gemm_kernel(m, k, n, c, row ? Kernel::Split::N : Kernel::Split::K, input_grad_bytes(op, act)));
+        pk.bwd_input.push_back(
+            gemm_kernel(m, k, n, c, row ? Kernel::Split::N : Kernel::Split::K, input_grad_bytes(op, act)));
       if (op.grad_elems > 0)
-        pk.bwd_weight.push_back(gemm_kernel(k, n, m, c, row ? Kernel::Split::M : Kernel::Split::N, weight_grad_bytes(op, act, grad)));
+        pk.bwd_weight.push_back(
+            gemm_kernel(k, n, m, c, row ? Kernel::Split::M : Kernel::Split::N, weight_grad_bytes(op, act, grad)));
       return;
     }
     case OpKind::Attention: {

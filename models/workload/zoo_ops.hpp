@@ -21,18 +21,18 @@ enum class OpKind {
 // Element counts are per micro-batch; bytes follow from the shape's dtypes.
 struct Op {
   OpKind kind = OpKind::Memory;
-  double flops = 0;          // forward FLOPs (only GEMM and attention do tensor-core work)
-  double weight_elems = 0;   // parameter elements read by the forward (and by a GEMM's dX)
-  double in_elems = 0;       // activations read forward = input-gradient elements written by dX
-  double out_elems = 0;      // activations written forward = output-gradient elements read backward
-  double saved_elems = 0;    // activations this op keeps alive for backward (each tensor once)
-  double bwd_read_elems = 0; // activations its backward kernels read (may alias another op's)
-  std::uint64_t params = 0;  // trainable parameters this op owns
-  double grad_elems = 0;     // weight-gradient elements written by dW; 0 means no dW kernel
-  bool input_grad = true;    // false when the input needs no gradient (token ids, the image)
+  double flops = 0;                   // forward FLOPs (only GEMM and attention do tensor-core work)
+  double weight_elems = 0;            // parameter elements read by the forward (and by a GEMM's dX)
+  double in_elems = 0;                // activations read forward = input-gradient elements written by dX
+  double out_elems = 0;               // activations written forward = output-gradient elements read backward
+  double saved_elems = 0;             // activations this op keeps alive for backward (each tensor once)
+  double bwd_read_elems = 0;          // activations its backward kernels read (may alias another op's)
+  std::uint64_t params = 0;           // trainable parameters this op owns
+  double grad_elems = 0;              // weight-gradient elements written by dW; 0 means no dW kernel
+  bool input_grad = true;             // false when the input needs no gradient (token ids, the image)
   double mat_rows = 0, mat_cols = 0;  // the weight matrix among `params` (GEMM, lookup table)
   int mat_count = 1;                  // how many such matrices (a mixture of experts' stack)
-  bool tp_replicated = false;  // tensor parallelism leaves it whole on every rank (norms, adds)
+  bool tp_replicated = false;         // tensor parallelism leaves it whole on every rank (norms, adds)
   // Its kernel's shape (docs/models.md#kernels): a GEMM's rows (its m; per expert for a mixture,
   // whose `mat_count` GEMMs run batched), k = mat_rows, n = mat_cols; attention's queries (rows),
   // heads, head width, keys per query and mask; how tensor parallelism splits it (a GEMM: N when
@@ -62,8 +62,8 @@ struct ConvShape {
   int h = 0, w = 0;  // output spatial size
 };
 ConvShape conv_out(int h, int w, int kernel, int stride, int pad);
-Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in, double batch,
-        bool bias, bool shares_input = false);
+Op conv(int c_in, int c_out, int kernel, int stride, int pad, int h_in, int w_in, double batch, bool bias,
+        bool shares_input = false);
 
 // Attention over `tokens` = batch*seq tokens: each query (width q, all heads) attends over
 // `keys` keys, 2*2*keys*q FLOPs per token. k and v are kv wide (grouped-query attention: fewer
@@ -118,21 +118,21 @@ enum class NormKind { LayerNorm, RMSNorm };
 struct BlockConfig {
   int d_model = 0;
   int n_heads = 0;
-  int ffn = 0;               // hidden width of the MLP
+  int ffn = 0;  // hidden width of the MLP
   NormKind norm = NormKind::LayerNorm;
-  bool pre_norm = true;      // GPT-2/Llama/ViT: norm first; BERT: norm after the residual add
-  bool bias = true;          // Linear layers have biases
-  bool fused_qkv = true;     // one QKV GEMM (GPT-2 c_attn, torchvision in_proj) or three
-  bool gated_mlp = false;    // SwiGLU gate/up/down (Llama) instead of fc/GELU/proj
-  bool rotary = false;       // rotary position embedding applied to q and k (no parameters)
+  bool pre_norm = true;    // GPT-2/Llama/ViT: norm first; BERT: norm after the residual add
+  bool bias = true;        // Linear layers have biases
+  bool fused_qkv = true;   // one QKV GEMM (GPT-2 c_attn, torchvision in_proj) or three
+  bool gated_mlp = false;  // SwiGLU gate/up/down (Llama) instead of fc/GELU/proj
+  bool rotary = false;     // rotary position embedding applied to q and k (no parameters)
   // Hugging Face architectures beyond the zoo's (hf_config.cpp); the defaults are the zoo's.
-  int n_kv_heads = 0;        // key/value heads (grouped-query attention); 0: n_heads
-  int head_dim = 0;          // width of one head; 0: d_model / n_heads
-  int window = 0;            // sliding-window attention: keys per query at most this; 0: all
-  int mlp_bias = -1;         // MLP Linear biases: -1 as `bias`, else 0 or 1
-  int experts = 0;           // mixture of experts: expert MLPs per layer (0: one dense MLP)
-  int top_k = 0;             // experts each token is routed to
-  bool causal = true;        // decoder attention (GPT, Llama); encoders (BERT, ViT) attend both ways
+  int n_kv_heads = 0;  // key/value heads (grouped-query attention); 0: n_heads
+  int head_dim = 0;    // width of one head; 0: d_model / n_heads
+  int window = 0;      // sliding-window attention: keys per query at most this; 0: all
+  int mlp_bias = -1;   // MLP Linear biases: -1 as `bias`, else 0 or 1
+  int experts = 0;     // mixture of experts: expert MLPs per layer (0: one dense MLP)
+  int top_k = 0;       // experts each token is routed to
+  bool causal = true;  // decoder attention (GPT, Llama); encoders (BERT, ViT) attend both ways
 };
 
 enum class HeadKind {
@@ -145,12 +145,12 @@ struct TransformerConfig {
   BlockConfig block;
   int n_layers = 0;
   int vocab = 0;
-  int max_positions = 0;      // longest sequence; learned position tables have this many rows
-  int token_types = 0;        // BERT segment embeddings (0: none)
-  bool embed_norm = false;    // LayerNorm after the embedding sum (BERT)
-  std::string final_norm;     // name of the final norm layer ("ln_f", "norm"); empty: none
+  int max_positions = 0;    // longest sequence; learned position tables have this many rows
+  int token_types = 0;      // BERT segment embeddings (0: none)
+  bool embed_norm = false;  // LayerNorm after the embedding sum (BERT)
+  std::string final_norm;   // name of the final norm layer ("ln_f", "norm"); empty: none
   HeadKind head = HeadKind::TiedLm;
-  std::string head_name;      // "lm_head", "pooler"
+  std::string head_name;  // "lm_head", "pooler"
 };
 
 struct VitConfig {
@@ -162,9 +162,9 @@ struct VitConfig {
 };
 
 struct ResNetConfig {
-  std::vector<int> blocks;    // bottleneck blocks per stage, e.g. {3, 4, 6, 3}
-  int base_width = 64;        // width of stage 1; doubles per stage
-  int expansion = 4;          // bottleneck output = expansion * width
+  std::vector<int> blocks;  // bottleneck blocks per stage, e.g. {3, 4, 6, 3}
+  int base_width = 64;      // width of stage 1; doubles per stage
+  int expansion = 4;        // bottleneck output = expansion * width
   int channels = 3;
   int classes = 1000;
 };
@@ -172,9 +172,7 @@ struct ResNetConfig {
 // Each throws std::invalid_argument (naming `model`) for a shape the architecture cannot run.
 std::vector<Layer> build_transformer(const std::string& model, const TransformerConfig& cfg,
                                      const WorkloadShape& shape);
-std::vector<Layer> build_vit(const std::string& model, const VitConfig& cfg,
-                             const WorkloadShape& shape);
-std::vector<Layer> build_resnet(const std::string& model, const ResNetConfig& cfg,
-                                const WorkloadShape& shape);
+std::vector<Layer> build_vit(const std::string& model, const VitConfig& cfg, const WorkloadShape& shape);
+std::vector<Layer> build_resnet(const std::string& model, const ResNetConfig& cfg, const WorkloadShape& shape);
 
 }  // namespace trainvp::zoo

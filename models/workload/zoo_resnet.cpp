@@ -17,11 +17,10 @@ struct FeatureMap {
 double elems(const FeatureMap& f, double batch) { return batch * f.c * f.h * f.w; }
 
 // conv (no bias: BatchNorm follows) -> BatchNorm -> [in-place ReLU]; returns the output map.
-FeatureMap conv_bn(std::vector<Op>& ops, const FeatureMap& in, int c_out, int kernel, int stride,
-                   double batch, bool relu, bool shares_input = false) {
+FeatureMap conv_bn(std::vector<Op>& ops, const FeatureMap& in, int c_out, int kernel, int stride, double batch,
+                   bool relu, bool shares_input = false) {
   const int pad = kernel / 2;
-  ops.push_back(conv(in.c, c_out, kernel, stride, pad, in.h, in.w, batch, /*bias=*/false,
-                     shares_input));
+  ops.push_back(conv(in.c, c_out, kernel, stride, pad, in.h, in.w, batch, /*bias=*/false, shares_input));
   const ConvShape s = conv_out(in.h, in.w, kernel, stride, pad);
   const FeatureMap out{c_out, s.h, s.w};
   ops.push_back(norm(elems(out, batch), 2 * static_cast<std::uint64_t>(c_out)));
@@ -43,8 +42,7 @@ std::vector<Op> stem_ops(const ResNetConfig& c, int image_size, double batch, Fe
 
 // 1x1 reduce -> 3x3 (stride) -> 1x1 expand, plus a 1x1 downsample of the identity when the
 // shape changes (torchvision's rule), then residual add and ReLU. Updates `map`.
-std::vector<Op> bottleneck_ops(FeatureMap& map, int width, int expansion, int stride,
-                               double batch) {
+std::vector<Op> bottleneck_ops(FeatureMap& map, int width, int expansion, int stride, double batch) {
   const FeatureMap in = map;
   const int c_out = width * expansion;
   std::vector<Op> ops;
@@ -69,12 +67,10 @@ std::vector<Op> fc_ops(const ResNetConfig& c, const FeatureMap& map, double batc
 
 }  // namespace
 
-std::vector<Layer> build_resnet(const std::string& model, const ResNetConfig& c,
-                                const WorkloadShape& shape) {
+std::vector<Layer> build_resnet(const std::string& model, const ResNetConfig& c, const WorkloadShape& shape) {
   require(shape.batch >= 1, model, "batch must be >= 1, got " + std::to_string(shape.batch));
   // Below 32 px the five stride-2 stages would shrink the map to nothing.
-  require(shape.image_size >= 32, model,
-          "image_size must be >= 32, got " + std::to_string(shape.image_size));
+  require(shape.image_size >= 32, model, "image_size must be >= 32, got " + std::to_string(shape.image_size));
   const double batch = shape.batch;
 
   std::vector<Layer> layers;
@@ -84,10 +80,8 @@ std::vector<Layer> build_resnet(const std::string& model, const ResNetConfig& c,
   for (std::size_t stage = 0; stage < c.blocks.size(); ++stage, width *= 2) {
     for (int block = 0; block < c.blocks[stage]; ++block) {
       const int stride = (stage > 0 && block == 0) ? 2 : 1;
-      const std::string name =
-          "layer" + std::to_string(stage + 1) + "." + std::to_string(block);
-      layers.push_back(make_layer(name, bottleneck_ops(map, width, c.expansion, stride, batch),
-                                  shape));
+      const std::string name = "layer" + std::to_string(stage + 1) + "." + std::to_string(block);
+      layers.push_back(make_layer(name, bottleneck_ops(map, width, c.expansion, stride, batch), shape));
     }
   }
   layers.push_back(make_layer("fc", fc_ops(c, map, batch), shape));

@@ -21,18 +21,14 @@ struct Tokens {
   double total;
 };
 
-Op block_norm(const BlockConfig& b, Tokens t) {
-  return norm(b.d_model * t.total, norm_params(b.norm, b.d_model));
-}
+Op block_norm(const BlockConfig& b, Tokens t) { return norm(b.d_model * t.total, norm_params(b.norm, b.d_model)); }
 
 // Query and key/value widths: all heads, or fewer key/value heads (grouped-query attention).
 double q_width(const BlockConfig& b) {
   const double head = b.head_dim > 0 ? b.head_dim : static_cast<double>(b.d_model) / b.n_heads;
   return head * b.n_heads;
 }
-double kv_width(const BlockConfig& b) {
-  return q_width(b) / b.n_heads * (b.n_kv_heads > 0 ? b.n_kv_heads : b.n_heads);
-}
+double kv_width(const BlockConfig& b) { return q_width(b) / b.n_heads * (b.n_kv_heads > 0 ? b.n_kv_heads : b.n_heads); }
 
 // norm (pre-norm) -> QKV -> [rotary] -> attention -> output projection -> residual add
 // -> norm (post-norm).
@@ -113,8 +109,8 @@ void append_blocks(std::vector<Layer>& layers, const BlockConfig& b, int n_layer
   for (int i = 0; i < n_layers; ++i) {
     const std::string prefix = "h" + std::to_string(i);
     for (bool attn : {true, false}) {
-      Layer l = make_layer(prefix + (attn ? ".attn" : ".mlp"), attn ? attn_ops(b, t, shape.flash_attention) : mlp_ops(b, t),
-                           shape);
+      Layer l = make_layer(prefix + (attn ? ".attn" : ".mlp"),
+                           attn ? attn_ops(b, t, shape.flash_attention) : mlp_ops(b, t), shape);
       l.part = attn ? Layer::Part::Attention : Layer::Part::Mlp;
       l.tp_fwd_bytes = l.tp_bwd_bytes = tp_bytes;
       layers.push_back(std::move(l));
@@ -152,8 +148,7 @@ std::vector<Op> head_ops(const TransformerConfig& c, double batch, Tokens t) {
       logits.params = 0;
       return {logits, cross_entropy(t.total, vocab)};
     }
-    case HeadKind::UntiedLm:
-      return {gemm(d, vocab, t.total, /*bias=*/false), cross_entropy(t.total, vocab)};
+    case HeadKind::UntiedLm: return {gemm(d, vocab, t.total, /*bias=*/false), cross_entropy(t.total, vocab)};
     case HeadKind::Pooler:
       // Dense + tanh on the first ([CLS]) token of each sample; tanh saves its output.
       return {gemm(d, d, batch, /*bias=*/true), pointwise(d * batch, d * batch, d * batch)};
@@ -172,21 +167,19 @@ std::vector<Op> patch_embed_ops(const VitConfig& c, int image_size, double batch
   Op proj = conv(c.channels, c.block.d_model, c.patch, c.patch, 0, image_size, image_size, batch,
                  /*bias=*/true);
   proj.input_grad = false;  // the image needs no gradient
-  return {proj,
-          param_add(d * patches * batch, d * tokens * batch, c.block.d_model),  // class token
-          param_add(d * tokens * batch, d * tokens * batch,
-                    static_cast<std::uint64_t>(d * tokens))};  // position embedding
+  return {
+      proj, param_add(d * patches * batch, d * tokens * batch, c.block.d_model),                   // class token
+      param_add(d * tokens * batch, d * tokens * batch, static_cast<std::uint64_t>(d * tokens))};  // position embedding
 }
 
 }  // namespace
 
-std::vector<Layer> build_transformer(const std::string& model, const TransformerConfig& c,
-                                     const WorkloadShape& shape) {
+std::vector<Layer> build_transformer(const std::string& model, const TransformerConfig& c, const WorkloadShape& shape) {
   require(shape.batch >= 1, model, "batch must be >= 1, got " + std::to_string(shape.batch));
   require(shape.seq >= 1, model, "seq must be >= 1, got " + std::to_string(shape.seq));
   require(shape.seq <= c.max_positions, model,
-          "seq " + std::to_string(shape.seq) + " exceeds the model's maximum of " +
-              std::to_string(c.max_positions) + " positions");
+          "seq " + std::to_string(shape.seq) + " exceeds the model's maximum of " + std::to_string(c.max_positions) +
+              " positions");
   const double batch = shape.batch;
   const Tokens t{static_cast<double>(shape.seq), batch * shape.seq};
 
@@ -205,12 +198,11 @@ std::vector<Layer> build_transformer(const std::string& model, const Transformer
   return layers;
 }
 
-std::vector<Layer> build_vit(const std::string& model, const VitConfig& c,
-                             const WorkloadShape& shape) {
+std::vector<Layer> build_vit(const std::string& model, const VitConfig& c, const WorkloadShape& shape) {
   require(shape.batch >= 1, model, "batch must be >= 1, got " + std::to_string(shape.batch));
   require(shape.image_size >= c.patch && shape.image_size % c.patch == 0, model,
-          "image_size must be a positive multiple of the patch size " + std::to_string(c.patch) +
-              ", got " + std::to_string(shape.image_size));
+          "image_size must be a positive multiple of the patch size " + std::to_string(c.patch) + ", got " +
+              std::to_string(shape.image_size));
   const double batch = shape.batch;
   const int grid = shape.image_size / c.patch;
   const double seq = static_cast<double>(grid) * grid + 1;  // patches + class token

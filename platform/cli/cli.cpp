@@ -88,9 +88,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::size_t nodes = 0;
     for (const auto& t : s.chakra_workload.trace_of) nodes += t->nodes.size();
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
-              << s.cluster.gpus_per_node << "), Chakra traces " << s.chakra_workload.traces << " (" << nodes << " nodes, "
-              << s.chakra_workload.plan->collectives.size() << " collectives, " << s.chakra_workload.plan->p2p.size()
-              << " sends)\n";
+              << s.cluster.gpus_per_node << "), Chakra traces " << s.chakra_workload.traces << " (" << nodes
+              << " nodes, " << s.chakra_workload.plan->collectives.size() << " collectives, "
+              << s.chakra_workload.plan->p2p.size() << " sends)\n";
   } else if (!s.jobs.empty()) {
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
               << s.cluster.gpus_per_node << "), " << s.jobs.size() << " jobs:";
@@ -150,7 +150,8 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
     return kOk;
   }
   std::cout << "devices (" << t["devices"].size() << "):\n";
-  for (auto& d : t["devices"]) std::printf("  %-24s %s\n", d["name"].get<std::string>().c_str(), d["kind"].get<std::string>().c_str());
+  for (auto& d : t["devices"])
+    std::printf("  %-24s %s\n", d["name"].get<std::string>().c_str(), d["kind"].get<std::string>().c_str());
   std::cout << "links (" << t["links"].size() << ", full duplex; bandwidth per direction):\n";
   for (auto& l : t["links"])
     std::printf("  %-44s %-9s %10s %10s\n", l["name"].get<std::string>().c_str(), l["kind"].get<std::string>().c_str(),
@@ -251,7 +252,8 @@ int cmd_describe_workload(const std::vector<std::string>& args) {
   Workload w;
   const WorkloadFileKind kind = workload_file_kind(file);
   if (kind == WorkloadFileKind::Scenario) {
-    if (shape_given) throw UsageError("--batch, --seq and --dtype are for a config.json; for a scenario use --set /workload/...");
+    if (shape_given)
+      throw UsageError("--batch, --seq and --dtype are for a config.json; for a scenario use --set /workload/...");
     w = scenario_workload(file, sets);
   } else if (kind == WorkloadFileKind::TorchTrace) {
     // A trace's times are of the batch it recorded: only the gradient dtype is the reader's to choose.
@@ -404,8 +406,7 @@ int cli_main(int argc, char* argv[]) {
     if (cmd == "completion") return cmd_completion(args);
     throw UsageError("unknown command \"" + cmd + "\"");
   } catch (const UsageError& e) {
-    std::cerr << "trainvp: " << e.what() << "\n(trainvp " << (help_of(cmd) ? cmd + " " : "")
-              << "--help for usage)\n";
+    std::cerr << "trainvp: " << e.what() << "\n(trainvp " << (help_of(cmd) ? cmd + " " : "") << "--help for usage)\n";
     return kBadInput;
   } catch (const ScenarioError& e) {
     std::cerr << "trainvp: error: " << e.what() << "\n";

@@ -191,8 +191,8 @@ int cli_merge(const std::vector<std::string>& args) {
     if (!spec.plots.empty() && m.ok == 0) std::cerr << "trainvp: merge: no point succeeded; no plots drawn\n";
     else
       for (auto& pl : spec.plots) {
-        PlotRequest req{pl.x, pl.y, pl.by, pl.where, (fs::path(out_dir) / "plots" / pl.file).string(), pl.title,
-                        pl.logx, pl.logy};
+        PlotRequest req{pl.x,     pl.y,    pl.by,  pl.where, (fs::path(out_dir) / "plots" / pl.file).string(),
+                        pl.title, pl.logx, pl.logy};
         try {
           std::cout << "plot: " << draw_plot(store, req).output << "\n";
         } catch (const std::exception& e) {
@@ -230,7 +230,8 @@ int cli_plot(const std::vector<std::string>& args) {
     if (dir.empty()) throw Usage("missing DIR");
     if (req.x.empty() || req.y.empty()) throw Usage("--x and --y are required");
     Store store = open_store(dir);
-    if (req.output.empty()) req.output = (fs::path(plot_dir_of(dir)) / "plots" / default_plot_file(req.x, req.y, req.by)).string();
+    if (req.output.empty())
+      req.output = (fs::path(plot_dir_of(dir)) / "plots" / default_plot_file(req.x, req.y, req.by)).string();
     PlotResult res = draw_plot(store, req);
     std::cout << "plot: " << res.output << " (" << res.points << " points, " << res.series
               << (res.series == 1 ? " series" : " series") << "; script " << res.script << ")\n";

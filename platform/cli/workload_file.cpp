@@ -16,8 +16,9 @@ WorkloadFileKind workload_file_kind(const std::string& file) {
   if (doc.is_object() && doc.contains("trainvp")) return WorkloadFileKind::Scenario;
   if (doc.is_object() && doc.contains("model_type")) return WorkloadFileKind::HfConfig;
   if (doc.is_array() || (doc.is_object() && doc.contains("traceEvents"))) return WorkloadFileKind::TorchTrace;
-  throw ScenarioError("", "\"" + file + "\" is neither a scenario (no \"trainvp\" key), a Hugging Face config.json "
-                          "(no \"model_type\" key) nor a PyTorch profiler trace (no \"traceEvents\")");
+  throw ScenarioError("", "\"" + file +
+                              "\" is neither a scenario (no \"trainvp\" key), a Hugging Face config.json "
+                              "(no \"model_type\" key) nor a PyTorch profiler trace (no \"traceEvents\")");
 }
 
 Workload scenario_workload(const std::string& file, const std::vector<std::string>& sets) {
@@ -52,7 +53,8 @@ std::string convert_scenario(const std::string& file) {
   if (!s.jobs.empty())
     throw ScenarioError("/jobs", "convert freezes the top-level workload; a scenario with jobs has one per job");
   if (!s.trains())
-    fail_expected("/workload/kind", "a training workload (a collective benchmark or Chakra traces have no layers to convert)",
+    fail_expected("/workload/kind",
+                  "a training workload (a collective benchmark or Chakra traces have no layers to convert)",
                   json(s.chakra ? "chakra" : "collective"));
   // The file parsed once more, keeping its key order (load_scenario_file has checked its text).
   std::ifstream in(file, std::ios::binary);

@@ -15,9 +15,10 @@ using json = nlohmann::json;
 
 const ParamSet<ChakraRaw>& chakra_schema() {
   static const ParamSet<ChakraRaw> s = [] {
-    ParamSet<ChakraRaw> p("chakra_workload", "/workload/chakra",
-                          "Chakra execution traces (MLCommons; ASTRA-sim's input) run as they are: every rank executes its "
-                          "trace's DAG once, compute on its GPU, collectives and sends over the fabric.");
+    ParamSet<ChakraRaw> p(
+        "chakra_workload", "/workload/chakra",
+        "Chakra execution traces (MLCommons; ASTRA-sim's input) run as they are: every rank executes its "
+        "trace's DAG once, compute on its GPU, collectives and sends over the fabric.");
     p.text("traces", &ChakraRaw::traces, nullptr,
            "The traces: a prefix P of P.<rank>.et files (ASTRA-sim's convention), a path with {rank} in it, a "
            "directory holding one <name>.<rank>.et per rank, or one file that every rank runs")
@@ -27,7 +28,8 @@ const ParamSet<ChakraRaw>& chakra_schema() {
                 "{\"<name>\": {\"ranks\": [...]}}), or the path of such a JSON file (ASTRA-sim's "
                 "--comm-group-configuration); a collective without pg_name runs over every rank")
         .choice("algorithm", &ChakraRaw::algorithm, "ring",
-                NameTable<CollectiveAlgo>{{"ring", CollectiveAlgo::Ring}, {"tree", CollectiveAlgo::Tree},
+                NameTable<CollectiveAlgo>{{"ring", CollectiveAlgo::Ring},
+                                          {"tree", CollectiveAlgo::Tree},
                                           {"hierarchical", CollectiveAlgo::Hierarchical}},
                 "All-reduce algorithm: ring, tree or hierarchical (the other collectives run as rings, broadcast "
                 "pipelined from its root)")
@@ -62,7 +64,8 @@ std::vector<std::string> trace_files(const std::string& given, int ranks, const 
     if (placeholder != std::string::npos) {
       auto file = [&](int r) {
         std::string f = base;
-        for (auto at = f.find("{rank}"); at != std::string::npos; at = f.find("{rank}")) f.replace(at, 6, std::to_string(r));
+        for (auto at = f.find("{rank}"); at != std::string::npos; at = f.find("{rank}"))
+          f.replace(at, 6, std::to_string(r));
         return f;
       };
       if (!fs::exists(file(0), ec)) continue;
@@ -83,10 +86,11 @@ std::vector<std::string> trace_files(const std::string& given, int ranks, const 
         if (std::regex_match(f, m, name)) families.insert(m[1].str());
       }
       if (families.size() != 1)
-        throw ScenarioError(pointer, "directory \"" + base + "\" holds " +
-                                         (families.empty() ? std::string("no <name>.<rank>.et trace")
-                                                           : std::to_string(families.size()) + " families of <name>.<rank>.et traces") +
-                                         ": it must hold exactly one (or name the prefix)");
+        throw ScenarioError(
+            pointer, "directory \"" + base + "\" holds " +
+                         (families.empty() ? std::string("no <name>.<rank>.et trace")
+                                           : std::to_string(families.size()) + " families of <name>.<rank>.et traces") +
+                         ": it must hold exactly one (or name the prefix)");
       prefix = (b / *families.begin()).lexically_normal().string();
     } else if (!fs::exists(rank_file(prefix, 0), ec)) {
       continue;
@@ -97,10 +101,12 @@ std::vector<std::string> trace_files(const std::string& given, int ranks, const 
                                        " GPUs (" + rank_file(prefix, ranks) + " exists)");
     return out;
   }
-  throw ScenarioError(pointer, "no Chakra trace \"" + given + "\": neither a file, a directory of <name>.<rank>.et, "
-                               "a prefix P of P.0.et nor a path with {rank}, in " +
-                                   (scenario_dir.empty() ? std::string() : "the scenario's directory (" + scenario_dir + ") or ") +
-                                   "the current directory");
+  throw ScenarioError(
+      pointer, "no Chakra trace \"" + given +
+                   "\": neither a file, a directory of <name>.<rank>.et, "
+                   "a prefix P of P.0.et nor a path with {rank}, in " +
+                   (scenario_dir.empty() ? std::string() : "the scenario's directory (" + scenario_dir + ") or ") +
+                   "the current directory");
 }
 
 chakra::Groups load_groups(const json& value, const std::string& pointer, int ranks, const std::string& scenario_dir,
@@ -110,7 +116,8 @@ chakra::Groups load_groups(const json& value, const std::string& pointer, int ra
   json obj = value;
   std::string where = pointer, in_file;
   if (value.is_string()) {
-    const std::string file = find_input_file(value.get<std::string>(), scenario_dir, pointer, "communicator-group file");
+    const std::string file =
+        find_input_file(value.get<std::string>(), scenario_dir, pointer, "communicator-group file");
     obj = read_json_input(file, pointer, "communicator-group file", 64ull << 20, "list each group's ranks once");
     in_file = "in \"" + file + "\" at ";
   }
@@ -153,7 +160,8 @@ json load_chakra_workload(ChakraWorkload& c, const json& value, const std::strin
   c.algorithm = r.algorithm;
   c.dtype = r.dtype;
   json groups_resolved;
-  c.groups = load_groups(member(obj, "comm_groups"), ptr_join(path, "comm_groups"), ranks, scenario_dir, groups_resolved);
+  c.groups =
+      load_groups(member(obj, "comm_groups"), ptr_join(path, "comm_groups"), ranks, scenario_dir, groups_resolved);
   if (!groups_resolved.is_null()) resolved["comm_groups"] = groups_resolved;
   c.files = trace_files(r.traces, ranks, scenario_dir, tp, c.replicated);
   std::vector<const chakra::Trace*> of;
@@ -178,10 +186,10 @@ json load_chakra_workload(ChakraWorkload& c, const json& value, const std::strin
       try {
         build_program(CollectiveOp::AllReduce, c.algorithm, u.ranks, 1, 1, nodes_of);
       } catch (const std::invalid_argument& e) {
-        throw ScenarioError(ptr_join(path, "algorithm"), "hierarchical cannot run the all-reduces of " +
-                                                             (u.group.empty() ? std::string("every rank")
-                                                                              : "process group \"" + u.group + "\"") +
-                                                             ": " + e.what());
+        throw ScenarioError(ptr_join(path, "algorithm"),
+                            "hierarchical cannot run the all-reduces of " +
+                                (u.group.empty() ? std::string("every rank") : "process group \"" + u.group + "\"") +
+                                ": " + e.what());
       }
     }
   return resolved;

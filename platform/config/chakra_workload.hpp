@@ -19,14 +19,14 @@
 namespace trainvp {
 
 struct ChakraWorkload {
-  std::string traces;                   // as given
-  std::vector<std::string> files;       // the files read (one when replicated)
-  bool replicated = false;              // one trace for every rank
+  std::string traces;                                          // as given
+  std::vector<std::string> files;                              // the files read (one when replicated)
+  bool replicated = false;                                     // one trace for every rank
   std::vector<std::shared_ptr<const chakra::Trace>> trace_of;  // per rank
-  chakra::Groups groups;                // process groups by name
+  chakra::Groups groups;                                       // process groups by name
   std::shared_ptr<const chakra::Plan> plan;
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;  // all-reduces (the others run as rings)
-  DType dtype = DType::BF16;            // compute nodes timed by roofline run at this dtype's peak
+  DType dtype = DType::BF16;                        // compute nodes timed by roofline run at this dtype's peak
 };
 
 struct ChakraRaw {

@@ -9,8 +9,8 @@
 namespace trainvp {
 
 namespace {
-constexpr long long kMaxGpus = 65536;               // GPUs in all (docs/reliability.md)
-constexpr long long kMaxElaboration = 1LL << 22;    // devices + links elaborated
+constexpr long long kMaxGpus = 65536;             // GPUs in all (docs/reliability.md)
+constexpr long long kMaxElaboration = 1LL << 22;  // devices + links elaborated
 }  // namespace
 
 const ParamSet<NodeRaw>& node_schema() {
@@ -18,8 +18,8 @@ const ParamSet<NodeRaw>& node_schema() {
     ParamSet<NodeRaw> p("node", "/cluster/node", "One node; every node of the cluster is alike.");
     p.integer("gpus", &NodeRaw::gpus, 8, "GPUs per node", {1, 1024})
         .nested("gpu", "string or object", nullptr, "The node's GPU: a preset name or a `gpu` object")
-        .integer("nics", &NodeRaw::nics, 0, "RoCE NICs per node; 0: one per GPU. NIC i serves a contiguous group of GPUs",
-                 {0, 1024})
+        .integer("nics", &NodeRaw::nics, 0,
+                 "RoCE NICs per node; 0: one per GPU. NIC i serves a contiguous group of GPUs", {0, 1024})
         .nested("nvlink", "object", json::object(), "NVLink/NVSwitch parameters (see `nvlink`)")
         .nested("pcie", "object", json::object(), "PCIe parameters (see `pcie`)")
         .nested("cxl", "object", json::object(), "The node's CXL aggregation device (see `cxl`)")
@@ -72,7 +72,8 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
       nvlink_schema().load(c.nvlink, object_or_empty(member(node_value, "nvlink")), ptr_join(node_path, "nvlink"));
   node_resolved["pcie"] =
       pcie_schema().load(c.pcie, object_or_empty(member(node_value, "pcie")), ptr_join(node_path, "pcie"));
-  node_resolved["cxl"] = cxl_schema().load(c.cxl, object_or_empty(member(node_value, "cxl")), ptr_join(node_path, "cxl"));
+  node_resolved["cxl"] =
+      cxl_schema().load(c.cxl, object_or_empty(member(node_value, "cxl")), ptr_join(node_path, "cxl"));
   c.nodes = raw.nodes;
   c.gpus_per_node = node.gpus;
   if (static_cast<long long>(c.nodes) * c.gpus_per_node > kMaxGpus)
@@ -81,7 +82,8 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
                       std::to_string(c.gpus_per_node) + " GPUs per node; docs/reliability.md)",
                   json(c.nodes));
   if (node.nics > node.gpus)
-    fail_expected(ptr_join(node_path, "nics"), "at most one NIC per GPU (" + std::to_string(node.gpus) + ")", json(node.nics));
+    fail_expected(ptr_join(node_path, "nics"), "at most one NIC per GPU (" + std::to_string(node.gpus) + ")",
+                  json(node.nics));
   c.nics_per_node = node.nics == 0 ? node.gpus : node.nics;
   node_resolved["nics"] = c.nics_per_node;
   resolved["node"] = node_resolved;
@@ -93,8 +95,9 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   if (!aggs.is_null()) {
     const std::string ap = ptr_join(path, "aggregators");
     json ares = aggregators_schema().load(c.aggregators, object_or_empty(aggs), ap);
-    ares["cpu"] = load_cpu(c.aggregators.cpu, aggs.is_object() && aggs.contains("cpu") ? aggs["cpu"] : json("xeon-8380"),
-                           ptr_join(ap, "cpu"));
+    ares["cpu"] =
+        load_cpu(c.aggregators.cpu, aggs.is_object() && aggs.contains("cpu") ? aggs["cpu"] : json("xeon-8380"),
+                 ptr_join(ap, "cpu"));
     resolved["aggregators"] = ares;
   }
   const int agg_nics = c.aggregators.count * c.aggregators.nics;
@@ -113,14 +116,16 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
                     json(f.switch_ports));
   } else {
     if (f.rail_optimized && agg_nics > 0)
-      fail_expected(ptr_join(fp, "rail_optimized"), "false when the cluster has aggregators (their NICs are on no rail)",
-                    json(true));
+      fail_expected(ptr_join(fp, "rail_optimized"),
+                    "false when the cluster has aggregators (their NICs are on no rail)", json(true));
     if (f.rail_optimized) {
       if (f.leaves != 0 && f.leaves != c.nics_per_node)
-        fail_expected(ptr_join(fp, "leaves"), "0 or " + std::to_string(c.nics_per_node) + " (one leaf per rail)", json(f.leaves));
+        fail_expected(ptr_join(fp, "leaves"), "0 or " + std::to_string(c.nics_per_node) + " (one leaf per rail)",
+                      json(f.leaves));
       if (c.nodes > f.leaf_ports)
         fail_expected(ptr_join(fp, "leaf_ports"),
-                      "at least " + std::to_string(c.nodes) + " ports: a rail leaf takes one NIC of every node", json(f.leaf_ports));
+                      "at least " + std::to_string(c.nodes) + " ports: a rail leaf takes one NIC of every node",
+                      json(f.leaf_ports));
       c.leaves = c.nics_per_node;
     } else {
       long long need = (nics_total + f.leaf_ports - 1) / f.leaf_ports;
@@ -143,9 +148,9 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
     const long long cost = 2 * gpus + 2 * nics_total + c.leaves + c.spines + mesh;
     if (cost > kMaxElaboration)
       fail_expected(ptr_join(fp, f.spines ? "spines" : "leaf_ports"),
-                    "a fabric of at most " + std::to_string(kMaxElaboration) + " devices and links (this one: " +
-                        std::to_string(cost) + ", " + std::to_string(c.leaves) + " leaves x " + std::to_string(c.spines) +
-                        " spines; docs/reliability.md)",
+                    "a fabric of at most " + std::to_string(kMaxElaboration) +
+                        " devices and links (this one: " + std::to_string(cost) + ", " + std::to_string(c.leaves) +
+                        " leaves x " + std::to_string(c.spines) + " spines; docs/reliability.md)",
                     json(f.spines ? f.spines : f.leaf_ports));
   }
   // The default fidelity is left out of the resolved scenario: results.json of packet runs keep the
@@ -163,11 +168,11 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   fres.erase("dcqcn");
   if (!dq.is_null()) fres["dcqcn"] = dcqcn_schema().load(c.fabric.dcqcn, object_or_empty(dq), ptr_join(fp, "dcqcn"));
   if (c.fabric.dcqcn.kmax <= c.fabric.dcqcn.kmin)
-    fail_expected(ptr_join(ptr_join(fp, "dcqcn"), "kmax"), "more than kmin (" + std::to_string(c.fabric.dcqcn.kmin) + " bytes)",
-                  json(c.fabric.dcqcn.kmax));
+    fail_expected(ptr_join(ptr_join(fp, "dcqcn"), "kmax"),
+                  "more than kmin (" + std::to_string(c.fabric.dcqcn.kmin) + " bytes)", json(c.fabric.dcqcn.kmax));
   if (f.congestion_control == CongestionControlKind::Dcqcn && f.fidelity == FabricFidelity::Flow)  // no queues to mark
-    fail_expected(ptr_join(fp, "congestion_control"), "\"none\" with fabric.fidelity \"flow\" (flows have no queues to mark)",
-                  json("dcqcn"));
+    fail_expected(ptr_join(fp, "congestion_control"),
+                  "\"none\" with fabric.fidelity \"flow\" (flows have no queues to mark)", json("dcqcn"));
   // And `pfc` (docs/fabric.md#pfc).
   const json& pfc = member(member(value, "fabric"), "pfc");
   fres.erase("pfc");
@@ -176,9 +181,11 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
                            f.fidelity == FabricFidelity::Flow);
   resolved["fabric"] = fres;
   if (c.cxl.present && f.fidelity == FabricFidelity::Flow)  // CXL.io messages and device reductions are per chunk
-    fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the nodes have a CXL device (cluster.node.cxl)", json("flow"));
+    fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the nodes have a CXL device (cluster.node.cxl)",
+                  json("flow"));
   if (agg_nics > 0 && f.fidelity == FabricFidelity::Flow)  // reductions are per chunk, as the CXL device's
-    fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the cluster has aggregators (cluster.aggregators)", json("flow"));
+    fail_expected(ptr_join(fp, "fidelity"), "\"packet\" when the cluster has aggregators (cluster.aggregators)",
+                  json("flow"));
   if (c.cxl.present) {
     std::string xp = ptr_join(node_path, "cxl");
     const auto& lanes = rtl_lanes_available();
@@ -192,9 +199,10 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
     }
     const std::uint64_t ig = c.cxl.interleave_granularity;
     if (ig < 256 || ig > 16384 || (ig & (ig - 1)) != 0 || ig > c.fabric.chunk)
-      fail_expected(ptr_join(xp, "interleave_granularity"),
-                    "256 B << k up to 16 KiB, and not above the fabric chunk (" + std::to_string(c.fabric.chunk) + " B)",
-                    json(std::to_string(ig) + "B"));
+      fail_expected(
+          ptr_join(xp, "interleave_granularity"),
+          "256 B << k up to 16 KiB, and not above the fabric chunk (" + std::to_string(c.fabric.chunk) + " B)",
+          json(std::to_string(ig) + "B"));
     const int switches = (c.gpus_per_node + c.pcie.gpus_per_switch - 1) / c.pcie.gpus_per_switch;
     c.cxl_ports = c.cxl.ports ? c.cxl.ports : switches;
     node_resolved["cxl"]["ports"] = c.cxl_ports;
@@ -223,7 +231,8 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
       if (o.speed > 0) inst.params.speed = o.speed;
     }
     if (matched == 0)
-      fail_expected(ptr_join(p, "target"), "a GPU name or glob matching at least one of node0.gpu0 .. " + c.gpus.back().name,
+      fail_expected(ptr_join(p, "target"),
+                    "a GPU name or glob matching at least one of node0.gpu0 .. " + c.gpus.back().name,
                     overrides[i]["target"]);
     out.push_back(r);
   }

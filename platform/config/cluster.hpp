@@ -15,8 +15,8 @@ namespace trainvp {
 struct GpuInstance {
   std::string name;  // "node3.gpu2"
   int node = 0;
-  int local = 0;     // index within the node
-  int rank = 0;      // global rank
+  int local = 0;  // index within the node
+  int rank = 0;   // global rank
   GpuParams params;
 };
 
@@ -29,9 +29,9 @@ struct ClusterConfig {
   NvlinkConfig nvlink;
   PcieConfig pcie;
   CxlParams cxl;
-  int cxl_ports = 0;              // resolved: ports per node's device (0 without a device)
-  int leaves = 0, spines = 0;     // resolved for leaf-spine
-  AggregatorParams aggregators;   // CPU aggregator nodes (count 0: none)
+  int cxl_ports = 0;             // resolved: ports per node's device (0 without a device)
+  int leaves = 0, spines = 0;    // resolved for leaf-spine
+  AggregatorParams aggregators;  // CPU aggregator nodes (count 0: none)
   int node_of(int rank) const { return rank / gpus_per_node; }
 };
 

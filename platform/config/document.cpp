@@ -23,10 +23,12 @@ const ParamSet<TopRaw>& scenario_schema() {
         .text("description", &TopRaw::description, nullptr, "Free text: what the scenario is for (not simulated)")
         .integer64("seed", &TopRaw::seed, 1, "Seed of every random draw; same scenario + seed = same results")
         .nested("cluster", "object", nullptr, "The GPUs and how they are connected (see `cluster`)")
-        .nested("workload", "object", nullptr, "What each data-parallel replica trains (see `workload`); required without `jobs`")
+        .nested("workload", "object", nullptr,
+                "What each data-parallel replica trains (see `workload`); required without `jobs`")
         .nested("training", "object", json::object(), "Iterations, optimizer and synchronization (see `training`)")
-        .nested("jobs", "array", nullptr,
-                "Several training jobs sharing the cluster, instead of `workload` and `training` (see `job`, docs/jobs.md)")
+        .nested(
+            "jobs", "array", nullptr,
+            "Several training jobs sharing the cluster, instead of `workload` and `training` (see `job`, docs/jobs.md)")
         .nested("faults", "array", json::array(),
                 "Injected faults: objects {kind, target, start, duration, ...} (see `fault_*`, docs/faults.md)")
         .nested("fault_generator", "object", nullptr,
@@ -47,14 +49,16 @@ void apply_faults_document(json& doc, json faults, const std::string& faults_fil
   if (faults.is_object() && faults.contains("faults")) {
     for (auto it = faults.begin(); it != faults.end(); ++it)
       if (it.key() != "faults")
-        throw ScenarioError("", "--faults \"" + faults_file + "\": unknown key " + clip_pointer(ptr_join("", it.key())) +
+        throw ScenarioError("", "--faults \"" + faults_file + "\": unknown key " +
+                                    clip_pointer(ptr_join("", it.key())) +
                                     ": an object there holds only `faults` (the list)");
     faults = json(faults["faults"]);
   }
   if (!faults.is_array())
     throw ScenarioError("", "--faults \"" + faults_file +
                                 "\": expected a JSON list of faults (as DIR/faults.json holds it) or an object with "
-                                "a `faults` list, found " + describe_found(faults));
+                                "a `faults` list, found " +
+                                describe_found(faults));
   if (doc.is_object()) doc["faults"] = faults, doc.erase("fault_generator");
 }
 
@@ -96,8 +100,8 @@ class JsonScanner {
         ++i;
       } else if (c == '{' || c == '[') {
         if (base_depth_ + static_cast<int>(stack_.size()) >= kMaxJsonDepth)
-          throw ScenarioError(clip_pointer(pointer()), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels " +
-                                                           at(position_of(text_, i)) +
+          throw ScenarioError(clip_pointer(pointer()), "nesting deeper than " + std::to_string(kMaxJsonDepth) +
+                                                           " levels " + at(position_of(text_, i)) +
                                                            " (the limit of every JSON input, docs/reliability.md)");
         Frame f;
         f.object = c == '{';
@@ -163,7 +167,8 @@ class JsonScanner {
     std::string k = text_.substr(start + 1, end - start - 2);
     if (k.find('\\') != std::string::npos) {
       try {
-        k = json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start), text_.begin() + static_cast<std::ptrdiff_t>(end))
+        k = json::parse(text_.begin() + static_cast<std::ptrdiff_t>(start),
+                        text_.begin() + static_cast<std::ptrdiff_t>(end))
                 .get<std::string>();
       } catch (const json::exception&) {
         return false;
@@ -174,10 +179,11 @@ class JsonScanner {
     auto [it, fresh] = f.keys.emplace(k, start);
     f.key = k;
     if (!fresh)
-      throw ScenarioError(clip_pointer(pointer()),
-                          "duplicate key " + quote_clipped(k) + " " + at(position_of(text_, it->second)) +
-                              " and again at line " + std::to_string(position_of(text_, start).line) + ", column " +
-                              std::to_string(position_of(text_, start).column) + ": a key may appear once in an object");
+      throw ScenarioError(clip_pointer(pointer()), "duplicate key " + quote_clipped(k) + " " +
+                                                       at(position_of(text_, it->second)) + " and again at line " +
+                                                       std::to_string(position_of(text_, start).line) + ", column " +
+                                                       std::to_string(position_of(text_, start).column) +
+                                                       ": a key may appear once in an object");
     return true;
   }
 
@@ -221,7 +227,9 @@ json read_json_file(const std::string& path, const std::string& role) {
   if (std::filesystem::is_directory(path, ec))
     throw ScenarioError("", "cannot read " + role + " \"" + path + "\": it is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError("", "cannot read " + role + " \"" + path + "\"" + (std::filesystem::exists(path, ec) ? "" : ": no such file"));
+  if (!in)
+    throw ScenarioError(
+        "", "cannot read " + role + " \"" + path + "\"" + (std::filesystem::exists(path, ec) ? "" : ": no such file"));
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw ScenarioError("", "cannot read " + role + " \"" + path + "\"");
@@ -270,7 +278,8 @@ void apply_override(json& doc, const std::string& assignment) {
       cur = &(*cur)[tok];
     } else if (cur->is_array()) {
       if (!is_index(tok) || (tok == "-" && !last))
-        throw ScenarioError(here, "bad --set pointer: array index expected (0.." + std::to_string(cur->size()) + " or -)");
+        throw ScenarioError(here,
+                            "bad --set pointer: array index expected (0.." + std::to_string(cur->size()) + " or -)");
       std::size_t idx = tok == "-" ? cur->size() : std::stoul(tok);
       if (idx > cur->size())
         throw ScenarioError(here, "index past the end of the array (size " + std::to_string(cur->size()) + ")");
@@ -291,28 +300,31 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   TopRaw top;
   json resolved = scenario_schema().load(top, doc, "");
   if (top.version != kScenarioFormatVersion)
-    fail_expected("/trainvp", "scenario format version " + std::to_string(kScenarioFormatVersion) +
-                                  " (the only version this build of trainvp reads)",
+    fail_expected("/trainvp",
+                  "scenario format version " + std::to_string(kScenarioFormatVersion) +
+                      " (the only version this build of trainvp reads)",
                   doc["trainvp"]);
   if (!doc.contains("name")) {
     top.name = default_name;
     resolved["name"] = default_name;
   }
   if (!safe_name(top.name))
-    fail_expected(doc.contains("name") ? "/name" : "", "a run name of letters, digits, '.', '_' and '-'", json(top.name));
+    fail_expected(doc.contains("name") ? "/name" : "", "a run name of letters, digits, '.', '_' and '-'",
+                  json(top.name));
   s.name = top.name;
   s.seed = top.seed;
   // What runs is required as the schema's required keys are: before any section loads.
   if (!doc.contains("workload") && !doc.contains("jobs"))
-    throw ScenarioError("/workload", "missing required key \"workload\" (what each data-parallel replica trains; or a `jobs` list)");
+    throw ScenarioError("/workload",
+                        "missing required key \"workload\" (what each data-parallel replica trains; or a `jobs` list)");
 
   resolved["cluster"] = load_cluster(s.cluster, doc["cluster"], "/cluster");
   const bool jobs = doc.contains("jobs");
   if (jobs) {  // each job holds its workload and training
     for (const char* key : {"workload", "training"})
       if (doc.contains(key))
-        throw ScenarioError(std::string("/") + key, std::string("a scenario with `jobs` gives each job its ") + key +
-                                                        " (/jobs/N/" + key + ")");
+        throw ScenarioError(std::string("/") + key,
+                            std::string("a scenario with `jobs` gives each job its ") + key + " (/jobs/N/" + key + ")");
     resolved.erase("training");
     resolved["jobs"] = load_jobs(s, doc["jobs"], scenario_dir);
   } else {
@@ -340,7 +352,8 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   if (jobs && s.slo.given)
     throw ScenarioError("/slo", "the degraded-throughput report measures one job's iterations; not with `jobs` (yet)");
   if (s.chakra) {  // a trace runs once, its own communication as recorded
-    if (s.health.enabled) throw ScenarioError("/health", "watches training iterations; Chakra traces run once, without them");
+    if (s.health.enabled)
+      throw ScenarioError("/health", "watches training iterations; Chakra traces run once, without them");
     if (const json& t = member(doc, "training"); t.is_object() && t.contains("sync"))
       throw ScenarioError("/training/sync", "does not apply to Chakra traces: they hold their own communication");
   }
@@ -348,7 +361,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   for (JobConfig& j : s.jobs) j.scenario->output = s.output;  // a job's strategy reads what is traced
 
   if (!jobs) check_workload_dtype_on_gpus(s);  // each job's was checked on its own GPUs
-  check_parallel_workload(s);  // the partition's roofline times need a dtype every GPU computes in
+  check_parallel_workload(s);                  // the partition's roofline times need a dtype every GPU computes in
   s.resolved = resolved;
   return s;
 }

@@ -10,10 +10,11 @@ double PcieConfig::bandwidth_bps() const {
 
 const ParamSet<FabricConfig>& fabric_schema() {
   static const ParamSet<FabricConfig> s = [] {
-    ParamSet<FabricConfig> p("fabric", "/cluster/fabric",
-                             "The RoCEv2 network between nodes: one NIC per GPU (see node.nics) on a single switch or a "
-                             "leaf-spine. Transfers move in chunks of `chunk` bytes; each link frames them into "
-                             "packets and pays per-packet overhead.");
+    ParamSet<FabricConfig> p(
+        "fabric", "/cluster/fabric",
+        "The RoCEv2 network between nodes: one NIC per GPU (see node.nics) on a single switch or a "
+        "leaf-spine. Transfers move in chunks of `chunk` bytes; each link frames them into "
+        "packets and pays per-packet overhead.");
     p.choice("topology", &FabricConfig::topology, "switch",
              {{"switch", Topology::Switch}, {"leaf-spine", Topology::LeafSpine}},
              "switch: every NIC on one switch; leaf-spine: NICs on leaves, every leaf linked to every spine")
@@ -35,8 +36,10 @@ const ParamSet<FabricConfig>& fabric_schema() {
         .size("chunk", &FabricConfig::chunk, "1MiB",
               "Transfer granularity: smaller is more faithful (pipelining, sharing), larger is faster to simulate",
               Range::at_least(64))
-        .integer("leaves", &FabricConfig::leaves, 0, "Leaf switches; 0: as many as the NICs need (leaf_ports each), "
-                 "or NICs per node when rail_optimized", {0, 4096})
+        .integer("leaves", &FabricConfig::leaves, 0,
+                 "Leaf switches; 0: as many as the NICs need (leaf_ports each), "
+                 "or NICs per node when rail_optimized",
+                 {0, 4096})
         .integer("spines", &FabricConfig::spines, 0, "Spine switches; 0: leaf_ports / 2", {0, 4096})
         .integer("leaf_ports", &FabricConfig::leaf_ports, 32, "NIC-facing ports per leaf", {1, 1024})
         .number("oversubscription", &FabricConfig::oversubscription, 1.0,
@@ -57,7 +60,8 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "each queue pair at its DCQCN rate (packet fidelity only; parameters in `dcqcn`, "
                 "docs/fabric.md#ecn-and-dcqcn)")
         .nested("dcqcn", "object", json::object(), "ECN and DCQCN parameters (see `dcqcn`)")
-        .nested("pfc", "object", json::object(), "How Ethernet links push back: egress, ingress PFC or off (see `pfc`)");
+        .nested("pfc", "object", json::object(),
+                "How Ethernet links push back: egress, ingress PFC or off (see `pfc`)");
     return p;
   }();
   return s;
@@ -65,10 +69,11 @@ const ParamSet<FabricConfig>& fabric_schema() {
 
 const ParamSet<NcclConfig>& nccl_schema() {
   static const ParamSet<NcclConfig> s = [] {
-    ParamSet<NcclConfig> p("nccl", "/cluster/fabric/nccl",
-                           "How collectives use the fabric, as NCCL does: flat rings (all_reduce ring, reduce_scatter, "
-                           "all_gather) run `channels` rings at once, each over its slice of the buffer, in rank or "
-                           "topology order (docs/fabric.md#channels-and-ring-order); tree connections hold `buffsize`.");
+    ParamSet<NcclConfig> p(
+        "nccl", "/cluster/fabric/nccl",
+        "How collectives use the fabric, as NCCL does: flat rings (all_reduce ring, reduce_scatter, "
+        "all_gather) run `channels` rings at once, each over its slice of the buffer, in rank or "
+        "topology order (docs/fabric.md#channels-and-ring-order); tree connections hold `buffsize`.");
     p.integer("channels", &NcclConfig::channels, 0,
               "Rings per collective, each carrying 1/channels of the buffer; 0: 1 in rank order, and in topology "
               "order one per NIC of a node when the communicator spans nodes (else 1)",
@@ -81,10 +86,11 @@ const ParamSet<NcclConfig>& nccl_schema() {
               "a chunk sent only once the receiver has passed on the one that many chunks earlier "
               "(docs/fabric.md#double-binary-tree-tree-all_reduce-only)",
               Range::positive())
-        .choice("model", &NcclConfig::tuner, "tuner", {{"tuner", true}, {"bound", false}},
-                "tuner: ring and tree collectives of GPUs pay the protocol NCCL's tuner picks for their size (LL, LL128 "
-                "or Simple: its latencies and its bandwidth below the fabric's; NCCL 2.18.3's tables, "
-                "docs/fabric.md#nccls-protocols); bound: the fabric's own rates and latencies (the closed forms)");
+        .choice(
+            "model", &NcclConfig::tuner, "tuner", {{"tuner", true}, {"bound", false}},
+            "tuner: ring and tree collectives of GPUs pay the protocol NCCL's tuner picks for their size (LL, LL128 "
+            "or Simple: its latencies and its bandwidth below the fabric's; NCCL 2.18.3's tables, "
+            "docs/fabric.md#nccls-protocols); bound: the fabric's own rates and latencies (the closed forms)");
     return p;
   }();
   return s;
@@ -100,8 +106,8 @@ const ParamSet<DcqcnParams>& dcqcn_schema() {
                             "NIC returns a CNP at most once per cnp_interval per queue pair; the sending NIC cuts and "
                             "recovers the queue pair's rate (docs/fabric.md#ecn-and-dcqcn).");
     p.size("kmin", &DcqcnParams::kmin, "5KB", "Queue below which nothing is marked (paper: 5 KB)")
-        .size("kmax", &DcqcnParams::kmax, "200KB", "Queue at which the marking probability is pmax, 1 above (paper: 200 KB)",
-              Range::positive())
+        .size("kmax", &DcqcnParams::kmax, "200KB",
+              "Queue at which the marking probability is pmax, 1 above (paper: 200 KB)", Range::positive())
         .number("pmax", &DcqcnParams::pmax, 0.01, "Marking probability at kmax (paper: 1%)", Range::unit_closed())
         .time("cnp_interval", &DcqcnParams::cnp_interval_ps, "50us",
               "Receiving NIC: at most one CNP per queue pair per interval (paper: 50 us)")
@@ -109,7 +115,8 @@ const ParamSet<DcqcnParams>& dcqcn_schema() {
                 Range::unit_open_closed())
         .time("alpha_timer", &DcqcnParams::alpha_timer_ps, "55us",
               "alpha decays by (1 - g) every interval without a CNP (paper: 55 us)", Range::positive())
-        .time("rate_timer", &DcqcnParams::rate_timer_ps, "55us", "Rate-increase timer T (paper: 55 us)", Range::positive())
+        .time("rate_timer", &DcqcnParams::rate_timer_ps, "55us", "Rate-increase timer T (paper: 55 us)",
+              Range::positive())
         .size("byte_counter", &DcqcnParams::byte_counter, "10MB", "Rate-increase byte counter B (paper: 10 MB)",
               Range::positive())
         .integer("fast_recovery", &DcqcnParams::fast_recovery, 5,
@@ -151,7 +158,8 @@ const ParamSet<PcieConfig>& pcie_schema() {
         .integer("gpus_per_switch", &PcieConfig::gpus_per_switch, 2, "GPUs (and their NICs) per PCIe switch",
                  Range::at_least(1))
         .integer("mtu", &PcieConfig::mtu, 256, "Max TLP payload bytes", {64, 4096})
-        .integer("framing", &PcieConfig::framing, 24, "TLP header + DLLP + framing bytes per TLP", Range::non_negative());
+        .integer("framing", &PcieConfig::framing, 24, "TLP header + DLLP + framing bytes per TLP",
+                 Range::non_negative());
     return p;
   }();
   return s;

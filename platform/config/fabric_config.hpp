@@ -27,15 +27,15 @@ struct NcclConfig {
 
 struct FabricConfig {
   Topology topology = Topology::Switch;
-  double link_bw = 400e9;            // bits/s per direction, NIC to switch
+  double link_bw = 400e9;  // bits/s per direction, NIC to switch
   std::int64_t link_latency_ps = 1000000;
-  int mtu = 4096;                    // RoCE payload per packet
-  int framing = 82;                  // on-wire bytes per packet beyond the payload
+  int mtu = 4096;    // RoCE payload per packet
+  int framing = 82;  // on-wire bytes per packet beyond the payload
   std::int64_t switch_latency_ps = 500000;
   std::uint64_t switch_buffer = 1 << 20;  // per output port
   int switch_ports = 64;
   std::int64_t nic_latency_ps = 500000;
-  std::uint64_t chunk = 1 << 20;     // transfer granularity (speed vs fidelity)
+  std::uint64_t chunk = 1 << 20;  // transfer granularity (speed vs fidelity)
   int leaves = 0, spines = 0, leaf_ports = 32;
   double oversubscription = 1.0;
   bool rail_optimized = false;

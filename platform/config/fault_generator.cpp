@@ -17,7 +17,7 @@ namespace {
 // ---- the table: one entry per fault kind the generator draws ----
 
 using Targets = GeneratorTargets;
-enum class Class { Compute, Network };   // which GREYHOUND population its defaults come from
+enum class Class { Compute, Network };  // which GREYHOUND population its defaults come from
 
 struct KindSpec {
   FaultKind kind;  // its key under /fault_generator is the kind's name
@@ -51,8 +51,7 @@ const std::vector<KindSpec>& kind_table() {
       {FaultKind::PacketLoss, Targets::Link, Class::Network, 0,
        R"({"weak": {"rate": 1e-5}, "medium": {"rate": 1e-4}, "severe": {"rate": 1e-3}})",
        "Lossy links, one link each (see `fault_generator_kind`); off by default (not measured by GREYHOUND)"},
-      {FaultKind::LinkDown, Targets::Link, Class::Network, 0,
-       R"({"weak": {}, "medium": {}, "severe": {}})",
+      {FaultKind::LinkDown, Targets::Link, Class::Network, 0, R"({"weak": {}, "medium": {}, "severe": {}})",
        "Link flaps, one link each (see `fault_generator_kind`); off by default (fail-stop, not in GREYHOUND)"},
       // GREYHOUND's congestion events are drawn as link_degrade by default (cheap to simulate);
       // this kind draws them as real cross-traffic between two NICs instead.
@@ -127,7 +126,8 @@ const ParamSet<DurRaw>& duration_schema() {
     ParamSet<DurRaw> p("fault_generator_duration", "/fault_generator/<kind>/duration",
                        "How long an event lasts, drawn independently per event (whole microseconds, at least 1us).");
     p.choice("distribution", &DurRaw::distribution, "exponential",
-             {{"exponential", DurationDist::Exponential}, {"lognormal", DurationDist::Lognormal},
+             {{"exponential", DurationDist::Exponential},
+              {"lognormal", DurationDist::Lognormal},
               {"fixed", DurationDist::Fixed}},
              "exponential (only a mean is measured), lognormal (mean `mean`, `sigma` of the log) or fixed (= mean)")
         .time("mean", &DurRaw::mean, nullptr,
@@ -184,8 +184,7 @@ std::string time_text(std::int64_t ps) {
   char buf[64];
   if (ps % 1000000 == 0)
     std::snprintf(buf, sizeof buf, "%" PRId64 ".%06" PRId64 "s", ps / 1000000000000, ps / 1000000 % 1000000);
-  else
-    std::snprintf(buf, sizeof buf, "%" PRId64 "ps", ps);
+  else std::snprintf(buf, sizeof buf, "%" PRId64 "ps", ps);
   std::string s = buf;
   if (s.size() > 8 && s.compare(s.size() - 8, 8, ".000000s") == 0) s.erase(s.size() - 8, 7);
   return s;
@@ -283,10 +282,10 @@ FaultGeneratorConfig load_fault_generator(const json& value, const Scenario& s) 
   if (!r.contains("horizon")) r["horizon"] = time_text(raw.horizon);
   r["seed"] = raw.seed;
   if (raw.horizon <= raw.start)
-    fail_expected(ptr_join(path, value.contains("horizon") ? "horizon" : "start"),
-                  "a horizon after the start (start " + time_text(raw.start) + ", horizon " + time_text(raw.horizon) +
-                      ")",
-                  member(value, value.contains("horizon") ? "horizon" : "start"));  // start may be absent too
+    fail_expected(
+        ptr_join(path, value.contains("horizon") ? "horizon" : "start"),
+        "a horizon after the start (start " + time_text(raw.start) + ", horizon " + time_text(raw.horizon) + ")",
+        member(value, value.contains("horizon") ? "horizon" : "start"));  // start may be absent too
   c.start_ps = raw.start;
   c.horizon_ps = raw.horizon;
   c.seed = raw.seed;

@@ -27,24 +27,24 @@ constexpr int kSeverities = 3;  // weak, medium, severe
 enum class GeneratorTargets { Gpu, Host, Link, NicPair };
 
 struct FaultGeneratorKind {
-  std::string name;                   // its key under /fault_generator, e.g. "gpu_slowdown"
+  std::string name;  // its key under /fault_generator, e.g. "gpu_slowdown"
   FaultKind kind = FaultKind::GpuSlowdown;
   GeneratorTargets targets = GeneratorTargets::Gpu;
-  double rate_per_h = 0;              // events per hour over the whole job; 0: off
+  double rate_per_h = 0;  // events per hour over the whole job; 0: off
   DurationDist distribution = DurationDist::Exponential;
-  std::int64_t mean_ps = 0;           // mean duration
-  double sigma = 1.0;                 // lognormal: standard deviation of ln(duration)
-  double mix[kSeverities] = {};       // probabilities of weak, medium, severe
-  nlohmann::json levels[kSeverities]; // the fault keys each severity sets, e.g. {"factor": 0.8}
+  std::int64_t mean_ps = 0;                        // mean duration
+  double sigma = 1.0;                              // lognormal: standard deviation of ln(duration)
+  double mix[kSeverities] = {};                    // probabilities of weak, medium, severe
+  nlohmann::json levels[kSeverities];              // the fault keys each severity sets, e.g. {"factor": 0.8}
   std::int64_t min_duration_ps[kSeverities] = {};  // a level's ramp: events last at least that long
-  std::string scope;                  // glob over the fabric's names; "": the kind's default targets
+  std::string scope;                               // glob over the fabric's names; "": the kind's default targets
 };
 
 struct FaultGeneratorConfig {
-  bool enabled = false;               // the scenario has a `fault_generator`
+  bool enabled = false;                       // the scenario has a `fault_generator`
   std::int64_t start_ps = 0, horizon_ps = 0;  // events arrive in [start, horizon)
   std::uint64_t seed = 1;
-  std::vector<FaultGeneratorKind> kinds;      // in the generator's table order
+  std::vector<FaultGeneratorKind> kinds;  // in the generator's table order
   nlohmann::json resolved;
 };
 

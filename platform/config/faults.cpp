@@ -6,12 +6,10 @@
 namespace trainvp {
 
 const NameTable<FaultKind>& fault_kind_names() {
-  static const NameTable<FaultKind> t = {{"link_degrade", FaultKind::LinkDegrade},
-                                         {"gpu_slowdown", FaultKind::GpuSlowdown},
-                                         {"cpu_contention", FaultKind::CpuContention},
-                                         {"link_down", FaultKind::LinkDown},
-                                         {"packet_loss", FaultKind::PacketLoss},
-                                         {"congestion", FaultKind::Congestion}};
+  static const NameTable<FaultKind> t = {
+      {"link_degrade", FaultKind::LinkDegrade},     {"gpu_slowdown", FaultKind::GpuSlowdown},
+      {"cpu_contention", FaultKind::CpuContention}, {"link_down", FaultKind::LinkDown},
+      {"packet_loss", FaultKind::PacketLoss},       {"congestion", FaultKind::Congestion}};
   return t;
 }
 
@@ -50,7 +48,6 @@ constexpr const char* kLinkTarget =
     "or glob selects every link of the matched devices";
 constexpr const char* kGpuTarget = "GPU name or glob: \"node1.gpu3\", \"node3.*\"";
 
-
 }  // namespace
 
 const ParamSet<FaultConfig>& fault_kind_schema(FaultKind k) {
@@ -65,7 +62,8 @@ const ParamSet<FaultConfig>& fault_kind_schema(FaultKind k) {
   static const ParamSet<FaultConfig> slow = [] {
     auto p = fault_common("fault_gpu_slowdown", "/faults/* (kind gpu_slowdown)",
                           "Compute fail-slow (thermal throttling): phase times divided by `factor`.", kGpuTarget);
-    p.number("factor", &FaultConfig::factor, nullptr, "Compute rate factor (0.8 = 20% slower)", Range::unit_open_closed())
+    p.number("factor", &FaultConfig::factor, nullptr, "Compute rate factor (0.8 = 20% slower)",
+             Range::unit_open_closed())
         .time("ramp", &FaultConfig::ramp_ps, "0s",
               "Time over which the rate goes linearly from 1 to `factor`, in 10 equal steps; 0: at once")
         .required("factor");
@@ -101,10 +99,14 @@ const ParamSet<FaultConfig>& fault_kind_schema(FaultKind k) {
                           "Background cross-traffic from `source` NICs to `destination` NICs, paced at `rate`, "
                           "competing in the link queues with the training traffic.",
                           "Source NIC name or glob: \"node0.nic0\", \"node[0-1].nic*\"", "source");
-    p.text("destination", &FaultConfig::destination, nullptr, "Destination NIC name or glob; every source sends to every other matched NIC")
-        .bandwidth("rate", &FaultConfig::congestion_bps, nullptr, "Payload rate of each source-destination pair while on")
-        .integer("flows", &FaultConfig::flows, 1, "Parallel flows per pair (each rate / flows, its own ECMP path)", {1, 64})
-        .time("on", &FaultConfig::on_ps, nullptr, "On time of the on/off pattern (required with `off`)", Range::positive())
+    p.text("destination", &FaultConfig::destination, nullptr,
+           "Destination NIC name or glob; every source sends to every other matched NIC")
+        .bandwidth("rate", &FaultConfig::congestion_bps, nullptr,
+                   "Payload rate of each source-destination pair while on")
+        .integer("flows", &FaultConfig::flows, 1, "Parallel flows per pair (each rate / flows, its own ECMP path)",
+                 {1, 64})
+        .time("on", &FaultConfig::on_ps, nullptr, "On time of the on/off pattern (required with `off`)",
+              Range::positive())
         .time("off", &FaultConfig::off_ps, "0s", "Off time of the on/off pattern; 0: always on")
         .size("chunk", &FaultConfig::congestion_chunk, nullptr, "Message (chunk) size; default: /cluster/fabric/chunk",
               Range::at_least(64))

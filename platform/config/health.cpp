@@ -4,10 +4,11 @@ namespace trainvp {
 
 const ParamSet<HealthConfig>& health_schema() {
   static const ParamSet<HealthConfig> s = [] {
-    ParamSet<HealthConfig> p("health", "/health",
-                             "Fail-slow detection and mitigation in the loop (docs/health.md): a monitor that sees only "
-                             "collective calls, GREYHOUND's detector, probes run on the platform, a mitigation policy, "
-                             "and a score against the injected faults (results.json `health`).");
+    ParamSet<HealthConfig> p(
+        "health", "/health",
+        "Fail-slow detection and mitigation in the loop (docs/health.md): a monitor that sees only "
+        "collective calls, GREYHOUND's detector, probes run on the platform, a mitigation policy, "
+        "and a score against the injected faults (results.json `health`).");
     p.nested("detector", "object", json::object(), "The detector's parameters (see `health_detector`)")
         .nested("mitigation", "object", json::object(), "What answers a diagnosis (see `health_mitigation`)");
     return p;
@@ -35,7 +36,8 @@ const ParamSet<MitigationConfig>& mitigation_schema() {
               "S2's cost: the job pauses this long to re-plan its micro-batch split (our estimate)")
         .time("topology_pause", &MitigationConfig::topology_pause_ps, "60s",
               "S3's cost: the job stops this long to move to its new node order (GREYHOUND: about a minute)")
-        .time("checkpoint_save", &MitigationConfig::checkpoint_save_ps, "30s", "S4: saving the checkpoint (our estimate)")
+        .time("checkpoint_save", &MitigationConfig::checkpoint_save_ps, "30s",
+              "S4: saving the checkpoint (our estimate)")
         .time("restart", &MitigationConfig::restart_ps, "5min",
               "S4: relaunching on the spare node, loading the checkpoint, warming up (our estimate)")
         .integer("recheck_iterations", &MitigationConfig::recheck_iterations, 20,
@@ -70,8 +72,7 @@ std::vector<MitigationStep> load_steps(const json& v, const std::string& path) {
     else if (n == "s2") s = MitigationStep::S2;
     else if (n == "s3") s = MitigationStep::S3;
     else if (n == "s4") s = MitigationStep::S4;
-    else
-      fail_expected(p, "one of \"s1\", \"s2\", \"s3\", \"s4\"", v[i]);
+    else fail_expected(p, "one of \"s1\", \"s2\", \"s3\", \"s4\"", v[i]);
     if (!out.empty() && static_cast<int>(s) <= static_cast<int>(out.back()))
       throw ScenarioError(p, "the ladder's steps go up: each after the one before, once");
     out.push_back(s);

@@ -21,15 +21,15 @@ enum class MitigationStep { S1 = 1, S2 = 2, S3 = 3, S4 = 4 };
 struct MitigationConfig {
   MitigationPolicy policy = MitigationPolicy::None;
   std::vector<MitigationStep> steps = {MitigationStep::S1, MitigationStep::S2, MitigationStep::S4};
-  std::int64_t rebalance_pause_ps = 2'000'000'000'000;     // S2: the job pauses to re-plan its split
-  std::int64_t topology_pause_ps = 60'000'000'000'000;     // S3: the job stops to move
-  std::int64_t checkpoint_save_ps = 30'000'000'000'000;    // S4
-  std::int64_t restart_ps = 300'000'000'000'000;           // S4: relaunch, load, warm up
-  int recheck_iterations = 20;  // S2: re-probe the GPUs it works around this often
+  std::int64_t rebalance_pause_ps = 2'000'000'000'000;   // S2: the job pauses to re-plan its split
+  std::int64_t topology_pause_ps = 60'000'000'000'000;   // S3: the job stops to move
+  std::int64_t checkpoint_save_ps = 30'000'000'000'000;  // S4
+  std::int64_t restart_ps = 300'000'000'000'000;         // S4: relaunch, load, warm up
+  int recheck_iterations = 20;                           // S2: re-probe the GPUs it works around this often
 };
 
 struct HealthConfig {
-  bool enabled = false;       // the scenario has a `health` object
+  bool enabled = false;  // the scenario has a `health` object
   DetectorParams detector;
   MitigationConfig mitigation;
 };

@@ -23,7 +23,8 @@ std::string find_hf_config(const std::string& given, const std::string& scenario
 
 HfModel read_hf_config(const std::string& file, const std::string& pointer) {
   const std::string where = "Hugging Face config \"" + file + "\"";
-  const json config = read_json_input(file, pointer, "Hugging Face config", kMaxHfConfigBytes, "a config.json is a few kilobytes");
+  const json config =
+      read_json_input(file, pointer, "Hugging Face config", kMaxHfConfigBytes, "a config.json is a few kilobytes");
   try {
     return parse_hf_config(config);
   } catch (const ScenarioError& e) {
@@ -35,7 +36,8 @@ HfModel read_hf_config(const std::string& file, const std::string& pointer) {
 
 std::string hf_model_name(const std::string& file) {
   const fs::path p = fs::path(file).lexically_normal();
-  std::string name = p.filename() == "config.json" && p.has_parent_path() ? p.parent_path().filename().string() : p.stem().string();
+  std::string name =
+      p.filename() == "config.json" && p.has_parent_path() ? p.parent_path().filename().string() : p.stem().string();
   if (name.empty() || name == "." || name == "..") name = p.stem().string();
   return "hf:" + name;
 }
@@ -44,15 +46,17 @@ void build_hf_workload(Workload& w, const HfModel& m, const std::string& name, c
   const int max_seq = m.config.max_positions;
   if (w.shape.seq > max_seq)
     fail_expected(ptr_join(path, "seq"),
-                  "at most " + std::to_string(max_seq) + " tokens (the config's " + m.positions_key + ")", json(w.shape.seq));
+                  "at most " + std::to_string(max_seq) + " tokens (the config's " + m.positions_key + ")",
+                  json(w.shape.seq));
   // Every activation and traffic size is batch x seq x a width (at most the widest per-token
   // tensor) x dtype bytes: require that, with room for the byte and kernel factors, to fit in 2^63.
-  const auto tokens = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(w.shape.batch), static_cast<std::uint64_t>(w.shape.seq));
+  const auto tokens =
+      checked_mul<std::uint64_t>(static_cast<std::uint64_t>(w.shape.batch), static_cast<std::uint64_t>(w.shape.seq));
   const double widest = std::ceil(hf_widest_per_token(m));
   if (!tokens || static_cast<double>(*tokens) * widest * 64 > 9.2e18)
     fail_expected(ptr_join(path, "batch"),
-                  "a batch and seq whose activation sizes (batch x seq x " + std::to_string(static_cast<long long>(widest)) +
-                      " elements x dtype bytes) fit in 2^63 bytes",
+                  "a batch and seq whose activation sizes (batch x seq x " +
+                      std::to_string(static_cast<long long>(widest)) + " elements x dtype bytes) fit in 2^63 bytes",
                   json(w.shape.batch));
   try {
     w.layers = build_hf_model(name, m, w.shape);

@@ -20,9 +20,10 @@ std::string find_input_file(const std::string& given, const std::string& scenari
     if (fs::exists(beside, ec)) return beside.lexically_normal().string();
   }
   if (fs::exists(p, ec)) return given;
-  throw ScenarioError(pointer, "no " + what + " \"" + given + "\": not in " +
-                                   (scenario_dir.empty() ? std::string() : "the scenario's directory (" + scenario_dir + ") nor in ") +
-                                   "the current directory");
+  throw ScenarioError(
+      pointer, "no " + what + " \"" + given + "\": not in " +
+                   (scenario_dir.empty() ? std::string() : "the scenario's directory (" + scenario_dir + ") nor in ") +
+                   "the current directory");
 }
 
 std::string message_of(const ScenarioError& e) {
@@ -31,15 +32,16 @@ std::string message_of(const ScenarioError& e) {
   return w.compare(0, prefix.size(), prefix) == 0 ? w.substr(prefix.size()) : w;
 }
 
-json read_json_input(const std::string& file, const std::string& pointer, const std::string& what, std::uintmax_t max_bytes,
-                     const std::string& size_hint) {
+json read_json_input(const std::string& file, const std::string& pointer, const std::string& what,
+                     std::uintmax_t max_bytes, const std::string& size_hint) {
   const std::string where = what + " \"" + file + "\"";
   // A device or a huge file named by a hostile scenario is refused before it is read.
   std::error_code ec;
   if (fs::exists(file, ec) && !fs::is_directory(file, ec)) {
     if (!fs::is_regular_file(file, ec)) throw ScenarioError(pointer, where + ": not a regular file");
     if (fs::file_size(file, ec) > max_bytes)
-      throw ScenarioError(pointer, where + ": larger than " + std::to_string(max_bytes >> 20) + " MiB (" + size_hint + ")");
+      throw ScenarioError(pointer,
+                          where + ": larger than " + std::to_string(max_bytes >> 20) + " MiB (" + size_hint + ")");
   }
   try {
     return read_json_file(file, what);

@@ -111,7 +111,8 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
   if (top.cluster.cxl.present)
     throw ScenarioError("/cluster/node/cxl", "a CXL device reduces one job's gradients; with `jobs`, leave it out");
   if (top.cluster.aggregators.count > 0)
-    throw ScenarioError("/cluster/aggregators", "CPU aggregator nodes serve one job's parameter server; with `jobs`, leave them out");
+    throw ScenarioError("/cluster/aggregators",
+                        "CPU aggregator nodes serve one job's parameter server; with `jobs`, leave them out");
   std::vector<bool> taken(static_cast<std::size_t>(top.cluster.nodes), false);
   std::set<std::string> names;
   json out = json::array();
@@ -123,9 +124,9 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
     json res = job_schema().load(raw, job, base);
     JobConfig jc;
     jc.name = job.contains("name") ? raw.name : "job" + std::to_string(i);
-    if (!safe_name(jc.name)) fail_expected(base + "/name", "a job name of letters, digits, '.', '_' and '-'", json(jc.name));
-    if (!names.insert(jc.name).second)
-      fail_expected(base + "/name", "a name no other job has", json(jc.name));
+    if (!safe_name(jc.name))
+      fail_expected(base + "/name", "a job name of letters, digits, '.', '_' and '-'", json(jc.name));
+    if (!names.insert(jc.name).second) fail_expected(base + "/name", "a name no other job has", json(jc.name));
     res["name"] = jc.name;
     jc.start_ps = raw.start_ps;
 
@@ -141,7 +142,8 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
       jc.explicit_nodes = true;
       for (std::size_t k = 0; k < nodes.size(); ++k) {
         const std::string np = ptr_join(pp + "/nodes", k);
-        const int n = static_cast<int>(params_detail::as_integer(nodes[k], np, Range{0, static_cast<double>(top.cluster.nodes - 1), false, false}));
+        const int n = static_cast<int>(params_detail::as_integer(
+            nodes[k], np, Range{0, static_cast<double>(top.cluster.nodes - 1), false, false}));
         if (taken[static_cast<std::size_t>(n)])
           throw ScenarioError(np, "node " + std::to_string(n) + " is held by another job (or listed twice)");
         taken[static_cast<std::size_t>(n)] = true;
@@ -150,10 +152,12 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
       std::sort(jc.nodes.begin(), jc.nodes.end());
       pres.erase("policy");
     } else {
-      const int count = static_cast<int>(params_detail::as_integer(nodes, pp + "/nodes", Range{1, static_cast<double>(top.cluster.nodes), false, false}));
+      const int count = static_cast<int>(params_detail::as_integer(
+          nodes, pp + "/nodes", Range{1, static_cast<double>(top.cluster.nodes), false, false}));
       jc.nodes = place(top.cluster, taken, count, praw.policy);
       if (static_cast<int>(jc.nodes.size()) < count)
-        fail_expected(pp + "/nodes", "at most the " + std::to_string(jc.nodes.size()) + " nodes the earlier jobs left free", nodes);
+        fail_expected(pp + "/nodes",
+                      "at most the " + std::to_string(jc.nodes.size()) + " nodes the earlier jobs left free", nodes);
       for (int n : jc.nodes) taken[static_cast<std::size_t>(n)] = true;
       pres["placed"] = jc.nodes;
     }
@@ -181,7 +185,8 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
       for (int r : jc.ranks) {  // the job's own GPUs compute in its dtype
         const GpuInstance& g = top.cluster.gpus[static_cast<std::size_t>(r)];
         if (g.params.compute_rate(js->workload.shape.dtype) <= 0)
-          fail_expected("/workload/dtype", std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in",
+          fail_expected("/workload/dtype",
+                        std::string("a dtype that ") + g.name + " (" + g.params.model + ") computes in",
                         json(dtype_name(js->workload.shape.dtype)));
       }
     } catch (const ScenarioError& e) {

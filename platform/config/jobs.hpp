@@ -21,11 +21,11 @@ struct JobConfig {
   // The job as a scenario of its own: its workload and training, the shared cluster (all of it,
   // so that ranks and nodes keep their cluster-wide numbers).
   std::shared_ptr<Scenario> scenario;
-  std::vector<int> nodes;        // the nodes it holds, as placed, ascending
-  std::vector<int> ranks;        // their GPUs' ranks, ascending
-  std::int64_t start_ps = 0;     // when its first iteration starts
+  std::vector<int> nodes;     // the nodes it holds, as placed, ascending
+  std::vector<int> ranks;     // their GPUs' ranks, ascending
+  std::int64_t start_ps = 0;  // when its first iteration starts
   PlacementPolicy policy = PlacementPolicy::Packed;
-  bool explicit_nodes = false;   // placement.nodes listed the nodes
+  bool explicit_nodes = false;  // placement.nodes listed the nodes
 };
 
 // The keys of one /jobs/N and of its placement, as given.

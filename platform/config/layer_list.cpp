@@ -17,7 +17,8 @@ const ParamSet<LayerRaw>& layer_schema() {
     p.text("name", &LayerRaw::name, nullptr, "Unique layer name")
         .integer64("params", &LayerRaw::params, 0, "Trainable parameters (the gradient's elements)")
         .number("fwd_flops", &LayerRaw::fwd_flops, nullptr, "Forward FLOPs per micro-batch", Range::non_negative())
-        .number("bwd_flops", &LayerRaw::bwd_flops, nullptr, "Backward FLOPs (dX + dW) per micro-batch", Range::non_negative())
+        .number("bwd_flops", &LayerRaw::bwd_flops, nullptr, "Backward FLOPs (dX + dW) per micro-batch",
+                Range::non_negative())
         .number("bwd_input_flops", &LayerRaw::bwd_input_flops, nullptr, "Backward dX FLOPs", Range::non_negative())
         .number("bwd_weight_flops", &LayerRaw::bwd_weight_flops, nullptr, "Backward dW FLOPs", Range::non_negative())
         .size("fwd_bytes", &LayerRaw::fwd_bytes, "0B", "Forward memory traffic")
@@ -32,8 +33,8 @@ const ParamSet<LayerRaw>& layer_schema() {
         // The keys below resolve only when given (no default), so a list without them resolves as before.
         .integer("fwd_kernels", &LayerRaw::fwd_kernels, nullptr, "Forward kernel launches; default `kernels`",
                  Range::non_negative())
-        .integer("bwd_input_kernels", &LayerRaw::bwd_input_kernels, nullptr, "Backward dX kernel launches; default `kernels`",
-                 Range::non_negative())
+        .integer("bwd_input_kernels", &LayerRaw::bwd_input_kernels, nullptr,
+                 "Backward dX kernel launches; default `kernels`", Range::non_negative())
         .integer("bwd_weight_kernels", &LayerRaw::bwd_weight_kernels, nullptr,
                  "Backward dW kernel launches; default `kernels`", Range::non_negative())
         .choice("part", &LayerRaw::part, nullptr,
@@ -50,10 +51,11 @@ const ParamSet<LayerRaw>& layer_schema() {
         .nested("matrices", "array", nullptr,
                 "The weight matrices among `params`, [[rows, cols], ...] (PowerSGD, TP sharding); default one "
                 "near-square matrix")
-        .nested("kernel_shapes", "object", nullptr,
-                "The kernels of each phase with their shapes, {fwd: [...], bwd_input: [...], bwd_weight: [...]} of "
-                "`layer_kernel` objects, timed one by one by the kernel model (docs/models.md#kernels; `trainvp convert` "
-                "writes a zoo layer's); default none: the roofline of the FLOPs and bytes")
+        .nested(
+            "kernel_shapes", "object", nullptr,
+            "The kernels of each phase with their shapes, {fwd: [...], bwd_input: [...], bwd_weight: [...]} of "
+            "`layer_kernel` objects, timed one by one by the kernel model (docs/models.md#kernels; `trainvp convert` "
+            "writes a zoo layer's); default none: the roofline of the FLOPs and bytes")
         .required("name");
     return p;
   }();
@@ -86,11 +88,16 @@ const ParamSet<Kernel>& kernel_schema() {
     p.choice("kind", &Kernel::kind, nullptr,
              {{"gemm", Kernel::Kind::Gemm}, {"attention", Kernel::Kind::Attention}, {"memory", Kernel::Kind::Memory}},
              "gemm, attention or memory")
-        .choice("split", &Kernel::split, "replicated",
-                {{"replicated", Kernel::Split::Replicated}, {"m", Kernel::Split::M}, {"n", Kernel::Split::N},
-                 {"k", Kernel::Split::K}, {"heads", Kernel::Split::Heads}, {"bytes", Kernel::Split::Bytes}},
-                "What tensor parallelism divides: m, n or k of a GEMM, attention's heads, the bytes; replicated: nothing "
-                "(the bytes with sequence parallelism)")
+        .choice(
+            "split", &Kernel::split, "replicated",
+            {{"replicated", Kernel::Split::Replicated},
+             {"m", Kernel::Split::M},
+             {"n", Kernel::Split::N},
+             {"k", Kernel::Split::K},
+             {"heads", Kernel::Split::Heads},
+             {"bytes", Kernel::Split::Bytes}},
+            "What tensor parallelism divides: m, n or k of a GEMM, attention's heads, the bytes; replicated: nothing "
+            "(the bytes with sequence parallelism)")
         .number("m", &Kernel::m, 0, "GEMM rows; attention queries", Range::non_negative())
         .number("n", &Kernel::n, 0, "GEMM columns; attention keys per query", Range::non_negative())
         .number("k", &Kernel::k, 0, "GEMM inner dimension; attention head width", Range::non_negative())
@@ -112,8 +119,10 @@ PhaseKernels load_kernels(const json& v, const std::string& path, json& resolved
   PhaseKernels pk;
   resolved = json::object();
   for (auto it = v.begin(); it != v.end(); ++it) {
-    std::vector<Kernel>* list = it.key() == "fwd" ? &pk.fwd : it.key() == "bwd_input" ? &pk.bwd_input
-                                : it.key() == "bwd_weight" ? &pk.bwd_weight : nullptr;
+    std::vector<Kernel>* list = it.key() == "fwd"          ? &pk.fwd
+                                : it.key() == "bwd_input"  ? &pk.bwd_input
+                                : it.key() == "bwd_weight" ? &pk.bwd_weight
+                                                           : nullptr;
     const std::string lp = ptr_join(path, it.key());
     if (!list) throw ScenarioError(lp, "unknown key: the phases are fwd, bwd_input and bwd_weight");
     if (!it.value().is_array()) fail_expected(lp, "an array of kernel objects", it.value());
@@ -138,7 +147,8 @@ std::vector<Layer::Matrix> load_matrices(const json& v, const std::string& path,
     const json& m = v[i];
     auto dim = [&](std::size_t k) -> std::uint64_t {
       const json& x = m[k];
-      const bool ok = x.is_number_integer() && !(x.is_number_unsigned() && x.get<std::uint64_t>() > (std::uint64_t{1} << 32)) &&
+      const bool ok = x.is_number_integer() &&
+                      !(x.is_number_unsigned() && x.get<std::uint64_t>() > (std::uint64_t{1} << 32)) &&
                       x.get<std::int64_t>() >= 1 && x.get<std::int64_t>() <= (std::int64_t{1} << 32);
       if (!ok) fail_expected(ptr_join(p, k), "an integer in [1, 2^32]", x);
       return x.get<std::uint64_t>();
@@ -146,7 +156,8 @@ std::vector<Layer::Matrix> load_matrices(const json& v, const std::string& path,
     if (!m.is_array() || m.size() != 2) fail_expected(p, "a [rows, cols] pair of integers", m);
     const Layer::Matrix mat{dim(0), dim(1)};
     const auto sum = checked_add<std::uint64_t>(elems, mat.rows * mat.cols);
-    if (!sum || *sum > params) fail_expected(p, "matrices of at most `params` (" + std::to_string(params) + ") elements in all", m);
+    if (!sum || *sum > params)
+      fail_expected(p, "matrices of at most `params` (" + std::to_string(params) + ") elements in all", m);
     elems = *sum;
     out.push_back(mat);
   }
@@ -163,10 +174,10 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
   l.params = r.params;
   const auto grad_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(r.params), dtype_bytes(grad_dtype));
   if (!grad_bytes || *grad_bytes > static_cast<std::uint64_t>(INT64_MAX))
-    fail_expected(ptr_join(path, "params"),
-                  "a parameter count whose gradient (x " + std::to_string(dtype_bytes(grad_dtype)) +
-                      " bytes) fits in 2^63 bytes",
-                  json(r.params));
+    fail_expected(
+        ptr_join(path, "params"),
+        "a parameter count whose gradient (x " + std::to_string(dtype_bytes(grad_dtype)) + " bytes) fits in 2^63 bytes",
+        json(r.params));
   l.grad_bytes = *grad_bytes;
   l.activation_bytes = r.activation_bytes;
   l.fwd_bytes = static_cast<double>(r.fwd_bytes);
@@ -180,13 +191,15 @@ Layer load_layer(const json& value, const std::string& path, DType grad_dtype, j
   l.tp_bwd_bytes = r.tp_bwd_bytes;
   if (const json& rep = member(value, "tp_replicated"); !rep.is_null())
     resolved["tp_replicated"] = tp_replicated_schema().load(l.tp_replicated, rep, ptr_join(path, "tp_replicated"));
-  if (const json& m = member(value, "matrices"); !m.is_null()) l.matrices = load_matrices(m, ptr_join(path, "matrices"), l.params);
+  if (const json& m = member(value, "matrices"); !m.is_null())
+    l.matrices = load_matrices(m, ptr_join(path, "matrices"), l.params);
   if (const json& k = member(value, "kernel_shapes"); !k.is_null())
     l.kernels = load_kernels(k, ptr_join(path, "kernel_shapes"), resolved["kernel_shapes"]);
   bool split_flops = r.bwd_input_flops >= 0 || r.bwd_weight_flops >= 0;
   bool split_time = r.bwd_input_time >= 0 || r.bwd_weight_time >= 0;
   if (r.bwd_flops >= 0 && split_flops)
-    throw ScenarioError(ptr_join(path, "bwd_flops"), "give either bwd_flops or bwd_input_flops/bwd_weight_flops, not both");
+    throw ScenarioError(ptr_join(path, "bwd_flops"),
+                        "give either bwd_flops or bwd_input_flops/bwd_weight_flops, not both");
   if (r.bwd_time >= 0 && split_time)
     throw ScenarioError(ptr_join(path, "bwd_time"), "give either bwd_time or bwd_input_time/bwd_weight_time, not both");
   if (r.fwd_flops < 0 && r.fwd_time < 0)
@@ -243,9 +256,9 @@ nlohmann::ordered_json layer_json(const Layer& l) {
   const Layer::Replicated& r = l.tp_replicated;
   if (r.fwd_flops > 0 || r.bwd_input_flops > 0 || r.bwd_weight_flops > 0 || r.fwd_bytes > 0 || r.bwd_input_bytes > 0 ||
       r.bwd_weight_bytes > 0)
-    j["tp_replicated"] = {{"fwd_flops", r.fwd_flops},         {"bwd_input_flops", r.bwd_input_flops},
-                          {"bwd_weight_flops", r.bwd_weight_flops}, {"fwd_bytes", r.fwd_bytes},
-                          {"bwd_input_bytes", r.bwd_input_bytes},   {"bwd_weight_bytes", r.bwd_weight_bytes}};
+    j["tp_replicated"] = {
+        {"fwd_flops", r.fwd_flops}, {"bwd_input_flops", r.bwd_input_flops}, {"bwd_weight_flops", r.bwd_weight_flops},
+        {"fwd_bytes", r.fwd_bytes}, {"bwd_input_bytes", r.bwd_input_bytes}, {"bwd_weight_bytes", r.bwd_weight_bytes}};
   if (!l.matrices.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::array();
     for (const Layer::Matrix& x : l.matrices) m.push_back({x.rows, x.cols});
@@ -256,10 +269,12 @@ nlohmann::ordered_json layer_json(const Layer& l) {
     static const char* splits[] = {"replicated", "m", "n", "k", "heads", "bytes"};
     nlohmann::ordered_json phases;
     for (auto [name, list] : {std::pair<const char*, const std::vector<Kernel>*>{"fwd", &l.kernels.fwd},
-                              {"bwd_input", &l.kernels.bwd_input}, {"bwd_weight", &l.kernels.bwd_weight}}) {
+                              {"bwd_input", &l.kernels.bwd_input},
+                              {"bwd_weight", &l.kernels.bwd_weight}}) {
       nlohmann::ordered_json ks = nlohmann::ordered_json::array();
       for (const Kernel& k : *list) {
-        nlohmann::ordered_json o = {{"kind", kinds[static_cast<int>(k.kind)]}, {"split", splits[static_cast<int>(k.split)]}};
+        nlohmann::ordered_json o = {{"kind", kinds[static_cast<int>(k.kind)]},
+                                    {"split", splits[static_cast<int>(k.split)]}};
         if (k.kind != Kernel::Kind::Memory) o["m"] = k.m, o["n"] = k.n, o["k"] = k.k, o["count"] = k.count;
         o["bytes"] = k.bytes;
         if (k.causal) o["causal"] = true;
@@ -276,14 +291,15 @@ nlohmann::ordered_json layer_json(const Layer& l) {
 nlohmann::ordered_json frozen_workload(const Workload& w, const nlohmann::ordered_json& original) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (auto it = original.begin(); it != original.end(); ++it)
-    if (it.key() != "model" && it.key() != "hf_config" && it.key() != "torch_profile" && it.key() != "layers" && it.key() != "name" &&
-        it.key() != "sequence" && it.key() != "transformer")
+    if (it.key() != "model" && it.key() != "hf_config" && it.key() != "torch_profile" && it.key() != "layers" &&
+        it.key() != "name" && it.key() != "sequence" && it.key() != "transformer")
       out[it.key()] = it.value();
   out["name"] = w.model;
   out["sequence"] = w.sequence_model;
   if (w.optimizer_time_ps >= 0) out["optimizer_time"] = std::to_string(w.optimizer_time_ps) + "ps";  // a trace's, kept
   if (w.dims.valid())
-    out["transformer"] = {{"layers", w.dims.layers}, {"hidden", w.dims.hidden}, {"heads", w.dims.heads}, {"vocab", w.dims.vocab}};
+    out["transformer"] = {
+        {"layers", w.dims.layers}, {"hidden", w.dims.hidden}, {"heads", w.dims.heads}, {"vocab", w.dims.vocab}};
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const Layer& l : w.layers) layers.push_back(layer_json(l));
   out["layers"] = layers;

@@ -40,7 +40,8 @@ json load_output(OutputConfig& o, const json& value, const std::string& run_name
   resolved["dir"] = out.dir;
   if (out.waves && (!cxl.present || cxl.fidelity != CxlFidelity::Rtl))
     fail_expected("/output/waves", "false unless cluster.node.cxl is present with fidelity \"rtl\"", json(true));
-  o = {out.dir, out.trace, out.waves, out.waves_from, out.waves_to, out.waves_format, out.waves_max_bytes, out.trace_max_events,
+  o = {out.dir,        out.trace,        out.waves,           out.waves_from,
+       out.waves_to,   out.waves_format, out.waves_max_bytes, out.trace_max_events,
        out.collectives};
   return resolved;
 }

@@ -10,18 +10,18 @@
 namespace trainvp {
 
 // The caps' defaults (docs/reliability.md, "Bounded outputs", says why these values).
-constexpr std::uint64_t kDefaultWavesMaxBytes = 1ull << 30;       // 1 GiB
-constexpr std::uint64_t kDefaultTraceMaxEvents = 10'000'000;      // about 1.3 GB of trace.json
+constexpr std::uint64_t kDefaultWavesMaxBytes = 1ull << 30;   // 1 GiB
+constexpr std::uint64_t kDefaultTraceMaxEvents = 10'000'000;  // about 1.3 GB of trace.json
 
 struct OutputConfig {
   std::string dir;
   bool trace = true;
-  bool waves = false;             // the CXL engine's waveforms (rtl fidelity) in DIR/waves.vcd or .fst
+  bool waves = false;  // the CXL engine's waveforms (rtl fidelity) in DIR/waves.vcd or .fst
   std::int64_t waves_from_ps = 0, waves_to_ps = -1;
   WaveFormat waves_format = WaveFormat::Vcd;
   std::uint64_t waves_max_bytes = kDefaultWavesMaxBytes;
   std::uint64_t trace_max_events = kDefaultTraceMaxEvents;
-  bool collectives = true;        // list every collective in results.json; false: totals by kind only
+  bool collectives = true;  // list every collective in results.json; false: totals by kind only
   // "waves.vcd" or "waves.fst".
   std::string waves_file() const { return waves_format == WaveFormat::Fst ? "waves.fst" : "waves.vcd"; }
 };

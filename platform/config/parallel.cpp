@@ -30,8 +30,8 @@ const ParamSet<ParallelRaw>& parallel_schema() {
                             "Present: the layout is used; absent: pure data parallelism (docs/parallelism.md).");
     p.integer("tp", &ParallelRaw::tp, 1, "Tensor-parallel size t: each layer's GEMMs split over t GPUs", {1, 65536})
         .integer("pp", &ParallelRaw::pp, 1, "Pipeline stages p: contiguous layers per stage", {1, 65536})
-        .integer("dp", &ParallelRaw::dp, nullptr,
-                 "Data-parallel size d; default: the GPUs left, GPU count / (tp x pp)", {1, 65536})
+        .integer("dp", &ParallelRaw::dp, nullptr, "Data-parallel size d; default: the GPUs left, GPU count / (tp x pp)",
+                 {1, 65536})
         .integer("micro_batches", &ParallelRaw::micro_batches, 1,
                  "Micro-batches m per iteration through each pipeline (workload.batch samples each)", {1, 65536})
         .integer("global_batch", &ParallelRaw::global_batch, nullptr,
@@ -53,15 +53,17 @@ const ParamSet<ParallelRaw>& parallel_schema() {
                  {1, 64})
         .choice("recompute", &ParallelRaw::recompute, "none", recompute_names(),
                 "Activation recomputation: none, selective (attention scores) or full (each layer's input kept)")
-        .flag("overlap_grad_reduce", &ParallelRaw::overlap_grad_reduce, false,
-              "Megatron's --overlap-grad-reduce (its default: off): DP gradient buckets reduce as the last micro-batch's "
-              "backward produces them (sync ddp's buckets); off, one reduction after the backward (ddp_no_overlap's)")
+        .flag(
+            "overlap_grad_reduce", &ParallelRaw::overlap_grad_reduce, false,
+            "Megatron's --overlap-grad-reduce (its default: off): DP gradient buckets reduce as the last micro-batch's "
+            "backward produces them (sync ddp's buckets); off, one reduction after the backward (ddp_no_overlap's)")
         .flag("overlap_param_gather", &ParallelRaw::overlap_param_gather, false,
               "Megatron's --overlap-param-gather (default off): ZeRO-1/2's parameter all-gather runs behind the next "
               "iteration's forward instead of before it")
-        .flag("tp_comm_overlap", &ParallelRaw::tp_comm_overlap, false,
-              "Megatron's --tp-comm-overlap (default off): a TP collective runs behind the phases that follow it; a stage "
-              "waits for its TP collectives only before its pipeline sends and the optimizer step")
+        .flag(
+            "tp_comm_overlap", &ParallelRaw::tp_comm_overlap, false,
+            "Megatron's --tp-comm-overlap (default off): a TP collective runs behind the phases that follow it; a stage "
+            "waits for its TP collectives only before its pipeline sends and the optimizer step")
         .flag("overlap_p2p", &ParallelRaw::overlap_p2p, true,
               "Megatron's overlap_p2p_comm (default on): a stage computes on while its pipeline sends travel; off, it "
               "waits for each send to arrive")
@@ -147,8 +149,9 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
     const long long tp_pp = 1LL * r.tp * r.pp;
     if (gpus % tp_pp != 0)
       fail_expected(ptr_join(path, "tp"),
-                    "tp x pp dividing the cluster's " + std::to_string(gpus) + " GPUs (dp is omitted: GPU count / (tp x pp)); tp x pp = " +
-                        std::to_string(r.tp) + " x " + std::to_string(r.pp),
+                    "tp x pp dividing the cluster's " + std::to_string(gpus) +
+                        " GPUs (dp is omitted: GPU count / (tp x pp)); tp x pp = " + std::to_string(r.tp) + " x " +
+                        std::to_string(r.pp),
                     json(r.tp));
     r.dp = static_cast<int>(gpus / tp_pp);
     resolved["dp"] = r.dp;
@@ -156,12 +159,14 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
   if (r.global_batch != 0) {
     const std::string gp = ptr_join(path, "global_batch");
     if (!member(value, "micro_batches").is_null())
-      throw ScenarioError(gp, "give global_batch or micro_batches, not both (micro_batches = global_batch / (workload.batch x dp))");
+      throw ScenarioError(
+          gp, "give global_batch or micro_batches, not both (micro_batches = global_batch / (workload.batch x dp))");
     const long long per_pass = 1LL * batch * r.dp;  // samples of one micro-batch over every DP replica
     if (r.global_batch % per_pass != 0 || r.global_batch / per_pass > 65536)
       fail_expected(gp,
-                    "a multiple of workload.batch x dp = " + std::to_string(batch) + " x " + std::to_string(r.dp) + " = " +
-                        std::to_string(per_pass) + " (micro_batches = global_batch / (workload.batch x dp), at most 65536)",
+                    "a multiple of workload.batch x dp = " + std::to_string(batch) + " x " + std::to_string(r.dp) +
+                        " = " + std::to_string(per_pass) +
+                        " (micro_batches = global_batch / (workload.batch x dp), at most 65536)",
                     json(r.global_batch));
     r.micro_batches = static_cast<int>(r.global_batch / per_pass);
     resolved["micro_batches"] = r.micro_batches;
@@ -186,14 +191,17 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
       fail_expected(ptr_join(path, "virtual_stages"), "at least 2 model chunks per GPU with the interleaved schedule",
                     json(p.virtual_stages));
     if (p.micro_batches % p.pp != 0)
-      fail_expected(ptr_join(path, "micro_batches"),
-                    "a multiple of pp (" + std::to_string(p.pp) + ") with the interleaved schedule, as Megatron-LM requires",
-                    json(p.micro_batches));
+      fail_expected(
+          ptr_join(path, "micro_batches"),
+          "a multiple of pp (" + std::to_string(p.pp) + ") with the interleaved schedule, as Megatron-LM requires",
+          json(p.micro_batches));
   } else if (p.virtual_stages != 1) {
     fail_expected(ptr_join(path, "virtual_stages"), "1 unless schedule is \"interleaved\"", json(p.virtual_stages));
   }
-  if (const json& sl = member(value, "stage_layers"); !sl.is_null()) p.stage_layers = read_stage_layers(sl, ptr_join(path, "stage_layers"));
-  if (const json& rm = member(value, "rank_map"); !rm.is_null()) p.rank_map = read_rank_map(rm, ptr_join(path, "rank_map"));
+  if (const json& sl = member(value, "stage_layers"); !sl.is_null())
+    p.stage_layers = read_stage_layers(sl, ptr_join(path, "stage_layers"));
+  if (const json& rm = member(value, "rank_map"); !rm.is_null())
+    p.rank_map = read_rank_map(rm, ptr_join(path, "rank_map"));
   try {
     ParallelLayout(p, gpus);
   } catch (const LayoutError& e) {
@@ -205,12 +213,13 @@ json load_parallel(ParallelConfig& p, const json& value, const ClusterConfig& c,
 namespace {
 
 // One message for every training that does not fit, with or without training.parallel.
-[[noreturn]] void fail_memory(const std::string& path, const GpuInstance& g, const std::string& where, const StageMemory& m) {
+[[noreturn]] void fail_memory(const std::string& path, const GpuInstance& g, const std::string& where,
+                              const StageMemory& m) {
   throw ScenarioError(path, "GPU " + g.name + where + " needs " + gib(m.total()) + " GiB (weights " + gib(m.weights) +
-                                ", gradients " + gib(m.gradients) + ", optimizer " + gib(m.optimizer) + ", activations " +
-                                gib(m.activations) +
-                                (m.gathered ? ", ZeRO-3 gathered layers " + gib(m.gathered) : std::string()) + " GiB) but has " +
-                                gib_capacity(g.params.mem_capacity) + " GiB of HBM");
+                                ", gradients " + gib(m.gradients) + ", optimizer " + gib(m.optimizer) +
+                                ", activations " + gib(m.activations) +
+                                (m.gathered ? ", ZeRO-3 gathered layers " + gib(m.gathered) : std::string()) +
+                                " GiB) but has " + gib_capacity(g.params.mem_capacity) + " GiB of HBM");
 }
 
 // Without training.parallel every GPU holds a whole replica: its weights, gradients and optimizer
@@ -225,10 +234,12 @@ void check_replica_memory(const Scenario& s, const std::vector<GpuInstance>& gpu
   std::vector<int> ranks;
   for (const GpuInstance& g : gpus) ranks.push_back(g.rank);
   // The roofline partition is of one chunk: any GPU's parameters give it.
-  const std::unique_ptr<ParallelPlan> plan = make_parallel_plan(s.workload, one, static_cast<int>(gpus.size()), gpus.front().params, ranks);
+  const std::unique_ptr<ParallelPlan> plan =
+      make_parallel_plan(s.workload, one, static_cast<int>(gpus.size()), gpus.front().params, ranks);
   const StageMemory& m = plan->memory.front();
   for (const GpuInstance& g : gpus)
-    if (m.total() > g.params.mem_capacity) fail_memory("/training", g, " (a whole replica: training.parallel can shard it)", m);
+    if (m.total() > g.params.mem_capacity)
+      fail_memory("/training", g, " (a whole replica: training.parallel can shard it)", m);
 }
 
 }  // namespace
@@ -243,7 +254,9 @@ void check_parallel_workload(Scenario& s, const std::vector<GpuInstance>* job_gp
   const std::string path = "/training/parallel";
   if (s.collective_bench)
     throw ScenarioError(path, "applies to training workloads, not to workload.kind \"collective\"");
-  if (s.chakra) throw ScenarioError(path, "applies to training workloads, not to Chakra traces (they hold their own parallel layout)");
+  if (s.chakra)
+    throw ScenarioError(path,
+                        "applies to training workloads, not to Chakra traces (they hold their own parallel layout)");
   if (s.workload.micro_batches != 1)
     fail_expected("/workload/micro_batches",
                   "1 with training.parallel: the pipeline's micro-batches are /training/parallel/micro_batches",
@@ -290,8 +303,8 @@ json parallel_placement(const Scenario& s) {
       json names = json::array();
       for (int i = s.training.partition.begin(c); i < s.training.partition.end(c); ++i)
         names.push_back(s.workload.layers[static_cast<std::size_t>(i)].name);
-      chunks.push_back({{"chunk", c}, {"virtual", k}, {"first_layer", s.training.partition.begin(c)},
-                        {"layers", names}});
+      chunks.push_back(
+          {{"chunk", c}, {"virtual", k}, {"first_layer", s.training.partition.begin(c)}, {"layers", names}});
     }
     stages.push_back({{"stage", stage}, {"chunks", chunks}});
   }

@@ -23,7 +23,8 @@ const ParamSet<PfcConfig>& pfc_schema() {
         .size("xoff", &PfcConfig::xoff, "0B",
               "Ingress bytes held above which a port sends PAUSE (mode ingress); 0: fabric.switch_buffer, a port's "
               "share of the switch buffer. At least fabric.chunk (the count moves in whole chunks)")
-        .size("xon", &PfcConfig::xon, "0B", "Ingress bytes held at or below which a paused port sends RESUME (mode "
+        .size("xon", &PfcConfig::xon, "0B",
+              "Ingress bytes held at or below which a paused port sends RESUME (mode "
               "ingress); 0: xoff / 2. Below xoff")
         .size("headroom", &PfcConfig::headroom, "0B",
               "Bytes a port absorbs above xoff while its PAUSE takes effect (mode ingress); more is counted as "
@@ -38,8 +39,7 @@ json load_pfc(PfcConfig& c, const json& value, const std::string& path, std::uin
               std::uint64_t chunk, bool flow_fidelity) {
   json r = pfc_schema().load(c, value, path);
   if (c.mode != PfcMode::Egress && flow_fidelity)  // flows have no queues to count or pause
-    fail_expected(ptr_join(path, "mode"), "\"egress\" with fabric.fidelity \"flow\" (flows have no queues)",
-                  r["mode"]);
+    fail_expected(ptr_join(path, "mode"), "\"egress\" with fabric.fidelity \"flow\" (flows have no queues)", r["mode"]);
   if (c.mode != PfcMode::Ingress) {  // the thresholds belong to ingress PFC only
     for (const char* k : {"xoff", "xon", "headroom"})
       if (value.contains(k))
@@ -54,7 +54,8 @@ json load_pfc(PfcConfig& c, const json& value, const std::string& path, std::uin
                   value.value("xoff", json(c.xoff)));
   if (c.xon == 0) c.xon = c.xoff / 2, r["xon"] = std::to_string(c.xon) + "B";
   if (c.xon >= c.xoff)
-    fail_expected(ptr_join(path, "xon"), "below xoff (" + std::to_string(c.xoff) + " bytes)", value.value("xon", json(c.xon)));
+    fail_expected(ptr_join(path, "xon"), "below xoff (" + std::to_string(c.xoff) + " bytes)",
+                  value.value("xon", json(c.xon)));
   return r;
 }
 

@@ -32,15 +32,15 @@ struct Scenario {
   std::uint64_t seed = 1;
   ClusterConfig cluster;
   Workload workload;
-  bool collective_bench = false;     // workload.kind == "collective"
+  bool collective_bench = false;  // workload.kind == "collective"
   CollectiveBenchConfig bench;
-  bool chakra = false;               // /workload/chakra: traces run once instead of training
+  bool chakra = false;  // /workload/chakra: traces run once instead of training
   ChakraWorkload chakra_workload;
   TrainingConfig training;
-  TrainConfig train;                 // /workload/train: real training in the loop (off when absent)
+  TrainConfig train;  // /workload/train: real training in the loop (off when absent)
   std::vector<FaultConfig> faults;
   FaultGeneratorConfig fault_generator;
-  std::string faults_file;           // `trainvp run --faults F`: the faults were replaced by F's list
+  std::string faults_file;  // `trainvp run --faults F`: the faults were replaced by F's list
   SloConfig slo;
   ValidationConfig validation;
   HealthConfig health;
@@ -48,7 +48,7 @@ struct Scenario {
   // /jobs: several training jobs sharing the cluster (docs/jobs.md); empty: the top-level workload
   // and training are the one job. With jobs, the top level's own workload is empty.
   std::vector<JobConfig> jobs;
-  nlohmann::json resolved;    // the whole scenario with defaults and overrides applied
+  nlohmann::json resolved;  // the whole scenario with defaults and overrides applied
 
   // Training iterations run: not for a collective benchmark nor for Chakra traces.
   bool trains() const { return !collective_bench && !chakra; }

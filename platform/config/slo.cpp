@@ -10,8 +10,7 @@ const ParamSet<SloConfig>& slo_schema() {
     p.number("fraction", &SloConfig::fraction, 0.9, "Fraction of the baseline throughput below which time is degraded",
              Range::unit_open_closed())
         .time("baseline", &SloConfig::baseline_ps, nullptr,
-              "Healthy iteration time; default: the median iteration before the first fault starts",
-              Range::positive());
+              "Healthy iteration time; default: the median iteration before the first fault starts", Range::positive());
     return p;
   }();
   return s;

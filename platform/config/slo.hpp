@@ -7,9 +7,9 @@
 namespace trainvp {
 
 struct SloConfig {
-  bool given = false;               // the scenario has an `slo` object
-  double fraction = 0.9;            // "degraded" = below fraction x baseline throughput
-  std::int64_t baseline_ps = -1;    // declared healthy iteration time; -1: from a fault-free prefix
+  bool given = false;             // the scenario has an `slo` object
+  double fraction = 0.9;          // "degraded" = below fraction x baseline throughput
+  std::int64_t baseline_ps = -1;  // declared healthy iteration time; -1: from a fault-free prefix
 };
 
 const ParamSet<SloConfig>& slo_schema();

@@ -5,13 +5,17 @@
 namespace trainvp {
 
 const NameTable<SyncStrategyKind>& sync_strategy_names() {
-  static const NameTable<SyncStrategyKind> t = {
-      {"none", SyncStrategyKind::None},           {"ddp", SyncStrategyKind::Ddp},
-      {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap}, {"layerwise", SyncStrategyKind::Layerwise},
-      {"blockwise", SyncStrategyKind::Blockwise}, {"adaptive", SyncStrategyKind::Adaptive},
-      {"asc_wfbp", SyncStrategyKind::AscWfbp},    {"localsgd", SyncStrategyKind::LocalSgd},
-      {"plsgd", SyncStrategyKind::Plsgd},         {"dreamddp", SyncStrategyKind::DreamDdp},
-      {"elastic", SyncStrategyKind::Elastic}};
+  static const NameTable<SyncStrategyKind> t = {{"none", SyncStrategyKind::None},
+                                                {"ddp", SyncStrategyKind::Ddp},
+                                                {"ddp_no_overlap", SyncStrategyKind::DdpNoOverlap},
+                                                {"layerwise", SyncStrategyKind::Layerwise},
+                                                {"blockwise", SyncStrategyKind::Blockwise},
+                                                {"adaptive", SyncStrategyKind::Adaptive},
+                                                {"asc_wfbp", SyncStrategyKind::AscWfbp},
+                                                {"localsgd", SyncStrategyKind::LocalSgd},
+                                                {"plsgd", SyncStrategyKind::Plsgd},
+                                                {"dreamddp", SyncStrategyKind::DreamDdp},
+                                                {"elastic", SyncStrategyKind::Elastic}};
   return t;
 }
 
@@ -22,14 +26,15 @@ bool cxl_algo_of(CollectiveAlgo a) { return a == CollectiveAlgo::CxlAllReduce ||
 const ParamSet<SyncConfig>& sync_schema() {
   static const ParamSet<SyncConfig> s = [] {
     ParamSet<SyncConfig> p("sync", "/training/sync", "Gradient synchronization strategy (docs/scenario-format.md).");
-    p.choice("strategy", &SyncConfig::strategy, "none", sync_strategy_names(),
-             "none: replicas never exchange gradients; ddp: PyTorch DDP buckets all-reduced as they fill, overlapping "
-             "backward; ddp_no_overlap: one all-reduce of all gradients after backward; layerwise, blockwise, adaptive: "
-             "each layer's (block's) all-reduce starts when its gradient is ready, on size-class streams; asc_wfbp: "
-             "every layer all-reduced as soon as ready, concurrently; localsgd: parameters averaged every `period` "
-             "iterations; plsgd, dreamddp: one set of layers' parameters averaged per iteration, overlapping backward; "
-             "elastic: layerwise whose optimizer step waits for each unit only until its timeout (`elastic`) "
-             "(docs/strategies.md)")
+    p.choice(
+         "strategy", &SyncConfig::strategy, "none", sync_strategy_names(),
+         "none: replicas never exchange gradients; ddp: PyTorch DDP buckets all-reduced as they fill, overlapping "
+         "backward; ddp_no_overlap: one all-reduce of all gradients after backward; layerwise, blockwise, adaptive: "
+         "each layer's (block's) all-reduce starts when its gradient is ready, on size-class streams; asc_wfbp: "
+         "every layer all-reduced as soon as ready, concurrently; localsgd: parameters averaged every `period` "
+         "iterations; plsgd, dreamddp: one set of layers' parameters averaged per iteration, overlapping backward; "
+         "elastic: layerwise whose optimizer step waits for each unit only until its timeout (`elastic`) "
+         "(docs/strategies.md)")
         .size("bucket", &SyncConfig::bucket, "25MiB", "DDP bucket cap (bucket_cap_mb)", Range::positive())
         .size("first_bucket", &SyncConfig::first_bucket, "1MiB", "Cap of the first bucket (the last layers)",
               Range::positive())
@@ -51,8 +56,8 @@ const ParamSet<SyncConfig>& sync_schema() {
                  Range::at_least(1))
         .size("large_bytes", &SyncConfig::large_bytes, "10MB", "Units of more gradient bytes are `large`",
               Range::positive())
-        .size("small_bytes", &SyncConfig::small_bytes, "1MB", "Units of fewer gradient bytes are `small`; <= large_bytes",
-              Range::positive())
+        .size("small_bytes", &SyncConfig::small_bytes, "1MB",
+              "Units of fewer gradient bytes are `small`; <= large_bytes", Range::positive())
         .nested("class_streams", "object", nullptr,
                 "Stream of each size class {large, medium, small} (see `class_streams`); default: round-robin")
         .number("util_high", &SyncConfig::util_high, 0.9,
@@ -81,7 +86,8 @@ const ParamSet<CompressionConfig>& compression_schema() {
              "values per m x n matrix in two all-reduces, plus the projection matmuls on the GPU")
         .number("ratio", &CompressionConfig::ratio, 0.01, "topk: fraction of each layer's values kept",
                 Range::unit_open_closed())
-        .integer("rank", &CompressionConfig::rank, 4, "powersgd: rank of the low-rank approximation", Range::at_least(1))
+        .integer("rank", &CompressionConfig::rank, 4, "powersgd: rank of the low-rank approximation",
+                 Range::at_least(1))
         .size("min_bytes", &CompressionConfig::min_bytes, "1MB",
               "Layers whose uncompressed synchronization is smaller stay uncompressed");
     return p;
@@ -148,7 +154,8 @@ const ParamSet<RetryConfig>& retry_schema() {
                  {1, 7})
         .time("timeout", &RetryConfig::timeout_ps, "4.294967296s",
               "Transport timeout, 4.096 us x 2^NCCL_IB_TIMEOUT (default 20)", Range::positive())
-        .time("backoff", &RetryConfig::backoff_ps, "1ms", "Wait between a layer's failed synchronization and its relaunch")
+        .time("backoff", &RetryConfig::backoff_ps, "1ms",
+              "Wait between a layer's failed synchronization and its relaunch")
         .integer("attempts", &RetryConfig::attempts, 4,
                  "Tries of one layer's synchronization, the first included; then the rank applies its own gradient",
                  Range::at_least(1));
@@ -169,7 +176,8 @@ json load_elastic(SyncConfig& sc, const json& value, const std::string& path) {
     sc.elastic_timeout_ps = -1;
   } else {
     if (!t.is_string()) fail_expected(tp, "a time (\"500ms\") or \"none\"", t);
-    sc.elastic_timeout_ps = static_cast<std::int64_t>(params_detail::quantity(t, tp, Quantity::Time, Range::positive()));
+    sc.elastic_timeout_ps =
+        static_cast<std::int64_t>(params_detail::quantity(t, tp, Quantity::Time, Range::positive()));
   }
   resolved["timeout"] = t;
   return resolved;
@@ -194,7 +202,8 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
 
   // Resolved only where it matters, so other strategies' resolved scenarios stay as they were.
   if (member("elastic") || sc.strategy == SyncStrategyKind::Elastic)
-    resolved["elastic"] = load_elastic(sc, member("elastic") ? *member("elastic") : json::object(), ptr_join(path, "elastic"));
+    resolved["elastic"] =
+        load_elastic(sc, member("elastic") ? *member("elastic") : json::object(), ptr_join(path, "elastic"));
 
   if (const json* r = member("retry")) {
     const std::string rp = ptr_join(path, "retry");
@@ -202,7 +211,8 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
     sc.retry.enabled = resolved["retry"]["enabled"].get<bool>();
     if (sc.retry.enabled && (sc.strategy == SyncStrategyKind::None || sc.strategy == SyncStrategyKind::Ddp ||
                              sc.strategy == SyncStrategyKind::DdpNoOverlap))
-      fail_expected(rp, "no retry object: retry needs a layer-wise or partial strategy (layerwise, blockwise, ...)", *r);
+      fail_expected(rp, "no retry object: retry needs a layer-wise or partial strategy (layerwise, blockwise, ...)",
+                    *r);
   }
 
   if (const json* cs = member("class_streams")) {
@@ -213,8 +223,9 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
                           {"medium", sc.class_streams.medium},
                           {"small", sc.class_streams.small}})
       if (v >= sc.comm_streams)
-        fail_expected(ptr_join(cp, key), "a stream in [0, " + std::to_string(sc.comm_streams - 1) + "] (comm_streams is " +
-                                             std::to_string(sc.comm_streams) + ")",
+        fail_expected(ptr_join(cp, key),
+                      "a stream in [0, " + std::to_string(sc.comm_streams - 1) + "] (comm_streams is " +
+                          std::to_string(sc.comm_streams) + ")",
                       json(v));
   }
 
@@ -231,8 +242,8 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
       for (std::size_t l = 0; l < w.layers.size(); ++l)
         if (w.layers[l].name == e.layer) found = static_cast<int>(l);
       if (found < 0)
-        fail_expected(ptr_join(ep, "layer"), "the name of a layer of the workload (`trainvp describe model` lists them)",
-                      (*prof)[i]["layer"]);
+        fail_expected(ptr_join(ep, "layer"),
+                      "the name of a layer of the workload (`trainvp describe model` lists them)", (*prof)[i]["layer"]);
       if (seen[static_cast<std::size_t>(found)])
         fail_expected(ptr_join(ep, "layer"), "each layer once: \"" + e.layer + "\" is repeated", (*prof)[i]["layer"]);
       seen[static_cast<std::size_t>(found)] = true;
@@ -243,8 +254,8 @@ json finish_sync(SyncConfig& sc, const json& value, json resolved, const Workloa
     }
     for (std::size_t l = 0; l < w.layers.size(); ++l)
       if (w.layers[l].params > 0 && !seen[l])
-        throw ScenarioError(pp, "missing layer \"" + w.layers[l].name +
-                                    "\": expected an entry for every layer with parameters");
+        throw ScenarioError(
+            pp, "missing layer \"" + w.layers[l].name + "\": expected an entry for every layer with parameters");
     resolved["profile"] = out;
   }
   return resolved;
@@ -268,7 +279,8 @@ void check_cxl_sync(const SyncConfig& sc, const ClusterConfig& c) {
 void check_ps_sync(const SyncConfig& sc, const ClusterConfig& c) {
   if (sc.algorithm != CollectiveAlgo::Ps || sc.strategy == SyncStrategyKind::None) return;
   if (c.aggregators.count == 0)
-    fail_expected("/cluster/aggregators/count", "at least 1: the ps algorithm sums gradients in CPU aggregators", json(0));
+    fail_expected("/cluster/aggregators/count", "at least 1: the ps algorithm sums gradients in CPU aggregators",
+                  json(0));
 }
 
 }  // namespace

@@ -15,8 +15,19 @@
 
 namespace trainvp {
 
-enum class SyncStrategyKind { None, Ddp, DdpNoOverlap, Layerwise, Blockwise, Adaptive, AscWfbp, LocalSgd, Plsgd, DreamDdp,
-                              Elastic };
+enum class SyncStrategyKind {
+  None,
+  Ddp,
+  DdpNoOverlap,
+  Layerwise,
+  Blockwise,
+  Adaptive,
+  AscWfbp,
+  LocalSgd,
+  Plsgd,
+  DreamDdp,
+  Elastic
+};
 
 // The names /training/sync/strategy takes, in the order `trainvp describe` lists them.
 const NameTable<SyncStrategyKind>& sync_strategy_names();
@@ -53,16 +64,16 @@ struct SyncConfig {
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;
   int comm_streams = 1;
   // Layer-wise and partial synchronization (docs/strategies.md).
-  int period = 5;                         // H of localsgd, plsgd, dreamddp
-  int block = 2;                          // adjacent layers per unit (blockwise, adaptive)
-  int pack = 10;                          // small units merged per all-reduce
-  std::uint64_t large_bytes = 10000000;   // size classes of the multi-stream scheduler
+  int period = 5;                        // H of localsgd, plsgd, dreamddp
+  int block = 2;                         // adjacent layers per unit (blockwise, adaptive)
+  int pack = 10;                         // small units merged per all-reduce
+  std::uint64_t large_bytes = 10000000;  // size classes of the multi-stream scheduler
   std::uint64_t small_bytes = 1000000;
   bool has_class_streams = false;
   ClassStreams class_streams;
   double util_high = 0.9, util_low = 0.7;  // adaptive
-  bool fill_in = false;                   // dreamddp
-  std::vector<ProfileEntry> profile;      // dreamddp: explicit profile; empty: measured
+  bool fill_in = false;                    // dreamddp
+  std::vector<ProfileEntry> profile;       // dreamddp: explicit profile; empty: measured
   CompressionConfig compression;
   // elastic: how long the optimizer step waits for a unit after it became ready; -1: no limit
   // (/training/sync/elastic/timeout "none").

@@ -20,9 +20,9 @@ json load_train(TrainConfig& t, const json& value) {
   resolved["hidden"] = t.params.hidden;
   // The replicas hold ranks x parameters floats: keep one replica under 2^26 values (256 MiB).
   if (mlp_parameters(t.params.features, t.params.hidden, t.params.classes) > (1ull << 26))
-    fail_expected(ptr_join(path, "hidden"), "widths giving at most 2^26 parameters (" +
-                                                std::to_string(mlp_parameters(t.params.features, t.params.hidden,
-                                                                              t.params.classes)) + " asked)",
+    fail_expected(ptr_join(path, "hidden"),
+                  "widths giving at most 2^26 parameters (" +
+                      std::to_string(mlp_parameters(t.params.features, t.params.hidden, t.params.classes)) + " asked)",
                   resolved["hidden"]);
   t.enabled = true;
   return resolved;
@@ -30,12 +30,14 @@ json load_train(TrainConfig& t, const json& value) {
 
 void check_train(const Scenario& s) {
   if (!s.train.enabled) return;
-  if (!s.trains()) throw ScenarioError("/workload/train", "real training needs a training workload, not a collective benchmark or Chakra traces");
+  if (!s.trains())
+    throw ScenarioError("/workload/train",
+                        "real training needs a training workload, not a collective benchmark or Chakra traces");
   if (s.training.parallel.enabled)
     throw ScenarioError("/workload/train", "real training models data parallelism only: remove /training/parallel");
   if (s.training.sync.compression.kind == CompressionKind::PowerSgd)
-    fail_expected("/training/sync/compression/kind", "\"none\" or \"topk\" with /workload/train (PowerSGD's numerics are not modelled)",
-                  json("powersgd"));
+    fail_expected("/training/sync/compression/kind",
+                  "\"none\" or \"topk\" with /workload/train (PowerSGD's numerics are not modelled)", json("powersgd"));
   const int ranks = static_cast<int>(s.cluster.gpus.size());
   if (s.train.params.train_samples < ranks)
     fail_expected("/workload/train/train_samples", "at least one sample per rank (" + std::to_string(ranks) + ")",

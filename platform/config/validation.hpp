@@ -10,19 +10,19 @@
 namespace trainvp {
 
 enum class ValidationMetric {
-  IterationTime,       // seconds per iteration (the mean of the measured ones)
-  TflopsPerGpu,        // Megatron-LM's count (with the recomputed forward under full recomputation) / time / GPUs
-  Mfu,                 // model FLOPs / time / the GPUs' dense peak
+  IterationTime,  // seconds per iteration (the mean of the measured ones)
+  TflopsPerGpu,   // Megatron-LM's count (with the recomputed forward under full recomputation) / time / GPUs
+  Mfu,            // model FLOPs / time / the GPUs' dense peak
   IterationsPerMinute,
-  BusBandwidth,        // nccl-tests' busbw of a collective benchmark at `bytes`, GB/s
+  BusBandwidth,  // nccl-tests' busbw of a collective benchmark at `bytes`, GB/s
 };
 
 struct ValidationConfig {
   bool given = false;
   ValidationMetric metric = ValidationMetric::IterationTime;
   double published = 0;
-  std::string source;         // paper and table, or repository and file
-  std::uint64_t bytes = 0;    // busbw: the message size of the published row
+  std::string source;       // paper and table, or repository and file
+  std::uint64_t bytes = 0;  // busbw: the message size of the published row
 };
 
 const ParamSet<ValidationConfig>& validation_schema();

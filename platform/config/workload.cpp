@@ -16,9 +16,10 @@ namespace trainvp {
 
 const ParamSet<WorkloadRaw>& workload_schema() {
   static const ParamSet<WorkloadRaw> s = [] {
-    ParamSet<WorkloadRaw> p("workload", "/workload",
-                            "The model one data-parallel replica trains: a zoo `model`, a Hugging Face `hf_config`, a "
-                            "PyTorch profiler trace `torch_profile` or an explicit `layers` list (exactly one of them).");
+    ParamSet<WorkloadRaw> p(
+        "workload", "/workload",
+        "The model one data-parallel replica trains: a zoo `model`, a Hugging Face `hf_config`, a "
+        "PyTorch profiler trace `torch_profile` or an explicit `layers` list (exactly one of them).");
     p.text("model", &WorkloadRaw::model, nullptr, "Zoo model name (`trainvp describe` lists them)")
         .text("hf_config", &WorkloadRaw::hf_config, nullptr,
               "A Hugging Face config.json (model_type gpt2, bert, llama, mistral or mixtral; docs/workloads.md), "
@@ -50,9 +51,10 @@ const ParamSet<WorkloadRaw>& workload_schema() {
               "shards); a torch_profile import takes its trace's Optimizer.step time unless this is given")
         .nested("train", "object", nullptr,
                 "Real training in the loop beside the timed run (see `train`; docs/strategies.md#time-to-accuracy)")
-        .nested("kind", "choice", "training",
-                "training (this schema), collective (a collective benchmark: see `collective_workload`) or chakra (Chakra execution "
-                "traces: see `chakra_workload`; `chakra` alone selects it)")
+        .nested(
+            "kind", "choice", "training",
+            "training (this schema), collective (a collective benchmark: see `collective_workload`) or chakra (Chakra execution "
+            "traces: see `chakra_workload`; `chakra` alone selects it)")
         .choice("grad_dtype", &WorkloadRaw::grad_dtype, nullptr, dtype_names(),
                 "Dtype of gradients as communicated; default: the compute dtype")
         .flag("sequence", &WorkloadRaw::sequence, false,
@@ -89,9 +91,10 @@ const ParamSet<TransformerDims>& transformer_schema() {
 
 const ParamSet<BenchRaw>& bench_schema() {
   static const ParamSet<BenchRaw> s = [] {
-    ParamSet<BenchRaw> p("collective_workload", "/workload (kind collective)",
-                         "A collective benchmark in the manner of nccl-tests: for each size, `warmup` then `iterations` "
-                         "collectives one after the other over the communicator; time, algbw and busbw per size.");
+    ParamSet<BenchRaw> p(
+        "collective_workload", "/workload (kind collective)",
+        "A collective benchmark in the manner of nccl-tests: for each size, `warmup` then `iterations` "
+        "collectives one after the other over the communicator; time, algbw and busbw per size.");
     p.text("kind", &BenchRaw::kind, nullptr, "\"collective\" (\"training\", the default, is the `workload` schema)")
         .choice("op", &BenchRaw::op, "all_reduce", collective_op_names(),
                 "Collective; sendrecv: every rank sends to the next and receives from the previous; all_to_all: "
@@ -99,14 +102,16 @@ const ParamSet<BenchRaw>& bench_schema() {
                 "scatter: part j from or to rank j")
         .choice("algorithm", &BenchRaw::algorithm, "ring", collective_algo_names(),
                 "Algorithm (all but ring apply to all_reduce only)")
-        .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)", Range::positive())
+        .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)",
+              Range::positive())
         .size("min_bytes", &BenchRaw::min_bytes, nullptr, "Smallest size of a range", Range::positive())
         .size("max_bytes", &BenchRaw::max_bytes, nullptr, "Largest size of a range", Range::positive())
         .integer("factor", &BenchRaw::factor, 2, "Size multiplier between steps of a range", Range::at_least(2))
         .integer("iterations", &BenchRaw::iterations, 20, "Measured collectives per size", Range::at_least(1))
         .integer("warmup", &BenchRaw::warmup, 5, "Unmeasured collectives before them", Range::non_negative())
         .nested("communicator", "array", nullptr, "Global ranks taking part, in ring order; default: every GPU")
-        .integer("root", &BenchRaw::root, 0, "Root of broadcast, reduce, gather and scatter: a position in the communicator (0 = its first rank)",
+        .integer("root", &BenchRaw::root, 0,
+                 "Root of broadcast, reduce, gather and scatter: a position in the communicator (0 = its first rank)",
                  Range::non_negative())
         .flag("functional", &BenchRaw::functional, false,
               "Reduce real synthetic values in the CXL engine and check every output against the reference model "
@@ -145,7 +150,8 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
                           "a size range needs both min_bytes and max_bytes");
     if (r.min_bytes > r.max_bytes)
       fail_expected(ptr_join(path, "max_bytes"), "a size >= min_bytes", value["max_bytes"]);
-    for (std::uint64_t n = r.min_bytes; n <= r.max_bytes; n *= static_cast<std::uint64_t>(r.factor)) b.sizes.push_back(n);
+    for (std::uint64_t n = r.min_bytes; n <= r.max_bytes; n *= static_cast<std::uint64_t>(r.factor))
+      b.sizes.push_back(n);
   }
   const int world = static_cast<int>(c.gpus.size());
   std::string cp = ptr_join(path, "communicator");
@@ -169,20 +175,22 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
   if (b.communicator.size() < 2) fail_expected(cp, "at least 2 ranks", comm.is_null() ? json(world) : comm);
   resolved["communicator"] = b.communicator;
   if (r.root >= static_cast<int>(b.communicator.size()))
-    fail_expected(ptr_join(path, "root"), "a position in the communicator (< " + std::to_string(b.communicator.size()) + ")",
-                  json(r.root));
+    fail_expected(ptr_join(path, "root"),
+                  "a position in the communicator (< " + std::to_string(b.communicator.size()) + ")", json(r.root));
   b.root = r.root;
   b.functional = r.functional;
   if (b.functional) {
     if (!cxl_algo_of(b.algorithm))
-      fail_expected(ptr_join(path, "functional"), "false unless the algorithm is cxl_allreduce or cxl_hierarchical", json(true));
+      fail_expected(ptr_join(path, "functional"), "false unless the algorithm is cxl_allreduce or cxl_hierarchical",
+                    json(true));
     if (b.sizes.back() > r.functional_max_bytes)
       fail_expected(ptr_join(path, "functional_max_bytes"),
                     "at least the largest size in functional mode (" + std::to_string(b.sizes.back()) + " B)",
                     value.contains("functional_max_bytes") ? value["functional_max_bytes"] : json("64MiB"));
   }
   if (b.algorithm != CollectiveAlgo::Ring && b.op != CollectiveOp::AllReduce)
-    fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op), json(algo_name(b.algorithm)));
+    fail_expected(ptr_join(path, "algorithm"), std::string("\"ring\" for ") + op_name(b.op),
+                  json(algo_name(b.algorithm)));
   if (b.algorithm == CollectiveAlgo::Ps && c.aggregators.count == 0)
     fail_expected("/cluster/aggregators/count", "at least 1: the ps algorithm sums in CPU aggregators", json(0));
   const bool cxl_algo = cxl_algo_of(b.algorithm);
@@ -190,7 +198,8 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
     std::vector<int> nodes_of;
     for (auto& g : c.gpus) nodes_of.push_back(g.node);
     DeviceMap dm;
-    dm.ports_of_node.assign(static_cast<std::size_t>(c.nodes), std::vector<int>(static_cast<std::size_t>(c.cxl_ports), 0));
+    dm.ports_of_node.assign(static_cast<std::size_t>(c.nodes),
+                            std::vector<int>(static_cast<std::size_t>(c.cxl_ports), 0));
     try {
       build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of, 0, &dm);
     } catch (const std::invalid_argument& e) {
@@ -205,10 +214,12 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
 // Keys that belong to explicit layers only.
 void refuse_layer_keys(const json& value, const std::string& path) {
   for (const char* k : {"sequence", "name", "transformer"})
-    if (value.contains(k)) throw ScenarioError(ptr_join(path, k), std::string("`") + k + "` applies to explicit layers only");
+    if (value.contains(k))
+      throw ScenarioError(ptr_join(path, k), std::string("`") + k + "` applies to explicit layers only");
 }
 
-json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::string& path, const std::string& scenario_dir) {
+json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::string& path,
+                   const std::string& scenario_dir) {
   json resolved = workload_schema().load(r, value, path);
   if (member(value, "grad_dtype").is_null()) {
     r.grad_dtype = r.dtype;
@@ -221,9 +232,10 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
              has_torch = value.contains("torch_profile"), has_layers = !layers.is_null();
   const int given = has_model + has_hf + has_torch + has_layers;
   if (given != 1)
-    throw ScenarioError(path, given > 1 ? "give one of `model`, `hf_config`, `torch_profile` and `layers`, not several"
-                                        : "missing the work: expected `model` (a zoo name), `hf_config` (a Hugging Face "
-                                          "config.json), `torch_profile` (a PyTorch profiler trace) or `layers` (a list)");
+    throw ScenarioError(path, given > 1
+                                  ? "give one of `model`, `hf_config`, `torch_profile` and `layers`, not several"
+                                  : "missing the work: expected `model` (a zoo name), `hf_config` (a Hugging Face "
+                                    "config.json), `torch_profile` (a PyTorch profiler trace) or `layers` (a list)");
   if (has_torch) {
     refuse_layer_keys(value, path);
     const std::string pointer = ptr_join(path, "torch_profile");
@@ -238,18 +250,22 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
     resolved.erase("sequence");
   } else if (has_model) {
     const ZooModelInfo* info = find_zoo_model(r.model);
-    if (!info) fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list() + " (\"gpt2\" names gpt2-small)", value["model"]);
+    if (!info)
+      fail_expected(ptr_join(path, "model"), "a zoo model: one of " + zoo_list() + " (\"gpt2\" names gpt2-small)",
+                    value["model"]);
     r.model = info->name;  // aliases ("gpt2") resolve to the zoo's own name
     resolved["model"] = info->name;
     if (info->max_seq > 0 && r.seq > info->max_seq)
       fail_expected(ptr_join(path, "seq"),
-                    "at most " + std::to_string(info->max_seq) + " tokens (" + r.model + "'s position table)", json(r.seq));
+                    "at most " + std::to_string(info->max_seq) + " tokens (" + r.model + "'s position table)",
+                    json(r.seq));
     // Activation and traffic sizes are batch x seq (or image_size^2) x width x dtype bytes: require
     // the element count times 2^20 (widths and bytes the zoo uses, with room) to fit in 2^63.
     {
       auto per_sample = info->sequence_model ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(r.seq))
                                              : checked_mul<std::uint64_t>(r.image_size, r.image_size);
-      auto elems = per_sample ? checked_mul<std::uint64_t>(static_cast<std::uint64_t>(r.batch), *per_sample) : std::nullopt;
+      auto elems =
+          per_sample ? checked_mul<std::uint64_t>(static_cast<std::uint64_t>(r.batch), *per_sample) : std::nullopt;
       auto bytes = elems ? checked_mul<std::uint64_t>(*elems, std::uint64_t{1} << 20) : std::nullopt;
       if (!bytes || *bytes > static_cast<std::uint64_t>(INT64_MAX))
         fail_expected(ptr_join(path, info->sequence_model ? "batch" : "image_size"),
@@ -281,7 +297,8 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
       const auto params_sum = checked_add<std::uint64_t>(total_params, w.layers.back().params);
       const auto grad_sum = checked_add<std::uint64_t>(total_grad, w.layers.back().grad_bytes);
       if (!params_sum || !grad_sum || *grad_sum > static_cast<std::uint64_t>(INT64_MAX))
-        fail_expected(ptr_join(p, "params"), "parameters whose sum over the layers (gradient bytes included) fits in 2^63",
+        fail_expected(ptr_join(p, "params"),
+                      "parameters whose sum over the layers (gradient bytes included) fits in 2^63",
                       json(w.layers.back().params));
       total_params = *params_sum;
       total_grad = *grad_sum;
@@ -305,11 +322,13 @@ json load_workload(Workload& w, WorkloadRaw& r, const json& value, const std::st
 // bounded gradient size; the fabric chunk splits no element.
 void check_functional_training(const Scenario& s, const json& wl, std::uint64_t cap) {
   const SyncConfig& sc = s.training.sync;
-  if (!cxl_algo_of(sc.algorithm) || (sc.strategy != SyncStrategyKind::Ddp && sc.strategy != SyncStrategyKind::DdpNoOverlap))
-    fail_expected("/workload/functional",
-                  "false unless training.sync is ddp or ddp_no_overlap with algorithm cxl_allreduce or cxl_hierarchical "
-                  "(the data paths functional mode carries)",
-                  json(true));
+  if (!cxl_algo_of(sc.algorithm) ||
+      (sc.strategy != SyncStrategyKind::Ddp && sc.strategy != SyncStrategyKind::DdpNoOverlap))
+    fail_expected(
+        "/workload/functional",
+        "false unless training.sync is ddp or ddp_no_overlap with algorithm cxl_allreduce or cxl_hierarchical "
+        "(the data paths functional mode carries)",
+        json(true));
   if (s.workload.total_grad_bytes() > cap)
     fail_expected("/workload/functional_max_bytes",
                   "at least the gradient bytes per replica in functional mode (" +
@@ -329,8 +348,10 @@ json load_workload_section(Scenario& s, WorkloadRaw& raw, const json& value, con
   if (kind == "chakra" || (value.is_object() && value.contains("chakra") && kind.is_null())) {
     for (auto it = value.begin(); it != value.end(); ++it)
       if (it.key() != "kind" && it.key() != "chakra")
-        throw ScenarioError(ptr_join("/workload", it.key()), "does not apply to Chakra traces (the traces hold the work)");
-    if (!value.contains("chakra")) throw ScenarioError("/workload/chakra", "missing: kind \"chakra\" runs the traces it names");
+        throw ScenarioError(ptr_join("/workload", it.key()),
+                            "does not apply to Chakra traces (the traces hold the work)");
+    if (!value.contains("chakra"))
+      throw ScenarioError("/workload/chakra", "missing: kind \"chakra\" runs the traces it names");
     s.chakra = true;
     std::vector<int> nodes_of;
     for (auto& g : s.cluster.gpus) nodes_of.push_back(g.node);

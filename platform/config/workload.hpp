@@ -19,9 +19,9 @@ struct CollectiveBenchConfig {
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;
   std::vector<std::uint64_t> sizes;  // bytes per rank's buffer, in order
   int iterations = 20, warmup = 5;
-  std::vector<int> communicator;     // global ranks, in ring order
-  int root = 0;                      // broadcast root (a position in the communicator)
-  bool functional = false;           // CXL engine jobs on synthetic data, checked against the reference
+  std::vector<int> communicator;  // global ranks, in ring order
+  int root = 0;                   // broadcast root (a position in the communicator)
+  bool functional = false;        // CXL engine jobs on synthetic data, checked against the reference
 };
 
 // The keys of /workload, /workload/layers/* and /workload (kind collective) as given.

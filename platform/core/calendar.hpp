@@ -59,9 +59,9 @@ class EventCalendar {
   void arm(std::int64_t now);
 
   std::vector<Bucket> buckets_;
-  std::vector<std::uint32_t> free_;                     // buckets not in use (capacity kept)
-  std::vector<Time> times_;                             // min-heap of the buckets' times
-  FlatMap64<std::uint32_t> by_time_;                    // a time's bucket + 1
+  std::vector<std::uint32_t> free_;   // buckets not in use (capacity kept)
+  std::vector<Time> times_;           // min-heap of the buckets' times
+  FlatMap64<std::uint32_t> by_time_;  // a time's bucket + 1
   std::size_t pending_ = 0;
   std::int64_t armed_ = std::numeric_limits<std::int64_t>::max();  // when event_ is notified for
   bool running_ = false;

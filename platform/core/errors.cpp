@@ -45,7 +45,8 @@ std::size_t utf8_prefix(const std::string& s, std::size_t n) {
 std::string scalar_text(const nlohmann::json& v, std::size_t room) {
   if (!v.is_string()) return v.dump();
   const std::string& s = v.get_ref<const std::string&>();
-  return nlohmann::json(s.substr(0, utf8_prefix(s, room + 1))).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(s.substr(0, utf8_prefix(s, room + 1)))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ std::string clip_pointer(const std::string& pointer);
 
 struct ScenarioError : std::runtime_error {
   ScenarioError(std::string path, const std::string& message)
-      : std::runtime_error((path.empty() ? std::string("/") : clip_pointer(path)) + ": " + message), path(std::move(path)) {}
+      : std::runtime_error((path.empty() ? std::string("/") : clip_pointer(path)) + ": " + message),
+        path(std::move(path)) {}
   std::string path;  // JSON pointer ("" for the document root)
 };
 

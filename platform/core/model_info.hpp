@@ -21,7 +21,7 @@ struct StatInfo {
 };
 
 struct ModelInfo {
-  std::string name;                  // as `trainvp describe model NAME` knows it
+  std::string name;  // as `trainvp describe model NAME` knows it
   std::string help;
   std::vector<std::string> schemas;  // the parameter schemas it is configured by (describe)
   std::string results;               // the results.json array its entries are in, e.g. "links"

@@ -50,8 +50,8 @@ void check_range(double v, const std::string& path, const Range& r, const std::s
 std::int64_t as_integer(const json& v, const std::string& path, const Range& r) {
   std::string expected = "an integer" + (r.text().empty() ? std::string() : " " + r.phrase());
   // A value past what an integer holds is named by that bound, not by the range's lower end.
-  const std::string within = std::isinf(r.hi) ? expected + (r.text().empty() ? " " : " and ") + "<= 9223372036854775807 (2^63-1)"
-                                              : expected;
+  const std::string within =
+      std::isinf(r.hi) ? expected + (r.text().empty() ? " " : " and ") + "<= 9223372036854775807 (2^63-1)" : expected;
   if (v.is_number_integer()) {
     auto x = v.get<std::int64_t>();
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
@@ -68,7 +68,10 @@ std::int64_t as_integer(const json& v, const std::string& path, const Range& r) 
     }
     if (std::floor(d) == d && std::fabs(d) > 9.2e18) fail_expected(path, within, v);
     if (std::floor(d) == d)
-      fail_expected(path, expected + ", written in full digits (a value this large with an exponent or a decimal point is not exact)", v);
+      fail_expected(
+          path,
+          expected + ", written in full digits (a value this large with an exponent or a decimal point is not exact)",
+          v);
   }
   fail_expected(path, expected, v);
 }
@@ -91,14 +94,18 @@ double quantity(const json& v, const std::string& path, Quantity q, const Range&
   // What the 1 ps time base can represent (docs/reliability.md): above these rates a byte, a
   // FLOP or a clock cycle takes under a picosecond and rounding swamps the result; above 720 h a
   // time no longer fits beside others in the 63-bit picosecond clock.
-  struct Limit { double max; const char* text; };
-  static const Limit limits[] = {{1e15, "at most 1000Tbps (1 Pbit/s)"},  // Bandwidth
-                                 {720.0 * 3600 * 1e12, "at most 720h"},  // Time
+  struct Limit {
+    double max;
+    const char* text;
+  };
+  static const Limit limits[] = {{1e15, "at most 1000Tbps (1 Pbit/s)"},          // Bandwidth
+                                 {720.0 * 3600 * 1e12, "at most 720h"},          // Time
                                  {std::numeric_limits<double>::infinity(), ""},  // Size: overflow-checked where used
-                                 {1e18, "at most 1000PFLOPS"},           // FlopRate
-                                 {1e12, "at most 1000GHz"}};             // Frequency
+                                 {1e18, "at most 1000PFLOPS"},                   // FlopRate
+                                 {1e12, "at most 1000GHz"}};                     // Frequency
   const Limit& lim = limits[static_cast<int>(q)];
-  if (x > lim.max) fail_expected(path, std::string("a ") + quantity_name(q) + " " + lim.text + " (the 1 ps time base)", v);
+  if (x > lim.max)
+    fail_expected(path, std::string("a ") + quantity_name(q) + " " + lim.text + " (the 1 ps time base)", v);
   if (!r.contains(x)) {
     std::string bound = r.lo_open && r.lo == 0 ? "greater than zero" : r.text();
     fail_expected(path, std::string("a ") + quantity_name(q) + " " + bound, v);

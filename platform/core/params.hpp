@@ -23,18 +23,18 @@ using json = nlohmann::json;
 // What `describe` prints about one parameter.
 struct ParamInfo {
   std::string name;
-  std::string type;     // "integer", "number", "boolean", "string", "choice", "bandwidth", "time", ...
-  std::string units;    // accepted units, for quantities
-  json default_value;   // null when required (or when the default is computed; see help)
+  std::string type;    // "integer", "number", "boolean", "string", "choice", "bandwidth", "time", ...
+  std::string units;   // accepted units, for quantities
+  json default_value;  // null when required (or when the default is computed; see help)
   bool required = false;
-  std::string range;    // e.g. "(0, 1]", ">= 1"
+  std::string range;  // e.g. "(0, 1]", ">= 1"
   std::vector<std::string> choices;
   std::string help;
 };
 
 struct SchemaInfo {
-  std::string name;     // e.g. "gpu", "workload"
-  std::string where;    // the JSON location(s) it is read from, e.g. "/cluster/node/gpu"
+  std::string name;   // e.g. "gpu", "workload"
+  std::string where;  // the JSON location(s) it is read from, e.g. "/cluster/node/gpu"
   std::string help;
   std::vector<ParamInfo> params;
 };
@@ -82,7 +82,8 @@ class ParamSet {
       t.*field = static_cast<int>(x);
     });
   }
-  ParamSet& integer64(const char* name, std::uint64_t T::*field, json def, const char* help, Range r = Range::non_negative()) {
+  ParamSet& integer64(const char* name, std::uint64_t T::*field, json def, const char* help,
+                      Range r = Range::non_negative()) {
     return add(name, "integer", "", std::move(def), help, r, {}, [field, r](T& t, const json& v, const std::string& p) {
       t.*field = static_cast<std::uint64_t>(params_detail::as_integer(v, p, r));
     });
@@ -108,14 +109,18 @@ class ParamSet {
   }
   // A string restricted to named values, mapped onto any field type (enums, mostly).
   template <class F>
-  ParamSet& choice(const char* name, F T::*field, json def, std::vector<std::pair<std::string, F>> values, const char* help) {
+  ParamSet& choice(const char* name, F T::*field, json def, std::vector<std::pair<std::string, F>> values,
+                   const char* help) {
     std::vector<std::string> names;
     for (auto& nv : values) names.push_back(nv.first);
     return add(name, "choice", "", std::move(def), help, {}, names,
                [field, values, names](T& t, const json& v, const std::string& p) {
                  if (v.is_string())
                    for (auto& nv : values)
-                     if (nv.first == v.get<std::string>()) { t.*field = nv.second; return; }
+                     if (nv.first == v.get<std::string>()) {
+                       t.*field = nv.second;
+                       return;
+                     }
                  std::string list;
                  for (auto& n : names) list += (list.empty() ? "" : ", ") + ("\"" + n + "\"");
                  fail_expected(p, "one of " + list, v);
@@ -130,13 +135,15 @@ class ParamSet {
   ParamSet& frequency(const char* name, double T::*field, json def, const char* help, Range r = Range::positive()) {
     return quantity(name, field, Quantity::Frequency, std::move(def), help, r);
   }
-  ParamSet& time(const char* name, std::int64_t T::*field, json def, const char* help, Range r = Range::non_negative()) {
+  ParamSet& time(const char* name, std::int64_t T::*field, json def, const char* help,
+                 Range r = Range::non_negative()) {
     return add(name, "time", units_of(Quantity::Time), std::move(def), help, r, {},
                [field, r](T& t, const json& v, const std::string& p) {
                  t.*field = static_cast<std::int64_t>(params_detail::quantity(v, p, Quantity::Time, r));
                });
   }
-  ParamSet& size(const char* name, std::uint64_t T::*field, json def, const char* help, Range r = Range::non_negative()) {
+  ParamSet& size(const char* name, std::uint64_t T::*field, json def, const char* help,
+                 Range r = Range::non_negative()) {
     return add(name, "size", units_of(Quantity::Size), std::move(def), help, r, {},
                [field, r](T& t, const json& v, const std::string& p) {
                  t.*field = static_cast<std::uint64_t>(params_detail::quantity(v, p, Quantity::Size, r));
@@ -165,10 +172,9 @@ class ParamSet {
       std::vector<std::string> names;
       for (auto& d : decls_) names.push_back(d.info.name);
       std::string hint = params_detail::closest(it.key(), names);
-      throw ScenarioError(ptr_join(path, it.key()),
-                          "unknown key " + quote_clipped(it.key()) + " in " + info_.name +
-                              (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
-                              "; `trainvp describe` lists the keys");
+      throw ScenarioError(ptr_join(path, it.key()), "unknown key " + quote_clipped(it.key()) + " in " + info_.name +
+                                                        (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
+                                                        "; `trainvp describe` lists the keys");
     }
     json resolved = json::object();
     for (auto& d : decls_) {
@@ -196,8 +202,9 @@ class ParamSet {
   };
 
   ParamSet& quantity(const char* name, double T::*field, Quantity q, json def, const char* help, Range r) {
-    return add(name, quantity_name(q), units_of(q), std::move(def), help, r, {},
-               [field, q, r](T& t, const json& v, const std::string& p) { t.*field = params_detail::quantity(v, p, q, r); });
+    return add(
+        name, quantity_name(q), units_of(q), std::move(def), help, r, {},
+        [field, q, r](T& t, const json& v, const std::string& p) { t.*field = params_detail::quantity(v, p, q, r); });
   }
 
   ParamSet& add(const char* name, std::string type, std::string units, json def, const char* help, Range r,

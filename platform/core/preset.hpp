@@ -19,7 +19,8 @@ json load_from_preset(const ParamSet<T>& schema, T& out, const json& value, cons
   json obj = value;
   std::string preset_path = path;
   if (value.is_string()) obj = json{{"preset", value}};
-  else if (!value.is_object()) fail_expected(path, "a " + what + " preset name (" + list + ") or a " + what + " object", value);
+  else if (!value.is_object())
+    fail_expected(path, "a " + what + " preset name (" + list + ") or a " + what + " object", value);
   else preset_path = ptr_join(path, "preset");
   json merged = json::object();
   if (obj.contains("preset")) {

@@ -25,7 +25,7 @@ struct RunContext {
 
   std::uint64_t seed;
   TraceRecorder trace;
-  std::uint64_t events = 0;                   // model-level events (phases, TLM phases, ...)
+  std::uint64_t events = 0;                             // model-level events (phases, TLM phases, ...)
   std::function<void(int iteration)> on_iteration_end;  // progress reporting; may be empty
 
   // An independent random stream per named model (seeded by the scenario's seed).

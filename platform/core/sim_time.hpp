@@ -31,7 +31,8 @@ inline std::int64_t round_ps(double ps) {
 // time parameters and converts on every notification (1.5% of a large run). Longer times take the
 // constructor, whose rounding there is kept as it was.
 inline sc_core::sc_time ps_time(std::int64_t ps) {
-  if (ps >= 0 && ps < (std::int64_t{1} << 52)) return sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(ps));
+  if (ps >= 0 && ps < (std::int64_t{1} << 52))
+    return sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(ps));
   return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
 }
 

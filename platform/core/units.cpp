@@ -26,10 +26,16 @@ std::pair<double, std::string> split_number(const std::string& text, Quantity q)
   std::size_t start = i;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
   bool digits = false;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) { ++i; digits = true; }
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    ++i;
+    digits = true;
+  }
   if (i < text.size() && text[i] == '.') {
     ++i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) { ++i; digits = true; }
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      digits = true;
+    }
   }
   if (digits && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
     std::size_t j = i + 1;
@@ -57,36 +63,38 @@ double parse_with(const std::string& text, Quantity q, const std::vector<UnitSca
   for (const auto& u : table) {
     if (unit == u.unit) {
       if (value < 0)
-        throw UnitError("negative " + std::string(quantity_name(q)) + " " + quote_clipped(text) + ": expected a value >= 0");
+        throw UnitError("negative " + std::string(quantity_name(q)) + " " + quote_clipped(text) +
+                        ": expected a value >= 0");
       double r = value * u.scale;
-      if (!std::isfinite(r)) throw UnitError("out-of-range " + std::string(quantity_name(q)) + " " + quote_clipped(text));
+      if (!std::isfinite(r))
+        throw UnitError("out-of-range " + std::string(quantity_name(q)) + " " + quote_clipped(text));
       return r;
     }
   }
-  throw UnitError("unknown " + std::string(quantity_name(q)) + " unit " + quote_clipped(unit) + " in " + quote_clipped(text) +
-                  ": expected one of " + units_of(q));
+  throw UnitError("unknown " + std::string(quantity_name(q)) + " unit " + quote_clipped(unit) + " in " +
+                  quote_clipped(text) + ": expected one of " + units_of(q));
 }
 
 constexpr double kKi = 1024.0, kMi = kKi * 1024.0, kGi = kMi * 1024.0, kTi = kGi * 1024.0;
 
 const std::vector<UnitScale> kBandwidth = {
-    {"bps", 1}, {"Kbps", 1e3}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12},
-    {"b/s", 1}, {"Kb/s", 1e3}, {"kb/s", 1e3}, {"Mb/s", 1e6}, {"Gb/s", 1e9}, {"Tb/s", 1e12},
-    {"bit/s", 1}, {"Kbit/s", 1e3}, {"kbit/s", 1e3}, {"Mbit/s", 1e6}, {"Gbit/s", 1e9}, {"Tbit/s", 1e12},
-    {"B/s", 8}, {"KB/s", 8e3}, {"kB/s", 8e3}, {"MB/s", 8e6}, {"GB/s", 8e9}, {"TB/s", 8e12},
+    {"bps", 1},         {"Kbps", 1e3},      {"kbps", 1e3},      {"Mbps", 1e6},      {"Gbps", 1e9},   {"Tbps", 1e12},
+    {"b/s", 1},         {"Kb/s", 1e3},      {"kb/s", 1e3},      {"Mb/s", 1e6},      {"Gb/s", 1e9},   {"Tb/s", 1e12},
+    {"bit/s", 1},       {"Kbit/s", 1e3},    {"kbit/s", 1e3},    {"Mbit/s", 1e6},    {"Gbit/s", 1e9}, {"Tbit/s", 1e12},
+    {"B/s", 8},         {"KB/s", 8e3},      {"kB/s", 8e3},      {"MB/s", 8e6},      {"GB/s", 8e9},   {"TB/s", 8e12},
     {"KiB/s", 8 * kKi}, {"MiB/s", 8 * kMi}, {"GiB/s", 8 * kGi}, {"TiB/s", 8 * kTi},
 };
 const std::vector<UnitScale> kTime = {
     {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}, {"min", 60e12}, {"h", 3600e12},
 };
 const std::vector<UnitScale> kSize = {
-    {"B", 1},      {"KB", 1e3},   {"kB", 1e3},   {"MB", 1e6},   {"GB", 1e9}, {"TB", 1e12},
-    {"KiB", kKi}, {"MiB", kMi}, {"GiB", kGi}, {"TiB", kTi},
+    {"B", 1},     {"KB", 1e3},  {"kB", 1e3},  {"MB", 1e6},  {"GB", 1e9},
+    {"TB", 1e12}, {"KiB", kKi}, {"MiB", kMi}, {"GiB", kGi}, {"TiB", kTi},
 };
 const std::vector<UnitScale> kFrequency = {{"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
 const std::vector<UnitScale> kFlops = {
-    {"FLOPS", 1},     {"KFLOPS", 1e3},  {"MFLOPS", 1e6},  {"GFLOPS", 1e9},  {"TFLOPS", 1e12},  {"PFLOPS", 1e15},
-    {"FLOP/s", 1},    {"KFLOP/s", 1e3}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
+    {"FLOPS", 1},  {"KFLOPS", 1e3},  {"MFLOPS", 1e6},  {"GFLOPS", 1e9},  {"TFLOPS", 1e12},  {"PFLOPS", 1e15},
+    {"FLOP/s", 1}, {"KFLOP/s", 1e3}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
 };
 
 }  // namespace
@@ -104,7 +112,8 @@ const char* quantity_name(Quantity q) {
 
 const char* units_of(Quantity q) {
   switch (q) {
-    case Quantity::Bandwidth: return "bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
+    case Quantity::Bandwidth:
+      return "bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
     case Quantity::Time: return "ps, ns, us, ms, s, min, h";
     case Quantity::Size: return "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
     case Quantity::FlopRate: return "FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS";
@@ -159,7 +168,10 @@ std::string format_count(double v) {
 std::string format_bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int i = 0;
-  while (std::fabs(b) >= 1024 && i < 4) { b /= 1024; ++i; }
+  while (std::fabs(b) >= 1024 && i < 4) {
+    b /= 1024;
+    ++i;
+  }
   char buf[64];
   std::snprintf(buf, sizeof buf, i == 0 ? "%.0f %s" : "%.2f %s", b, units[i]);
   return buf;

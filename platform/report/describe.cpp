@@ -41,15 +41,16 @@ const ModelInfo* find_platform_model(const std::string& name) {
 void params_text(std::ostringstream& o, const SchemaInfo& s) {
   for (const ParamInfo& p : s.params) {
     char line[256];
-    std::snprintf(line, sizeof line, "  %-18s %-16s %-14s %-12s ", p.name.c_str(), p.type.c_str(), default_text(p).c_str(),
-                  constraint_text(p).c_str());
+    std::snprintf(line, sizeof line, "  %-18s %-16s %-14s %-12s ", p.name.c_str(), p.type.c_str(),
+                  default_text(p).c_str(), constraint_text(p).c_str());
     o << line << p.help << "\n";
   }
 }
 
 void sockets_and_statistics_text(std::ostringstream& o, const ModelInfo& m) {
   o << "  sockets:\n";
-  for (const SocketInfo& s : m.sockets) o << "    " << s.name << "  " << s.protocol << "; bound to " << s.connects << "\n";
+  for (const SocketInfo& s : m.sockets)
+    o << "    " << s.name << "  " << s.protocol << "; bound to " << s.connects << "\n";
   o << "  statistics (results.json " << m.results << "[*]):\n";
   for (const StatInfo& s : m.statistics) {
     char line[256];
@@ -87,19 +88,21 @@ std::vector<const SchemaInfo*> schemas_of(const ModelInfo& m) {
 nlohmann::ordered_json model_info_json(const ModelInfo& m) {
   using oj = nlohmann::ordered_json;
   oj sockets = oj::array(), stats = oj::array();
-  for (const SocketInfo& s : m.sockets) sockets.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
+  for (const SocketInfo& s : m.sockets)
+    sockets.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
   for (const StatInfo& s : m.statistics) {
     stats.push_back({{"name", s.name}, {"unit", s.unit}, {"meaning", s.meaning}});
     if (!s.when.empty()) stats.back()["when"] = s.when;
   }
-  return {{"name", m.name}, {"help", m.help},      {"schemas", m.schemas},
+  return {{"name", m.name},       {"help", m.help},     {"schemas", m.schemas},
           {"results", m.results}, {"sockets", sockets}, {"statistics", stats}};
 }
 
 }  // namespace
 
 const std::vector<const ModelInfo*>& platform_models() {
-  static const std::vector<const ModelInfo*> models = {&Gpu::info(), &CxlDevice::info(), &Aggregator::info(), &LinkDir::info()};
+  static const std::vector<const ModelInfo*> models = {&Gpu::info(), &CxlDevice::info(), &Aggregator::info(),
+                                                       &LinkDir::info()};
   return models;
 }
 
@@ -153,8 +156,11 @@ nlohmann::ordered_json describe_json() {
   out["gpu_presets"] = presets;
   oj models = oj::array();
   for (const ZooModelInfo& m : zoo_models())
-    models.push_back({{"name", m.name}, {"family", m.family}, {"parameters", m.reference_params},
-                      {"convention", m.convention}, {"sequence_model", m.sequence_model}});
+    models.push_back({{"name", m.name},
+                      {"family", m.family},
+                      {"parameters", m.reference_params},
+                      {"convention", m.convention},
+                      {"sequence_model", m.sequence_model}});
   out["zoo_models"] = models;
   out["hf_model_types"] = hf_model_types();  // what /workload/hf_config reads
   oj platform = oj::array();
@@ -193,8 +199,11 @@ nlohmann::ordered_json workload_table_json(const Workload& w, const std::string&
   const WorkloadShape& shape = w.shape;
   out["model"] = w.model;
   if (!convention.empty()) out["convention"] = convention;
-  out["shape"] = {{"batch", shape.batch}, {"seq", shape.seq}, {"image_size", shape.image_size},
-                  {"dtype", dtype_name(shape.dtype)}, {"grad_dtype", dtype_name(shape.grad_dtype)}};
+  out["shape"] = {{"batch", shape.batch},
+                  {"seq", shape.seq},
+                  {"image_size", shape.image_size},
+                  {"dtype", dtype_name(shape.dtype)},
+                  {"grad_dtype", dtype_name(shape.grad_dtype)}};
   out["parameters"] = total;
   out["fwd_flops"] = fwd;
   out["bwd_flops"] = bwd;
@@ -218,12 +227,14 @@ std::string workload_table_text(const nlohmann::ordered_json& j) {
     return l.contains(key) ? format_time_s(l[key].get<double>()) : std::string("-");
   };
   if (measured) {
-    std::snprintf(line, sizeof line, "%-14s %14s %10s %10s %10s %10s\n", "layer", "parameters", "fwd", "bwd_in", "bwd_w", "grad");
+    std::snprintf(line, sizeof line, "%-14s %14s %10s %10s %10s %10s\n", "layer", "parameters", "fwd", "bwd_in",
+                  "bwd_w", "grad");
     o << line;
     for (auto& l : j["layers"]) {
       std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s %10s %10s\n", l["name"].get<std::string>().c_str(),
-                    static_cast<unsigned long long>(l["parameters"].get<std::uint64_t>()), time_of(l, "fwd_time_s").c_str(),
-                    time_of(l, "bwd_input_time_s").c_str(), time_of(l, "bwd_weight_time_s").c_str(),
+                    static_cast<unsigned long long>(l["parameters"].get<std::uint64_t>()),
+                    time_of(l, "fwd_time_s").c_str(), time_of(l, "bwd_input_time_s").c_str(),
+                    time_of(l, "bwd_weight_time_s").c_str(),
                     format_bytes(static_cast<double>(l["gradient_bytes"].get<std::uint64_t>())).c_str());
       o << line;
     }
@@ -238,15 +249,16 @@ std::string workload_table_text(const nlohmann::ordered_json& j) {
   for (auto& l : j["layers"]) {
     std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s %10s %10s %10s\n", l["name"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(l["parameters"].get<std::uint64_t>()),
-                  format_count(l["fwd_flops"].get<double>()).c_str(), format_count(l["bwd_input_flops"].get<double>()).c_str(),
+                  format_count(l["fwd_flops"].get<double>()).c_str(),
+                  format_count(l["bwd_input_flops"].get<double>()).c_str(),
                   format_count(l["bwd_weight_flops"].get<double>()).c_str(),
                   format_bytes(static_cast<double>(l["activation_bytes"].get<std::uint64_t>())).c_str(),
                   format_bytes(static_cast<double>(l["gradient_bytes"].get<std::uint64_t>())).c_str());
     o << line;
   }
   std::snprintf(line, sizeof line, "%-14s %14llu %10s %10s\n", "total",
-                static_cast<unsigned long long>(j["parameters"].get<std::uint64_t>()), format_count(j["fwd_flops"].get<double>()).c_str(),
-                format_count(j["bwd_flops"].get<double>()).c_str());
+                static_cast<unsigned long long>(j["parameters"].get<std::uint64_t>()),
+                format_count(j["fwd_flops"].get<double>()).c_str(), format_count(j["bwd_flops"].get<double>()).c_str());
   o << line;
   return o.str();
 }
@@ -263,7 +275,7 @@ nlohmann::ordered_json describe_model_json(const std::string& name, const Worklo
   const ZooModelInfo* info = find_zoo_model(name);
   Workload w;
   w.layers = build_zoo_model(name, shape);  // throws for unknown names
-  w.model = info ? info->name : name;  // an alias ("gpt2") shows the zoo's own name
+  w.model = info ? info->name : name;       // an alias ("gpt2") shows the zoo's own name
   w.shape = shape;
   return workload_table_json(w, info ? info->convention : "");
 }

@@ -99,9 +99,9 @@ RunResults job_results(const Simulation& sim) {
     JobFigures f = job_entry(run, csv);
     const JobConfig& jc = *run.config;
     std::snprintf(buf, sizeof buf, "  %-16s %s on %zu node%s (%s), from %s: iteration %s, %.1f samples/s\n",
-                  jc.name.c_str(), jc.scenario->workload.model.c_str(), jc.nodes.size(), jc.nodes.size() == 1 ? "" : "s",
-                  placement_name(jc), format_time_s(sec(jc.start_ps)).c_str(), format_time_s(f.iter_time).c_str(),
-                  f.samples_per_s);
+                  jc.name.c_str(), jc.scenario->workload.model.c_str(), jc.nodes.size(),
+                  jc.nodes.size() == 1 ? "" : "s", placement_name(jc), format_time_s(sec(jc.start_ps)).c_str(),
+                  format_time_s(f.iter_time).c_str(), f.samples_per_s);
     sum << buf;
     jobs.push_back(std::move(f.json));
   }
@@ -116,7 +116,11 @@ RunResults job_results(const Simulation& sim) {
       g->report(o, jc->scenario->training.warmup);
       o["job"] = jc->name;
     } else {  // no job holds its node: it ran nothing
-      o = {{"name", g->name()}, {"rank", g->rank()}, {"gpu", g->params().model}, {"speed", g->params().speed}, {"job", nullptr}};
+      o = {{"name", g->name()},
+           {"rank", g->rank()},
+           {"gpu", g->params().model},
+           {"speed", g->params().speed},
+           {"job", nullptr}};
     }
     ranks.push_back(o);
   }

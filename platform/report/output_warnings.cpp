@@ -14,14 +14,15 @@ nlohmann::ordered_json output_warnings(const Simulation& sim) {
   if (o.waves && !devices.empty() && devices.front()->wave_status().capped) {
     const WaveStatus& w = devices.front()->wave_status();
     const double at = sec(static_cast<std::int64_t>(w.capped_at_ps));
-    list.push_back({{"output", o.waves_file()},
-                    {"key", "/output/waves_max_bytes"},
-                    {"limit", o.waves_max_bytes},
-                    {"recorded", w.bytes},
-                    {"stopped_at_s", at},
-                    {"message", o.waves_file() + " reached /output/waves_max_bytes (" +
-                                    format_bytes(static_cast<double>(o.waves_max_bytes)) + ") at t = " + format_time_s(at) +
-                                    ": recording stopped there, the file ends cleanly at that cycle"}});
+    list.push_back(
+        {{"output", o.waves_file()},
+         {"key", "/output/waves_max_bytes"},
+         {"limit", o.waves_max_bytes},
+         {"recorded", w.bytes},
+         {"stopped_at_s", at},
+         {"message", o.waves_file() + " reached /output/waves_max_bytes (" +
+                         format_bytes(static_cast<double>(o.waves_max_bytes)) + ") at t = " + format_time_s(at) +
+                         ": recording stopped there, the file ends cleanly at that cycle"}});
   }
   const TraceRecorder& t = sim.context().trace;
   if (t.enabled() && t.dropped() > 0) {

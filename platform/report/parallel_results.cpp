@@ -73,9 +73,12 @@ void add_parallel_section(ojson& j, const ParallelPlan& plan, const Scenario& s,
     const StageMemory& m = plan.memory[st];
     const auto ranks = plan.layout.stage_ranks(static_cast<int>(st));
     const std::uint64_t hbm = s.cluster.gpus[static_cast<std::size_t>(ranks.front())].params.mem_capacity;
-    stages[st]["memory"] = {{"weights_bytes", m.weights},         {"gradients_bytes", m.gradients},
-                            {"optimizer_bytes", m.optimizer},     {"activations_bytes", m.activations},
-                            {"total_bytes", m.total()},           {"hbm_bytes", hbm},
+    stages[st]["memory"] = {{"weights_bytes", m.weights},
+                            {"gradients_bytes", m.gradients},
+                            {"optimizer_bytes", m.optimizer},
+                            {"activations_bytes", m.activations},
+                            {"total_bytes", m.total()},
+                            {"hbm_bytes", hbm},
                             {"in_flight_micro_batches", plan.in_flight[st]}};
     if (m.gathered) stages[st]["memory"]["zero3_gathered_bytes"] = m.gathered;  // in total_bytes
   }
@@ -132,14 +135,13 @@ std::string parallel_summary(const ojson& j) {
   }
   out += "\n";
   for (const ojson& st : o["stages"]) {
-    std::snprintf(buf, sizeof buf,
-                  "    stage %d: compute %s, bubble %s, exposed tp %s dp %s, memory %.1f of %.0f GiB\n",
-                  st["stage"].get<int>(), format_time_s(st["compute_s"].get<double>()).c_str(),
-                  format_time_s(st["bubble_s"].get<double>()).c_str(),
-                  format_time_s(st["tp_exposed_s"].get<double>()).c_str(),
-                  format_time_s(st["dp_exposed_s"].get<double>()).c_str(),
-                  st.contains("memory") ? gib(st["memory"]["total_bytes"].get<std::uint64_t>()) : 0.0,
-                  st.contains("memory") ? gib(st["memory"]["hbm_bytes"].get<std::uint64_t>()) : 0.0);
+    std::snprintf(
+        buf, sizeof buf, "    stage %d: compute %s, bubble %s, exposed tp %s dp %s, memory %.1f of %.0f GiB\n",
+        st["stage"].get<int>(), format_time_s(st["compute_s"].get<double>()).c_str(),
+        format_time_s(st["bubble_s"].get<double>()).c_str(), format_time_s(st["tp_exposed_s"].get<double>()).c_str(),
+        format_time_s(st["dp_exposed_s"].get<double>()).c_str(),
+        st.contains("memory") ? gib(st["memory"]["total_bytes"].get<std::uint64_t>()) : 0.0,
+        st.contains("memory") ? gib(st["memory"]["hbm_bytes"].get<std::uint64_t>()) : 0.0);
     out += buf;
   }
   return out;

@@ -86,7 +86,7 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
                     {"algbw_GBps", algbw / 1e9},
                     {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
     if (r.protocol) list.back()["protocol"] = r.protocol;  // NCCL's, under fabric.nccl.model "tuner"
-    if (r.failed) list.back()["failed"] = true;  // given up by the transport (sync.retry)
+    if (r.failed) list.back()["failed"] = true;            // given up by the transport (sync.retry)
   }
   return list;
 }
@@ -137,7 +137,8 @@ std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::o
       const std::string a = n.substr(5, dash - 5), b = n.substr(dash + 1);
       for (const Gpu* g : gpus) {
         const std::string gn = g->name();
-        const std::string& nic = sim.fabric().devices()[static_cast<std::size_t>(sim.fabric().nic_of_rank(g->rank()))].name;
+        const std::string& nic =
+            sim.fabric().devices()[static_cast<std::size_t>(sim.fabric().nic_of_rank(g->rank()))].name;
         if (gn == a || gn == b || nic == a || nic == b) names.insert(gn);
       }
     }
@@ -164,7 +165,8 @@ nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vect
   const int n = static_cast<int>(iters.size()), W = report_window(sim);
   std::int64_t first_fault = INT64_MAX;
   for (auto& f : faults)
-    if (f.value("applied", false)) first_fault = std::min(first_fault, static_cast<std::int64_t>(std::llround(f["start_s"].get<double>() * 1e12)));
+    if (f.value("applied", false))
+      first_fault = std::min(first_fault, static_cast<std::int64_t>(std::llround(f["start_s"].get<double>() * 1e12)));
   // Whole windows of W measured iterations: [first, first + W) with first a multiple of W.
   struct Window {
     double duration;  // seconds, all W iterations
@@ -335,16 +337,17 @@ RunResults chakra_results(const Simulation& sim) {
   int slowest_rank = 0;
   for (int k = 0; k < p; ++k) {
     const ChakraRun::RankTimes t = run.times(k);
-    csv << k << ',' << ojson(sec(t.end_ps)).dump() << ',' << ojson(sec(t.gpu_ps)).dump() << ',' << ojson(sec(t.cpu_ps)).dump()
-        << ',' << ojson(sec(t.comm_ps)).dump() << ',' << ojson(sec(t.exposed_comm_ps)).dump() << '\n';
+    csv << k << ',' << ojson(sec(t.end_ps)).dump() << ',' << ojson(sec(t.gpu_ps)).dump() << ','
+        << ojson(sec(t.cpu_ps)).dump() << ',' << ojson(sec(t.comm_ps)).dump() << ','
+        << ojson(sec(t.exposed_comm_ps)).dump() << '\n';
     if (k == 0 || t.end_ps > slowest.end_ps) slowest = t, slowest_rank = k;
   }
   char buf[256];
   sum << "trainvp: " << s.name << ": Chakra traces " << s.chakra_workload.traces << " on " << p << " ranks ("
       << j["chakra"]["nodes"].get<std::size_t>() << " nodes, " << j["chakra"]["collectives"].get<std::size_t>()
       << " collectives, " << j["chakra"]["point_to_point"].get<std::size_t>() << " sends)\n";
-  std::snprintf(buf, sizeof buf, "  time             %s (the last rank to finish: %d)\n", format_time_s(sec(slowest.end_ps)).c_str(),
-                slowest_rank);
+  std::snprintf(buf, sizeof buf, "  time             %s (the last rank to finish: %d)\n",
+                format_time_s(sec(slowest.end_ps)).c_str(), slowest_rank);
   sum << buf;
   std::snprintf(buf, sizeof buf, "  that rank        GPU busy %s, CPU busy %s, communication %s (exposed %s)\n",
                 format_time_s(sec(slowest.gpu_ps)).c_str(), format_time_s(sec(slowest.cpu_ps)).c_str(),
@@ -375,8 +378,13 @@ nlohmann::ordered_json iteration_list(const std::vector<ClusterIteration>& iters
   for (std::size_t k = 0; k < iters.size(); ++k) {
     const ClusterIteration& c = iters[k];
     const int i = static_cast<int>(k);
-    list.push_back({{"index", i}, {"warmup", i < warm}, {"start_s", sec(c.start)}, {"end_s", sec(c.end)},
-                    {"duration_s", sec(c.duration)}, {"compute_s", c.compute}, {"comm_s", c.comm},
+    list.push_back({{"index", i},
+                    {"warmup", i < warm},
+                    {"start_s", sec(c.start)},
+                    {"end_s", sec(c.end)},
+                    {"duration_s", sec(c.duration)},
+                    {"compute_s", c.compute},
+                    {"comm_s", c.comm},
                     {"exposed_comm_s", c.exposed}});
     if (pipelined) list.back()["bubble_s"] = c.bubble;
     // JSON's number rendering is shortest-round-trip and deterministic; reuse it for the CSV.
@@ -387,8 +395,8 @@ nlohmann::ordered_json iteration_list(const std::vector<ClusterIteration>& iters
   return list;
 }
 
-void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples, double flops,
-                    const IterationMeans& m, bool pipelined) {
+void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples, double flops, const IterationMeans& m,
+                    bool pipelined) {
   using ojson = nlohmann::ordered_json;
   ojson tp = {{"samples_per_s", samples / m.time}};
   if (w.sequence_model) tp["tokens_per_s"] = samples * w.shape.seq / m.time;
@@ -433,8 +441,9 @@ RunResults collect_results(const Simulation& sim) {
   csv << "iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
   j["iterations"] = iteration_list(iters, warm, pipelined, csv, "");
 
-  const double samples = sim.parallel() ? parallel_samples(sim)
-                                        : static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
+  const double samples = sim.parallel()
+                             ? parallel_samples(sim)
+                             : static_cast<double>(w.samples_per_iteration()) * static_cast<double>(gpus.size());
   // Every GPU's own work (its pipeline stage's TP shard in hybrid parallelism; recomputation included).
   double flops = flops_per_iteration(w) * static_cast<double>(gpus.size());
   if (sim.parallel()) {
@@ -443,12 +452,13 @@ RunResults collect_results(const Simulation& sim) {
   }
   add_time_split(j, w, samples, flops, m, pipelined);
 
-  j["workload"] = {{"model", w.model},
-                   {"layers", w.layers.size()},
-                   {"parameters", w.total_params()},
-                   {"gradient_bytes", w.total_grad_bytes()},
-                   {"flops_per_gpu_iteration", sim.parallel() ? flops / static_cast<double>(gpus.size()) : flops_per_iteration(w)},
-                   {"global_batch", sim.parallel() ? static_cast<std::uint64_t>(samples) : w.samples_per_iteration() * gpus.size()}};
+  j["workload"] = {
+      {"model", w.model},
+      {"layers", w.layers.size()},
+      {"parameters", w.total_params()},
+      {"gradient_bytes", w.total_grad_bytes()},
+      {"flops_per_gpu_iteration", sim.parallel() ? flops / static_cast<double>(gpus.size()) : flops_per_iteration(w)},
+      {"global_batch", sim.parallel() ? static_cast<std::uint64_t>(samples) : w.samples_per_iteration() * gpus.size()}};
 
   ojson ranks = ojson::array();
   for (const Gpu* g : gpus) {
@@ -488,14 +498,14 @@ RunResults collect_results(const Simulation& sim) {
   char buf[512];
   std::ostringstream sum;
   sum << "trainvp: " << s.name << ": " << w.model << " (" << w.layers.size() << " layers, " << w.total_params()
-      << " parameters) on " << gpus.size() << " GPU" << (gpus.size() == 1 ? "" : "s") << " ("
-      << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
+      << " parameters) on " << gpus.size() << " GPU" << (gpus.size() == 1 ? "" : "s") << " (" << s.cluster.nodes
+      << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
       << gpu_models(s.cluster) << ")\n";
-  std::snprintf(buf, sizeof buf, "  iteration time   %s (mean of %d measured, %d warm-up)\n", format_time_s(iter_time).c_str(),
-                measured, warm);
+  std::snprintf(buf, sizeof buf, "  iteration time   %s (mean of %d measured, %d warm-up)\n",
+                format_time_s(iter_time).c_str(), measured, warm);
   sum << buf;
-  std::snprintf(buf, sizeof buf, "  compute          %s   communication %s   exposed %s\n", format_time_s(m.compute).c_str(),
-                format_time_s(m.comm).c_str(), format_time_s(m.exposed).c_str());
+  std::snprintf(buf, sizeof buf, "  compute          %s   communication %s   exposed %s\n",
+                format_time_s(m.compute).c_str(), format_time_s(m.comm).c_str(), format_time_s(m.exposed).c_str());
   sum << buf;
   std::snprintf(buf, sizeof buf, "  throughput       %.1f samples/s", samples / iter_time);
   sum << buf;

@@ -32,8 +32,8 @@ nlohmann::ordered_json iteration_list(const std::vector<ClusterIteration>& iters
                                       std::ostream& csv, const std::string& csv_prefix);
 // `throughput` (samples, tokens and model FLOPs per second) and the iteration's time split
 // (compute, communication, exposed, overlap ratio, and the bubble under a pipeline).
-void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples, double flops,
-                    const IterationMeans& m, bool pipelined);
+void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples, double flops, const IterationMeans& m,
+                    bool pipelined);
 // "H100-SXM5-80GB", or "H100-SXM5-80GB/A100-SXM4-80GB" for a mixed cluster.
 std::string gpu_models(const ClusterConfig& c);
 double flops_per_iteration(const Workload& w);

@@ -33,8 +33,10 @@ void add_sync_results(ojson& j, const Simulation& sim) {
     const int H = static_cast<int>(d->schedule.sets.size());
     for (int h = 0; h < H; ++h) {
       std::vector<int> layers, fill;
-      for (int pos : d->schedule.sets[static_cast<std::size_t>(h)]) layers.push_back(prof.layers[static_cast<std::size_t>(pos)]);
-      for (int pos : d->schedule.fill_in[static_cast<std::size_t>(h)]) fill.push_back(prof.layers[static_cast<std::size_t>(pos)]);
+      for (int pos : d->schedule.sets[static_cast<std::size_t>(h)])
+        layers.push_back(prof.layers[static_cast<std::size_t>(pos)]);
+      for (int pos : d->schedule.fill_in[static_cast<std::size_t>(h)])
+        fill.push_back(prof.layers[static_cast<std::size_t>(pos)]);
       double dur = 0, exposed = 0;
       int count = 0;
       for (int i = warm; i < n; ++i) {
@@ -56,15 +58,15 @@ void add_sync_results(ojson& j, const Simulation& sim) {
     ojson players = ojson::array();
     for (std::size_t l = 0; l < w.layers.size(); ++l)
       players.push_back({{"name", w.layers[l].name}, {"bwd_s", sec(prof.bwd_ps[l])}, {"comm_s", sec(prof.comm_ps[l])}});
-    sync["schedule"] = {{"period", H},
-                        {"fill_in", sc.fill_in},
-                        {"total_wait_s", sec(d->schedule.total_wait_ps)},
-                        {"predicted_iteration_time_s", sec(d->predicted_mean_ps)},
-                        {"simulated_iteration_time_s", j["iteration_time_s"]},
-                        {"sets", sets},
-                        {"profile", {{"source", prof.source},
-                                     {"iteration_compute_s", sec(prof.iteration_compute_ps)},
-                                     {"layers", players}}}};
+    sync["schedule"] = {
+        {"period", H},
+        {"fill_in", sc.fill_in},
+        {"total_wait_s", sec(d->schedule.total_wait_ps)},
+        {"predicted_iteration_time_s", sec(d->predicted_mean_ps)},
+        {"simulated_iteration_time_s", j["iteration_time_s"]},
+        {"sets", sets},
+        {"profile",
+         {{"source", prof.source}, {"iteration_compute_s", sec(prof.iteration_compute_ps)}, {"layers", players}}}};
   }
 }
 
@@ -74,15 +76,18 @@ std::string sync_summary(const ojson& j, const Simulation& sim) {
   const int streams = sync["streams"].get<int>();
   char buf[512];
   std::string out;
-  std::snprintf(buf, sizeof buf, "  sync             %s: %zu units, %d stream%s, %.3f MB of collectives per iteration\n",
+  std::snprintf(buf, sizeof buf,
+                "  sync             %s: %zu units, %d stream%s, %.3f MB of collectives per iteration\n",
                 sync["strategy"].get<std::string>().c_str(), sync["units"].size(), streams, streams == 1 ? "" : "s",
                 sync["bytes_per_iteration"].get<double>() / 1e6);
   out += buf;
   if (j["sync"].contains("compression")) {
     const ojson& c = j["sync"]["compression"];
-    std::snprintf(buf, sizeof buf, "  compression      %s: %d layers, %.3f MB instead of %.3f MB, %s extra compute per iteration\n",
+    std::snprintf(buf, sizeof buf,
+                  "  compression      %s: %d layers, %.3f MB instead of %.3f MB, %s extra compute per iteration\n",
                   c["kind"].get<std::string>().c_str(), c["compressed_layers"].get<int>(),
-                  c["bytes_per_iteration"].get<double>() / 1e6, c["uncompressed_bytes_per_iteration"].get<double>() / 1e6,
+                  c["bytes_per_iteration"].get<double>() / 1e6,
+                  c["uncompressed_bytes_per_iteration"].get<double>() / 1e6,
                   format_time_s(c["extra_compute_s"].get<double>()).c_str());
     out += buf;
   }
@@ -95,9 +100,10 @@ std::string sync_summary(const ojson& j, const Simulation& sim) {
       unmerged += u["unmerged"].get<int>();
     }
     const std::string timeout = e["timeout_s"].is_string() ? "none" : format_time_s(e["timeout_s"].get<double>());
-    std::snprintf(buf, sizeof buf,
-                  "  elastic          timeout %s: %d weak-sync unit-iterations (%d units), staleness up to %d, %d unmerged\n",
-                  timeout.c_str(), e["weak_sync_unit_iterations"].get<int>(), late, worst, unmerged);
+    std::snprintf(
+        buf, sizeof buf,
+        "  elastic          timeout %s: %d weak-sync unit-iterations (%d units), staleness up to %d, %d unmerged\n",
+        timeout.c_str(), e["weak_sync_unit_iterations"].get<int>(), late, worst, unmerged);
     out += buf;
   }
   if (const DreamDdpPlan* d = sim.dreamddp()) {

@@ -22,7 +22,10 @@ void add_train_results(ojson& j, const Simulation& sim) {
   const TrainParams& p = sim.scenario().train.params;
   ojson evals = ojson::array();
   for (const TrainEvaluation& e : t->evaluations)
-    evals.push_back({{"iteration", e.iteration}, {"time_s", e.time_s}, {"train_loss", e.train_loss}, {"loss", e.loss},
+    evals.push_back({{"iteration", e.iteration},
+                     {"time_s", e.time_s},
+                     {"train_loss", e.train_loss},
+                     {"loss", e.loss},
                      {"accuracy", e.accuracy}});
   ojson slices = ojson::array();
   const Workload& w = sim.scenario().workload;
@@ -55,8 +58,7 @@ std::string train_csv(const Simulation& sim) {
     csv << i << ',' << ojson(t->time_s[i]).dump() << ',' << ojson(t->train_loss[i]).dump();
     if (e < t->evaluations.size() && t->evaluations[e].iteration == static_cast<int>(i))
       csv << ',' << ojson(t->evaluations[e].loss).dump() << ',' << ojson(t->evaluations[e].accuracy).dump(), ++e;
-    else
-      csv << ",,";
+    else csv << ",,";
     csv << '\n';
   }
   return csv.str();
@@ -68,15 +70,18 @@ std::string train_summary(const Simulation& sim) {
   const TrainParams& p = sim.scenario().train.params;
   const TrainEvaluation& last = t->evaluations.back();
   char buf[512];
-  std::snprintf(buf, sizeof buf, "  train            MLP of %llu parameters on %d ranks: accuracy %.4f, loss %.4f after %d iterations (%s)\n",
-                static_cast<unsigned long long>(t->parameters), t->ranks, last.accuracy, last.loss, last.iteration + 1,
-                format_time_s(last.time_s).c_str());
+  std::snprintf(
+      buf, sizeof buf,
+      "  train            MLP of %llu parameters on %d ranks: accuracy %.4f, loss %.4f after %d iterations (%s)\n",
+      static_cast<unsigned long long>(t->parameters), t->ranks, last.accuracy, last.loss, last.iteration + 1,
+      format_time_s(last.time_s).c_str());
   std::string out = buf;
   if (t->time_to_target_s >= 0)
     std::snprintf(buf, sizeof buf, "  time to accuracy %.4f reached at iteration %d, %s simulated\n", p.target_accuracy,
                   t->target_iteration + 1, format_time_s(t->time_to_target_s).c_str());
   else
-    std::snprintf(buf, sizeof buf, "  time to accuracy %.4f not reached in %zu iterations\n", p.target_accuracy, t->train_loss.size());
+    std::snprintf(buf, sizeof buf, "  time to accuracy %.4f not reached in %zu iterations\n", p.target_accuracy,
+                  t->train_loss.size());
   return out + buf;
 }
 

@@ -70,8 +70,9 @@ std::string validation_summary(const ojson& j) {
   for (const auto& [name, metric] : validation_metric_names())
     if (name == v["metric"].get<std::string>()) m = metric;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "  validation       published %.4g %s, trainvp %.4g (%+.1f%%): %s\n", v["published"].get<double>(),
-                unit_of(m), v["trainvp"].get<double>(), 100 * v["error"].get<double>(), v["source"].get<std::string>().c_str());
+  std::snprintf(buf, sizeof buf, "  validation       published %.4g %s, trainvp %.4g (%+.1f%%): %s\n",
+                v["published"].get<double>(), unit_of(m), v["trainvp"].get<double>(), 100 * v["error"].get<double>(),
+                v["source"].get<std::string>().c_str());
   return buf;
 }
 

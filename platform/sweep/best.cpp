@@ -44,8 +44,9 @@ std::string BestPoint::describe() const {
 
 nlohmann::json BestPoint::to_json() const {
   nlohmann::json params = nlohmann::json::object();
-  for (std::size_t i = 0; i < parameters.size() && i < row.params.size(); ++i) params[parameters[i].name] = row.params[i];
-  return {{"id", row.id},   {"idx", row.idx},  {"metric", metric}, {"goal", maximize ? "max" : "min"},
+  for (std::size_t i = 0; i < parameters.size() && i < row.params.size(); ++i)
+    params[parameters[i].name] = row.params[i];
+  return {{"id", row.id},   {"idx", row.idx},      {"metric", metric}, {"goal", maximize ? "max" : "min"},
           {"value", value}, {"parameters", params}};
 }
 

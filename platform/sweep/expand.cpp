@@ -24,7 +24,9 @@ struct SplitMix64 {
     return z ^ (z >> 31);
   }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  std::size_t below(std::size_t n) { return std::min(n - 1, static_cast<std::size_t>(uniform() * static_cast<double>(n))); }
+  std::size_t below(std::size_t n) {
+    return std::min(n - 1, static_cast<std::size_t>(uniform() * static_cast<double>(n)));
+  }
 };
 
 json draw(const ParamSpec& p, SplitMix64& rng) {

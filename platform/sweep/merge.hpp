@@ -12,10 +12,10 @@ namespace trainvp::sweep {
 struct MergeSummary {
   std::size_t inputs = 0;
   std::size_t rows = 0, ok = 0, failed = 0, pending = 0, infeasible = 0;
-  std::size_t duplicates = 0;     // rows seen in more than one input
-  std::size_t points_total = 0;   // points in the whole sweep (from the spec's expansion)
-  std::string db_path;            // OUT/sweep.db
-  std::string best;               // the SPEC's "best" over the merged rows, described; "" without one
+  std::size_t duplicates = 0;    // rows seen in more than one input
+  std::size_t points_total = 0;  // points in the whole sweep (from the spec's expansion)
+  std::string db_path;           // OUT/sweep.db
+  std::string best;              // the SPEC's "best" over the merged rows, described; "" without one
 };
 
 // DIR -> DIR/sweep.db; a path ending in .db is taken as is.

@@ -33,7 +33,7 @@ enum class Kind { Number, Quantity, Category };
 struct Axis {
   Kind kind = Kind::Number;
   std::string label;
-  std::vector<double> values;              // per row (category index for categories)
+  std::vector<double> values;  // per row (category index for categories)
   std::vector<std::string> categories;
 };
 
@@ -161,9 +161,11 @@ std::string num(double v) {
 // decades, where gnuplot would label one decade or none; "" otherwise.
 std::string log_tics(double lo, double hi) {
   if (!(lo > 0) || hi / lo >= 1000) return "";
-  for (const std::vector<double>& mantissas : {std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+  for (const std::vector<double>& mantissas :
+       {std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
     std::vector<double> tics;
-    for (int e = static_cast<int>(std::floor(std::log10(lo))) - 1; e <= static_cast<int>(std::ceil(std::log10(hi))); ++e)
+    for (int e = static_cast<int>(std::floor(std::log10(lo))) - 1; e <= static_cast<int>(std::ceil(std::log10(hi)));
+         ++e)
       for (double m : mantissas) {
         double t = m * std::pow(10.0, e);
         if (t >= lo * 0.97 && t <= hi * 1.03) tics.push_back(t);
@@ -222,8 +224,9 @@ PlotResult draw_plot(const Store& store, const PlotRequest& req) {
     bs.push_back(req.by.empty() ? json("") : value_at(r, bi));
   }
   if (xs.empty())
-    throw SweepInputError("nothing to plot: no finished point" + std::string(req.where.empty() ? "" : " matching --where") +
-                          " has both " + req.x + " and " + req.y);
+    throw SweepInputError("nothing to plot: no finished point" +
+                          std::string(req.where.empty() ? "" : " matching --where") + " has both " + req.x + " and " +
+                          req.y);
 
   Axis ax = make_axis(cols[xi], xs, true), ay = make_axis(cols[yi], ys, false);
   // Series in ascending order when the by values are numbers or quantities, else first seen.
@@ -264,14 +267,16 @@ PlotResult draw_plot(const Store& store, const PlotRequest& req) {
   auto meta = store.meta();
   bool logx = req.logx.value_or(cols[xi].scale == "log" && ax.kind != Kind::Category);
   bool logy = req.logy.value_or(false);
-  if (logx && ax.kind == Kind::Category) throw SweepInputError("--logx needs a numeric x; " + req.x + " holds categories");
+  if (logx && ax.kind == Kind::Category)
+    throw SweepInputError("--logx needs a numeric x; " + req.x + " holds categories");
   for (double v : ax.values)
     if (logx && v <= 0) throw SweepInputError("--logx needs x > 0; " + req.x + " has " + num(v));
   for (double v : ay.values)
     if (logy && v <= 0) throw SweepInputError("--logy needs y > 0; " + req.y + " has " + num(v));
 
   std::ostringstream gp;
-  gp << "# gnuplot script written by trainvp plot; the data is inline. Redraw with: gnuplot " << fs::path(res.script).filename().string() << "\n";
+  gp << "# gnuplot script written by trainvp plot; the data is inline. Redraw with: gnuplot "
+     << fs::path(res.script).filename().string() << "\n";
   gp << "set terminal " << terminal << "\n";
   gp << "set output " << gq(res.output) << "\n";
   gp << "set termoption noenhanced\n";
@@ -291,8 +296,7 @@ PlotResult draw_plot(const Store& store, const PlotRequest& req) {
     std::string tics;
     if (distinct.size() <= 12)
       for (double v : distinct) tics += (tics.empty() ? "" : ", ") + num(v);
-    else
-      tics = log_tics(distinct.front(), distinct.back());
+    else tics = log_tics(distinct.front(), distinct.back());
     if (!tics.empty()) gp << "set xtics (" << tics << ")\n";
   }
   if (logy) gp << "set logscale y\n";
@@ -318,14 +322,14 @@ PlotResult draw_plot(const Store& store, const PlotRequest& req) {
   gp << "plot ";
   for (std::size_t s = 0; s < data.size(); ++s) {
     gp << (s ? ", \\\n     " : "") << "$s" << s << " using 1:2 with "
-       << (res.scatter ? "points pt 7 ps 0.7" : "linespoints pt 7 ps 0.8 lw 1.5") << " title "
-       << gq(series_names[s]);
+       << (res.scatter ? "points pt 7 ps 0.7" : "linespoints pt 7 ps 0.8 lw 1.5") << " title " << gq(series_names[s]);
   }
   gp << "\n";
 
   std::error_code ec;
   fs::create_directories(fs::path(res.output).parent_path(), ec);
-  if (ec) throw std::runtime_error("cannot create \"" + fs::path(res.output).parent_path().string() + "\": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot create \"" + fs::path(res.output).parent_path().string() + "\": " + ec.message());
   {
     std::ofstream f(res.script, std::ios::trunc);
     f << gp.str();

@@ -18,18 +18,18 @@
 namespace trainvp::sweep {
 
 struct PlotRequest {
-  std::string x, y, by;                              // column names (parameter pointer or metric name)
-  std::vector<std::pair<std::string, json>> where;   // keep rows whose column equals the value
-  std::string output;                                // .svg, .png or .pdf
-  std::string title;                                 // "" = "<sweep>: <y> vs <x>"
-  std::optional<bool> logx, logy;                    // unset: log when the column's range is log-scaled
+  std::string x, y, by;                             // column names (parameter pointer or metric name)
+  std::vector<std::pair<std::string, json>> where;  // keep rows whose column equals the value
+  std::string output;                               // .svg, .png or .pdf
+  std::string title;                                // "" = "<sweep>: <y> vs <x>"
+  std::optional<bool> logx, logy;                   // unset: log when the column's range is log-scaled
 };
 
 struct PlotResult {
-  std::string output;   // the image
-  std::string script;   // the gnuplot script beside it (data inline): `gnuplot FILE.gp` redraws
+  std::string output;  // the image
+  std::string script;  // the gnuplot script beside it (data inline): `gnuplot FILE.gp` redraws
   std::size_t points = 0, series = 0;
-  bool scatter = false; // random design, or points sharing an x in a series: drawn unconnected
+  bool scatter = false;  // random design, or points sharing an x in a series: drawn unconnected
 };
 
 // Throws SweepInputError for unknown columns, a non-numeric y, nothing to plot or a bad file

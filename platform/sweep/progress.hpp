@@ -13,10 +13,10 @@ namespace trainvp::sweep {
 class Progress {
  public:
   Progress(std::ostream& out, std::size_t total, bool enabled);
-  void done(bool ok);                   // one point finished
-  void tick();                          // redraw (elapsed time moves)
-  void note(const std::string& line);   // a message line; the bar is redrawn below it
-  void finish();                        // clear the bar
+  void done(bool ok);                  // one point finished
+  void tick();                         // redraw (elapsed time moves)
+  void note(const std::string& line);  // a message line; the bar is redrawn below it
+  void finish();                       // clear the bar
   double elapsed_s() const;
 
  private:

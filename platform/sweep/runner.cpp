@@ -39,7 +39,8 @@ extern "C" void sweep_on_signal(int sig) {
 class SignalScope {
  public:
   SignalScope() {
-    if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     g_interrupt = 0;
     struct sigaction sa {};
     sa.sa_handler = sweep_on_signal;
@@ -65,7 +66,8 @@ class SignalScope {
   }
 
  private:
-  struct sigaction old_chld_ {}, old_int_ {}, old_term_ {};
+  struct sigaction old_chld_ {
+  }, old_int_{}, old_term_{};
 };
 
 int open_out(const std::string& path, std::string& error) {

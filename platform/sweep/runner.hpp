@@ -19,8 +19,8 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-  int exit_code = -1;   // the exit status, or 128 + signal when a signal ended the child
-  int signal = 0;       // the terminating signal, 0 if it exited
+  int exit_code = -1;  // the exit status, or 128 + signal when a signal ended the child
+  int signal = 0;      // the terminating signal, 0 if it exited
   double wall_s = 0;
   std::string spawn_error;  // non-empty when the child could not be started at all
   bool ok() const { return spawn_error.empty() && signal == 0 && exit_code == 0; }
@@ -52,6 +52,5 @@ ProcessResult run_process(const ProcessSpec& spec);
 
 // The number of CPUs this process may run on (sched_getaffinity), at least 1.
 int available_cpus();
-
 
 }  // namespace trainvp::sweep

@@ -123,7 +123,8 @@ namespace {
 
 using params_detail::closest;
 
-void check_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed, const std::string& what) {
+void check_keys(const json& obj, const std::string& path, const std::vector<std::string>& allowed,
+                const std::string& what) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     bool ok = false;
     for (auto& a : allowed) ok = ok || a == it.key();
@@ -165,8 +166,7 @@ std::int64_t get_int(const json& v, const std::string& path, std::int64_t lo, st
 // A JSON pointer naming a value inside the scenario (not the root).
 std::string get_pointer(const json& v, const std::string& path, const std::string& what) {
   std::string p = get_string(v, path);
-  if (p.empty() || p[0] != '/')
-    fail_expected(path, what + ": a JSON pointer starting with \"/\"", v);
+  if (p.empty() || p[0] != '/') fail_expected(path, what + ": a JSON pointer starting with \"/\"", v);
   try {
     json::json_pointer jp(p);
     (void)jp;
@@ -196,14 +196,17 @@ std::string lower(std::string s) {
 }
 
 ParamSpec parse_param(const json& v, const std::string& path, Design design) {
-  require_object(v, path, "a parameter object {\"path\": ..., \"values\": [...]} or {\"path\": ..., \"range\": [lo, hi]}");
+  require_object(v, path,
+                 "a parameter object {\"path\": ..., \"values\": [...]} or {\"path\": ..., \"range\": [lo, hi]}");
   check_keys(v, path, {"path", "values", "range", "steps", "scale", "integer", "digits"}, "a parameter");
   ParamSpec p;
-  if (!v.contains("path")) throw ScenarioError(ptr_join(path, "path"), "missing required key \"path\" (the JSON pointer to vary)");
+  if (!v.contains("path"))
+    throw ScenarioError(ptr_join(path, "path"), "missing required key \"path\" (the JSON pointer to vary)");
   p.path = get_pointer(v["path"], ptr_join(path, "path"), "the scenario value to vary");
   const bool has_values = v.contains("values"), has_range = v.contains("range");
   if (has_values == has_range)
-    throw ScenarioError(path, std::string("give exactly one of \"values\" and \"range\"") + (has_values ? ", not both" : ""));
+    throw ScenarioError(path,
+                        std::string("give exactly one of \"values\" and \"range\"") + (has_values ? ", not both" : ""));
   auto only_with_range = [&](const char* key) {
     if (v.contains(key) && !has_range)
       throw ScenarioError(ptr_join(path, key), std::string("\"") + key + "\" applies only to a \"range\"");
@@ -216,7 +219,8 @@ ParamSpec parse_param(const json& v, const std::string& path, Design design) {
     if (!vals.is_array() || vals.empty()) fail_expected(vp, "a non-empty array of values", vals);
     std::set<std::string> seen;
     for (std::size_t i = 0; i < vals.size(); ++i) {
-      if (vals[i].is_null()) fail_expected(ptr_join(vp, i), "a value (number, string, boolean, object or array)", vals[i]);
+      if (vals[i].is_null())
+        fail_expected(ptr_join(vp, i), "a value (number, string, boolean, object or array)", vals[i]);
       if (!seen.insert(vals[i].dump()).second)
         throw ScenarioError(ptr_join(vp, i), "duplicate value " + vals[i].dump() + ": every value must differ");
       p.values.push_back(vals[i]);
@@ -247,8 +251,9 @@ ParamSpec parse_param(const json& v, const std::string& path, Design design) {
   // is) made the inner values infinite, written as null into the scenario; integers beyond 2^53
   // are not exact and beyond 2^63 rounded to garbage (docs/reliability.md, "Sweep ranges").
   if (!std::isfinite(p.hi.value - p.lo.value) || (p.scale == Scale::Log && !std::isfinite(p.hi.value / p.lo.value)))
-    fail_expected(rp, std::string("a range whose ") + (p.scale == Scale::Log ? "ratio hi / lo" : "width hi - lo") +
-                          " is below the largest double (about 1.8e308)",
+    fail_expected(rp,
+                  std::string("a range whose ") + (p.scale == Scale::Log ? "ratio hi / lo" : "width hi - lo") +
+                      " is below the largest double (about 1.8e308)",
                   r);
   constexpr double kExactInteger = 9007199254740992.0;  // 2^53: every integer up to it is exact in a double
   if (p.integer && (p.lo.value < -kExactInteger || p.hi.value > kExactInteger))
@@ -256,11 +261,13 @@ ParamSpec parse_param(const json& v, const std::string& path, Design design) {
   if (v.contains("digits")) p.digits = static_cast<int>(get_int(v["digits"], ptr_join(path, "digits"), 1, 17));
   if (design == Design::Random) {
     if (v.contains("steps"))
-      throw ScenarioError(ptr_join(path, "steps"), "\"steps\" applies to grid and zip designs; a random design samples the range");
+      throw ScenarioError(ptr_join(path, "steps"),
+                          "\"steps\" applies to grid and zip designs; a random design samples the range");
     return p;
   }
   if (!v.contains("steps"))
-    throw ScenarioError(ptr_join(path, "steps"), std::string("missing required key \"steps\": a ") + design_name(design) +
+    throw ScenarioError(ptr_join(path, "steps"), std::string("missing required key \"steps\": a ") +
+                                                     design_name(design) +
                                                      " design needs the number of values to take from the range");
   p.steps = static_cast<int>(get_int(v["steps"], ptr_join(path, "steps"), 2, 100000));
   std::set<std::string> seen;
@@ -280,10 +287,12 @@ ParamSpec parse_param(const json& v, const std::string& path, Design design) {
 
 MetricSpec parse_metric(const std::string& name, const json& v, const std::string& path) {
   if (!is_metric_name(name))
-    throw ScenarioError(path, "metric name \"" + name + "\" must be a letter or _ followed by letters, digits or _ (at most 64)");
+    throw ScenarioError(
+        path, "metric name \"" + name + "\" must be a letter or _ followed by letters, digits or _ (at most 64)");
   static const std::vector<std::string> reserved = {"id", "idx", "status", "exit_code", "wall_s", "error"};
   for (auto& r : reserved)
-    if (lower(name) == r) throw ScenarioError(path, "metric name \"" + name + "\" is a fixed column of sweep.db; choose another");
+    if (lower(name) == r)
+      throw ScenarioError(path, "metric name \"" + name + "\" is a fixed column of sweep.db; choose another");
   MetricSpec m;
   m.name = name;
   if (v.is_string()) {
@@ -291,7 +300,8 @@ MetricSpec parse_metric(const std::string& name, const json& v, const std::strin
     m.unit = infer_metric_unit(m.pointer);
   } else if (v.is_object()) {
     check_keys(v, path, {"path", "unit"}, "a metric");
-    if (!v.contains("path")) throw ScenarioError(ptr_join(path, "path"), "missing required key \"path\" (a pointer into results.json)");
+    if (!v.contains("path"))
+      throw ScenarioError(ptr_join(path, "path"), "missing required key \"path\" (a pointer into results.json)");
     m.pointer = get_pointer(v["path"], ptr_join(path, "path"), "a results.json value");
     m.unit = v.contains("unit") ? get_string(v["unit"], ptr_join(path, "unit")) : infer_metric_unit(m.pointer);
   } else {
@@ -320,7 +330,8 @@ PlotSpec parse_plot(const json& v, const std::string& path, const SweepSpec& s) 
     for (auto& p : params) list += (list.empty() ? "" : ", ") + p;
     if (allow_metric)
       for (auto& m : metrics) list += (list.empty() ? "" : ", ") + m;
-    throw ScenarioError(kp, "\"" + c + "\" is not a " + (allow_metric ? "parameter path or metric name" : "parameter path") +
+    throw ScenarioError(kp, "\"" + c + "\" is not a " +
+                                (allow_metric ? "parameter path or metric name" : "parameter path") +
                                 " of this sweep; expected one of " + list);
   };
   PlotSpec p;
@@ -358,10 +369,11 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
   s.doc = doc;
   require_object(doc, "", "a sweep spec object {\"sweep\": 1, \"base\": ..., \"parameters\": [...]}");
   check_keys(doc, "",
-             {"sweep", "name", "description", "base", "set", "design", "parameters", "samples", "seed", "metrics", "plots",
-              "infeasible", "best"},
+             {"sweep", "name", "description", "base", "set", "design", "parameters", "samples", "seed", "metrics",
+              "plots", "infeasible", "best"},
              "a sweep spec");
-  if (!doc.contains("sweep")) throw ScenarioError("/sweep", "missing required key \"sweep\" (the sweep format version, 1)");
+  if (!doc.contains("sweep"))
+    throw ScenarioError("/sweep", "missing required key \"sweep\" (the sweep format version, 1)");
   if (!doc["sweep"].is_number_integer() || doc["sweep"].get<std::int64_t>() != kSweepFormatVersion)
     fail_expected("/sweep", "sweep format version 1 (the only version this build of trainvp reads)", doc["sweep"]);
 
@@ -370,7 +382,8 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
   if (s.name.empty()) fail_expected("/name", "a non-empty string", doc["name"]);
   if (doc.contains("description")) s.description = get_string(doc["description"], "/description");
 
-  if (!doc.contains("base")) throw ScenarioError("/base", "missing required key \"base\" (the scenario file every point starts from)");
+  if (!doc.contains("base"))
+    throw ScenarioError("/base", "missing required key \"base\" (the scenario file every point starts from)");
   s.base_as_written = get_string(doc["base"], "/base");
   if (s.base_as_written.empty()) fail_expected("/base", "a scenario file path", doc["base"]);
   fs::path base(s.base_as_written);
@@ -396,7 +409,8 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
     else fail_expected("/design", "one of \"grid\", \"zip\", \"random\"", doc["design"]);
   }
 
-  if (!doc.contains("parameters")) throw ScenarioError("/parameters", "missing required key \"parameters\" (what the sweep varies)");
+  if (!doc.contains("parameters"))
+    throw ScenarioError("/parameters", "missing required key \"parameters\" (what the sweep varies)");
   const json& ps = doc["parameters"];
   if (!ps.is_array() || ps.empty()) fail_expected("/parameters", "a non-empty array of parameter objects", ps);
   for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -423,7 +437,8 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
 
   if (s.design == Design::Random) {
     if (!doc.contains("samples"))
-      throw ScenarioError("/samples", "missing required key \"samples\": a random design needs the number of points to draw");
+      throw ScenarioError("/samples",
+                          "missing required key \"samples\": a random design needs the number of points to draw");
     s.samples = static_cast<int>(get_int(doc["samples"], "/samples", 1, 1000000));
     if (doc.contains("seed")) s.seed = static_cast<std::uint64_t>(get_int(doc["seed"], "/seed", 0, INT64_MAX));
   } else {
@@ -444,7 +459,8 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
     for (auto it = doc["metrics"].begin(); it != doc["metrics"].end(); ++it) {
       std::string mp = ptr_join("/metrics", it.key());
       if (!seen.insert(lower(it.key())).second)
-        throw ScenarioError(mp, "metric \"" + it.key() + "\" differs from another only in case (sweep.db columns ignore case)");
+        throw ScenarioError(
+            mp, "metric \"" + it.key() + "\" differs from another only in case (sweep.db columns ignore case)");
       s.metrics.push_back(parse_metric(it.key(), it.value(), mp));
     }
   } else {
@@ -456,14 +472,16 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
     if (!inf.is_array() || inf.empty())
       fail_expected("/infeasible", "a non-empty array of scenario pointers (e.g. [\"/training/parallel\"])", inf);
     for (std::size_t i = 0; i < inf.size(); ++i)
-      s.infeasible.push_back(get_pointer(inf[i], ptr_join("/infeasible", i), "a scenario value whose errors mark a point infeasible"));
+      s.infeasible.push_back(
+          get_pointer(inf[i], ptr_join("/infeasible", i), "a scenario value whose errors mark a point infeasible"));
   }
 
   if (doc.contains("best")) {
     const json& b = doc["best"];
     require_object(b, "/best", "an object {\"metric\": name, \"goal\": \"min\" or \"max\"}");
     check_keys(b, "/best", {"metric", "goal"}, "best");
-    if (!b.contains("metric")) throw ScenarioError("/best/metric", "missing required key \"metric\" (a metric name of this sweep)");
+    if (!b.contains("metric"))
+      throw ScenarioError("/best/metric", "missing required key \"metric\" (a metric name of this sweep)");
     BestSpec bs;
     bs.metric = get_string(b["metric"], "/best/metric");
     bool known = false;
@@ -472,7 +490,9 @@ SweepSpec parse_spec(const json& doc, const std::string& spec_file) {
       known = known || m.name == bs.metric;
       list += (list.empty() ? "" : ", ") + m.name;
     }
-    if (!known) throw ScenarioError("/best/metric", "\"" + bs.metric + "\" is not a metric of this sweep; expected one of " + list);
+    if (!known)
+      throw ScenarioError("/best/metric",
+                          "\"" + bs.metric + "\" is not a metric of this sweep; expected one of " + list);
     if (b.contains("goal")) {
       std::string g = get_string(b["goal"], "/best/goal");
       if (g == "max") bs.maximize = true;
@@ -500,7 +520,8 @@ SweepSpec read_spec_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ScenarioError("", "cannot read sweep spec \"" + path + "\": it is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError("", "cannot read sweep spec \"" + path + "\"" + (fs::exists(path, ec) ? "" : ": no such file"));
+  if (!in)
+    throw ScenarioError("", "cannot read sweep spec \"" + path + "\"" + (fs::exists(path, ec) ? "" : ": no such file"));
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_spec(parse_json_text(ss.str(), ""), path);

@@ -31,14 +31,14 @@ struct RangeEnd {
 };
 
 struct ParamSpec {
-  std::string path;                  // JSON pointer into the scenario
-  std::vector<json> values;          // given values (grid/zip), or the choices (random)
-  bool has_range = false;            // "range": [lo, hi] instead of "values"
+  std::string path;          // JSON pointer into the scenario
+  std::vector<json> values;  // given values (grid/zip), or the choices (random)
+  bool has_range = false;    // "range": [lo, hi] instead of "values"
   RangeEnd lo, hi;
-  int steps = 0;                     // grid/zip ranges: number of values from lo to hi
+  int steps = 0;  // grid/zip ranges: number of values from lo to hi
   Scale scale = Scale::Linear;
-  bool integer = false;              // round range values to integers
-  int digits = 6;                    // significant digits of non-integer range values
+  bool integer = false;  // round range values to integers
+  int digits = 6;        // significant digits of non-integer range values
 };
 
 struct MetricSpec {
@@ -48,9 +48,9 @@ struct MetricSpec {
 };
 
 struct PlotSpec {
-  std::string x, y, by;                              // columns: parameter pointers or metric names
-  std::vector<std::pair<std::string, json>> where;   // keep only rows whose column equals the value
-  std::string file;                                  // relative to DIR/plots/
+  std::string x, y, by;                             // columns: parameter pointers or metric names
+  std::vector<std::pair<std::string, json>> where;  // keep only rows whose column equals the value
+  std::string file;                                 // relative to DIR/plots/
   std::string title;
   std::optional<bool> logx, logy;
 };
@@ -62,16 +62,16 @@ struct BestSpec {
 };
 
 struct SweepSpec {
-  std::string file;          // the SPEC file as given ("" when parsed from memory)
+  std::string file;  // the SPEC file as given ("" when parsed from memory)
   std::string name;
   std::string description;
-  std::string base;          // base scenario path, resolved against the SPEC's directory
+  std::string base;  // base scenario path, resolved against the SPEC's directory
   std::string base_as_written;
   std::vector<std::pair<std::string, json>> set;  // fixed overrides, in key order
   Design design = Design::Grid;
   std::vector<ParamSpec> params;
-  int samples = 0;           // random
-  std::uint64_t seed = 1;    // random
+  int samples = 0;         // random
+  std::uint64_t seed = 1;  // random
   std::vector<MetricSpec> metrics;
   std::vector<PlotSpec> plots;
   // Scenario pointers at which a validation error means the point cannot be built (a layout that
@@ -79,7 +79,7 @@ struct SweepSpec {
   // not stop the sweep. Errors elsewhere still do.
   std::vector<std::string> infeasible;
   std::optional<BestSpec> best;
-  json doc;                  // the SPEC as read
+  json doc;  // the SPEC as read
 };
 
 // Parses a SPEC document. `spec_file` resolves a relative "base" and gives the default name.

@@ -17,7 +17,8 @@ namespace {
 class Stmt {
  public:
   Stmt(sqlite3* db, const std::string& sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) fail(db, "sqlite: cannot prepare \"" + sql + "\"");
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK)
+      fail(db, "sqlite: cannot prepare \"" + sql + "\"");
   }
   ~Stmt() { sqlite3_finalize(st_); }
   Stmt(const Stmt&) = delete;
@@ -27,7 +28,8 @@ class Stmt {
     int rc;
     if (v.is_null()) rc = sqlite3_bind_null(st_, i);
     else if (v.is_boolean()) rc = sqlite3_bind_int64(st_, i, v.get<bool>() ? 1 : 0);
-    else if (v.is_number_unsigned()) rc = sqlite3_bind_int64(st_, i, static_cast<sqlite3_int64>(v.get<std::uint64_t>()));
+    else if (v.is_number_unsigned())
+      rc = sqlite3_bind_int64(st_, i, static_cast<sqlite3_int64>(v.get<std::uint64_t>()));
     else if (v.is_number_integer()) rc = sqlite3_bind_int64(st_, i, v.get<std::int64_t>());
     else if (v.is_number_float()) rc = sqlite3_bind_double(st_, i, v.get<double>());
     else {
@@ -51,7 +53,8 @@ class Stmt {
       case SQLITE_FLOAT: return sqlite3_column_double(st_, i);
       default: {
         const unsigned char* t = sqlite3_column_text(st_, i);
-        return std::string(t ? reinterpret_cast<const char*>(t) : "", static_cast<std::size_t>(sqlite3_column_bytes(st_, i)));
+        return std::string(t ? reinterpret_cast<const char*>(t) : "",
+                           static_cast<std::size_t>(sqlite3_column_bytes(st_, i)));
       }
     }
   }
@@ -86,7 +89,9 @@ std::string quote_identifier(const std::string& name) {
 
 Store::Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 
-Store::Store(Store&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), columns_(std::move(o.columns_)) { o.db_ = nullptr; }
+Store::Store(Store&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), columns_(std::move(o.columns_)) {
+  o.db_ = nullptr;
+}
 
 Store::~Store() {
   if (db_) sqlite3_close(db_);
@@ -114,7 +119,8 @@ Store Store::create(const std::string& path, const std::vector<ColumnInfo>& colu
   std::string sql = "CREATE TABLE points (id TEXT PRIMARY KEY, idx INTEGER NOT NULL UNIQUE";
   for (auto& c : columns)
     if (c.kind == "parameter") sql += ", " + quote_identifier(c.name);
-  sql += ", status TEXT NOT NULL CHECK (status IN ('ok','failed','pending','infeasible')), exit_code INTEGER, wall_s REAL";
+  sql +=
+      ", status TEXT NOT NULL CHECK (status IN ('ok','failed','pending','infeasible')), exit_code INTEGER, wall_s REAL";
   for (auto& c : columns)
     if (c.kind == "metric") sql += ", " + quote_identifier(c.name) + " REAL";
   sql += ", error TEXT)";

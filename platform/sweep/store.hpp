@@ -37,12 +37,12 @@ struct ColumnInfo {
 struct PointRow {
   std::string id;
   std::int64_t idx = 0;
-  std::vector<json> params;   // one per parameter column
+  std::vector<json> params;        // one per parameter column
   std::string status = "pending";  // "ok", "failed", "pending", "infeasible"
-  json exit_code;             // integer or null
-  json wall_s;                // number or null
-  std::vector<json> metrics;  // one per metric column; null when absent
-  json error;                 // string or null
+  json exit_code;                  // integer or null
+  json wall_s;                     // number or null
+  std::vector<json> metrics;       // one per metric column; null when absent
+  json error;                      // string or null
 };
 
 class Store {
@@ -66,8 +66,8 @@ class Store {
 
   void begin();
   void commit();
-  void put(const PointRow& row);        // insert or replace by id
-  std::vector<PointRow> rows() const;   // ordered by idx
+  void put(const PointRow& row);       // insert or replace by id
+  std::vector<PointRow> rows() const;  // ordered by idx
 
   // Every column name of `points` in table order, and its rows as JSON values (for CSV).
   std::vector<std::string> point_columns() const;

@@ -12,7 +12,7 @@ namespace trainvp::sweep {
 struct SweepOptions {
   std::string spec_file;
   std::string out_dir;
-  int jobs = 0;               // parallel points; 0 = available_cpus()
+  int jobs = 0;  // parallel points; 0 = available_cpus()
   Shard shard;
   bool resume = false;        // reuse points already finished with status ok and the same scenario
   bool dry_run = false;       // validate and list the points, run nothing

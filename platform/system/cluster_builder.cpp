@@ -12,8 +12,11 @@ Node::Node(sc_core::sc_module_name name, int index, const Scenario& s, RunContex
     const Scenario& runs = job ? *job->scenario : s;
     int track = ctx.trace.track(job ? job->name + ": " + node_name : node_name, "gpu" + std::to_string(g));
     const ParallelPlan* plan = plan_of ? (*plan_of)[static_cast<std::size_t>(inst.rank)] : parallel;
-    const ParallelStage* stage = plan ? &plan->stages[static_cast<std::size_t>(plan->layout.coord(inst.rank).pp)] : nullptr;
-    const int iterations = job_of && !job ? 0 : runs.trains() ? runs.training.iterations : 0;  // a GPU no job holds idles
+    const ParallelStage* stage =
+        plan ? &plan->stages[static_cast<std::size_t>(plan->layout.coord(inst.rank).pp)] : nullptr;
+    const int iterations = job_of && !job  ? 0
+                           : runs.trains() ? runs.training.iterations
+                                           : 0;  // a GPU no job holds idles
     gpus.push_back(std::make_unique<Gpu>(("gpu" + std::to_string(g)).c_str(), inst.params, inst.rank,
                                          stage ? stage->workload : runs.workload, iterations, ctx, track,
                                          stage ? stage->schedule : PhaseSchedule{}));
@@ -25,7 +28,8 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
                       const std::vector<const JobConfig*>* job_of, const std::vector<const ParallelPlan*>* plan_of) {
   Cluster c;
   for (int n = 0; n < s.cluster.nodes; ++n)
-    c.nodes.push_back(std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx, parallel, job_of, plan_of));
+    c.nodes.push_back(
+        std::make_unique<Node>(("node" + std::to_string(n)).c_str(), n, s, ctx, parallel, job_of, plan_of));
   for (auto& n : c.nodes)
     for (auto& g : n->gpus) c.gpus.push_back(g.get());
   for (auto& g : s.cluster.gpus) c.nodes_of.push_back(g.node);
@@ -41,13 +45,14 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
   std::vector<Aggregator*> aggs;
   for (int a = 0; a < s.cluster.aggregators.count; ++a) {
     const int elem = s.collective_bench ? 4 : static_cast<int>(dtype_bytes(s.workload.shape.grad_dtype));
-    c.aggregators.push_back(std::make_unique<Aggregator>(("agg" + std::to_string(a)).c_str(), s.cluster.aggregators, elem, ctx));
+    c.aggregators.push_back(
+        std::make_unique<Aggregator>(("agg" + std::to_string(a)).c_str(), s.cluster.aggregators, elem, ctx));
     aggs.push_back(c.aggregators.back().get());
   }
   c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx, aggs);
   c.fabric->trace_nics();
-  c.engine = std::make_unique<CollectiveEngine>(
-      "collectives", c.fabric->endpoints(c.gpus), *c.fabric, s.cluster.fabric.chunk, ctx);
+  c.engine = std::make_unique<CollectiveEngine>("collectives", c.fabric->endpoints(c.gpus), *c.fabric,
+                                                s.cluster.fabric.chunk, ctx);
   for (CxlDevice* d : cxl)
     for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
   for (Aggregator* a : aggs)  // after the CXL ports, as the fabric numbers them
@@ -56,7 +61,8 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
   RingLayout rings{s.cluster.fabric.nccl.channels, s.cluster.fabric.nccl.order, {}, s.cluster.fabric.nccl.buffsize};
   // GPU g of a node uses NIC floor(g x nics / gpus) of it (docs/fabric.md#inside-a-node).
   for (int n = 0; n < s.cluster.nodes; ++n)
-    for (int g = 0; g < s.cluster.gpus_per_node; ++g) rings.nic_of.push_back(g * s.cluster.nics_per_node / s.cluster.gpus_per_node);
+    for (int g = 0; g < s.cluster.gpus_per_node; ++g)
+      rings.nic_of.push_back(g * s.cluster.nics_per_node / s.cluster.gpus_per_node);
   c.engine->set_ring_layout(std::move(rings));
   if (s.cluster.fabric.nccl.tuner) {
     // NCCL's protocol costs: each GPU's payload rate into its node, a NIC's, and whether the GPUs

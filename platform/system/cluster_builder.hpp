@@ -33,8 +33,8 @@ struct Cluster {
 // `job_of` (with /jobs): per rank, the job whose workload and iterations its GPU runs (null: idle);
 // its trace track sits under "JOB: nodeN", so the jobs show side by side. `plan_of` (with /jobs):
 // per rank, its job's hybrid-parallel plan (null: none), whose stage the GPU runs.
-Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves, const ParallelPlan* parallel = nullptr,
-                      const std::vector<const JobConfig*>* job_of = nullptr,
+Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& waves,
+                      const ParallelPlan* parallel = nullptr, const std::vector<const JobConfig*>* job_of = nullptr,
                       const std::vector<const ParallelPlan*>* plan_of = nullptr);
 
 }  // namespace trainvp

@@ -4,8 +4,8 @@
 
 namespace trainvp {
 
-CollectiveBench::CollectiveBench(sc_core::sc_module_name name, const CollectiveBenchConfig& cfg, CollectiveEngine& engine,
-                                 std::vector<int> nodes_of, RunContext& ctx)
+CollectiveBench::CollectiveBench(sc_core::sc_module_name name, const CollectiveBenchConfig& cfg,
+                                 CollectiveEngine& engine, std::vector<int> nodes_of, RunContext& ctx)
     : sc_module(name), cfg_(cfg), engine_(engine), nodes_of_(std::move(nodes_of)), ctx_(ctx) {
   SC_HAS_PROCESS(CollectiveBench);
   SC_THREAD(run);

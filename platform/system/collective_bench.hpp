@@ -15,10 +15,10 @@ namespace trainvp {
 
 struct BenchRow {
   std::uint64_t bytes = 0;
-  double time_s = 0;       // mean over measured iterations
+  double time_s = 0;  // mean over measured iterations
   double min_time_s = 0, max_time_s = 0;
-  double algbw_Bps = 0;    // bytes / time
-  double busbw_Bps = 0;    // algbw x NCCL's bus factor
+  double algbw_Bps = 0;            // bytes / time
+  double busbw_Bps = 0;            // algbw x NCCL's bus factor
   const char* protocol = nullptr;  // NCCL's protocol (fabric.nccl.model "tuner"), else null
 };
 

@@ -9,10 +9,10 @@
 namespace trainvp {
 
 namespace {
-constexpr double kRedrawS = 0.25;       // at most four lines a second
-constexpr double kFirstDrawS = 0.5;     // short runs draw only their final line
+constexpr double kRedrawS = 0.25;        // at most four lines a second
+constexpr double kFirstDrawS = 0.5;      // short runs draw only their final line
 constexpr std::size_t kCheckEvery = 16;  // rank 0 phases between wall-clock reads
-constexpr double kSmoothing = 0.3;      // weight of the newest rate in the running average
+constexpr double kSmoothing = 0.3;       // weight of the newest rate in the running average
 }  // namespace
 
 std::string format_wall_duration(double seconds) {
@@ -24,7 +24,10 @@ std::string format_wall_duration(double seconds) {
 }
 
 RunProgress::RunProgress(std::FILE* out, int planned, int gpus, std::size_t phases)
-    : out_(out), planned_(planned), gpus_(std::max(1, gpus)), phases_(std::max<std::size_t>(1, phases)),
+    : out_(out),
+      planned_(planned),
+      gpus_(std::max(1, gpus)),
+      phases_(std::max<std::size_t>(1, phases)),
       start_(std::chrono::steady_clock::now()) {}
 
 double RunProgress::elapsed_s() const {
@@ -64,9 +67,10 @@ void RunProgress::stop() {
 void RunProgress::draw(bool final) {
   const double t = elapsed_s(), sim_s = sec(now_ps());
   // Work done in iterations, with rank 0's share of the iteration it is in.
-  const double work = final ? planned_
-                            : std::max<double>(done_, std::min<double>(planned_, rank0_iteration_ +
-                                                                                   static_cast<double>(rank0_phases_) / phases_));
+  const double work =
+      final ? planned_
+            : std::max<double>(
+                  done_, std::min<double>(planned_, rank0_iteration_ + static_cast<double>(rank0_phases_) / phases_));
   const double dt = t - last_draw_s_;
   if (dt > 0) {
     const double r = (work - last_work_) / dt, sr = (sim_s - last_sim_s_) / dt;

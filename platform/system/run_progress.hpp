@@ -39,7 +39,7 @@ class RunProgress {
   std::chrono::steady_clock::time_point start_;
   double last_draw_s_ = 0, last_work_ = 0, last_sim_s_ = 0;
   double rate_ = -1, sim_rate_ = -1;  // smoothed iterations and simulated seconds per wall second
-  std::size_t last_len_ = 0;  // 0: nothing drawn yet
+  std::size_t last_len_ = 0;          // 0: nothing drawn yet
 };
 
 // "0:07", "1:05:09".

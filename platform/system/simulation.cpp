@@ -64,18 +64,17 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     std::vector<std::string> names;
     for (auto& g : s.cluster.gpus) world.push_back(g.rank);
     for (auto& l : s.workload.layers) names.push_back(l.name);
-    functional_ = std::make_unique<FunctionalData>(s.seed, s.workload.shape.grad_dtype, s.cluster.cxl.ftz, s.training.sync.algorithm,
-                                                   world, nodes_of, s.cluster.fabric.chunk, names);
+    functional_ =
+        std::make_unique<FunctionalData>(s.seed, s.workload.shape.grad_dtype, s.cluster.cxl.ftz,
+                                         s.training.sync.algorithm, world, nodes_of, s.cluster.fabric.chunk, names);
     cluster_.engine->set_functional(functional_.get());
   }
   if (s.collective_bench)
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *cluster_.engine, nodes_of, ctx_);
   else if (s.chakra)
     chakra_ = std::make_unique<ChakraRun>("chakra", s.chakra_workload, all, *cluster_.engine, nodes_of, ctx_);
-  else if (!s.jobs.empty())
-    jobs_ = build_jobs(s, cluster_, job_plans_, ctx_);
-  else if (parallel_)
-    strategy_ = make_parallel_sync(s, sync, nodes_of);
+  else if (!s.jobs.empty()) jobs_ = build_jobs(s, cluster_, job_plans_, ctx_);
+  else if (parallel_) strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
     strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp()});
   // Transfers may fail only where a strategy retries them (docs/faults.md#transport-failure).
@@ -85,7 +84,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
   fault_list_ = s.faults;
   fault_list_json_ = s.resolved.value("faults", nlohmann::json::array());
   if (s.fault_generator.enabled) {
-    nlohmann::json drawn = generate_faults(s.fault_generator, fault_generator_targets(s.fault_generator, s, *cluster_.fabric));
+    nlohmann::json drawn =
+        generate_faults(s.fault_generator, fault_generator_targets(s.fault_generator, s, *cluster_.fabric));
     generated_ = drawn.size();
     for (auto& f : drawn) fault_list_json_.push_back(std::move(f));
     nlohmann::json resolved;
@@ -117,9 +117,11 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     // What a skip cannot account: values checked as they travel, clocked devices, traffic on its own clock.
     if (s.training.functional) ff.off_reason = "functional mode checks every value that travels";
     else if (parallel_ && s.training.parallel.zero > 0 && s.training.parallel.dp > 1 && strategy_)
-      ff.off_reason = "ZeRO's parameter all-gathers run across the iteration boundary (an iteration waits for the last one's)";
+      ff.off_reason =
+          "ZeRO's parameter all-gathers run across the iteration boundary (an iteration waits for the last one's)";
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
-    else if (!cluster_.aggregators.empty()) ff.off_reason = "CPU aggregators' statistics are not repeated for skipped iterations";
+    else if (!cluster_.aggregators.empty())
+      ff.off_reason = "CPU aggregators' statistics are not repeated for skipped iterations";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.training.sync.retry.enabled) ff.off_reason = "transport failures and retries are not periodic";
     else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)
@@ -137,7 +139,9 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
         if (!monitor_->may_skip()) return 0;
         return mitigation_ ? mitigation_->skip_limit() : -1;
       };
-      ff.on_skip = [this](int boundary, const IterationSkip& k) { monitor_->skipped(boundary, k.iterations, k.delay_ps()); };
+      ff.on_skip = [this](int boundary, const IterationSkip& k) {
+        monitor_->skipped(boundary, k.iterations, k.delay_ps());
+      };
     }
     fast_forward_ = std::make_unique<FastForward>(std::move(ff), ctx_);
   }
@@ -177,7 +181,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     std::vector<const sc_core::sc_event*> also;
     if (bench_) also.push_back(&bench_->finished_event());
     if (chakra_) also.push_back(&chakra_->finished_event());
-    run_end_ = std::make_unique<RunEnd>("run_end", [this] { return work_done(); }, also);
+    run_end_ = std::make_unique<RunEnd>(
+        "run_end", [this] { return work_done(); }, also);
     const int last = s.training.iterations - 1;
     ctx_.on_iteration_end = [this, last](int it) {
       if (progress_) progress_->iteration_end(it);
@@ -189,7 +194,8 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
 std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, const SyncStrategyEntry& sync,
                                                              const std::vector<int>& nodes_of) {
   if (s.training.parallel.zero > 0)
-    if (const std::string why = zero_refusal(s, sync); !why.empty()) throw ScenarioError("/training/parallel/zero", why);
+    if (const std::string why = zero_refusal(s, sync); !why.empty())
+      throw ScenarioError("/training/parallel/zero", why);
   ParallelSync::Parts p;
   p.layout = &parallel_->layout;
   p.stages = &parallel_->stages;
@@ -251,7 +257,8 @@ void Simulation::run() {
   };
   auto stopped = [] { return sc_core::sc_get_status() == sc_core::SC_STOPPED; };  // a failed check stops the run
   auto run_until = [&](std::int64_t t) {  // to t, or until nothing is left to do
-    if (stopped() || t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended())) return;
+    if (stopped() || t <= now_ps() || (started && !sc_core::sc_pending_activity()) || (run_end_ && run_end_->ended()))
+      return;
     // With activity pending beyond t, time passes t anyway: run to t (SC_EXIT_ON_STARVATION would
     // warn (W571) that the call saw no activity).
     const bool beyond = started && sc_core::sc_time_to_pending_activity() > ps(t - now_ps());
@@ -292,7 +299,8 @@ void Simulation::run() {
   if (!failure.empty()) throw RunError(failure);
   // The real training follows the finished run: its plans and iteration ends are all known now.
   if (scenario_.train.enabled && scenario_.trains())
-    train_ = std::make_unique<TrainRun>(run_training(scenario_.train.params, schedule_of_run(scenario_, strategy_.get(), gpus()),
+    train_ = std::make_unique<TrainRun>(run_training(scenario_.train.params,
+                                                     schedule_of_run(scenario_, strategy_.get(), gpus()),
                                                      static_cast<int>(cluster_.gpus.size())));
 }
 
@@ -304,7 +312,7 @@ bool Simulation::work_done() const {
 
 std::string Simulation::stall_report() const {
   std::string msg = hit_limit_ ? "the simulated-time limit (/training/time_limit) was reached with work pending"
-                             : "simulation stalled: work is pending but no event can make progress";
+                               : "simulation stalled: work is pending but no event can make progress";
   // At the limit, simulated time stands at the last event before it (SystemC does not advance
   // to a time nothing happens at), which may be t = 0: the limit is the time that was reached.
   const std::int64_t at_ps = hit_limit_ ? scenario_.training.time_limit_ps : stats_.simulated_ps;

@@ -57,7 +57,9 @@ class Simulation {
   const SyncStrategy* strategy() const { return strategy_.get(); }
   // training.parallel only (null otherwise): the plan, and the module that runs its traffic.
   const ParallelPlan* parallel() const { return parallel_.get(); }
-  const ParallelSync* parallel_sync() const { return parallel_ ? static_cast<const ParallelSync*>(strategy_.get()) : nullptr; }
+  const ParallelSync* parallel_sync() const {
+    return parallel_ ? static_cast<const ParallelSync*>(strategy_.get()) : nullptr;
+  }
   const CollectiveBench* bench() const { return bench_.get(); }
   // /jobs: every job's GPUs and strategy (empty for a scenario of one training).
   const std::vector<JobRun>& jobs() const { return jobs_; }
@@ -108,7 +110,7 @@ class Simulation {
   std::unique_ptr<FunctionalData> functional_;
   std::unique_ptr<TrainRun> train_;
   std::unique_ptr<SyncStrategy> strategy_;
-  std::vector<const JobConfig*> job_of_;  // /jobs: per rank, its job (null: idle)
+  std::vector<const JobConfig*> job_of_;                  // /jobs: per rank, its job (null: idle)
   std::vector<std::unique_ptr<ParallelPlan>> job_plans_;  // per job (null without training.parallel)
   std::vector<const ParallelPlan*> plan_of_;              // per rank, its job's plan
   std::vector<JobRun> jobs_;

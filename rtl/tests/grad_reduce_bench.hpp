@@ -24,11 +24,10 @@ namespace trainvp::rtl {
 
 // ------------------------------------------------------------------------------------ CSR map
 namespace csr {
-constexpr std::uint32_t kId = 0x000, kParams = 0x004, kParams2 = 0x008, kCtrl = 0x010,
-                        kConfig = 0x014, kStatus = 0x018, kError = 0x01C, kErrLine = 0x020,
-                        kErrSrc = 0x024, kIrqEn = 0x028, kLinesIn = 0x040, kLinesOut = 0x044,
-                        kInStall = 0x048, kOutStall = 0x04C, kDropped = 0x050,
-                        kFullCycles = 0x054, kActiveCycles = 0x058;
+constexpr std::uint32_t kId = 0x000, kParams = 0x004, kParams2 = 0x008, kCtrl = 0x010, kConfig = 0x014, kStatus = 0x018,
+                        kError = 0x01C, kErrLine = 0x020, kErrSrc = 0x024, kIrqEn = 0x028, kLinesIn = 0x040,
+                        kLinesOut = 0x044, kInStall = 0x048, kOutStall = 0x04C, kDropped = 0x050, kFullCycles = 0x054,
+                        kActiveCycles = 0x058;
 constexpr std::uint32_t slot_len(std::uint32_t s) { return 0x100 + 16 * s; }
 constexpr std::uint32_t slot_base_lo(std::uint32_t s) { return 0x104 + 16 * s; }
 constexpr std::uint32_t slot_base_hi(std::uint32_t s) { return 0x108 + 16 * s; }
@@ -39,8 +38,7 @@ constexpr std::uint32_t kStart = 1, kAbort = 2, kDoneClr = 4;
 // STATUS
 constexpr std::uint32_t kRunning = 1, kDone = 2, kIdle = 4, kFull = 8;
 // ERROR
-constexpr std::uint32_t kErrCid = 1, kErrDup = 2, kErrIdx = 4, kErrSlot = 8, kErrCfg = 16,
-                        kErrBusy = 32;
+constexpr std::uint32_t kErrCid = 1, kErrDup = 2, kErrIdx = 4, kErrSlot = 8, kErrCfg = 16, kErrBusy = 32;
 }  // namespace csr
 
 // ------------------------------------------------------------------------------------ random
@@ -54,9 +52,7 @@ struct Rng {
     return z ^ (z >> 31);
   }
   std::uint32_t u32() { return static_cast<std::uint32_t>(next() >> 32); }
-  std::uint32_t below(std::uint32_t n) {
-    return static_cast<std::uint32_t>(((next() >> 32) * std::uint64_t{n}) >> 32);
-  }
+  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * std::uint64_t{n}) >> 32); }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   bool chance(double p) { return p >= 1.0 || (p > 0.0 && uniform() < p); }
 };
@@ -68,18 +64,18 @@ struct Rng {
 inline std::uint32_t special_fp32(Rng& r) {
   std::uint32_t sign = r.u32() & 0x80000000u;
   switch (r.below(12)) {
-    case 0: return sign;                                                   // +-0
-    case 1: return sign | 0x7F800000u;                                     // +-inf
-    case 2: return sign | 0x7FC00000u | (r.u32() & 0x3FFFFFu);             // qNaN, payload
-    case 3: return sign | 0x7F800000u | ((r.u32() & 0x3FFFFFu) | 1u);      // sNaN
-    case 4: return sign | ((r.u32() & 0x7FFFFFu) | 1u);                    // subnormal
-    case 5: return sign | 1u;                                              // min subnormal
-    case 6: return sign | 0x007FFFFFu;                                     // max subnormal
-    case 7: return sign | 0x00800000u;                                     // min normal
-    case 8: return sign | 0x7F7FFFFFu;                                     // max finite
-    case 9: return sign | 0x7F000000u | (r.u32() & 0x7FFFFFu);             // near overflow
-    case 10: return sign | 0x00800000u | (r.u32() & 0x7FFFFFu);            // smallest binade
-    default: return sign | 0x73000000u;                                    // half ulp of max
+    case 0: return sign;                                               // +-0
+    case 1: return sign | 0x7F800000u;                                 // +-inf
+    case 2: return sign | 0x7FC00000u | (r.u32() & 0x3FFFFFu);         // qNaN, payload
+    case 3: return sign | 0x7F800000u | ((r.u32() & 0x3FFFFFu) | 1u);  // sNaN
+    case 4: return sign | ((r.u32() & 0x7FFFFFu) | 1u);                // subnormal
+    case 5: return sign | 1u;                                          // min subnormal
+    case 6: return sign | 0x007FFFFFu;                                 // max subnormal
+    case 7: return sign | 0x00800000u;                                 // min normal
+    case 8: return sign | 0x7F7FFFFFu;                                 // max finite
+    case 9: return sign | 0x7F000000u | (r.u32() & 0x7FFFFFu);         // near overflow
+    case 10: return sign | 0x00800000u | (r.u32() & 0x7FFFFFu);        // smallest binade
+    default: return sign | 0x73000000u;                                // half ulp of max
   }
 }
 
@@ -148,9 +144,7 @@ struct OutLine {
   std::vector<std::uint32_t> data;
 };
 
-inline std::uint64_t line_key(std::uint32_t slot, std::uint32_t idx) {
-  return (std::uint64_t{slot} << 32) | idx;
-}
+inline std::uint64_t line_key(std::uint32_t slot, std::uint32_t idx) { return (std::uint64_t{slot} << 32) | idx; }
 
 struct JobConfig {
   std::uint32_t n = 2;  // contributors
@@ -159,8 +153,7 @@ struct JobConfig {
   std::vector<std::uint64_t> base;  // output base address per slot
 };
 
-inline std::uint64_t expected_addr(const JobConfig& j, int lanes, std::uint32_t slot,
-                                   std::uint32_t idx) {
+inline std::uint64_t expected_addr(const JobConfig& j, int lanes, std::uint32_t slot, std::uint32_t idx) {
   return j.base[slot] + std::uint64_t{idx} * static_cast<std::uint64_t>(lanes) * (j.bf16 ? 2 : 4);
 }
 
@@ -170,8 +163,7 @@ inline std::vector<std::uint32_t> reference_line(const JobConfig& j, int lanes,
   std::vector<const std::uint32_t*> ptrs;
   for (auto& v : c) ptrs.push_back(v.data());
   std::vector<std::uint32_t> out(static_cast<std::size_t>(lanes));
-  reduce_line(j.bf16 ? DType::BF16 : DType::FP32, ptrs, static_cast<std::size_t>(lanes),
-              out.data(), j.ftz);
+  reduce_line(j.bf16 ? DType::BF16 : DType::FP32, ptrs, static_cast<std::size_t>(lanes), out.data(), j.ftz);
   return out;
 }
 
@@ -190,22 +182,20 @@ class Scoreboard {
   void check(const OutLine& o) {
     auto it = pending_.find(line_key(o.slot, o.idx));
     if (it == pending_.end()) {
-      report("unexpected or duplicated output: slot " + std::to_string(o.slot) + " idx " +
-             std::to_string(o.idx));
+      report("unexpected or duplicated output: slot " + std::to_string(o.slot) + " idx " + std::to_string(o.idx));
       return;
     }
     const Expect& e = it->second;
     if (o.addr != e.addr) {
       std::ostringstream ss;
-      ss << "slot " << o.slot << " idx " << o.idx << ": address 0x" << std::hex << o.addr
-         << " expected 0x" << e.addr;
+      ss << "slot " << o.slot << " idx " << o.idx << ": address 0x" << std::hex << o.addr << " expected 0x" << e.addr;
       report(ss.str());
     }
     for (std::size_t l = 0; l < e.data.size(); ++l) {
       if (o.data[l] != e.data[l]) {
         std::ostringstream ss;
-        ss << std::hex << "slot " << o.slot << " idx 0x" << o.idx << " lane " << std::dec << l
-           << std::hex << ": rtl 0x" << o.data[l] << " ref 0x" << e.data[l] << "; inputs by cid:";
+        ss << std::hex << "slot " << o.slot << " idx 0x" << o.idx << " lane " << std::dec << l << std::hex << ": rtl 0x"
+           << o.data[l] << " ref 0x" << e.data[l] << "; inputs by cid:";
         for (auto& c : e.inputs) ss << " 0x" << c[l];
         report(ss.str());
         ++lane_mismatches_;
@@ -260,12 +250,12 @@ class Driver : public GradReduceDriver<Driver<Model, kLanes>, Model> {
   // out_ready each cycle, unless ready_hold forces it low.
   double valid_prob = 1.0, ready_prob = 1.0;
   bool ready_hold = false;
-  std::function<bool(Contribution&)> source;    // next item; false: nothing to send now
-  std::function<void(const OutLine&)> sink;     // every output handshake
+  std::function<bool(Contribution&)> source;  // next item; false: nothing to send now
+  std::function<void(const OutLine&)> sink;   // every output handshake
 
   // Counts of what the bench saw, since clear_counts().
   std::uint64_t in_fires = 0, out_fires = 0, in_stalls = 0, out_stalls = 0;
-  std::uint64_t cycle = 0;            // total cycles since construction
+  std::uint64_t cycle = 0;  // total cycles since construction
   std::uint64_t last_in_fire_cycle = 0, last_out_fire_cycle = 0;
   void clear_counts() { in_fires = out_fires = in_stalls = out_stalls = 0; }
 
@@ -368,10 +358,9 @@ struct TrafficConfig {
 
 class RandomTraffic {
  public:
-  RandomTraffic(Rng& rng, const JobConfig& job, const TrafficConfig& tc, int lanes,
-                int max_contributors, int idx_w, Scoreboard& sb)
-      : rng_(rng), job_(job), tc_(tc), lanes_(lanes), max_c_(max_contributors), idx_w_(idx_w),
-        sb_(sb) {
+  RandomTraffic(Rng& rng, const JobConfig& job, const TrafficConfig& tc, int lanes, int max_contributors, int idx_w,
+                Scoreboard& sb)
+      : rng_(rng), job_(job), tc_(tc), lanes_(lanes), max_c_(max_contributors), idx_w_(idx_w), sb_(sb) {
     for (std::uint32_t s = 0; s < job.len.size(); ++s)
       for (std::uint32_t i = 0; i < job.len[s]; ++i) todo_.push_back(line_key(s, i));
     for (std::size_t i = todo_.size(); i > 1; --i)
@@ -451,13 +440,13 @@ class RandomTraffic {
     c.slot = o.slot;
     c.idx = o.idx;
     c.data.assign(static_cast<std::size_t>(lanes_), 0x7F800001u);  // would poison the sum
-    if (kind == 0 && o.sent > 0) {                       // duplicate of a sent contribution
+    if (kind == 0 && o.sent > 0) {                                 // duplicate of a sent contribution
       c.cid = o.order[rng_.below(static_cast<std::uint32_t>(o.sent))];
       why = csr::kErrDup;
     } else if (kind == 1 && job_.n < static_cast<std::uint32_t>(max_c_)) {  // cid >= N
       c.cid = job_.n + rng_.below(static_cast<std::uint32_t>(max_c_) - job_.n);
       why = csr::kErrCid;
-    } else if (kind == 2) {                              // idx >= LEN[slot]
+    } else if (kind == 2) {  // idx >= LEN[slot]
       c.cid = rng_.below(job_.n);
       c.idx = job_.len[o.slot] + rng_.below((1u << idx_w_) - job_.len[o.slot]);
       why = csr::kErrIdx;

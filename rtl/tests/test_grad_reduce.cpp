@@ -47,13 +47,21 @@ struct Params {
 template <class M>
 Params expected_params();
 template <>
-Params expected_params<Vgrad_reduce_l8>() { return {8, 8, 8, 4, 24, "L8"}; }
+Params expected_params<Vgrad_reduce_l8>() {
+  return {8, 8, 8, 4, 24, "L8"};
+}
 template <>
-Params expected_params<Vgrad_reduce_l16>() { return {16, 8, 8, 4, 24, "L16"}; }
+Params expected_params<Vgrad_reduce_l16>() {
+  return {16, 8, 8, 4, 24, "L16"};
+}
 template <>
-Params expected_params<Vgrad_reduce_l32>() { return {32, 8, 8, 4, 24, "L32"}; }
+Params expected_params<Vgrad_reduce_l32>() {
+  return {32, 8, 8, 4, 24, "L32"};
+}
 template <>
-Params expected_params<Vgrad_reduce_l8_odd>() { return {8, 5, 3, 3, 10, "L8odd"}; }
+Params expected_params<Vgrad_reduce_l8_odd>() {
+  return {8, 5, 3, 3, 10, "L8odd"};
+}
 
 template <class V>
 class GradReduce : public ::testing::Test {
@@ -79,10 +87,8 @@ JobConfig simple_job(D& d, std::uint32_t n, bool bf16, bool ftz, std::uint32_t l
 
 // Sends `items` in this order (respecting the caller's window), collects `expect_out` lines.
 template <class D>
-std::map<std::uint64_t, OutLine> run_items(D& d, const JobConfig& j,
-                                           const std::vector<Contribution>& items,
-                                           std::size_t expect_out,
-                                           std::uint64_t max_cycles = 200000) {
+std::map<std::uint64_t, OutLine> run_items(D& d, const JobConfig& j, const std::vector<Contribution>& items,
+                                           std::size_t expect_out, std::uint64_t max_cycles = 200000) {
   std::deque<Contribution> q(items.begin(), items.end());
   std::map<std::uint64_t, OutLine> out;
   std::size_t dups = 0;
@@ -97,8 +103,7 @@ std::map<std::uint64_t, OutLine> run_items(D& d, const JobConfig& j,
   };
   d.configure(j);
   d.start();
-  bool ok = d.run_until([&] { return q.empty() && !d.offering() && out.size() >= expect_out; },
-                        max_cycles);
+  bool ok = d.run_until([&] { return q.empty() && !d.offering() && out.size() >= expect_out; }, max_cycles);
   d.ticks(20);  // nothing more may come out
   EXPECT_TRUE(ok) << "timeout: " << out.size() << " of " << expect_out << " lines";
   EXPECT_EQ(out.size(), expect_out);
@@ -140,8 +145,8 @@ struct RunStats {
 // value rate and (if `errors`) an error-injection rate; every job ends with exact checks of
 // STATUS, ERROR, the per-slot counts and the performance counters against what the bench saw.
 template <class D>
-RunStats run_random(D& d, bool bf16, std::uint64_t min_lines, std::uint64_t seed,
-                    std::uint32_t max_job_lines, bool errors) {
+RunStats run_random(D& d, bool bf16, std::uint64_t min_lines, std::uint64_t seed, std::uint32_t max_job_lines,
+                    bool errors) {
   Rng& r = d.rng;
   r = Rng(seed);
   RunStats st;
@@ -178,14 +183,13 @@ RunStats run_random(D& d, bool bf16, std::uint64_t min_lines, std::uint64_t seed
     d.start();
     std::uint64_t total = 0;
     for (auto l : j.len) total += l;
-    bool ok = d.run_until([&] { return t.all_sent() && !d.offering() && sb.pending() == 0; },
-                          (total * j.n + 1000) * 60);
+    bool ok =
+        d.run_until([&] { return t.all_sent() && !d.offering() && sb.pending() == 0; }, (total * j.n + 1000) * 60);
     d.ready_prob = 1.0;
     d.source = nullptr;
     d.sink = nullptr;
     const std::string what = "job " + std::to_string(st.jobs) + " n=" + std::to_string(j.n) +
-                             " ftz=" + std::to_string(j.ftz) + " window=" +
-                             std::to_string(tc.window);
+                             " ftz=" + std::to_string(j.ftz) + " window=" + std::to_string(tc.window);
     EXPECT_TRUE(ok) << what << ": stalled with " << sb.pending() << " lines pending";
     EXPECT_EQ(sb.errors(), 0u) << what;
     for (auto& m : sb.messages()) ADD_FAILURE() << what << ": " << m;
@@ -219,17 +223,15 @@ RunStats run_random(D& d, bool bf16, std::uint64_t min_lines, std::uint64_t seed
 }
 
 void report(const char* what, const RunStats& st) {
-  std::printf("[ rtl perf ] %s: %llu jobs, %llu reduced lines (%llu lanes), %llu contributions, "
-              "%llu cycles in %.2f s = %.0f cycles/s, %.0f lines/s\n",
-              what, static_cast<unsigned long long>(st.jobs),
-              static_cast<unsigned long long>(st.lines),
-              static_cast<unsigned long long>(st.lanes_checked),
-              static_cast<unsigned long long>(st.contributions),
-              static_cast<unsigned long long>(st.cycles), st.wall_s,
-              st.wall_s > 0 ? static_cast<double>(st.cycles) / st.wall_s : 0.0,
-              st.wall_s > 0 ? static_cast<double>(st.lines) / st.wall_s : 0.0);
-  ::testing::Test::RecordProperty("cycles_per_s",
-                                  std::to_string(st.wall_s > 0 ? st.cycles / st.wall_s : 0));
+  std::printf(
+      "[ rtl perf ] %s: %llu jobs, %llu reduced lines (%llu lanes), %llu contributions, "
+      "%llu cycles in %.2f s = %.0f cycles/s, %.0f lines/s\n",
+      what, static_cast<unsigned long long>(st.jobs), static_cast<unsigned long long>(st.lines),
+      static_cast<unsigned long long>(st.lanes_checked), static_cast<unsigned long long>(st.contributions),
+      static_cast<unsigned long long>(st.cycles), st.wall_s,
+      st.wall_s > 0 ? static_cast<double>(st.cycles) / st.wall_s : 0.0,
+      st.wall_s > 0 ? static_cast<double>(st.lines) / st.wall_s : 0.0);
+  ::testing::Test::RecordProperty("cycles_per_s", std::to_string(st.wall_s > 0 ? st.cycles / st.wall_s : 0));
 }
 
 // ------------------------------------------------------------------------------------ CSRs
@@ -250,14 +252,13 @@ TYPED_TEST(GradReduce, CsrResetValues) {
   EXPECT_EQ(d.read(csr::kCtrl), 0u);
   EXPECT_EQ(d.read(csr::kConfig), static_cast<std::uint32_t>(p.max_c));  // N = max, fp32, no FTZ
   EXPECT_EQ(d.read(csr::kStatus), csr::kIdle);
-  for (std::uint32_t a : {csr::kError, csr::kErrLine, csr::kErrSrc, csr::kIrqEn, csr::kLinesIn,
-                          csr::kLinesOut, csr::kInStall, csr::kOutStall, csr::kDropped,
-                          csr::kFullCycles, csr::kActiveCycles})
+  for (std::uint32_t a : {csr::kError, csr::kErrLine, csr::kErrSrc, csr::kIrqEn, csr::kLinesIn, csr::kLinesOut,
+                          csr::kInStall, csr::kOutStall, csr::kDropped, csr::kFullCycles, csr::kActiveCycles})
     EXPECT_EQ(d.read(a, &err), 0u) << std::hex << a;
   for (std::uint32_t s = 0; s < static_cast<std::uint32_t>(p.slots); ++s)
     for (std::uint32_t a : {csr::slot_len(s), csr::slot_base_lo(s), csr::slot_base_hi(s), csr::slot_done(s)})
       EXPECT_EQ(d.read(a), 0u) << std::hex << a;
-  EXPECT_EQ(d.m().in_ready, 0);   // not started: back-pressure, never loss
+  EXPECT_EQ(d.m().in_ready, 0);  // not started: back-pressure, never loss
   EXPECT_EQ(d.m().out_valid, 0);
   EXPECT_EQ(d.m().irq, 0);
   EXPECT_EQ(d.m().pready, 1);
@@ -295,9 +296,9 @@ TYPED_TEST(GradReduce, CsrReadWriteMasksAndDecode) {
   }
   // Read-only registers ignore writes (without an error response).
   const std::uint32_t params = d.read(csr::kParams), params2 = d.read(csr::kParams2);
-  for (std::uint32_t a : {csr::kId, csr::kParams, csr::kParams2, csr::kStatus, csr::kErrLine,
-                          csr::kErrSrc, csr::kLinesIn, csr::kLinesOut, csr::kInStall,
-                          csr::kOutStall, csr::kDropped, csr::kFullCycles, csr::kActiveCycles}) {
+  for (std::uint32_t a :
+       {csr::kId, csr::kParams, csr::kParams2, csr::kStatus, csr::kErrLine, csr::kErrSrc, csr::kLinesIn, csr::kLinesOut,
+        csr::kInStall, csr::kOutStall, csr::kDropped, csr::kFullCycles, csr::kActiveCycles}) {
     d.write(a, 0xFFFFFFFFu, &err);
     EXPECT_FALSE(err) << std::hex << a;
   }
@@ -305,9 +306,8 @@ TYPED_TEST(GradReduce, CsrReadWriteMasksAndDecode) {
   EXPECT_EQ(d.read(csr::kParams), params);
   EXPECT_EQ(d.read(csr::kParams2), params2);
   EXPECT_EQ(d.read(csr::kStatus), csr::kIdle);
-  for (std::uint32_t a : {csr::kErrLine, csr::kErrSrc, csr::kLinesIn, csr::kLinesOut,
-                          csr::kInStall, csr::kOutStall, csr::kDropped, csr::kFullCycles,
-                          csr::kActiveCycles})
+  for (std::uint32_t a : {csr::kErrLine, csr::kErrSrc, csr::kLinesIn, csr::kLinesOut, csr::kInStall, csr::kOutStall,
+                          csr::kDropped, csr::kFullCycles, csr::kActiveCycles})
     EXPECT_EQ(d.read(a), 0u) << std::hex << a;
   // CTRL reads as zero; DONE_CLR alone starts nothing.
   d.write(csr::kCtrl, csr::kDoneClr);
@@ -315,8 +315,7 @@ TYPED_TEST(GradReduce, CsrReadWriteMasksAndDecode) {
   EXPECT_EQ(d.read(csr::kStatus), csr::kIdle);
   // Unmapped and unaligned offsets answer PSLVERR; reads return 0.
   const std::uint32_t past_slots = 0x100 + 16 * static_cast<std::uint32_t>(p.slots);
-  for (std::uint32_t a : {0x00Cu, 0x02Cu, 0x03Cu, 0x05Cu, 0x0FCu, past_slots, 0xFFCu, 0x001u,
-                          0x016u, 0x102u, 0x10Fu}) {
+  for (std::uint32_t a : {0x00Cu, 0x02Cu, 0x03Cu, 0x05Cu, 0x0FCu, past_slots, 0xFFCu, 0x001u, 0x016u, 0x102u, 0x10Fu}) {
     EXPECT_EQ(d.read(a, &err), 0u) << std::hex << a;
     EXPECT_TRUE(err) << std::hex << a;
     d.write(a, 0xFFFFFFFFu, &err);
@@ -526,8 +525,8 @@ void run_cases(D& d, bool bf16, const Case* cases, std::size_t count) {
         for (int l = 0; l < L; ++l) {
           std::size_t k = (li / 2) * L + static_cast<std::size_t>(l);
           EXPECT_EQ(it->second.data[static_cast<std::size_t>(l)], expect[li][static_cast<std::size_t>(l)])
-              << std::hex << (k < count ? cases[k].what : "padding") << " ftz=" << ftz
-              << " swapped=" << swap_operands << " order=" << (li % 2 ? "1,0" : "0,1");
+              << std::hex << (k < count ? cases[k].what : "padding") << " ftz=" << ftz << " swapped=" << swap_operands
+              << " order=" << (li % 2 ? "1,0" : "0,1");
         }
       }
     }
@@ -548,12 +547,12 @@ TYPED_TEST(GradReduce, SpecialCasesBf16) {
 TYPED_TEST(GradReduce, SingleContributorCanonicalizes) {
   typename TestFixture::D d;
   const int L = TestFixture::D::kL;
-  const std::uint32_t in32[] = {0x7FC12345, 0xFF800001, 0x80000000, 0x00000000, 0x80000001,
-                                0x00000001, 0x3F800000, 0xFF800000};
-  const std::uint32_t out32[] = {0x7FC00000, 0x7FC00000, 0x80000000, 0x00000000, 0x80000001,
-                                 0x00000001, 0x3F800000, 0xFF800000};
-  const std::uint32_t out32_ftz[] = {0x7FC00000, 0x7FC00000, 0x80000000, 0x00000000, 0x80000000,
-                                     0x00000000, 0x3F800000, 0xFF800000};
+  const std::uint32_t in32[] = {0x7FC12345, 0xFF800001, 0x80000000, 0x00000000,
+                                0x80000001, 0x00000001, 0x3F800000, 0xFF800000};
+  const std::uint32_t out32[] = {0x7FC00000, 0x7FC00000, 0x80000000, 0x00000000,
+                                 0x80000001, 0x00000001, 0x3F800000, 0xFF800000};
+  const std::uint32_t out32_ftz[] = {0x7FC00000, 0x7FC00000, 0x80000000, 0x00000000,
+                                     0x80000000, 0x00000000, 0x3F800000, 0xFF800000};
   for (bool ftz : {false, true}) {
     JobConfig j = simple_job(d, 1, false, ftz, 1);
     std::vector<std::vector<std::uint32_t>> data(1, std::vector<std::uint32_t>(L));
@@ -603,7 +602,8 @@ TYPED_TEST(GradReduce, ResultIndependentOfArrivalOrder) {
       std::vector<std::uint32_t> order = iota_order(n);
       if (li == 1) std::reverse(order.begin(), order.end());
       if (li >= 2)
-        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[r.below(static_cast<std::uint32_t>(i))]);
+        for (std::size_t i = order.size(); i > 1; --i)
+          std::swap(order[i - 1], order[r.below(static_cast<std::uint32_t>(i))]);
       per_line.push_back(line_items(0, li, data, order));
     }
     std::vector<Contribution> items;
@@ -642,15 +642,15 @@ TYPED_TEST(GradReduce, MalformedContributionsAreDroppedAndFlagged) {
   };
   std::vector<Contribution> items;
   items.push_back(line_items(0, 0, lines[0], {0})[0]);
-  items.push_back(bad(0, 0, 0));          // duplicate                -> DUP (first error)
-  items.push_back(bad(0, 0, n + 1));      // contributor id >= N      -> CID
-  items.push_back(bad(0, 4, 1));          // line index >= LEN[0]     -> IDX
-  items.push_back(bad(1, 0, 0));          // slot 1 has LEN 0         -> IDX
+  items.push_back(bad(0, 0, 0));                          // duplicate                -> DUP (first error)
+  items.push_back(bad(0, 0, n + 1));                      // contributor id >= N      -> CID
+  items.push_back(bad(0, 4, 1));                          // line index >= LEN[0]     -> IDX
+  items.push_back(bad(1, 0, 0));                          // slot 1 has LEN 0         -> IDX
   const bool odd_slots = (d.slots & (d.slots - 1)) != 0;  // a slot id >= SLOTS exists
   if (odd_slots) items.push_back(bad(static_cast<std::uint32_t>(d.slots), 0, 0));  // -> SLOT
   std::uint32_t dropped = odd_slots ? 5 : 4;
   for (std::uint32_t cid : {2u, 1u}) items.push_back(line_items(0, 0, lines[0], {cid})[0]);
-  items.push_back(bad(0, 0, 1));          // line 0 complete, still being reduced: DUP
+  items.push_back(bad(0, 0, 1));  // line 0 complete, still being reduced: DUP
   for (std::uint32_t li = 1; li < 4; ++li) {
     auto v = line_items(0, li, lines[li], {2, 0, 1});
     items.insert(items.end(), v.begin(), v.end());
@@ -926,8 +926,8 @@ TYPED_TEST(GradReduce, ModelSpeed) {
     d.configure(simple_job(d, n, false, false, lines));
     d.start();
     ASSERT_TRUE(d.run_until([&] { return outs == lines; }, std::uint64_t{lines} * n * 2 + 1000))
-        << "job " << jobs << ": " << outs << " of " << lines << " lines; status 0x" << std::hex
-        << d.read(csr::kStatus) << " error 0x" << d.read(csr::kError);
+        << "job " << jobs << ": " << outs << " of " << lines << " lines; status 0x" << std::hex << d.read(csr::kStatus)
+        << " error 0x" << d.read(csr::kError);
     // The next job's first item is offered while its CSRs are written: wait for DONE first, or
     // the engine (still running for a cycle after the last output) would take it into this job.
     ASSERT_TRUE(d.run_until([&] { return (d.read(csr::kStatus) & csr::kDone) != 0; }, 100));
@@ -935,12 +935,11 @@ TYPED_TEST(GradReduce, ModelSpeed) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cps = static_cast<double>(d.cycle - c0) / wall;
-  std::printf("[ rtl perf ] %s engine at full rate: %llu cycles in %.3f s = %.0f cycles/s "
-              "(%.2f M contributions/s, %.0f M elements/s)\n",
-              expected_params<typename TypeParam::Model>().name,
-              static_cast<unsigned long long>(d.cycle - c0), wall, cps,
-              static_cast<double>(jobs) * lines * n / wall * 1e-6,
-              static_cast<double>(jobs) * lines * n * L / wall * 1e-6);
+  std::printf(
+      "[ rtl perf ] %s engine at full rate: %llu cycles in %.3f s = %.0f cycles/s "
+      "(%.2f M contributions/s, %.0f M elements/s)\n",
+      expected_params<typename TypeParam::Model>().name, static_cast<unsigned long long>(d.cycle - c0), wall, cps,
+      static_cast<double>(jobs) * lines * n / wall * 1e-6, static_cast<double>(jobs) * lines * n * L / wall * 1e-6);
   ::testing::Test::RecordProperty("cycles_per_s", std::to_string(static_cast<long long>(cps)));
   d.source = nullptr;
   d.sink = nullptr;

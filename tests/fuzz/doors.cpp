@@ -56,9 +56,7 @@ void run_spec(const std::string& text, const Shipped& base) {
 
 void run_door(Door door, const std::string& text, const Shipped& base) {
   switch (door) {
-    case Door::Scenario:
-      load_scenario(parse_json_text(text, "\"fuzz.json\""), "fuzz");
-      return;
+    case Door::Scenario: load_scenario(parse_json_text(text, "\"fuzz.json\""), "fuzz"); return;
     case Door::Set: {
       json doc = base.doc;
       std::istringstream lines(text);
@@ -73,16 +71,18 @@ void run_door(Door door, const std::string& text, const Shipped& base) {
       load_scenario(doc, stem_of(base.name), base.dir);
       return;
     }
-    case Door::Spec:
-      run_spec(text, base);
-      return;
+    case Door::Spec: run_spec(text, base); return;
   }
 }
 
 }  // namespace
 
-std::vector<Shipped> shipped_scenarios(const std::string& scenarios_dir) { return shipped_with_key(scenarios_dir, "trainvp"); }
-std::vector<Shipped> shipped_specs(const std::string& scenarios_dir) { return shipped_with_key(scenarios_dir, "sweep"); }
+std::vector<Shipped> shipped_scenarios(const std::string& scenarios_dir) {
+  return shipped_with_key(scenarios_dir, "trainvp");
+}
+std::vector<Shipped> shipped_specs(const std::string& scenarios_dir) {
+  return shipped_with_key(scenarios_dir, "sweep");
+}
 
 std::string encode(Door door, std::size_t base, const std::string& text) {
   std::string out(1, static_cast<char>(door));

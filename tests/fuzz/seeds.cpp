@@ -58,7 +58,8 @@ void collect_keys(const json& v, std::set<std::string>& words) {
     const json* cur = todo.back();
     todo.pop_back();
     if (cur->is_object())
-      for (auto it = cur->begin(); it != cur->end(); ++it) words.insert("\"" + it.key() + "\""), todo.push_back(&it.value());
+      for (auto it = cur->begin(); it != cur->end(); ++it)
+        words.insert("\"" + it.key() + "\""), todo.push_back(&it.value());
     else if (cur->is_array())
       for (auto& e : *cur) todo.push_back(&e);
   }
@@ -106,7 +107,8 @@ int main(int argc, char* argv[]) {
     const json set = s.doc.value("set", json::object()), params = s.doc.value("parameters", json::array());
     for (auto& [ptr, v] : set.items()) lines += ptr + "=" + v.dump() + "\n";
     for (auto& p : params)
-      if (p.contains("values") && !p["values"].empty()) lines += p.value("path", "") + "=" + p["values"][0].dump() + "\n";
+      if (p.contains("values") && !p["values"].empty())
+        lines += p.value("path", "") + "=" + p["values"][0].dump() + "\n";
     write_seed(corpus, "set", s.name, encode(Door::Set, base, lines)), ++seeds;
   }
 

@@ -44,16 +44,15 @@ struct Walker {
       return;
     }
     if (e.type() != a.type()) {
-      report(ptr, "expected " + std::string(e.type_name()) + " " + brief(e) + ", got " + a.type_name() + " " + brief(a));
+      report(ptr,
+             "expected " + std::string(e.type_name()) + " " + brief(e) + ", got " + a.type_name() + " " + brief(a));
       return;
     }
     if (e.is_object()) {
       for (auto it = e.begin(); it != e.end(); ++it) {
         const std::string p = ptr + "/" + escape(it.key());
-        if (auto f = a.find(it.key()); f != a.end())
-          walk(*it, *f, p);
-        else if (std::find(opt.ignored.begin(), opt.ignored.end(), p) == opt.ignored.end())
-          report(p, "missing");
+        if (auto f = a.find(it.key()); f != a.end()) walk(*it, *f, p);
+        else if (std::find(opt.ignored.begin(), opt.ignored.end(), p) == opt.ignored.end()) report(p, "missing");
       }
       for (auto it = a.begin(); it != a.end(); ++it) {
         const std::string p = ptr + "/" + escape(it.key());
@@ -87,7 +86,8 @@ void widest(const nlohmann::json& e, const nlohmann::json& a, const std::string&
     for (auto it = e.begin(); it != e.end(); ++it)
       if (auto f = a.find(it.key()); f != a.end()) widest(*it, *f, ptr + "/" + escape(it.key()), opt, m);
   } else if (e.is_array() && a.is_array()) {
-    for (std::size_t i = 0; i < std::min(e.size(), a.size()); ++i) widest(e[i], a[i], ptr + "/" + std::to_string(i), opt, m);
+    for (std::size_t i = 0; i < std::min(e.size(), a.size()); ++i)
+      widest(e[i], a[i], ptr + "/" + std::to_string(i), opt, m);
   }
 }
 

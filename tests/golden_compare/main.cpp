@@ -18,17 +18,14 @@ int main(int argc, char** argv) {
   bool report_max = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--tolerance" && i + 1 < argc)
-      opt.rel_tol = std::stod(argv[++i]), opt.integers_relative = true;
-    else if (a == "--max")
-      report_max = true;
-    else if (a == "--ignore" && i + 1 < argc)
-      opt.ignored.push_back(argv[++i]);
-    else
-      files.push_back(a);
+    if (a == "--tolerance" && i + 1 < argc) opt.rel_tol = std::stod(argv[++i]), opt.integers_relative = true;
+    else if (a == "--max") report_max = true;
+    else if (a == "--ignore" && i + 1 < argc) opt.ignored.push_back(argv[++i]);
+    else files.push_back(a);
   }
   if (files.size() != 2) {
-    std::fprintf(stderr, "usage: golden_compare [--tolerance R] [--ignore POINTER]... [--max] EXPECTED.json ACTUAL.json\n");
+    std::fprintf(stderr,
+                 "usage: golden_compare [--tolerance R] [--ignore POINTER]... [--max] EXPECTED.json ACTUAL.json\n");
     return 2;
   }
   nlohmann::json doc[2];
@@ -44,10 +41,12 @@ int main(int argc, char** argv) {
   const auto diffs = trainvp::golden::compare(doc[0], doc[1], opt);
   if (report_max) {
     const auto m = trainvp::golden::max_difference(doc[0], doc[1], opt);
-    std::printf("largest relative difference: %.3g%s%s\n", m.relative, m.pointer.empty() ? "" : " at ", m.pointer.c_str());
+    std::printf("largest relative difference: %.3g%s%s\n", m.relative, m.pointer.empty() ? "" : " at ",
+                m.pointer.c_str());
   }
   for (const auto& d : diffs) std::printf("%s\n", d.c_str());
   if (!diffs.empty())
-    std::printf("%s differs from the golden %s; if the change is meant, run scripts/update-goldens\n", files[1].c_str(), files[0].c_str());
+    std::printf("%s differs from the golden %s; if the change is meant, run scripts/update-goldens\n", files[1].c_str(),
+                files[0].c_str());
   return diffs.empty() ? 0 : 1;
 }

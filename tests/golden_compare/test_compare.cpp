@@ -9,8 +9,10 @@ using trainvp::golden::default_options;
 using trainvp::golden::Options;
 
 TEST(GoldenCompare, EqualDocumentsAndIgnoredFieldsPass) {
-  json a = {{"sim", {{"wall_s", 1.5}, {"events", 10}, {"simulated_s", 0.25}}}, {"scenario", {{"output", {{"dir", "/a"}}}}}};
-  json b = {{"sim", {{"wall_s", 9.0}, {"events", 7}, {"simulated_s", 0.25}}}, {"scenario", {{"output", {{"dir", "/b"}}}}}};
+  json a = {{"sim", {{"wall_s", 1.5}, {"events", 10}, {"simulated_s", 0.25}}},
+            {"scenario", {{"output", {{"dir", "/a"}}}}}};
+  json b = {{"sim", {{"wall_s", 9.0}, {"events", 7}, {"simulated_s", 0.25}}},
+            {"scenario", {{"output", {{"dir", "/b"}}}}}};
   EXPECT_TRUE(compare(a, b, default_options()).empty());
 }
 
@@ -29,13 +31,13 @@ TEST(GoldenCompare, IntegersMustBeExact) {
 TEST(GoldenCompare, IntegersRelativeWhenAskedForMethodComparisons) {
   Options o = default_options();
   o.rel_tol = 1e-3, o.integers_relative = true;
-  EXPECT_TRUE(compare(json{{"n", 100000}}, json{{"n", 100099}}, o).empty());  // 0.099 %
+  EXPECT_TRUE(compare(json{{"n", 100000}}, json{{"n", 100099}}, o).empty());   // 0.099 %
   EXPECT_EQ(compare(json{{"n", 100000}}, json{{"n", 100101}}, o).size(), 1u);  // 0.101 %
 }
 
 TEST(GoldenCompare, LargestRelativeDifferenceAndWhere) {
-  const auto m = trainvp::golden::max_difference(json{{"a", {1.0, 200}}, {"b", 4.0}}, json{{"a", {1.0, 201}}, {"b", 4.0}},
-                                                 default_options());
+  const auto m = trainvp::golden::max_difference(json{{"a", {1.0, 200}}, {"b", 4.0}},
+                                                 json{{"a", {1.0, 201}}, {"b", 4.0}}, default_options());
   EXPECT_DOUBLE_EQ(m.relative, 1.0 / 201);
   EXPECT_EQ(m.pointer, "/a/1");
 }

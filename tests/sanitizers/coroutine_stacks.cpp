@@ -49,8 +49,9 @@ int sc_main(int argc, char* argv[]) {
     lost = nullptr;
   } else if (argc > 1 && std::strcmp(argv[1], "throw-after-simulation") != 0 &&
              std::strcmp(argv[1], "throw-after-reannounce") != 0) {
-    std::fprintf(stderr, "usage: coroutine_stacks [leak-at-elaboration | throw-after-simulation | "
-                         "throw-after-reannounce]\n");
+    std::fprintf(stderr,
+                 "usage: coroutine_stacks [leak-at-elaboration | throw-after-simulation | "
+                 "throw-after-reannounce]\n");
     return 2;
   }
   Holder h("h");

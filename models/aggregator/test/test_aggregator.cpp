@@ -31,7 +31,8 @@ AggregatorParams preset(const char* name) {
 std::vector<std::int64_t> run_jobs(Aggregator& agg, const std::vector<std::pair<std::uint64_t, int>>& jobs) {
   std::vector<std::int64_t> done(jobs.size(), -1);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  for (std::size_t i = 0; i < jobs.size(); ++i) agg.reduce(jobs[i].first, jobs[i].second, [&done, i] { done[i] = now_ps(); });
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    agg.reduce(jobs[i].first, jobs[i].second, [&done, i] { done[i] = now_ps(); });
   sc_core::sc_start();
   return done;
 }

@@ -21,7 +21,8 @@ SyncPlan all_units(const char* label, std::size_t units) {
 
 }  // namespace
 
-UnitSyncConfig grouped_config(const char* name, const Workload& w, const StrategyCommon& c, const GroupingOptions& opt) {
+UnitSyncConfig grouped_config(const char* name, const Workload& w, const StrategyCommon& c,
+                              const GroupingOptions& opt) {
   UnitSyncConfig cfg;
   cfg.name = name;
   auto traffic = layer_traffics(w, w.shape.grad_dtype, c.compression, c.world);
@@ -34,7 +35,8 @@ UnitSyncConfig grouped_config(const char* name, const Workload& w, const Strateg
   return cfg;
 }
 
-UnitSyncConfig elastic_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, std::int64_t deadline_ps) {
+UnitSyncConfig elastic_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt,
+                              std::int64_t deadline_ps) {
   opt.block = 1;
   UnitSyncConfig cfg = grouped_config("elastic", w, c, opt);
   cfg.elastic = true;

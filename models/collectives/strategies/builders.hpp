@@ -9,9 +9,9 @@
 namespace trainvp {
 
 struct StrategyCommon {
-  int world = 1;                        // ranks
+  int world = 1;  // ranks
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;
-  int streams = 1;                      // comm_streams
+  int streams = 1;  // comm_streams
   CompressionConfig compression;
 };
 
@@ -20,7 +20,8 @@ UnitSyncConfig grouped_config(const char* name, const Workload& w, const Strateg
 
 // elastic: layerwise's units and streams (opt.block 1), the optimizer step waiting for each unit
 // at most deadline_ps after it became ready (-1: no limit, exactly layerwise).
-UnitSyncConfig elastic_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, std::int64_t deadline_ps);
+UnitSyncConfig elastic_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt,
+                              std::int64_t deadline_ps);
 
 // adaptive: plan 0 layer-wise (block 1), plan 1 block-wise (`block`), switched by utilization.
 UnitSyncConfig adaptive_config(const Workload& w, const StrategyCommon& c, GroupingOptions opt, int block, double high,

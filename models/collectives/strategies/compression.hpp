@@ -26,24 +26,24 @@ const char* compression_name(CompressionKind k);
 
 struct CompressionConfig {
   CompressionKind kind = CompressionKind::None;
-  double ratio = 0.01;                  // topk: kept fraction, (0, 1]
-  int rank = 4;                         // powersgd: rank of the approximation, >= 1
-  std::uint64_t min_bytes = 1000000;    // layers synchronizing fewer bytes stay uncompressed
+  double ratio = 0.01;                // topk: kept fraction, (0, 1]
+  int rank = 4;                       // powersgd: rank of the approximation, >= 1
+  std::uint64_t min_bytes = 1000000;  // layers synchronizing fewer bytes stay uncompressed
 };
 
 constexpr std::uint32_t kTopKIndexBytes = 4;
 
 // One layer's synchronization, compressed or not. Byte counts are per rank's contribution.
 struct LayerTraffic {
-  std::uint64_t elements = 0;       // values of the layer (its parameters)
-  std::uint64_t plain_bytes = 0;    // elements x value bytes: what an uncompressed sync moves
+  std::uint64_t elements = 0;     // values of the layer (its parameters)
+  std::uint64_t plain_bytes = 0;  // elements x value bytes: what an uncompressed sync moves
   bool compressed = false;
-  std::uint64_t dense_bytes = 0;    // all-reduced as they are
-  std::uint64_t topk_k = 0;         // topk: values kept
-  std::uint64_t sparse_bytes = 0;   // topk: k x (value + index), all-gathered
-  std::uint64_t p_bytes = 0;        // powersgd: sum of m x r, all-reduced with the dense bytes
-  std::uint64_t q_bytes = 0;        // powersgd: sum of n x r, all-reduced after P
-  PhaseWork work;                   // compression and decompression on the GPU (roofline)
+  std::uint64_t dense_bytes = 0;   // all-reduced as they are
+  std::uint64_t topk_k = 0;        // topk: values kept
+  std::uint64_t sparse_bytes = 0;  // topk: k x (value + index), all-gathered
+  std::uint64_t p_bytes = 0;       // powersgd: sum of m x r, all-reduced with the dense bytes
+  std::uint64_t q_bytes = 0;       // powersgd: sum of n x r, all-reduced after P
+  PhaseWork work;                  // compression and decompression on the GPU (roofline)
 };
 
 // `value_bytes`: bytes per synchronized value (gradient dtype, or the weights' dtype when

@@ -57,7 +57,8 @@ class Search {
     if (left == 1) return {run_wait_ps(in_, j, L_), {L_}};
     std::int64_t f = 0;
     for (int i = j; i < L_; ++i) {
-      const std::int64_t fin = std::max(f, t_.ready[static_cast<std::size_t>(i)]) + in_.comm_ps[static_cast<std::size_t>(i)];
+      const std::int64_t fin =
+          std::max(f, t_.ready[static_cast<std::size_t>(i)]) + in_.comm_ps[static_cast<std::size_t>(i)];
       if (fin <= t_.end) {  // optimal hiding
         f = fin;
         continue;
@@ -103,7 +104,8 @@ Schedule from_ends(const ScheduleInput& in, const std::vector<int>& ends) {
 std::int64_t chain_end_ps(const ScheduleInput& in, const std::vector<int>& positions) {
   Timeline t = timeline(in);
   std::int64_t f = 0;
-  for (int i : positions) f = std::max(f, t.ready[static_cast<std::size_t>(i)]) + in.comm_ps[static_cast<std::size_t>(i)];
+  for (int i : positions)
+    f = std::max(f, t.ready[static_cast<std::size_t>(i)]) + in.comm_ps[static_cast<std::size_t>(i)];
   return f;
 }
 
@@ -128,7 +130,8 @@ Schedule dreamddp_schedule(const ScheduleInput& in, int H, bool fill_in) {
     const std::int64_t deadline = t.ready[static_cast<std::size_t>(first)];
     std::int64_t f = 0;
     for (int i = 0; i < first; ++i) {
-      const std::int64_t fin = std::max(f, t.ready[static_cast<std::size_t>(i)]) + in.comm_ps[static_cast<std::size_t>(i)];
+      const std::int64_t fin =
+          std::max(f, t.ready[static_cast<std::size_t>(i)]) + in.comm_ps[static_cast<std::size_t>(i)];
       if (fin > deadline) break;
       f = fin;
       s.fill_in[h].push_back(i);

@@ -8,7 +8,6 @@ namespace trainvp {
 
 namespace {
 
-
 bool first_forward(const Phase& ph) { return ph.kind == PhaseKind::Forward && ph.layer == 0 && ph.micro_batch == 0; }
 
 }  // namespace
@@ -30,14 +29,15 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
     programs_.emplace_back();
     for (const SyncStep& s : u.steps) {
       CollectiveAlgo algo = s.op == CollectiveOp::AllReduce ? cfg_.algorithm : CollectiveAlgo::Ring;
-      programs_.back().push_back(std::make_shared<const CompiledProgram>(
-          build_program(s.op, algo, world, s.bytes, engine.chunk(), nodes_of_, 0, &engine.device_map(), &engine.ring_layout())));
+      programs_.back().push_back(std::make_shared<const CompiledProgram>(build_program(
+          s.op, algo, world, s.bytes, engine.chunk(), nodes_of_, 0, &engine.device_map(), &engine.ring_layout())));
     }
   }
   for (const SyncPlan& p : cfg_.plans) {
     unit_of_layer_.emplace_back(w.layers.size(), -1);
     for (int u : p.units)
-      for (int l : cfg_.units[static_cast<std::size_t>(u)].layers) unit_of_layer_.back()[static_cast<std::size_t>(l)] = u;
+      for (int l : cfg_.units[static_cast<std::size_t>(u)].layers)
+        unit_of_layer_.back()[static_cast<std::size_t>(l)] = u;
   }
   layers_left_.assign(n, std::vector<int>(units));
   for (auto& left : layers_left_)
@@ -50,7 +50,8 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
   in_flight_.assign(n, 0);
   peak_in_flight_.assign(n, 0);
   if (cfg_.deadline_ps >= 0) {
-    if (cfg_.trigger != SyncTrigger::GradientReady) throw std::logic_error("elastic deadlines need gradient-ready units");
+    if (cfg_.trigger != SyncTrigger::GradientReady)
+      throw std::logic_error("elastic deadlines need gradient-ready units");
     ready_at_.assign(n, std::vector<std::int64_t>(units, -1));
     arrived_.assign(n, std::vector<int>(units, -1));
     stepped_.assign(n, -1);
@@ -62,8 +63,7 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
     Gpu* g = gpus_[r];
     if (cfg_.trigger == SyncTrigger::GradientReady)
       g->on_gradient_ready([this](const GradientReady& e) { on_gradient(e); });
-    else
-      g->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
+    else g->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
     bool any_work = false;
     for (const PhaseWork& pw : cfg_.layer_work) any_work = any_work || pw.flops > 0 || pw.bytes > 0 || pw.kernels > 0;
     if (any_work) g->set_extra_work([this](int it, const Phase& ph) { return extra_work(it, ph); });
@@ -94,7 +94,8 @@ std::string UnitSync::unit_label(int unit) const {
 
 std::uint64_t UnitSync::plan_bytes(int plan) const {
   std::uint64_t b = 0;
-  for (int u : cfg_.plans[static_cast<std::size_t>(plan)].units) b += steps_bytes(cfg_.units[static_cast<std::size_t>(u)].steps);
+  for (int u : cfg_.plans[static_cast<std::size_t>(plan)].units)
+    b += steps_bytes(cfg_.units[static_cast<std::size_t>(u)].steps);
   return b;
 }
 
@@ -182,8 +183,9 @@ int UnitSync::collective(int iteration, int unit, int step) {
   std::string label = cfg_.name + " it" + std::to_string(iteration) + " unit" + std::to_string(unit);
   if (cfg_.units[static_cast<std::size_t>(unit)].steps.size() > 1) label += " step" + std::to_string(step);
   CollectiveAlgo algo = s.op == CollectiveOp::AllReduce ? cfg_.algorithm : CollectiveAlgo::Ring;
-  int id = engine_.launch(programs_[static_cast<std::size_t>(unit)][static_cast<std::size_t>(step)], s.op, algo, s.bytes,
-                          label, [this, iteration, unit, step](int rank) { step_done(rank, iteration, unit, step); });
+  int id =
+      engine_.launch(programs_[static_cast<std::size_t>(unit)][static_cast<std::size_t>(step)], s.op, algo, s.bytes,
+                     label, [this, iteration, unit, step](int rank) { step_done(rank, iteration, unit, step); });
   ids_.emplace(key, id);
   if (cfg_.retry.enabled) {
     engine_.on_failed(id, [this, iteration, unit, step](int) { step_failed(iteration, unit, step); });
@@ -300,8 +302,6 @@ void UnitSync::skip_iterations(int first, int count, int period, std::int64_t pe
   }
 }
 
-std::int64_t UnitSync::comm_ps(int rank, int iteration) const {
-  return union_length(busy_[at(rank)].at(iteration));
-}
+std::int64_t UnitSync::comm_ps(int rank, int iteration) const { return union_length(busy_[at(rank)].at(iteration)); }
 
 }  // namespace trainvp

@@ -41,8 +41,8 @@ enum class SyncTrigger { GradientReady, AfterStep };
 // Switches between a fine and a coarse plan from the GPUs' observed compute utilization.
 struct AdaptivePolicy {
   bool enabled = false;
-  int fine_plan = 0, coarse_plan = 1;   // layer-wise and block-wise
-  double high = 0.9, low = 0.7;         // > high: fine; < low: coarse; in between: keep
+  int fine_plan = 0, coarse_plan = 1;  // layer-wise and block-wise
+  double high = 0.9, low = 0.7;        // > high: fine; < low: coarse; in between: keep
 };
 
 // Layer-granular retry (unit_sync_retry.cpp, docs/faults.md#transport-failure): a unit's
@@ -53,31 +53,31 @@ struct RetryPolicy {
   bool enabled = false;
   std::int64_t backoff_ps = 0;
   int attempts = 1;
-  int retry_cnt = 0;            // for the report: the engine gives up after retry_cnt x timeout_ps
+  int retry_cnt = 0;  // for the report: the engine gives up after retry_cnt x timeout_ps
   std::int64_t timeout_ps = 0;
 };
 
 struct UnitSyncConfig {
-  std::string name;                     // the strategy's name in results ("layerwise", ...)
+  std::string name;  // the strategy's name in results ("layerwise", ...)
   std::vector<SyncUnit> units;
   std::vector<SyncPlan> plans;
-  std::vector<int> cycle{0};            // plan of iteration r: cycle[r mod size] (unless adaptive)
+  std::vector<int> cycle{0};  // plan of iteration r: cycle[r mod size] (unless adaptive)
   AdaptivePolicy adaptive;
   SyncTrigger trigger = SyncTrigger::GradientReady;
   CollectiveAlgo algorithm = CollectiveAlgo::Ring;  // of all-reduces (all-gathers use ring)
   int streams = 1;
-  bool parameters = false;              // averages parameters (trace: "average") instead of gradients
-  std::vector<PhaseWork> layer_work;    // per layer: the GPU work of compressing its synchronization
-  CompressionConfig compression;        // what layer_work compresses with, for the report
-  bool elastic = false;                 // reports weak-sync statistics (sync.elastic)
-  std::int64_t deadline_ps = -1;        // elastic: the step's wait per unit from its readiness; -1: none
+  bool parameters = false;            // averages parameters (trace: "average") instead of gradients
+  std::vector<PhaseWork> layer_work;  // per layer: the GPU work of compressing its synchronization
+  CompressionConfig compression;      // what layer_work compresses with, for the report
+  bool elastic = false;               // reports weak-sync statistics (sync.elastic)
+  std::int64_t deadline_ps = -1;      // elastic: the step's wait per unit from its readiness; -1: none
   RetryPolicy retry;
 };
 
 // Elastic: a unit that missed its deadline on a rank, and the iteration whose optimizer step
 // merged its average there (-1: it arrived after the run's last step).
 struct LateSync {
-  int rank = 0;       // position in the communicator
+  int rank = 0;  // position in the communicator
   int iteration = 0;
   int unit = 0;
   int merged = -1;
@@ -142,16 +142,16 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::vector<int>> unit_of_layer_;  // [plan][layer] -> unit, -1 when not synchronized
   mutable PerIteration<int> plan_of_{-1};        // per iteration, -1 before it is chosen
   mutable PerIteration<double> util_{-1.0};
-  std::vector<std::vector<int>> layers_left_;    // [rank][unit]
-  std::vector<PerIteration<int>> done_;          // [rank][iteration] units done
-  std::vector<std::vector<std::int64_t>> join_at_;  // [rank][unit]
-  std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
+  std::vector<std::vector<int>> layers_left_;                         // [rank][unit]
+  std::vector<PerIteration<int>> done_;                               // [rank][iteration] units done
+  std::vector<std::vector<std::int64_t>> join_at_;                    // [rank][unit]
+  std::vector<PerIteration<std::vector<TimeInterval>>> busy_;         // [rank][iteration]
   std::vector<std::vector<std::vector<std::pair<int, int>>>> queue_;  // [rank][stream] -> (iteration, unit)
-  std::vector<std::vector<bool>> stream_busy_;   // [rank][stream]
-  std::map<std::tuple<int, int, int>, int> ids_;  // (iteration, unit, step) -> collective id
+  std::vector<std::vector<bool>> stream_busy_;                        // [rank][stream]
+  std::map<std::tuple<int, int, int>, int> ids_;                      // (iteration, unit, step) -> collective id
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of units ready, not done
-  std::vector<int> tracks_;                      // per rank: its communication track
+  std::vector<int> tracks_;                                // per rank: its communication track
   int plan_track_ = -1;
   // Elastic (empty otherwise), per rank: when each unit last became ready, the last iteration
   // whose average of it arrived, the last iteration whose step passed the gate, the open
@@ -160,7 +160,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::vector<int>> arrived_;
   mutable std::vector<int> stepped_;
   mutable std::vector<std::vector<std::vector<std::size_t>>> open_;  // [rank][unit] -> indices into late_
-  mutable std::vector<std::vector<std::size_t>> to_merge_;            // [rank] -> indices into late_
+  mutable std::vector<std::vector<std::size_t>> to_merge_;           // [rank] -> indices into late_
   mutable std::vector<LateSync> late_;
   // Retry (empty unless cfg_.retry.enabled). Per (iteration, unit, step): its tries so far, whether
   // a relaunch is pending or the tries are exhausted, and which ranks joined it and got its result.
@@ -175,7 +175,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
     std::uint64_t retried_bytes = 0;
     std::int64_t lost_ps = 0;
   };
-  std::vector<RetryStats> retry_stats_;                  // per unit
+  std::vector<RetryStats> retry_stats_;                                // per unit
   std::multimap<std::int64_t, std::tuple<int, int, int>> relaunches_;  // due time -> step
   sc_core::sc_event relaunch_ev_;
   // The consistency monitor: per (iteration, unit), the version each rank applied (the iteration

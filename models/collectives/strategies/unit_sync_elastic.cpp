@@ -35,7 +35,8 @@ bool UnitSync::elastic_may_step(int rank, int iteration) const {
     open_[k][ui].push_back(late_.size());
     late_.push_back({static_cast<int>(k), iteration, u, -1});
     if (tracks_[k] >= 0)
-      ctx_.trace.instant(tracks_[k], "weak-sync " + unit_label(u), "comm", now, {{"iteration", iteration}, {"unit", u}});
+      ctx_.trace.instant(tracks_[k], "weak-sync " + unit_label(u), "comm", now,
+                         {{"iteration", iteration}, {"unit", u}});
   }
   for (std::size_t i : to_merge_[k]) late_[i].merged = iteration;
   to_merge_[k].clear();

@@ -54,7 +54,9 @@ void UnitSync::report(ojson& results) const {
     const SyncUnit& unit = cfg.units[u];
     ojson steps = ojson::array();
     for (const SyncStep& st : unit.steps) steps.push_back({{"op", op_name(st.op)}, {"bytes", st.bytes}});
-    ojson o = {{"layers", layer_names(w, unit.layers)}, {"bytes", unit.bytes}, {"collectives", steps},
+    ojson o = {{"layers", layer_names(w, unit.layers)},
+               {"bytes", unit.bytes},
+               {"collectives", steps},
                {"stream", unit.stream}};
     if (!unit.size_class.empty()) o["class"] = unit.size_class;
     units.push_back(o);

@@ -120,9 +120,8 @@ void UnitSync::retry_report(nlohmann::ordered_json& results) const {
                            {"layers", layer_names(workload_, su.layers)},
                            {"ranks", ranks}});
   }
-  results["consistency"] = {{"consistent", divergences.empty()},
-                            {"unit_iterations", versions_.size()},
-                            {"divergences", divergences}};
+  results["consistency"] = {
+      {"consistent", divergences.empty()}, {"unit_iterations", versions_.size()}, {"divergences", divergences}};
 }
 
 }  // namespace trainvp

@@ -49,8 +49,9 @@ std::vector<SyncUnit> grouped_units(const Workload& w, const std::vector<LayerTr
   // Blocks of adjacent parameter layers, in ready order.
   std::vector<std::vector<int>> blocks;
   for (std::size_t i = 0; i < order.size(); i += static_cast<std::size_t>(opt.block))
-    blocks.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(i),
-                        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), i + static_cast<std::size_t>(opt.block))));
+    blocks.emplace_back(
+        order.begin() + static_cast<std::ptrdiff_t>(i),
+        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), i + static_cast<std::size_t>(opt.block))));
   // Classify; pack small blocks `pack` at a time. A pack is emitted where its last block is, so
   // units stay in the order they become ready.
   std::vector<SyncUnit> units;

@@ -12,16 +12,16 @@
 namespace trainvp {
 
 struct SyncUnit {
-  std::vector<int> layers;       // layer indices, in the order their gradients become ready
-  std::uint64_t bytes = 0;       // uncompressed bytes (what the unit would all-reduce)
-  std::vector<SyncStep> steps;   // the collectives that synchronize it, one after another
-  int stream = 0;                // per-rank communication stream
-  std::string size_class;        // "large", "medium", "small"; "" where classes do not apply
+  std::vector<int> layers;      // layer indices, in the order their gradients become ready
+  std::uint64_t bytes = 0;      // uncompressed bytes (what the unit would all-reduce)
+  std::vector<SyncStep> steps;  // the collectives that synchronize it, one after another
+  int stream = 0;               // per-rank communication stream
+  std::string size_class;       // "large", "medium", "small"; "" where classes do not apply
 };
 
 // The units active in an iteration.
 struct SyncPlan {
-  std::string label;             // "layerwise", "set 2", "average", "local"
+  std::string label;  // "layerwise", "set 2", "average", "local"
   std::vector<int> units;
 };
 
@@ -37,11 +37,11 @@ SyncUnit make_unit(std::vector<int> layers, const std::vector<LayerTraffic>& tra
 
 // The seed's multi-stream scheduler, for layer-wise and block-wise synchronization.
 struct GroupingOptions {
-  int block = 1;                      // adjacent layers per unit before packing (1: layer-wise)
-  int pack = 10;                      // small units merged this many at a time (1: no packing)
+  int block = 1;                         // adjacent layers per unit before packing (1: layer-wise)
+  int pack = 10;                         // small units merged this many at a time (1: no packing)
   std::uint64_t large_bytes = 10000000;  // > large_bytes: large
   std::uint64_t small_bytes = 1000000;   // < small_bytes: small; in between: medium
-  int streams = 1;                    // communication streams per rank
+  int streams = 1;                       // communication streams per rank
   // Stream of each class (large, medium, small); empty: unit u runs on stream u mod streams.
   std::vector<int> class_streams;
 };

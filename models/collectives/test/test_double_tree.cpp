@@ -18,7 +18,8 @@ void expect_spanning_tree(const BinaryTree& t, int p) {
       ++roots;
       EXPECT_EQ(v, t.root) << "p " << p;
     } else {
-      EXPECT_TRUE(t.child0[static_cast<std::size_t>(up)] == v || t.child1[static_cast<std::size_t>(up)] == v) << "p " << p << " v " << v;
+      EXPECT_TRUE(t.child0[static_cast<std::size_t>(up)] == v || t.child1[static_cast<std::size_t>(up)] == v)
+          << "p " << p << " v " << v;
     }
     for (int c : {t.child0[static_cast<std::size_t>(v)], t.child1[static_cast<std::size_t>(v)]}) {
       if (c < 0) continue;

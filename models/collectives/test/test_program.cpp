@@ -17,8 +17,8 @@ TEST(RingAllReduce, EveryRankSendsTwoPMinusOneSegmentsToItsSuccessor) {
   const int p = static_cast<int>(comm.size());
   const std::uint64_t n = 1000003;  // not a multiple of p: segments differ by at most a byte
   // Flat rings are kept implicit (O(p) memory); spelled out they are the textbook DAG.
-  const Program implicit = build_program(CollectiveOp::AllReduce, CollectiveAlgo::Ring, comm, n, 1 << 20,
-                                         {0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  const Program implicit =
+      build_program(CollectiveOp::AllReduce, CollectiveAlgo::Ring, comm, n, 1 << 20, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   EXPECT_TRUE(implicit.transfers.empty());
   EXPECT_EQ(implicit.ring.steps, 2 * (p - 1));
   Program pr = explicit_program(implicit);
@@ -74,7 +74,8 @@ TEST(BusBandwidth, FactorsAreNcclsPerOperation) {
 TEST(AllToAll, EveryRankSendsPartJOfItsBufferToRankJAllAtOnce) {
   // nccl-tests' alltoall: n bytes per rank in p parts, part j to rank j; no send waits for another.
   const std::vector<int> comm = {5, 2, 7, 0};
-  const Program pr = build_program(CollectiveOp::AllToAll, CollectiveAlgo::Ring, comm, 4002, 1 << 20, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Program pr =
+      build_program(CollectiveOp::AllToAll, CollectiveAlgo::Ring, comm, 4002, 1 << 20, {0, 1, 2, 3, 4, 5, 6, 7});
   ASSERT_EQ(pr.transfers.size(), 12u);
   std::map<int, std::uint64_t> sent, received;
   for (const Transfer& t : pr.transfers) {

@@ -58,12 +58,13 @@ TEST(RingChannels, OneChannelInRankOrderIsTheSingleRing) {
   const RingLayout layout{1, RingOrder::Rank, c.nic_of};
   for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
     const Program a = explicit_program(build_program(op, CollectiveAlgo::Ring, c.comm, 12345, 1 << 20, c.nodes_of));
-    const Program b =
-        explicit_program(build_program(op, CollectiveAlgo::Ring, c.comm, 12345, 1 << 20, c.nodes_of, 0, nullptr, &layout));
+    const Program b = explicit_program(
+        build_program(op, CollectiveAlgo::Ring, c.comm, 12345, 1 << 20, c.nodes_of, 0, nullptr, &layout));
     ASSERT_EQ(a.transfers.size(), b.transfers.size());
     for (std::size_t x = 0; x < a.transfers.size(); ++x) {
       const Transfer &s = a.transfers[x], &t = b.transfers[x];
-      EXPECT_EQ(std::tie(s.src, s.dst, s.bytes, s.deps), std::tie(t.src, t.dst, t.bytes, t.deps)) << op_name(op) << " " << x;
+      EXPECT_EQ(std::tie(s.src, s.dst, s.bytes, s.deps), std::tie(t.src, t.dst, t.bytes, t.deps))
+          << op_name(op) << " " << x;
     }
   }
 }

@@ -83,7 +83,7 @@ Paths paths(const HostSide& h, const CxlParams& cx) {
   const double cxl = 32e9 * cx.link_lanes * 128.0 / 130.0;  // CXL 2.0: 32 GT/s a lane, 128b/130b coding
   auto down = [&](std::uint64_t data) {
     return ser(data + h.pcie_framing, h.pcie_bps) + h.pcie_latency_ps + h.switch_latency_ps  // rc -> sw
-           + ser(flit, cxl) + cx.link_latency_ps + h.switch_latency_ps;                       // sw -> p0
+           + ser(flit, cxl) + cx.link_latency_ps + h.switch_latency_ps;                      // sw -> p0
   };
   const std::int64_t up = ser(flit, cxl) + cx.link_latency_ps                                              // p0 -> sw
                           + ser(4 + h.pcie_framing, h.pcie_bps) + h.pcie_latency_ps + h.switch_latency_ps  // sw -> rc
@@ -103,8 +103,8 @@ std::int64_t engine_ps(const CxlParams& cx, int n, std::uint64_t lines, std::uin
   return std::llround(std::max(e, m)) + cx.mem_latency_ps;
 }
 
-constexpr std::uint64_t kLineBytes = 16 * 4;                               // LANES 16, fp32
-constexpr std::uint64_t kResultBase = 0x10'0000'0000ull;                   // the driver's result ring
+constexpr std::uint64_t kLineBytes = 16 * 4;              // LANES 16, fp32
+constexpr std::uint64_t kResultBase = 0x10'0000'0000ull;  // the driver's result ring
 std::uint64_t lines_of(std::uint64_t bytes) { return (bytes + kLineBytes - 1) / kLineBytes; }
 
 // ---- The wiring ----
@@ -122,7 +122,8 @@ struct Wired {
   std::vector<std::unique_ptr<ProtocolChecker>> checkers;
   std::map<std::string, ProtocolChecker*> by_hop;
 
-  static LinkDirParams link(double bps, std::int64_t latency_ps, std::uint32_t mtu, std::uint32_t overhead, bool whole) {
+  static LinkDirParams link(double bps, std::int64_t latency_ps, std::uint32_t mtu, std::uint32_t overhead,
+                            bool whole) {
     LinkDirParams p;
     p.bandwidth_bps = bps;
     p.latency_ps = latency_ps;
@@ -145,10 +146,18 @@ struct Wired {
         dev("cxl", cx, 1, DType::FP32, ctx),
         rc("rc", "rc"),
         sw("sw", "sw"),
-        rc_sw("rc_sw", "rc->sw", link(h.pcie_bps, h.pcie_latency_ps + h.switch_latency_ps, h.pcie_mtu, h.pcie_framing, false), 1 << 20, ctx),
-        sw_p0("sw_p0", "sw->p0", link(cx.link_bps(), cx.link_latency_ps + h.switch_latency_ps, cx.flit_payload(), cx.flit_overhead(), true), 1 << 20, ctx),
-        p0_sw("p0_sw", "p0->sw", link(cx.link_bps(), cx.link_latency_ps, cx.flit_payload(), cx.flit_overhead(), true), 1 << 20, ctx),
-        sw_rc("sw_rc", "sw->rc", link(h.pcie_bps, h.pcie_latency_ps + h.switch_latency_ps, h.pcie_mtu, h.pcie_framing, false), 1 << 20, ctx) {
+        rc_sw("rc_sw", "rc->sw",
+              link(h.pcie_bps, h.pcie_latency_ps + h.switch_latency_ps, h.pcie_mtu, h.pcie_framing, false), 1 << 20,
+              ctx),
+        sw_p0(
+            "sw_p0", "sw->p0",
+            link(cx.link_bps(), cx.link_latency_ps + h.switch_latency_ps, cx.flit_payload(), cx.flit_overhead(), true),
+            1 << 20, ctx),
+        p0_sw("p0_sw", "p0->sw", link(cx.link_bps(), cx.link_latency_ps, cx.flit_payload(), cx.flit_overhead(), true),
+              1 << 20, ctx),
+        sw_rc("sw_rc", "sw->rc",
+              link(h.pcie_bps, h.pcie_latency_ps + h.switch_latency_ps, h.pcie_mtu, h.pcie_framing, false), 1 << 20,
+              ctx) {
     CxlPort& p0 = *dev.ports.at(0);
     bind("driver->rc", dev.driver().mmio, rc.in);
     bind("rc->link", rc.out, rc_sw.in);
@@ -179,7 +188,6 @@ struct Wired {
     }
   }
 };
-
 
 struct JobSpec {
   std::uint64_t bytes;
@@ -238,24 +246,30 @@ void interrupt_jobs(CxlFidelity fidelity, double mem_bytes_per_s, const std::vec
         const std::int64_t at = t0 + static_cast<std::int64_t>(k + 1) * m + P.write;
         Wired::run_to(at);
         if (writes[k].offset == csr::kCtrl) {
-          EXPECT_EQ(w.dev.read_csr(csr::kStatus) & csr::kRunning, 0u) << f << " job " << i << ": running before its doorbell";
+          EXPECT_EQ(w.dev.read_csr(csr::kStatus) & csr::kRunning, 0u)
+              << f << " job " << i << ": running before its doorbell";
         } else if (writes[k].value != (before.count(writes[k].offset) ? before[writes[k].offset] : 0u)) {
-          EXPECT_NE(w.dev.read_csr(writes[k].offset), writes[k].value) << f << " job " << i << " CSR " << writes[k].offset << " before " << at;
+          EXPECT_NE(w.dev.read_csr(writes[k].offset), writes[k].value)
+              << f << " job " << i << " CSR " << writes[k].offset << " before " << at;
         }
         Wired::step();
         if (writes[k].offset == csr::kCtrl) {
-          EXPECT_EQ(w.dev.read_csr(csr::kStatus) & (csr::kRunning | csr::kDone), csr::kRunning) << f << " job " << i << " at its doorbell";
+          EXPECT_EQ(w.dev.read_csr(csr::kStatus) & (csr::kRunning | csr::kDone), csr::kRunning)
+              << f << " job " << i << " at its doorbell";
         } else {
-          EXPECT_EQ(w.dev.read_csr(writes[k].offset), writes[k].value) << f << " job " << i << " CSR " << writes[k].offset << " at " << at;
+          EXPECT_EQ(w.dev.read_csr(writes[k].offset), writes[k].value)
+              << f << " job " << i << " CSR " << writes[k].offset << " at " << at;
         }
       }
       const std::int64_t t_start = t0 + 5 * m + P.write;
       const std::int64_t t_done = t_start + engine_ps(cx, j.contributors, lines, kLineBytes);
       Wired::run_to(t_done);
-      EXPECT_EQ(w.dev.read_csr(csr::kStatus) & (csr::kRunning | csr::kDone), csr::kRunning) << f << " job " << i << " before DONE";
+      EXPECT_EQ(w.dev.read_csr(csr::kStatus) & (csr::kRunning | csr::kDone), csr::kRunning)
+          << f << " job " << i << " before DONE";
       EXPECT_EQ(w.dev.stats().jobs, i) << f;
       Wired::step();
-      EXPECT_EQ(w.dev.read_csr(csr::kStatus) & (csr::kRunning | csr::kDone), csr::kDone) << f << " job " << i << " at DONE";
+      EXPECT_EQ(w.dev.read_csr(csr::kStatus) & (csr::kRunning | csr::kDone), csr::kDone)
+          << f << " job " << i << " at DONE";
       EXPECT_EQ(w.dev.stats().jobs, i + 1) << f;
       EXPECT_EQ(w.dev.csr().stats().msis, i + 1) << f << ": the MSI leaves at DONE";
       const std::int64_t t_msi = t_done + P.to_host;
@@ -306,17 +320,24 @@ void interrupt_jobs(CxlFidelity fidelity, double mem_bytes_per_s, const std::vec
       std::uint64_t tlps, wire;
       double bps;
     };
-    for (const Expect& e : {Expect{&w.rc_sw, writes, 4 + w.h.pcie_framing, w.h.pcie_bps},
-                            Expect{&w.sw_p0, writes, flit, cx.link_bps()},
-                            Expect{&w.p0_sw, n, flit, cx.link_bps()},
-                            Expect{&w.sw_rc, n, 4 + w.h.pcie_framing, w.h.pcie_bps}}) {
+    for (const Expect& e :
+         {Expect{&w.rc_sw, writes, 4 + w.h.pcie_framing, w.h.pcie_bps}, Expect{&w.sw_p0, writes, flit, cx.link_bps()},
+          Expect{&w.p0_sw, n, flit, cx.link_bps()}, Expect{&w.sw_rc, n, 4 + w.h.pcie_framing, w.h.pcie_bps}}) {
       EXPECT_EQ(e.l->stats().chunks, e.tlps) << f << " " << e.l->label();
       EXPECT_EQ(e.l->stats().payload_bytes, 4 * e.tlps) << f << " " << e.l->label();
       EXPECT_EQ(e.l->stats().wire_bytes, e.wire * e.tlps) << f << " " << e.l->label();
-      EXPECT_EQ(e.l->stats().busy_ps, ser(e.wire, e.bps) * static_cast<std::int64_t>(e.tlps)) << f << " " << e.l->label();
+      EXPECT_EQ(e.l->stats().busy_ps, ser(e.wire, e.bps) * static_cast<std::int64_t>(e.tlps))
+          << f << " " << e.l->label();
     }
-    w.expect_protocol({{"driver->rc", writes}, {"rc->link", writes}, {"link->sw", writes}, {"sw->link", writes},
-                       {"link->p0", writes}, {"p0->link", n}, {"link->sw'", n}, {"sw->link'", n}, {"link->rc", n},
+    w.expect_protocol({{"driver->rc", writes},
+                       {"rc->link", writes},
+                       {"link->sw", writes},
+                       {"sw->link", writes},
+                       {"link->p0", writes},
+                       {"p0->link", n},
+                       {"link->sw'", n},
+                       {"sw->link'", n},
+                       {"link->rc", n},
                        {"rc->driver", n}});
   });
 }
@@ -409,16 +430,24 @@ void polled_job(CxlFidelity fidelity, std::int64_t period) {
     // Reads are 24-byte TLPs (a header) down the PCIe link and a flit on the CXL link; completions
     // 28-byte TLPs up.
     const std::uint64_t flit = static_cast<std::uint64_t>(cx.flit_payload() + cx.flit_overhead());
-    const std::int64_t pcie_down = 5 * ser(4 + w.h.pcie_framing, w.h.pcie_bps) + want.reads * ser(w.h.pcie_framing, w.h.pcie_bps);
+    const std::int64_t pcie_down =
+        5 * ser(4 + w.h.pcie_framing, w.h.pcie_bps) + want.reads * ser(w.h.pcie_framing, w.h.pcie_bps);
     EXPECT_EQ(w.rc_sw.stats().chunks, 5 + reads) << f;
     EXPECT_EQ(w.rc_sw.stats().busy_ps, pcie_down) << f;
     EXPECT_EQ(w.sw_p0.stats().wire_bytes, (5 + reads) * flit) << f;
     EXPECT_EQ(w.p0_sw.stats().wire_bytes, reads * flit) << f;
     EXPECT_EQ(w.sw_rc.stats().wire_bytes, reads * (4 + w.h.pcie_framing)) << f;
     const std::uint64_t down = 5 + reads;
-    w.expect_protocol({{"driver->rc", down}, {"rc->link", down}, {"link->sw", down}, {"sw->link", down},
-                       {"link->p0", down}, {"p0->link", reads}, {"link->sw'", reads}, {"sw->link'", reads},
-                       {"link->rc", reads}, {"rc->driver", reads}});
+    w.expect_protocol({{"driver->rc", down},
+                       {"rc->link", down},
+                       {"link->sw", down},
+                       {"sw->link", down},
+                       {"link->p0", down},
+                       {"p0->link", reads},
+                       {"link->sw'", reads},
+                       {"sw->link'", reads},
+                       {"link->rc", reads},
+                       {"rc->driver", reads}});
   });
 }
 

@@ -103,7 +103,7 @@ TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
     Recorder rec;
     std::vector<unsigned char> buffer;
     const std::uint32_t sizes[] = {4096, 1000, 64};  // 64, 16 and 1 flits
-    const double bps = 8 * 32e9 * 128.0 / 130.0;  // PCIe 5.0 x8 after line coding (not cx.link_bps())
+    const double bps = 8 * 32e9 * 128.0 / 130.0;     // PCIe 5.0 x8 after line coding (not cx.link_bps())
     const std::uint64_t flit = static_cast<std::uint64_t>(cx.flit_payload() + cx.flit_overhead());
     auto flits = [&](std::uint32_t b) { return (b + cx.flit_payload() - 1) / cx.flit_payload(); };
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
@@ -114,7 +114,7 @@ TEST(CxlPortAlone, WindowWritesAndReadBacksMoveAsWholeFlitsAtTheClosedForm) {
     std::vector<std::int64_t> want_at, want_tail;
     std::uint64_t in_bytes = 0, wire_in = 0;
     for (std::uint32_t b : sizes) {
-      want_at.push_back(start + ser(flit, bps) + cx.link_latency_ps);            // its first flit
+      want_at.push_back(start + ser(flit, bps) + cx.link_latency_ps);               // its first flit
       want_tail.push_back(start + ser(flits(b) * flit, bps) + cx.link_latency_ps);  // its last
       start += ser(flits(b) * flit, bps);
       in_bytes += b, wire_in += flits(b) * flit;

@@ -28,9 +28,7 @@ struct Rng {
     return z ^ (z >> 31);
   }
   std::uint32_t u32() { return static_cast<std::uint32_t>(next() >> 32); }
-  std::uint32_t below(std::uint32_t n) {
-    return static_cast<std::uint32_t>((std::uint64_t{u32()} * n) >> 32);
-  }
+  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>((std::uint64_t{u32()} * n) >> 32); }
 };
 
 float as_float(std::uint32_t b) {
@@ -53,20 +51,20 @@ std::uint32_t operand(Rng& r, int eb_base, int mb) {
   int e;
   switch (r.below(8)) {
     case 0: return r.u32() & static_cast<std::uint32_t>((std::uint64_t{1} << (mb + 9)) - 1);  // fp32: 32 bits
-    case 1: e = static_cast<int>(r.below(3)); break;                       // subnormal / tiny
-    case 2: e = 250 + static_cast<int>(r.below(5)); break;                 // near overflow
-    case 3: {                                                              // ties
+    case 1: e = static_cast<int>(r.below(3)); break;                                          // subnormal / tiny
+    case 2: e = 250 + static_cast<int>(r.below(5)); break;                                    // near overflow
+    case 3: {                                                                                 // ties
       e = eb_base - static_cast<int>(r.below(static_cast<std::uint32_t>(mb) + 3));
       std::uint32_t m = man & ~((1u << r.below(static_cast<std::uint32_t>(mb) + 1)) - 1);
       if (e < 0) e = 0;
       return sign | (static_cast<std::uint32_t>(e) << mb) | m;
     }
-    case 4: {                                                              // specials
-      const std::uint32_t sp[] = {0u, 0xFFu << mb, (0xFFu << mb) | 1u, (0xFFu << mb) | (1u << (mb - 1)),
-                                  1u, (1u << mb) - 1, 1u << mb, (0xFEu << mb) | ((1u << mb) - 1)};
+    case 4: {  // specials
+      const std::uint32_t sp[] = {0u, 0xFFu << mb,    (0xFFu << mb) | 1u, (0xFFu << mb) | (1u << (mb - 1)),
+                                  1u, (1u << mb) - 1, 1u << mb,           (0xFEu << mb) | ((1u << mb) - 1)};
       return sign | sp[r.below(8)];
     }
-    default: e = eb_base + static_cast<int>(r.below(7)) - 3; break;        // clustered
+    default: e = eb_base + static_cast<int>(r.below(7)) - 3; break;  // clustered
   }
   if (e < 0) e = 0;
   if (e > 254) e = 254;
@@ -79,12 +77,11 @@ std::uint32_t host_add(std::uint32_t a, std::uint32_t b) {
   return as_bits(z);
 }
 
-void expect_same32(std::uint32_t got, std::uint32_t host, std::uint32_t a, std::uint32_t b, bool ftz,
-                   int& failures) {
+void expect_same32(std::uint32_t got, std::uint32_t host, std::uint32_t a, std::uint32_t b, bool ftz, int& failures) {
   bool ok = is_nan32(host) ? got == kFp32CanonicalNaN : got == host;
   if (!ok && ++failures <= 10)
-    ADD_FAILURE() << std::hex << "fp32_add(0x" << a << ", 0x" << b << ", ftz=" << ftz << ") = 0x" << got
-                  << ", host 0x" << host;
+    ADD_FAILURE() << std::hex << "fp32_add(0x" << a << ", 0x" << b << ", ftz=" << ftz << ") = 0x" << got << ", host 0x"
+                  << host;
 }
 
 TEST(ReduceRef, Fp32MatchesHostFpu) {
@@ -119,9 +116,7 @@ TEST(ReduceRef, Fp32FtzMatchesHostDazFtz) {
 #endif
 
 // bfloat16 -> double, exactly.
-double bf16_to_double(std::uint16_t b) {
-  return static_cast<double>(as_float(std::uint32_t{b} << 16));
-}
+double bf16_to_double(std::uint16_t b) { return static_cast<double>(as_float(std::uint32_t{b} << 16)); }
 
 // An exact (finite) double rounded once to bfloat16, nearest even, optional flush to zero.
 std::uint16_t double_to_bf16(double s, bool ftz) {
@@ -131,9 +126,9 @@ std::uint16_t double_to_bf16(double s, bool ftz) {
   if (s == 0) return sign;
   double m = std::fabs(s);
   int e = std::ilogb(m);
-  if (e < -126) e = -126;                         // subnormal: fixed quantum 2^-133
+  if (e < -126) e = -126;  // subnormal: fixed quantum 2^-133
   const double quantum = std::ldexp(1.0, e - 7);
-  const double q = std::nearbyint(m / quantum);   // exact division; nearbyint: ties to even
+  const double q = std::nearbyint(m / quantum);  // exact division; nearbyint: ties to even
   const double v = q * quantum;
   if (v >= std::ldexp(1.0, 128)) return sign | 0x7F80;
   std::uint16_t bits = static_cast<std::uint16_t>(as_bits(static_cast<float>(v)) >> 16);
@@ -143,11 +138,11 @@ std::uint16_t double_to_bf16(double s, bool ftz) {
 
 std::uint16_t exact_bf16_add(std::uint16_t a, std::uint16_t b, bool ftz) {
   if (is_nan16(a) || is_nan16(b)) return kBf16CanonicalNaN;
-  if (ftz && (a & 0x7F80) == 0) a &= 0x8000;      // DAZ
+  if (ftz && (a & 0x7F80) == 0) a &= 0x8000;  // DAZ
   if (ftz && (b & 0x7F80) == 0) b &= 0x8000;
   const double da = bf16_to_double(a), db = bf16_to_double(b);
   if (std::isinf(da) || std::isinf(db)) {
-    const double s = da + db;                     // inf - inf: NaN
+    const double s = da + db;  // inf - inf: NaN
     return std::isnan(s) ? kBf16CanonicalNaN : static_cast<std::uint16_t>((std::signbit(s) ? 0x8000 : 0) | 0x7F80);
   }
   if (da != 0 && db != 0 && std::abs(std::ilogb(da) - std::ilogb(db)) > 40) {
@@ -155,7 +150,7 @@ std::uint16_t exact_bf16_add(std::uint16_t a, std::uint16_t b, bool ftz) {
     // significands), so the exact sum rounds to the larger, whatever its sign.
     return std::fabs(da) > std::fabs(db) ? double_to_bf16(da, ftz) : double_to_bf16(db, ftz);
   }
-  return double_to_bf16(da + db, ftz);            // exact in double (at most 49 bits)
+  return double_to_bf16(da + db, ftz);  // exact in double (at most 49 bits)
 }
 
 TEST(ReduceRef, Bf16MatchesExactSumRoundedOnce) {
@@ -187,8 +182,8 @@ TEST(ReduceRef, Bf16AllValuesAgainstEdgePartners) {
         std::uint16_t x = static_cast<std::uint16_t>(a);
         std::uint16_t got = bf16_add(x, b, ftz), want = exact_bf16_add(x, b, ftz);
         if (got != want && ++failures <= 10)
-          ADD_FAILURE() << std::hex << "bf16_add(0x" << x << ", 0x" << b << ", ftz=" << ftz << ") = 0x"
-                        << got << ", exact 0x" << want;
+          ADD_FAILURE() << std::hex << "bf16_add(0x" << x << ", 0x" << b << ", ftz=" << ftz << ") = 0x" << got
+                        << ", exact 0x" << want;
       }
   EXPECT_EQ(failures, 0);
 }

@@ -40,7 +40,8 @@ Workload two_layers() {
   w.model = "custom";
   w.optimizer = OptimizerKind::Sgd;
   Layer a;  // compute-bound, no dX (its input is data)
-  a.name = "a", a.params = 1000, a.fwd_flops = 1e9, a.fwd_bytes = 1e6, a.bwd_weight_flops = 2e9, a.bwd_weight_bytes = 1e6;
+  a.name = "a", a.params = 1000, a.fwd_flops = 1e9, a.fwd_bytes = 1e6, a.bwd_weight_flops = 2e9,
+  a.bwd_weight_bytes = 1e6;
   a.bwd_input_kernels = 0;
   Layer b;  // memory-bound forward, a measured dW
   b.name = "b", b.params = 1000, b.fwd_flops = 1e6, b.fwd_bytes = 8e7, b.fwd_kernels = 2, b.bwd_input_flops = 1e9;
@@ -61,11 +62,11 @@ TEST(GpuAlone, PhasesRunBackToBackAtTheirRooflineTimes) {
     // Sgd over 2000 parameters in fp32: 4 FLOPs and 16 B of fp32 state + 2 B gradient + 2 B bf16
     // weight copy per parameter, one kernel per layer.
     const std::vector<std::int64_t> phases = {
-        ps(1e9 / bf16 + launch),         // fwd a: compute-bound
-        ps(8e7 / hbm + 2 * launch),      // fwd b: memory-bound, two kernels
-        ps(1e9 / bf16 + launch),         // dX b
-        3000000,                         // dW b: measured
-        ps(2e9 / bf16 + launch),         // dW a (no dX: the first layer)
+        ps(1e9 / bf16 + launch),                                       // fwd a: compute-bound
+        ps(8e7 / hbm + 2 * launch),                                    // fwd b: memory-bound, two kernels
+        ps(1e9 / bf16 + launch),                                       // dX b
+        3000000,                                                       // dW b: measured
+        ps(2e9 / bf16 + launch),                                       // dW a (no dX: the first layer)
         ps(std::max(2000 * 4 / 25e12, 2000 * 20 / hbm) + 2 * launch),  // optimizer
     };
     ASSERT_EQ(ends.size(), 2 * phases.size());
@@ -101,7 +102,8 @@ TEST(GpuAlone, DmaAndHbmSocketsMoveDataAtTheClosedFormThroughTheChecker) {
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // multi-sockets are bound at the end of elaboration
     for (int k = 0; k < n; ++k) {
       gpu.dma_transfer(0, tlm::TLM_WRITE_COMMAND, 0x10000u * k, bytes, [&] { dma_done.push_back(now_ps()); });
-      nic.at.transfer(0, tlm::TLM_READ_COMMAND, 0x10000u * k, bytes, nullptr, [&](tlm::tlm_generic_payload&) { hbm_done.push_back(now_ps()); });
+      nic.at.transfer(0, tlm::TLM_READ_COMMAND, 0x10000u * k, bytes, nullptr,
+                      [&](tlm::tlm_generic_payload&) { hbm_done.push_back(now_ps()); });
     }
     sc_core::sc_start();
     ASSERT_EQ(dma_done.size(), static_cast<std::size_t>(n));

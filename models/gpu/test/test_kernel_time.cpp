@@ -74,7 +74,8 @@ TEST(KernelTime, FlashAttentionShapeFactorIsFlashAttention2sMeasuredRate) {
   EXPECT_DOUBLE_EQ(flash_attention_shape_factor(2048, 128, true), 155.0 / 203);
   EXPECT_DOUBLE_EQ(flash_attention_shape_factor(512, 64, false), 132.0 / 203);
   // Halfway in log2 between 1k and 2k, halfway between widths 64 and 128.
-  EXPECT_DOUBLE_EQ(flash_attention_shape_factor(1024 * std::sqrt(2.0), 96, true), ((119 + 140) / 2.0 + (133 + 155) / 2.0) / 2 / 203);
+  EXPECT_DOUBLE_EQ(flash_attention_shape_factor(1024 * std::sqrt(2.0), 96, true),
+                   ((119 + 140) / 2.0 + (133 + 155) / 2.0) / 2 / 203);
   // Clamped outside the measured range.
   EXPECT_DOUBLE_EQ(flash_attention_shape_factor(100, 32, true), 88.0 / 203);
   EXPECT_DOUBLE_EQ(flash_attention_shape_factor(1 << 20, 256, false), 1.0);
@@ -85,7 +86,7 @@ TEST(KernelTime, AttentionRunsItsFlopsAtTheMeasuredRateOverWholeWaves) {
   Kernel a;
   a.kind = Kernel::Kind::Attention;
   a.m = 16 * 2048, a.n = 2048, a.k = 128, a.count = 32, a.causal = true;  // 16 samples of 2048 tokens, 32 heads
-  const double fwd = 4.0 * a.m * a.n * a.k * a.count / 2;  // causal: half
+  const double fwd = 4.0 * a.m * a.n * a.k * a.count / 2;                 // causal: half
   EXPECT_DOUBLE_EQ(a.flops(), fwd);
   // 256 x 32 = 8192 blocks of 128 queries: 75.85 waves of 108, so 8192 / (76 x 108) of the rate.
   const double fill = 8192.0 / (76 * 108);

@@ -60,7 +60,8 @@ TEST(Roofline, OptimizerTrafficPerParameter) {
 TEST(PhaseSchedule, ForwardThenReverseBackwardSkippingLayersWithoutInputGradientWork) {
   auto s = data_parallel_schedule({false, true, true}, 1, true);
   std::string got;
-  for (std::uint64_t i = 0; i < s.size(); ++i) got += std::string(phase_label(s.at(i).kind)) + (s.at(i).layer >= 0 ? std::to_string(s.at(i).layer) : "") + " ";
+  for (std::uint64_t i = 0; i < s.size(); ++i)
+    got += std::string(phase_label(s.at(i).kind)) + (s.at(i).layer >= 0 ? std::to_string(s.at(i).layer) : "") + " ";
   EXPECT_EQ(got, "fwd0 fwd1 fwd2 bwd_in2 bwd_w2 bwd_in1 bwd_w1 bwd_w0 optimizer ");
 }
 

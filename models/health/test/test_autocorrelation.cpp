@@ -36,8 +36,8 @@ TEST(HealthAutocorrelation, ExactRepeatIsExactlyOne) {
 
 TEST(HealthAutocorrelation, ZeroVarianceParts) {
   EXPECT_EQ(autocorrelation(std::vector<double>(10, 0.7), 3), 1.0);  // equal constant parts
-  EXPECT_EQ(autocorrelation({1, 1, 1, 2, 2, 2}, 3), 0.0);           // constant, unequal
-  EXPECT_EQ(autocorrelation({1, 1, 1, 1, 5, 6}, 2), 0.0);           // one part constant
+  EXPECT_EQ(autocorrelation({1, 1, 1, 2, 2, 2}, 3), 0.0);            // constant, unequal
+  EXPECT_EQ(autocorrelation({1, 1, 1, 1, 5, 6}, 2), 0.0);            // one part constant
 }
 
 TEST(HealthAutocorrelation, LagOutsideTheSeries) {

@@ -58,7 +58,7 @@ TEST(HealthBocpd, StepOfTenPercentOrMoreFlaggedAtOnce) {
     EXPECT_LT(max_reset(b, 300, [](int) { return 1.5; }), 2 * kH) << factor;
     EXPECT_GT(b.update(1.5 * factor), 0.9) << factor;  // the first slow iteration
     EXPECT_GT(b.update(1.5 * factor), 0.9) << factor;
-    EXPECT_EQ(b.most_likely_run(), 2) << factor;       // the new level's two observations
+    EXPECT_EQ(b.most_likely_run(), 2) << factor;  // the new level's two observations
     b.update(1.5 * factor);
     EXPECT_LT(b.update(1.5 * factor), 0.05) << factor;  // the change is now older than the window
     EXPECT_EQ(b.most_likely_run(), 4) << factor;

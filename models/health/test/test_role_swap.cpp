@@ -16,7 +16,10 @@ constexpr double kD = 1000, kP = 10;
 RoleSwapInput two_leaves() {
   RoleSwapInput in;
   in.traffic.assign(4, std::vector<double>(4, 0.0));
-  auto both = [&](int a, int b, double v) { in.traffic[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = in.traffic[static_cast<std::size_t>(b)][static_cast<std::size_t>(a)] = v; };
+  auto both = [&](int a, int b, double v) {
+    in.traffic[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] =
+        in.traffic[static_cast<std::size_t>(b)][static_cast<std::size_t>(a)] = v;
+  };
   both(0, 2, kD), both(1, 3, kD);  // data parallel
   both(0, 1, kP), both(2, 3, kP);  // pipeline
   in.crossing.assign(4, std::vector<double>(4, 0.0));

@@ -24,7 +24,8 @@ inline FluidResult dcqcn_fluid(const DcqcnParams& p, int n, double capacity_bps,
                                double tau_star_s, double end_s, double window_s, double dt = 1e-8) {
   const double C = capacity_bps / 8 / packet, line = line_bps / 8 / packet;  // packets/s
   const double rai = p.rate_ai_bps / 8 / packet, B = static_cast<double>(p.byte_counter) / packet;
-  const double tau = static_cast<double>(p.cnp_interval_ps) * 1e-12, tau1 = static_cast<double>(p.alpha_timer_ps) * 1e-12;
+  const double tau = static_cast<double>(p.cnp_interval_ps) * 1e-12,
+               tau1 = static_cast<double>(p.alpha_timer_ps) * 1e-12;
   const double T = static_cast<double>(p.rate_timer_ps) * 1e-12, F = p.fast_recovery, g = p.g;
   const double kmin = static_cast<double>(p.kmin) / packet, kmax = static_cast<double>(p.kmax) / packet;
   auto mark = [&](double q) { return q <= kmin ? 0.0 : q > kmax ? 1.0 : p.pmax * (q - kmin) / (kmax - kmin); };

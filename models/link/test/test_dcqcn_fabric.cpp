@@ -29,8 +29,8 @@ using test::in_own_process;
 
 constexpr std::int64_t us = 1000000;
 constexpr std::int64_t ms = 1000 * us;
-constexpr double kRate = 40e9;           // the paper's link speed, for its parameters
-constexpr std::uint32_t kChunk = 4096;   // one packet
+constexpr double kRate = 40e9;          // the paper's link speed, for its parameters
+constexpr std::uint32_t kChunk = 4096;  // one packet
 constexpr std::int64_t kLatency = 1 * us;
 
 LinkDirParams link() {
@@ -55,7 +55,8 @@ struct Incast {
   TrafficSink sink{"sink"};
   int n;
 
-  Incast(int flows, const DcqcnParams* dcqcn, std::vector<std::int64_t> start = {}) : bottleneck("bn", "sw->rx", link(), kChunk, ctx), n(flows) {
+  Incast(int flows, const DcqcnParams* dcqcn, std::vector<std::int64_t> start = {})
+      : bottleneck("bn", "sw->rx", link(), kChunk, ctx), n(flows) {
     routes.resize(static_cast<std::size_t>(n));
     if (dcqcn) cc = std::make_unique<CongestionControl>(*dcqcn);
     for (int k = 0; k < n; ++k) {
@@ -121,45 +122,56 @@ double goodput_share(int n) { return kRate / n * 4096.0 / packet_wire(); }  // p
 
 // What one run measured over a window after it settled.
 struct Measured {
-  double util = 0;          // bottleneck payload rate over its payload capacity
+  double util = 0;                    // bottleneck payload rate over its payload capacity
   double lo_share = 0, hi_share = 0;  // least and most delivered by one flow, over a fair share
   double q_mean = 0, q_max = 0, in_thresholds = 0, below_kmax = 0;
-  double peak_queue = 0;    // the whole run's
+  double peak_queue = 0;  // the whole run's
   double pauses = 0, marks = 0, cnps = 0;
 };
 
 Measured measure(int n, bool dcqcn, std::int64_t settle, std::int64_t window, std::vector<std::int64_t> start = {}) {
   Measured m;
-  const ChildResult r = run_in_child([&] {
-    const DcqcnParams p = paper();
-    Incast h(n, dcqcn ? &p : nullptr, start);
-    test::run_to(settle);
-    std::vector<std::uint64_t> b0;
-    for (int k = 0; k < n; ++k) b0.push_back(h.delivered(k));
-    const QueueSamples qs = sample(h, settle, settle + window, 1 * us);
-    const double s = static_cast<double>(window) * 1e-12;
-    double total = 0, lo = 1e300, hi = 0;
-    for (int k = 0; k < n; ++k) {
-      const double bps = static_cast<double>(h.delivered(k) - b0[static_cast<std::size_t>(k)]) * 8 / s;
-      total += bps, lo = std::min(lo, bps), hi = std::max(hi, bps);
-    }
-    double qmax = 0;
-    for (double v : qs.q) qmax = std::max(qmax, v);
-    const double kmax_plus = static_cast<double>(p.kmax) + kChunk;  // a chunk's granularity above Kmax
-    nlohmann::json j = {total / (n * goodput_share(n)), lo / goodput_share(n), hi / goodput_share(n), qs.mean(), qmax,
-                        qs.fraction(static_cast<double>(p.kmin), static_cast<double>(p.kmax)), qs.fraction(0, kmax_plus),
-                        static_cast<double>(h.bottleneck.stats().peak_queue_bytes), static_cast<double>(h.pauses()),
-                        dcqcn ? static_cast<double>(h.bottleneck.congestion()->marked_packets()) : 0.0,
-                        dcqcn ? static_cast<double>(h.bottleneck.congestion()->cnps_sent()) : 0.0};
-    return j.dump();
-  }, true);
+  const ChildResult r = run_in_child(
+      [&] {
+        const DcqcnParams p = paper();
+        Incast h(n, dcqcn ? &p : nullptr, start);
+        test::run_to(settle);
+        std::vector<std::uint64_t> b0;
+        for (int k = 0; k < n; ++k) b0.push_back(h.delivered(k));
+        const QueueSamples qs = sample(h, settle, settle + window, 1 * us);
+        const double s = static_cast<double>(window) * 1e-12;
+        double total = 0, lo = 1e300, hi = 0;
+        for (int k = 0; k < n; ++k) {
+          const double bps = static_cast<double>(h.delivered(k) - b0[static_cast<std::size_t>(k)]) * 8 / s;
+          total += bps, lo = std::min(lo, bps), hi = std::max(hi, bps);
+        }
+        double qmax = 0;
+        for (double v : qs.q) qmax = std::max(qmax, v);
+        const double kmax_plus = static_cast<double>(p.kmax) + kChunk;  // a chunk's granularity above Kmax
+        nlohmann::json j = {total / (n * goodput_share(n)),
+                            lo / goodput_share(n),
+                            hi / goodput_share(n),
+                            qs.mean(),
+                            qmax,
+                            qs.fraction(static_cast<double>(p.kmin), static_cast<double>(p.kmax)),
+                            qs.fraction(0, kmax_plus),
+                            static_cast<double>(h.bottleneck.stats().peak_queue_bytes),
+                            static_cast<double>(h.pauses()),
+                            dcqcn ? static_cast<double>(h.bottleneck.congestion()->marked_packets()) : 0.0,
+                            dcqcn ? static_cast<double>(h.bottleneck.congestion()->cnps_sent()) : 0.0};
+        return j.dump();
+      },
+      true);
   EXPECT_TRUE(r.ok) << r.value;
   if (!r.ok) return m;
   const nlohmann::json j = nlohmann::json::parse(r.value);
-  double* f[] = {&m.util, &m.lo_share, &m.hi_share, &m.q_mean, &m.q_max, &m.in_thresholds, &m.below_kmax, &m.peak_queue, &m.pauses, &m.marks, &m.cnps};
+  double* f[] = {&m.util,       &m.lo_share,   &m.hi_share, &m.q_mean, &m.q_max, &m.in_thresholds,
+                 &m.below_kmax, &m.peak_queue, &m.pauses,   &m.marks,  &m.cnps};
   for (std::size_t i = 0; i < j.size(); ++i) *f[i] = j[i].get<double>();
-  std::printf("n=%d dcqcn=%d util %.4f share [%.3f, %.3f] queue mean %.0f max %.0f in [Kmin,Kmax] %.3f <= Kmax %.3f peak %.0f pauses %.0f marks %.0f cnps %.0f\n",
-              n, dcqcn, m.util, m.lo_share, m.hi_share, m.q_mean, m.q_max, m.in_thresholds, m.below_kmax, m.peak_queue, m.pauses, m.marks, m.cnps);
+  std::printf(
+      "n=%d dcqcn=%d util %.4f share [%.3f, %.3f] queue mean %.0f max %.0f in [Kmin,Kmax] %.3f <= Kmax %.3f peak %.0f pauses %.0f marks %.0f cnps %.0f\n",
+      n, dcqcn, m.util, m.lo_share, m.hi_share, m.q_mean, m.q_max, m.in_thresholds, m.below_kmax, m.peak_queue,
+      m.pauses, m.marks, m.cnps);
   return m;
 }
 
@@ -169,7 +181,8 @@ Measured measure(int n, bool dcqcn, std::int64_t settle, std::int64_t window, st
 // when it starts on the bottleneck, so the queueing delay is part of the loop.
 test::FluidResult fluid(int n, double end_s, double window_s) {
   const DcqcnParams p = paper();
-  const double tau_star = 3 * static_cast<double>(kLatency) * 1e-12 + (static_cast<double>(p.kmin + p.kmax) / 2) * 8 / kRate;
+  const double tau_star =
+      3 * static_cast<double>(kLatency) * 1e-12 + (static_cast<double>(p.kmin + p.kmax) / 2) * 8 / kRate;
   return test::dcqcn_fluid(p, n, kRate, kRate, packet_wire(), tau_star, end_s, window_s);
 }
 

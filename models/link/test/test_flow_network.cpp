@@ -63,7 +63,8 @@ struct Net {
   int start(const std::vector<int>& links, double bytes, double cap = 0) {
     const std::size_t k = done_at.size();
     done_at.push_back(-1);
-    return net->start(links, bytes, cap, [this, k] { done_at[k] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); });
+    return net->start(links, bytes, cap,
+                      [this, k] { done_at[k] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); });
   }
 };
 

@@ -24,7 +24,9 @@ namespace test_link_path {  // named for the file: unity builds join test files 
 
 using test::in_own_process;
 
-std::int64_t ser(std::uint64_t bytes, double bps) { return std::llround(static_cast<double>(bytes) * 8.0 / bps * 1e12); }
+std::int64_t ser(std::uint64_t bytes, double bps) {
+  return std::llround(static_cast<double>(bytes) * 8.0 / bps * 1e12);
+}
 std::uint64_t packets(std::uint64_t b, std::uint32_t mtu) { return (b + mtu - 1) / mtu; }
 std::uint64_t on_wire(std::uint64_t b, const LinkDirParams& p) { return b + packets(b, p.mtu) * p.overhead; }
 
@@ -35,7 +37,8 @@ struct Times {
 };
 Times through(const LinkDirParams& p, std::uint64_t b, std::int64_t start, std::int64_t tail_in) {
   const std::uint64_t first = std::min<std::uint64_t>(b, p.mtu), last = b - (packets(b, p.mtu) - 1) * p.mtu;
-  const std::int64_t tail_out = std::max(start + ser(on_wire(b, p), p.bandwidth_bps), tail_in + ser(last + p.overhead, p.bandwidth_bps));
+  const std::int64_t tail_out =
+      std::max(start + ser(on_wire(b, p), p.bandwidth_bps), tail_in + ser(last + p.overhead, p.bandwidth_bps));
   return {start + ser(first + p.overhead, p.bandwidth_bps) + p.latency_ps, tail_out + p.latency_ps};
 }
 
@@ -70,7 +73,8 @@ struct TwoHops {
   TrafficSink sink;
   std::vector<std::unique_ptr<ProtocolChecker>> checkers;
 
-  TwoHops(const LinkDirParams& pa, const LinkDirParams& pb, std::uint32_t bytes, std::int64_t interval, std::int64_t end_ps)
+  TwoHops(const LinkDirParams& pa, const LinkDirParams& pb, std::uint32_t bytes, std::int64_t interval,
+          std::int64_t end_ps)
       : src("src", {0, end_ps, 0, 0}, interval, bytes, 1, kTag, [this] { return &route; }),
         a("a", "a", pa, bytes, ctx),
         b("b", "b", pb, bytes, ctx),

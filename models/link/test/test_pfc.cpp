@@ -27,8 +27,8 @@ namespace test_pfc {  // named for the file: unity builds join test files (cmake
 
 using test::in_own_process;
 
-constexpr std::uint32_t kChunk = 4096;           // one packet
-constexpr std::uint64_t kWire = kChunk + 82;      // on the wire
+constexpr std::uint32_t kChunk = 4096;        // one packet
+constexpr std::uint64_t kWire = kChunk + 82;  // on the wire
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
 
 LinkDirParams link(double bps, std::int64_t latency_ps, std::uint64_t buffer = 1 << 20) {

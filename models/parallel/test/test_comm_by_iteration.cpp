@@ -22,7 +22,8 @@ TEST(CommByIteration, PeriodicOverlapsMatchTheirClosedFormAcrossALongSkip) {
     real.push_back({10 * i + 2, 10 * i + 5});
     real.push_back({10 * i + 8, 10 * i + 13});
   }
-  std::stable_sort(real.begin(), real.end(), [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
+  std::stable_sort(real.begin(), real.end(),
+                   [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
   const std::vector<PeriodSkip> skips{{simulated_before, count, 1, 10}};
   const auto out = comm_by_iteration(real, ends, skips);
   ASSERT_EQ(out.size(), static_cast<std::size_t>(n));
@@ -64,7 +65,9 @@ struct Timeline {
 };
 
 Timeline random_timeline(std::mt19937_64& rng, int skip_count) {
-  auto uni = [&rng](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto uni = [&rng](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   Timeline t;
   std::int64_t now = 0;
   auto simulate = [&](int iterations) {
@@ -90,7 +93,8 @@ Timeline random_timeline(std::mt19937_64& rng, int skip_count) {
     now = t.ends[static_cast<std::size_t>(first - 1)] + M * P;  // the rank resumes a whole number of periods later
   }
   simulate(static_cast<int>(uni(1, 6)));
-  std::stable_sort(t.real.begin(), t.real.end(), [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
+  std::stable_sort(t.real.begin(), t.real.end(),
+                   [](const CommInterval& a, const CommInterval& b) { return a.end < b.end; });
   return t;
 }
 

@@ -111,7 +111,9 @@ TEST(BalancedPartition, SkewedTimesIsolateTheHeavyLayer) {
   int best = 1 << 30;
   for (int a = 1; a < 9; ++a)
     for (int b = a + 1; b < 10; ++b) {
-      const auto sum = [&](int x, int y) { return static_cast<int>(std::accumulate(r.begin() + x, r.begin() + y, 0.0)); };
+      const auto sum = [&](int x, int y) {
+        return static_cast<int>(std::accumulate(r.begin() + x, r.begin() + y, 0.0));
+      };
       best = std::min(best, std::max({sum(0, a), sum(a, b), sum(b, 10)}));
     }
   EXPECT_EQ(slowest(balanced_partition(r, 3), r), best);
@@ -120,7 +122,8 @@ TEST(BalancedPartition, SkewedTimesIsolateTheHeavyLayer) {
 // The textbook O(k n^2) programme: the least possible slowest chunk.
 double reference_optimum(const std::vector<double>& t, int k) {
   const int n = static_cast<int>(t.size());
-  std::vector<std::vector<double>> f(static_cast<std::size_t>(k) + 1, std::vector<double>(static_cast<std::size_t>(n) + 1, 1e300));
+  std::vector<std::vector<double>> f(static_cast<std::size_t>(k) + 1,
+                                     std::vector<double>(static_cast<std::size_t>(n) + 1, 1e300));
   f[0][0] = 0;
   for (int c = 1; c <= k; ++c)
     for (int i = 1; i <= n; ++i) {

@@ -29,12 +29,13 @@ Workload gpt3(int b, int s, bool flash_attention = false) {
 
 // One transformer layer's activations on one TP rank: its Attention and Mlp halves.
 double transformer_layer_bytes(const Workload& full, const ParallelConfig& c) {
-  const Workload st = stage_workload(full, c, explicit_partition({static_cast<int>(full.layers.size())}, 1,
-                                                                 static_cast<int>(full.layers.size())), 0);
+  const Workload st = stage_workload(
+      full, c, explicit_partition({static_cast<int>(full.layers.size())}, 1, static_cast<int>(full.layers.size())), 0);
   double sum = 0;
   int halves = 0;
   for (const Layer& l : st.layers)
-    if (l.name == "h5.attn" || l.name == "h5.mlp") sum += static_cast<double>(layer_activation_bytes(st, l, c)), ++halves;
+    if (l.name == "h5.attn" || l.name == "h5.mlp")
+      sum += static_cast<double>(layer_activation_bytes(st, l, c)), ++halves;
   EXPECT_EQ(halves, 2);
   return sum;
 }
@@ -51,10 +52,10 @@ TEST(ActivationMemory, Gpt3LayerMatchesKorthikantiTable2) {
   ASSERT_EQ(w.dims.hidden, 12288);
   ASSERT_EQ(w.dims.heads, 96);
   const double sbh = s * b * kH, as_h = kA * s / kH;
-  for (Case k : {Case{1, false, RecomputeKind::None}, Case{8, false, RecomputeKind::None},
-                 Case{8, true, RecomputeKind::None}, Case{8, false, RecomputeKind::Selective},
-                 Case{8, true, RecomputeKind::Selective}, Case{8, false, RecomputeKind::Full},
-                 Case{8, true, RecomputeKind::Full}}) {
+  for (Case k :
+       {Case{1, false, RecomputeKind::None}, Case{8, false, RecomputeKind::None}, Case{8, true, RecomputeKind::None},
+        Case{8, false, RecomputeKind::Selective}, Case{8, true, RecomputeKind::Selective},
+        Case{8, false, RecomputeKind::Full}, Case{8, true, RecomputeKind::Full}}) {
     ParallelConfig c;
     c.tp = k.t, c.dp = 1, c.pp = 1, c.sequence_parallel = k.sp, c.recompute = k.rc;
     const double t = k.t;
@@ -155,7 +156,8 @@ TEST(StageMemory, Gpt3WeightsOnAStageAreItsShardedParams) {
   for (const Layer& l : st.layers) {
     ASSERT_NE(l.part, Layer::Part::Other);
     const std::uint64_t h = 12288;
-    expected += l.part == Layer::Part::Attention ? 4 * h * h / 8 + (2 * h + 3 * h + h) : 8 * h * h / 8 + (2 * h + 4 * h + h);
+    expected +=
+        l.part == Layer::Part::Attention ? 4 * h * h / 8 + (2 * h + 3 * h + h) : 8 * h * h / 8 + (2 * h + 4 * h + h);
   }
   EXPECT_EQ(st.total_params(), expected);
   EXPECT_EQ(stage_memory(st, c, chunk_of, {1}).weights, 2 * expected);

@@ -32,7 +32,8 @@ TEST(PipelineBlocks, EveryScheduleRunsEachBlockOnceBackwardAfterForward) {
         expect_well_formed(pipeline_blocks(PipelineScheduleKind::GPipe, p, m, 1, stage), m, 1);
         expect_well_formed(pipeline_blocks(PipelineScheduleKind::OneFOneB, p, m, 1, stage), m, 1);
         for (int v : {2, 3})
-          if (m % p == 0 && p > 1) expect_well_formed(pipeline_blocks(PipelineScheduleKind::Interleaved, p, m, v, stage), m, v);
+          if (m % p == 0 && p > 1)
+            expect_well_formed(pipeline_blocks(PipelineScheduleKind::Interleaved, p, m, v, stage), m, v);
       }
 }
 
@@ -74,7 +75,8 @@ TEST(PipelineBlocks, InterleavedVisitsMicroBatchesInGroupsOfPPerChunk) {
 TEST(PhaseScheduleBlocks, PhasesFollowTheBlocksAndSlotsCountTheirRepeats) {
   BlockPatterns pat;
   pat.forward = {{{PhaseKind::Forward, 0, 0}, {PhaseKind::Forward, 1, 0}}};
-  pat.backward = {{{PhaseKind::BackwardInput, 1, 0}, {PhaseKind::BackwardWeight, 1, 0}, {PhaseKind::BackwardWeight, 0, 0}}};
+  pat.backward = {
+      {{PhaseKind::BackwardInput, 1, 0}, {PhaseKind::BackwardWeight, 1, 0}, {PhaseKind::BackwardWeight, 0, 0}}};
   PhaseSchedule s(pipeline_blocks(PipelineScheduleKind::OneFOneB, 2, 3, 1, 0), pat, {{PhaseKind::Optimizer, -1, 2}});
   // Stage 0 of 2: F0, F1, B0, F2, B1, B2, then the optimizer.
   ASSERT_EQ(s.size(), 3u * 2 + 3u * 3 + 1);

@@ -36,8 +36,8 @@ TEST(TrainMlp, GradientMatchesCentralDifferencesOfTheLoss) {
     const float h = 1e-3f;
     std::vector<float> up = w, down = w;
     up[i] += h, down[i] -= h;
-    const double fd = (m.evaluate(up, d.train).loss - m.evaluate(down, d.train).loss) /
-                      (static_cast<double>(up[i]) - down[i]);
+    const double fd =
+        (m.evaluate(up, d.train).loss - m.evaluate(down, d.train).loss) / (static_cast<double>(up[i]) - down[i]);
     EXPECT_NEAR(g[i], fd, 2e-3 + 1e-2 * std::fabs(fd)) << "parameter " << i;
     checked += std::fabs(fd) > 1e-3;
   }

@@ -16,7 +16,9 @@ struct Toy {
   Mlp mlp;
   std::vector<Slice> slices;
   explicit Toy(double momentum = 0)
-      : p(params(momentum)), data(make_dataset(p)), mlp({p.features, 24, 16, p.classes}),
+      : p(params(momentum)),
+        data(make_dataset(p)),
+        mlp({p.features, 24, 16, p.classes}),
         slices(proportional_slices({5, 0, 3, 8, 2}, mlp.parameters())) {}
   static TrainParams params(double momentum) {
     TrainParams p;
@@ -62,7 +64,8 @@ TEST(TrainReplicas, DdpWithEqualShardsIsSingleWorkerOnTheFullBatchBitForBit) {
 double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
   double diff = 0, scale = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
-    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i])), scale = std::max(scale, std::fabs(static_cast<double>(a[i])));
+    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i])),
+    scale = std::max(scale, std::fabs(static_cast<double>(a[i])));
   return diff / scale;
 }
 
@@ -109,9 +112,11 @@ TEST(TrainReplicas, ElasticWithoutWeakSyncsIsDdpBitForBitAndAMergeRejoinsTheLate
   never.set_weak_syncs({{1, 3, -1, {2}}});
   const Slice& late = s.slices[2];
   auto slice_of = [&late](const std::vector<float>& x) {
-    return std::vector<float>(x.begin() + static_cast<std::ptrdiff_t>(late.begin), x.begin() + static_cast<std::ptrdiff_t>(late.end));
+    return std::vector<float>(x.begin() + static_cast<std::ptrdiff_t>(late.begin),
+                              x.begin() + static_cast<std::ptrdiff_t>(late.end));
   };
-  for (int it = 0; it < 4; ++it) ddp.iteration(it, s.all()), merged.iteration(it, s.all()), never.iteration(it, s.all());
+  for (int it = 0; it < 4; ++it)
+    ddp.iteration(it, s.all()), merged.iteration(it, s.all()), never.iteration(it, s.all());
   EXPECT_EQ(merged.params(0), ddp.params(0));  // the on-time ranks are untouched
   EXPECT_EQ(merged.params(1), never.params(1));
   std::vector<float> away = merged.params(1), same = merged.params(0);
@@ -156,7 +161,8 @@ TEST(TrainReplicas, TopKAtRatioOneIsNoCompression) {
   Toy s(0.9);
   TrainCompression topk{true, 1.0, true, {true, true, false, true, true}};
   for (SyncValues mode : {SyncValues::Gradients, SyncValues::ParametersBeforeStep, SyncValues::ParametersAfterStep}) {
-    Replicas plain(s.mlp, s.data, kRanks, s.p, s.slices, mode), compressed(s.mlp, s.data, kRanks, s.p, s.slices, mode, topk);
+    Replicas plain(s.mlp, s.data, kRanks, s.p, s.slices, mode),
+        compressed(s.mlp, s.data, kRanks, s.p, s.slices, mode, topk);
     for (int it = 0; it < kIterations; ++it) {
       const std::vector<int> set = mode == SyncValues::Gradients ? s.all() : std::vector<int>{it % 5};
       plain.iteration(it, set), compressed.iteration(it, set);
@@ -166,7 +172,8 @@ TEST(TrainReplicas, TopKAtRatioOneIsNoCompression) {
     TrainCompression sparse = topk;
     sparse.ratio = 0.05;
     Replicas lossy(s.mlp, s.data, kRanks, s.p, s.slices, mode, sparse);
-    for (int it = 0; it < kIterations; ++it) lossy.iteration(it, mode == SyncValues::Gradients ? s.all() : std::vector<int>{it % 5});
+    for (int it = 0; it < kIterations; ++it)
+      lossy.iteration(it, mode == SyncValues::Gradients ? s.all() : std::vector<int>{it % 5});
     EXPECT_NE(lossy.params(0), plain.params(0));
   }
 }

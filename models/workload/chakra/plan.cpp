@@ -20,9 +20,7 @@ bool supported_node(int type) {
   }
 }
 
-bool supported_collective(int t) {
-  return t != kReduceScatterBlock && t >= kAllReduce && t <= kBarrier;
-}
+bool supported_collective(int t) { return t != kReduceScatterBlock && t >= kAllReduce && t <= kBarrier; }
 
 namespace {
 
@@ -57,11 +55,12 @@ Plan plan_run(const std::vector<const Trace*>& traces, const Groups& groups) {
                         "\", which /workload/chakra/comm_groups does not define");
       g.members = def->second;
     }
-    for (int i = 0; i < static_cast<int>(g.members.size()); ++i) g.pos.emplace(g.members[static_cast<std::size_t>(i)], i);
+    for (int i = 0; i < static_cast<int>(g.members.size()); ++i)
+      g.pos.emplace(g.members[static_cast<std::size_t>(i)], i);
     g.next.assign(g.members.size(), 0);
     return live.emplace(name, std::move(g)).first->second;
   };
-  using Key = std::tuple<int, int, std::int64_t>;  // src, dst, tag
+  using Key = std::tuple<int, int, std::int64_t>;                        // src, dst, tag
   std::map<Key, std::vector<std::pair<int, std::size_t>>> sends, recvs;  // (rank, node) in order
   for (int r = 0; r < p; ++r) {
     const Trace& t = *traces[static_cast<std::size_t>(r)];
@@ -105,8 +104,9 @@ Plan plan_run(const std::vector<const Trace*>& traces, const Groups& groups) {
         const std::int64_t given = sends ? n.comm_src : n.comm_dst;
         root = given >= 0 ? static_cast<int>(given) : g.members.front();
         if (!g.pos.count(root))
-          throw PlanError(at(r, n) + ": the " + comm_type_name(n.comm_type) + "'s root (" + (sends ? "comm_src " : "comm_dst ") +
-                          std::to_string(root) + ") is not in " + group_text(n.pg_name));
+          throw PlanError(at(r, n) + ": the " + comm_type_name(n.comm_type) + "'s root (" +
+                          (sends ? "comm_src " : "comm_dst ") + std::to_string(root) + ") is not in " +
+                          group_text(n.pg_name));
       }
       // A barrier is what frameworks make of it over NCCL: an all-reduce of one 4-byte element.
       const std::uint64_t bytes = n.comm_type == kBarrier ? 4 : n.comm_size;
@@ -124,7 +124,8 @@ Plan plan_run(const std::vector<const Trace*>& traces, const Groups& groups) {
         std::size_t j = 0;  // a member that issued it before (its creator at least)
         while (c.node_of[j] == SIZE_MAX) ++j;
         const int other = c.ranks[j];
-        const Node& o = traces[static_cast<std::size_t>(other)]->nodes[c.node_of[static_cast<std::size_t>(g.pos.at(other))]];
+        const Node& o =
+            traces[static_cast<std::size_t>(other)]->nodes[c.node_of[static_cast<std::size_t>(g.pos.at(other))]];
         throw PlanError(at(r, n) + ": collective #" + std::to_string(k) + " on " + group_text(n.pg_name) + " is " +
                         comm_type_name(n.comm_type) + " of " + std::to_string(bytes) + " B, but rank " +
                         std::to_string(other) + " " + describe(o) + " is " + comm_type_name(c.comm_type) + " of " +
@@ -149,9 +150,10 @@ Plan plan_run(const std::vector<const Trace*>& traces, const Groups& groups) {
     }
   auto unmatched = [&](const std::pair<int, std::size_t>& rn, bool send) {
     const Node& n = traces[static_cast<std::size_t>(rn.first)]->nodes[rn.second];
-    throw PlanError(at(rn.first, n) + ": a " + (send ? "send to rank " + std::to_string(n.comm_dst)
-                                                     : "receive from rank " + std::to_string(n.comm_src)) +
-                    " (tag " + std::to_string(n.comm_tag) + ") that no " + (send ? "receive" : "send") + " matches");
+    throw PlanError(
+        at(rn.first, n) + ": a " +
+        (send ? "send to rank " + std::to_string(n.comm_dst) : "receive from rank " + std::to_string(n.comm_src)) +
+        " (tag " + std::to_string(n.comm_tag) + ") that no " + (send ? "receive" : "send") + " matches");
   };
   for (const auto& [key, list] : sends) {
     auto rv = recvs.find(key);

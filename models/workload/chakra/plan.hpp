@@ -17,11 +17,11 @@ namespace trainvp::chakra {
 
 struct CollectiveUse {
   int comm_type = kAllReduce;
-  std::uint64_t bytes = 0;               // comm_size: the buffer as nccl-tests counts it (a barrier: 4)
-  std::string group;                     // the process group; "" for every rank
-  std::vector<int> ranks;                // its members, in the group's order (ring order)
-  int root = -1;                         // rooted types: the global rank sending or receiving, else -1
-  std::vector<std::size_t> node_of;      // per member position: the node's index in that rank's trace
+  std::uint64_t bytes = 0;           // comm_size: the buffer as nccl-tests counts it (a barrier: 4)
+  std::string group;                 // the process group; "" for every rank
+  std::vector<int> ranks;            // its members, in the group's order (ring order)
+  int root = -1;                     // rooted types: the global rank sending or receiving, else -1
+  std::vector<std::size_t> node_of;  // per member position: the node's index in that rank's trace
 };
 
 struct PointToPoint {

@@ -14,7 +14,7 @@ namespace trainvp::chakra {
 namespace pb = trainvp::chakra_pb;  // the generated messages
 
 std::string node_type_name(int type) {
-  static const char* const names[] = {"INVALID_NODE", "METADATA_NODE", "MEM_LOAD_NODE", "MEM_STORE_NODE",
+  static const char* const names[] = {"INVALID_NODE", "METADATA_NODE",  "MEM_LOAD_NODE",  "MEM_STORE_NODE",
                                       "COMP_NODE",    "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE",
                                       "STORAGE_NODE", "BATCH_NODE",     "CHECKPOINT_NODE"};
   if (type >= 0 && type < static_cast<int>(std::size(names))) return names[type];
@@ -22,9 +22,9 @@ std::string node_type_name(int type) {
 }
 
 std::string comm_type_name(int type) {
-  static const char* const names[] = {"ALL_REDUCE", "REDUCE",     "ALL_GATHER",     "GATHER",
-                                      "SCATTER",    "BROADCAST",  "ALL_TO_ALL",     "REDUCE_SCATTER",
-                                      "REDUCE_SCATTER_BLOCK", "BARRIER"};
+  static const char* const names[] = {
+      "ALL_REDUCE", "REDUCE",         "ALL_GATHER",           "GATHER", "SCATTER", "BROADCAST",
+      "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER"};
   if (type >= 0 && type < static_cast<int>(std::size(names))) return names[type];
   return "type " + std::to_string(type);
 }

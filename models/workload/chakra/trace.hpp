@@ -43,19 +43,19 @@ struct Node {
   std::vector<std::uint64_t> deps;  // data dependencies, then control ones not already listed
   std::uint64_t duration_us = 0;    // duration_micros: a measured time, 0 when absent
   // Attributes (absent: the defaults; -1 marks "not given" where 0 is a value).
-  bool is_cpu_op = false;           // ASTRA-sim's default too: a node runs on the GPU unless marked
-  std::uint64_t num_ops = 0;        // FLOPs, for the roofline when no duration is recorded
-  std::uint64_t tensor_size = 0;    // bytes read and written (compute), or moved (memory nodes)
+  bool is_cpu_op = false;         // ASTRA-sim's default too: a node runs on the GPU unless marked
+  std::uint64_t num_ops = 0;      // FLOPs, for the roofline when no duration is recorded
+  std::uint64_t tensor_size = 0;  // bytes read and written (compute), or moved (memory nodes)
   int comm_type = -1;
   std::uint64_t comm_size = 0;
   std::int64_t comm_src = -1, comm_dst = -1;
   std::int64_t comm_tag = 0;
-  std::string pg_name;              // the process group (communicator); empty: every rank
+  std::string pg_name;  // the process group (communicator); empty: every rank
 };
 
 struct Trace {
-  std::string version;              // GlobalMetadata.version
-  std::vector<Node> nodes;          // in file order
+  std::string version;      // GlobalMetadata.version
+  std::vector<Node> nodes;  // in file order
 };
 
 // "node 7 (fwd.h0)": how messages name a node.

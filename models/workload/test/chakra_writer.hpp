@@ -15,7 +15,8 @@ namespace trainvp::chakra_writer {
 
 namespace pb = trainvp::chakra_pb;
 
-inline pb::Node node(std::uint64_t id, const std::string& name, pb::NodeType type, std::vector<std::uint64_t> deps = {}) {
+inline pb::Node node(std::uint64_t id, const std::string& name, pb::NodeType type,
+                     std::vector<std::uint64_t> deps = {}) {
   pb::Node n;
   n.set_id(id);
   n.set_name(name);
@@ -34,7 +35,8 @@ inline pb::AttributeProto* attr(pb::Node& n, const std::string& name) {
 }
 
 // A GPU kernel of a recorded duration.
-inline pb::Node comp(std::uint64_t id, const std::string& name, std::uint64_t micros, std::vector<std::uint64_t> deps = {}) {
+inline pb::Node comp(std::uint64_t id, const std::string& name, std::uint64_t micros,
+                     std::vector<std::uint64_t> deps = {}) {
   pb::Node n = node(id, name, pb::COMP_NODE, std::move(deps));
   n.set_duration_micros(micros);
   return n;

@@ -98,13 +98,15 @@ TEST(ChakraTrace, RefusesMissingDependenciesCyclesDuplicatesAndFilesThatAreNotTr
 
 Node coll_node(std::uint64_t id, int type, std::uint64_t bytes, const std::string& pg = "") {
   Node n;
-  n.id = id, n.name = "c" + std::to_string(id), n.type = kCollNode, n.comm_type = type, n.comm_size = bytes, n.pg_name = pg;
+  n.id = id, n.name = "c" + std::to_string(id), n.type = kCollNode, n.comm_type = type, n.comm_size = bytes,
+  n.pg_name = pg;
   return n;
 }
 
 Node p2p_node(std::uint64_t id, bool send, int peer, std::uint64_t bytes, int tag = 0) {
   Node n;
-  n.id = id, n.name = (send ? "s" : "r") + std::to_string(id), n.type = send ? kSendNode : kRecvNode, n.comm_size = bytes;
+  n.id = id, n.name = (send ? "s" : "r") + std::to_string(id), n.type = send ? kSendNode : kRecvNode,
+  n.comm_size = bytes;
   (send ? n.comm_dst : n.comm_src) = peer;
   n.comm_tag = tag;
   return n;
@@ -144,7 +146,9 @@ TEST(ChakraPlan, RootsComeFromTheSenderOrReceiverAttributeAndBarriersCarryOneEle
   a.nodes = {gather};
   gather.comm_dst = 1;
   b.nodes = {gather};
-  EXPECT_NE(error_of([&] { plan_run({&a, &b}, {}); }).find("is GATHER of 64 B, but rank 0 node 4 (c4) is GATHER of 64 B (or another root)"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&a, &b}, {});
+            }).find("is GATHER of 64 B, but rank 0 node 4 (c4) is GATHER of 64 B (or another root)"),
             std::string::npos);
 }
 
@@ -166,18 +170,27 @@ TEST(ChakraPlan, NamesTheRankAndNodeOfEveryMismatch) {
   Trace a, b;
   a.nodes = {coll_node(1, kAllReduce, 100)};
   b.nodes = {coll_node(2, kAllReduce, 200)};
-  EXPECT_NE(error_of([&] { plan_run({&a, &b}, {}); })
-                .find("rank 1 node 2 (c2): collective #0 on every rank is ALL_REDUCE of 200 B, but rank 0 node 1 (c1) is "
-                      "ALL_REDUCE of 100 B"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] {
+        plan_run({&a, &b}, {});
+      })
+          .find("rank 1 node 2 (c2): collective #0 on every rank is ALL_REDUCE of 200 B, but rank 0 node 1 (c1) is "
+                "ALL_REDUCE of 100 B"),
+      std::string::npos);
   Trace none;
-  EXPECT_NE(error_of([&] { plan_run({&a, &none}, {}); }).find("rank 0 node 1 (c1) is collective #0 on every rank, which rank 1 never issues"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&a, &none}, {});
+            }).find("rank 0 node 1 (c1) is collective #0 on every rank, which rank 1 never issues"),
             std::string::npos);
   Trace g;
   g.nodes = {coll_node(3, kAllReduce, 1, "x")};
-  EXPECT_NE(error_of([&] { plan_run({&g, &g}, {}); }).find("names process group \"x\", which /workload/chakra/comm_groups does not define"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&g, &g}, {});
+            }).find("names process group \"x\", which /workload/chakra/comm_groups does not define"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { plan_run({&g, &g}, {{"x", {1}}}); }).find("rank 0 node 3 (c3) issues a collective on process group \"x\", which rank 0 is not a member of"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&g, &g}, {{"x", {1}}});
+            }).find("rank 0 node 3 (c3) issues a collective on process group \"x\", which rank 0 is not a member of"),
             std::string::npos);
   Trace reduce;
   reduce.nodes = {coll_node(4, kReduceScatterBlock, 1)};
@@ -187,20 +200,28 @@ TEST(ChakraPlan, NamesTheRankAndNodeOfEveryMismatch) {
   Node s;
   s.id = 8, s.type = 8;
   storage.nodes = {s};
-  EXPECT_NE(error_of([&] { plan_run({&storage}, {}); }).find("rank 0 node 8 is a STORAGE_NODE, which trainvp does not run"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { plan_run({&storage}, {}); }).find("rank 0 node 8 is a STORAGE_NODE, which trainvp does not run"),
+      std::string::npos);
   Trace send, recv;
   send.nodes = {p2p_node(1, true, 1, 64)};
   recv.nodes = {p2p_node(2, false, 0, 32)};
-  EXPECT_NE(error_of([&] { plan_run({&send, &recv}, {}); }).find("rank 1 node 2 (r2) receives 32 B, but the matching rank 0 node 1 (s1) sends 64 B"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&send, &recv}, {});
+            }).find("rank 1 node 2 (r2) receives 32 B, but the matching rank 0 node 1 (s1) sends 64 B"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { plan_run({&send, &none}, {}); }).find("rank 0 node 1 (s1): a send to rank 1 (tag 0) that no receive matches"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&send, &none}, {});
+            }).find("rank 0 node 1 (s1): a send to rank 1 (tag 0) that no receive matches"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { plan_run({&none, &recv}, {}); }).find("rank 1 node 2 (r2): a receive from rank 0 (tag 0) that no send matches"),
+  EXPECT_NE(error_of([&] {
+              plan_run({&none, &recv}, {});
+            }).find("rank 1 node 2 (r2): a receive from rank 0 (tag 0) that no send matches"),
             std::string::npos);
   Trace self;
   self.nodes = {p2p_node(1, true, 0, 64)};
-  EXPECT_NE(error_of([&] { plan_run({&self}, {}); }).find("comm_dst is 0 (it must name another rank of the 1)"), std::string::npos);
+  EXPECT_NE(error_of([&] { plan_run({&self}, {}); }).find("comm_dst is 0 (it must name another rank of the 1)"),
+            std::string::npos);
 }
 
 }  // namespace test_chakra

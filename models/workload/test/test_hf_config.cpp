@@ -42,11 +42,11 @@ std::uint64_t total(const std::vector<Layer>& layers) {
 
 // Published totals: transformers' model.num_parameters() of the class named (docs/workloads.md).
 TEST(HfConfig, ParameterCountsEqualThePublishedOnes) {
-  EXPECT_EQ(total(build("gpt2")), 124439808ULL);                  // GPT2LMHeadModel, head tied
-  EXPECT_EQ(total(build("bert-base-uncased")), 109482240ULL);     // BertModel, pooler included
-  EXPECT_EQ(total(build("Llama-2-7b-hf")), 6738415616ULL);        // LlamaForCausalLM
-  EXPECT_EQ(total(build("Mistral-7B-v0.1")), 7241732096ULL);      // MistralForCausalLM
-  EXPECT_EQ(total(build("Mixtral-8x7B-v0.1")), 46702792704ULL);   // MixtralForCausalLM, all experts
+  EXPECT_EQ(total(build("gpt2")), 124439808ULL);                 // GPT2LMHeadModel, head tied
+  EXPECT_EQ(total(build("bert-base-uncased")), 109482240ULL);    // BertModel, pooler included
+  EXPECT_EQ(total(build("Llama-2-7b-hf")), 6738415616ULL);       // LlamaForCausalLM
+  EXPECT_EQ(total(build("Mistral-7B-v0.1")), 7241732096ULL);     // MistralForCausalLM
+  EXPECT_EQ(total(build("Mixtral-8x7B-v0.1")), 46702792704ULL);  // MixtralForCausalLM, all experts
 }
 
 // The zoo's gpt2-small, bert-base and llama2-7b are these very architectures (zoo.cpp), so the
@@ -55,7 +55,8 @@ TEST(HfConfig, ConfigsTheZooHasGiveTheZoosLayerTable) {
   const struct {
     const char *dir, *zoo;
     int seq;
-  } cases[] = {{"gpt2", "gpt2-small", 1024}, {"bert-base-uncased", "bert-base", 512}, {"Llama-2-7b-hf", "llama2-7b", 2048}};
+  } cases[] = {
+      {"gpt2", "gpt2-small", 1024}, {"bert-base-uncased", "bert-base", 512}, {"Llama-2-7b-hf", "llama2-7b", 2048}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.dir);
     const HfModel m = parse_hf_config(shipped(c.dir));

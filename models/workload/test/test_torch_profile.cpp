@@ -77,10 +77,12 @@ TEST(TorchProfile, LayersFromRangesTheirBackwardBySequenceNumberAndTheOptimizerS
   ev.push_back(op("autograd::engine::evaluate_function: ReluBackward0", 22, 4, {{"Sequence number", 7}}));
   ev.push_back(op("ReluBackward0", 22.5, 3, {{"Sequence number", 7}}));
   ev.push_back(op("autograd::engine::evaluate_function: AddmmBackward0", 26, 9, {{"Sequence number", 6}}));
-  ev.push_back(op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 35, 1, {{"Sequence number", -1}}));
+  ev.push_back(
+      op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 35, 1, {{"Sequence number", -1}}));
   // Rounded to microseconds, a backward operator may start where its function ends: it is still
   // backward work ("Fwd thread id" > 0), not the last forward operator with its number.
-  ev.push_back(op("autograd::engine::evaluate_function: ExpandBackward0", 36, 1, {{"Sequence number", 9}, {"Fwd thread id", 1}}));
+  ev.push_back(op("autograd::engine::evaluate_function: ExpandBackward0", 36, 1,
+                  {{"Sequence number", 9}, {"Fwd thread id", 1}}));
   ev.push_back(op("ExpandBackward0", 37, 0, {{"Sequence number", 9}, {"Fwd thread id", 1}}));
   ev.push_back(op("Optimizer.step#SGD.step", 40, 5, {}, "user_annotation"));
   ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 7}, {"tid", 1}});  // metadata: skipped
@@ -94,7 +96,7 @@ TEST(TorchProfile, LayersFromRangesTheirBackwardBySequenceNumberAndTheOptimizerS
   EXPECT_EQ(p.layers[0].fwd_ps, 10000000);
   EXPECT_EQ(p.layers[0].bwd_ps, 9000000);
   EXPECT_EQ(p.layers[1].params, 0u);
-  EXPECT_EQ(p.layers[1].bwd_ps, 5000000);  // the functions only, not their ReluBackward0 again
+  EXPECT_EQ(p.layers[1].bwd_ps, 5000000);     // the functions only, not their ReluBackward0 again
   EXPECT_EQ(p.unattributed_bwd_ps, 3000000);  // the loss's backward and AccumulateGrad
   EXPECT_EQ(p.optimizer_ps, 5000000);
   const auto layers = torch_profile_layers(p, DType::BF16);
@@ -106,18 +108,56 @@ TEST(TorchProfile, LayersFromRangesTheirBackwardBySequenceNumberAndTheOptimizerS
 TEST(TorchProfile, GpuKernelsTimesReplaceTheCpuRangesByExternalId) {
   json ev = json::array();
   ev.push_back(op("layer:conv", 0, 50, {{"External id", 1}}, "user_annotation"));
-  ev.push_back(op("aten::conv2d", 1, 40, {{"Input Dims", {{2, 3, 8, 8}, {16, 3, 3, 3}, {16}}}, {"Sequence number", 3}, {"External id", 2}}));
-  ev.push_back(op("aten::convolution", 2, 30, {{"Input Dims", {{2, 3, 8, 8}, {16, 3, 3, 3}, {16}}}, {"Sequence number", 4}, {"External id", 3}}));
-  ev.push_back(op("autograd::engine::evaluate_function: ConvolutionBackward0", 60, 20, {{"Sequence number", 4}, {"External id", 4}}));
+  ev.push_back(op("aten::conv2d", 1, 40,
+                  {{"Input Dims", {{2, 3, 8, 8}, {16, 3, 3, 3}, {16}}}, {"Sequence number", 3}, {"External id", 2}}));
+  ev.push_back(op("aten::convolution", 2, 30,
+                  {{"Input Dims", {{2, 3, 8, 8}, {16, 3, 3, 3}, {16}}}, {"Sequence number", 4}, {"External id", 3}}));
+  ev.push_back(op("autograd::engine::evaluate_function: ConvolutionBackward0", 60, 20,
+                  {{"Sequence number", 4}, {"External id", 4}}));
   ev.push_back(op("aten::convolution_backward", 61, 15, {{"External id", 5}}));
   ev.push_back(op("Optimizer.step#Adam.step", 90, 10, {{"External id", 6}}, "user_annotation"));
   ev.push_back(op("aten::_foreach_add_", 91, 5, {{"External id", 7}}));
   // Kernels on a GPU stream, launched by the operators of the same External id.
-  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "implicit_gemm"}, {"pid", 0}, {"tid", 7}, {"ts", 5}, {"dur", 4.5}, {"args", {{"External id", 3}}}});
-  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "bias"}, {"pid", 0}, {"tid", 7}, {"ts", 12}, {"dur", 0.5}, {"args", {{"External id", 3}}}});
-  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "dgrad"}, {"pid", 0}, {"tid", 7}, {"ts", 65}, {"dur", 7}, {"args", {{"External id", 5}}}});
-  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "adam"}, {"pid", 0}, {"tid", 7}, {"ts", 95}, {"dur", 2}, {"args", {{"External id", 7}}}});
-  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "memset"}, {"pid", 0}, {"tid", 7}, {"ts", 99}, {"dur", 1}, {"args", {{"External id", 99}}}});
+  ev.push_back({{"ph", "X"},
+                {"cat", "kernel"},
+                {"name", "implicit_gemm"},
+                {"pid", 0},
+                {"tid", 7},
+                {"ts", 5},
+                {"dur", 4.5},
+                {"args", {{"External id", 3}}}});
+  ev.push_back({{"ph", "X"},
+                {"cat", "kernel"},
+                {"name", "bias"},
+                {"pid", 0},
+                {"tid", 7},
+                {"ts", 12},
+                {"dur", 0.5},
+                {"args", {{"External id", 3}}}});
+  ev.push_back({{"ph", "X"},
+                {"cat", "kernel"},
+                {"name", "dgrad"},
+                {"pid", 0},
+                {"tid", 7},
+                {"ts", 65},
+                {"dur", 7},
+                {"args", {{"External id", 5}}}});
+  ev.push_back({{"ph", "X"},
+                {"cat", "kernel"},
+                {"name", "adam"},
+                {"pid", 0},
+                {"tid", 7},
+                {"ts", 95},
+                {"dur", 2},
+                {"args", {{"External id", 7}}}});
+  ev.push_back({{"ph", "X"},
+                {"cat", "kernel"},
+                {"name", "memset"},
+                {"pid", 0},
+                {"tid", 7},
+                {"ts", 99},
+                {"dur", 1},
+                {"args", {{"External id", 99}}}});
   const TorchProfile p = parse_torch_profile(ev);
   ASSERT_TRUE(p.gpu_kernels);
   ASSERT_EQ(p.layers.size(), 1u);
@@ -163,8 +203,8 @@ TEST(TorchProfile, MalformedTracesAreErrorsAtTheirPointer) {
   ev[1]["dur"] = 1;
   ev[1]["args"] = {{"Sequence number", "five"}};
   EXPECT_EQ(error_path(ev), "/1/args/Sequence number");
-  EXPECT_EQ(error_path(json::array({op("aten::mm", 0, 1)})), "");  // no layers at all
-  EXPECT_EQ(error_path(json::array({op("layer:a", 0, 1), op("layer:a", 2, 1)})), "/1");  // one step, once each
+  EXPECT_EQ(error_path(json::array({op("aten::mm", 0, 1)})), "");                         // no layers at all
+  EXPECT_EQ(error_path(json::array({op("layer:a", 0, 1), op("layer:a", 2, 1)})), "/1");   // one step, once each
   EXPECT_EQ(error_path(json::array({op("layer:a", 0, 10), op("layer:b", 2, 1)})), "/1");  // nested layers
   EXPECT_EQ(error_path(json::array({op("layer:a", 0, 1), op("layer:b", 2, 1)})), "(no error)");
 }

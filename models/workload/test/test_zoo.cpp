@@ -49,9 +49,9 @@ std::vector<std::string> all_models() {
 
 // Published counts of the reference implementations (see docs/models.md for conventions).
 const std::map<std::string, std::uint64_t> kPublished = {
-    {"gpt2-small", 124439808ULL},  {"gpt2-medium", 354823168ULL}, {"gpt2-large", 774030080ULL},
-    {"gpt2-xl", 1557611200ULL},    {"bert-base", 109482240ULL},   {"bert-large", 335141888ULL},
-    {"resnet50", 25557032ULL},     {"vit-b16", 86567656ULL},      {"llama2-7b", 6738415616ULL},
+    {"gpt2-small", 124439808ULL}, {"gpt2-medium", 354823168ULL}, {"gpt2-large", 774030080ULL},
+    {"gpt2-xl", 1557611200ULL},   {"bert-base", 109482240ULL},   {"bert-large", 335141888ULL},
+    {"resnet50", 25557032ULL},    {"vit-b16", 86567656ULL},      {"llama2-7b", 6738415616ULL},
 };
 
 TEST(ModelZoo, ListsTheElevenModelsInStableOrderWithFamilies) {
@@ -98,9 +98,8 @@ TEST(ModelZoo, Gpt2IsAnAliasOfGpt2Small) {
 TEST(ModelZoo, LayerCountsFollowTheArchitecture) {
   // Transformers: embed + 2 per block + final norm (not BERT) + head.
   const std::map<std::string, std::size_t> expected = {
-      {"gpt2-small", 1 + 2 * 12 + 1 + 1}, {"gpt2-medium", 1 + 2 * 24 + 1 + 1},
-      {"gpt2-large", 1 + 2 * 36 + 1 + 1}, {"gpt2-xl", 1 + 2 * 48 + 1 + 1},
-      {"bert-base", 1 + 2 * 12 + 1},      {"bert-large", 1 + 2 * 24 + 1},
+      {"gpt2-small", 1 + 2 * 12 + 1 + 1},    {"gpt2-medium", 1 + 2 * 24 + 1 + 1}, {"gpt2-large", 1 + 2 * 36 + 1 + 1},
+      {"gpt2-xl", 1 + 2 * 48 + 1 + 1},       {"bert-base", 1 + 2 * 12 + 1},       {"bert-large", 1 + 2 * 24 + 1},
       {"resnet50", 1 + (3 + 4 + 6 + 3) + 1},  // stem + bottlenecks + fc
       {"vit-b16", 1 + 2 * 12 + 1 + 1},        // patch_embed + blocks + ln + head
       {"llama2-7b", 1 + 2 * 32 + 1 + 1},
@@ -147,10 +146,9 @@ TEST(ModelZoo, LayerNamesAreInForwardOrderInputSideFirst) {
   EXPECT_EQ(vit[vit.size() - 2], "ln");
   EXPECT_EQ(vit.back(), "head");
 
-  const std::vector<std::string> resnet = {
-      "stem",     "layer1.0", "layer1.1", "layer1.2", "layer2.0", "layer2.1",
-      "layer2.2", "layer2.3", "layer3.0", "layer3.1", "layer3.2", "layer3.3",
-      "layer3.4", "layer3.5", "layer4.0", "layer4.1", "layer4.2", "fc"};
+  const std::vector<std::string> resnet = {"stem",     "layer1.0", "layer1.1", "layer1.2", "layer2.0", "layer2.1",
+                                           "layer2.2", "layer2.3", "layer3.0", "layer3.1", "layer3.2", "layer3.3",
+                                           "layer3.4", "layer3.5", "layer4.0", "layer4.1", "layer4.2", "fc"};
   EXPECT_EQ(names_of(build_zoo_model("resnet50", shape_for("resnet50"))), resnet);
 }
 
@@ -160,8 +158,7 @@ TEST(ModelZoo, Gpt2SmallForwardFlopsMatchClosedForm) {
   const double matmul = 2 * (12 * d * d * layers) * tokens;
   const double attention = layers * 2 * 2 * seq * d * tokens;
   const double head = 2 * d * vocab * tokens;  // tied LM head still multiplies
-  EXPECT_DOUBLE_EQ(total_fwd_flops(build_zoo_model("gpt2-small", shape_for("gpt2-small"))),
-                   matmul + attention + head);
+  EXPECT_DOUBLE_EQ(total_fwd_flops(build_zoo_model("gpt2-small", shape_for("gpt2-small"))), matmul + attention + head);
 }
 
 TEST(ModelZoo, BertBaseForwardFlopsMatchClosedForm) {
@@ -176,20 +173,18 @@ TEST(ModelZoo, BertBaseForwardFlopsMatchClosedForm) {
 TEST(ModelZoo, Llama2ForwardFlopsAreTwicePerMatmulParamPerTokenPlusAttention) {
   const double d = 4096, layers = 32, vocab = 32000, seq = 1024, tokens = seq;
   const double params = 6738415616.0;
-  const double embedding = vocab * d;                // a lookup, no matmul
-  const double norms = (2 * layers + 1) * d;         // RMSNorm weights, memory-bound
+  const double embedding = vocab * d;                               // a lookup, no matmul
+  const double norms = (2 * layers + 1) * d;                        // RMSNorm weights, memory-bound
   const double matmul = 2 * (params - embedding - norms) * tokens;  // includes the untied head
   const double attention = layers * 2 * 2 * seq * d * tokens;
-  EXPECT_DOUBLE_EQ(total_fwd_flops(build_zoo_model("llama2-7b", shape_for("llama2-7b"))),
-                   matmul + attention);
+  EXPECT_DOUBLE_EQ(total_fwd_flops(build_zoo_model("llama2-7b", shape_for("llama2-7b"))), matmul + attention);
 }
 
 TEST(ModelZoo, VitB16UsesTokensDerivedFromImageAndPatch) {
   const double d = 768, tokens = (224.0 / 16) * (224.0 / 16) + 1;  // 196 patches + class token
   ASSERT_EQ(tokens, 197);
   const auto layers = build_zoo_model("vit-b16", shape_for("vit-b16"));
-  EXPECT_DOUBLE_EQ(layer_named(layers, "h0.attn").fwd_flops,
-                   2 * (4 * d * d) * tokens + 2 * 2 * tokens * d * tokens);
+  EXPECT_DOUBLE_EQ(layer_named(layers, "h0.attn").fwd_flops, 2 * (4 * d * d) * tokens + 2 * 2 * tokens * d * tokens);
   EXPECT_DOUBLE_EQ(layer_named(layers, "h0.mlp").fwd_flops, 2 * (2 * d * 3072) * tokens);
   EXPECT_DOUBLE_EQ(layer_named(layers, "patch_embed").fwd_flops, 2 * (3 * 16 * 16 * d) * 196);
   EXPECT_DOUBLE_EQ(layer_named(layers, "head").fwd_flops, 2 * d * 1000);
@@ -199,8 +194,7 @@ TEST(ModelZoo, ResNet50BottleneckFlopsMatchHandComputationAt224px) {
   const auto layers = build_zoo_model("resnet50", shape_for("resnet50"));
   // layer1.0: input 64x56x56, 1x1 64->64, 3x3 64->64, 1x1 64->256, downsample 1x1 64->256.
   const double hw1 = 56 * 56;
-  EXPECT_DOUBLE_EQ(layer_named(layers, "layer1.0").fwd_flops,
-                   2 * hw1 * (64 * 64 + 64 * 64 * 9 + 64 * 256 + 64 * 256));
+  EXPECT_DOUBLE_EQ(layer_named(layers, "layer1.0").fwd_flops, 2 * hw1 * (64 * 64 + 64 * 64 * 9 + 64 * 256 + 64 * 256));
   // layer2.0: input 256x56x56; conv1 at 56x56, then stride 2 to 28x28 for conv2, conv3, downsample.
   const double hw2 = 28 * 28;
   EXPECT_DOUBLE_EQ(layer_named(layers, "layer2.0").fwd_flops,
@@ -220,8 +214,7 @@ TEST(ModelZoo, BackwardIsTwiceForwardExceptFirstLayerInputGradient) {
     EXPECT_DOUBLE_EQ(layers.front().bwd_weight_flops, layers.front().fwd_flops) << name;
     for (std::size_t i = 1; i < layers.size(); ++i) {
       const Layer& l = layers[i];
-      EXPECT_DOUBLE_EQ(l.bwd_input_flops + l.bwd_weight_flops, 2 * l.fwd_flops)
-          << name << " " << l.name;
+      EXPECT_DOUBLE_EQ(l.bwd_input_flops + l.bwd_weight_flops, 2 * l.fwd_flops) << name << " " << l.name;
     }
   }
 }

@@ -51,7 +51,7 @@ TEST(ZooKernels, Gpt2AttentionLayerListsItsGemmsFusedAttentionAndMemoryKernels) 
   EXPECT_EQ(dx.m, n);
   EXPECT_EQ(dx.n, d);
   EXPECT_EQ(dx.k, 3 * d);
-  EXPECT_EQ(dx.split, Kernel::Split::K);  // the column-parallel weight's dX sums over its split n
+  EXPECT_EQ(dx.split, Kernel::Split::K);          // the column-parallel weight's dX sums over its split n
   const Kernel& dw = attn.kernels.bwd_weight[1];  // [0] is the LayerNorm's
   EXPECT_EQ(dw.m, d);
   EXPECT_EQ(dw.n, 3 * d);

@@ -63,7 +63,7 @@ TEST(ZooTensorParallel, AllReduceBytesAreBshPerHalfEmbeddingForwardAndHeadBackwa
     EXPECT_EQ(l.tp_bwd_bytes, bwd) << l.name;
     const Layer::Part part = l.name.find(".attn") != std::string::npos  ? Layer::Part::Attention
                              : l.name.find(".mlp") != std::string::npos ? Layer::Part::Mlp
-                                                                         : Layer::Part::Other;
+                                                                        : Layer::Part::Other;
     EXPECT_EQ(l.part, part) << l.name;
   }
   // BERT's pooler is no vocabulary-parallel head: no backward all-reduce.

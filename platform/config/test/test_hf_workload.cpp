@@ -53,7 +53,8 @@ TEST(HfWorkload, RelativePathsTryTheScenarioDirectoryThenTheCurrentOne) {
   EXPECT_EQ(model, "hf:gpt2");
   const ScenarioError e = error_of(doc, "/nonexistent");
   EXPECT_EQ(e.path, "/workload/hf_config");
-  EXPECT_NE(std::string(e.what()).find("no Hugging Face config \"hf/gpt2/config.json\""), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("no Hugging Face config \"hf/gpt2/config.json\""), std::string::npos)
+      << e.what();
 }
 
 TEST(HfWorkload, ProblemsNameTheScenarioPointerAndTheConfigKey) {
@@ -63,7 +64,8 @@ TEST(HfWorkload, ProblemsNameTheScenarioPointerAndTheConfigKey) {
   const std::string file = (t.dir / "m" / "config.json").string();
   ScenarioError e = error_of(doc_with({{"hf_config", file}}));
   EXPECT_EQ(e.path, "/workload/hf_config");
-  EXPECT_NE(std::string(e.what()).find("at /n_head: expected a divisor of n_embd (768)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("at /n_head: expected a divisor of n_embd (768)"), std::string::npos)
+      << e.what();
 
   std::ofstream(file) << "{\"model_type\": \"gpt2\",";
   e = error_of(doc_with({{"hf_config", file}}));
@@ -80,7 +82,8 @@ TEST(HfWorkload, ProblemsNameTheScenarioPointerAndTheConfigKey) {
   const std::string gpt2 = kWorkloads + "/hf/gpt2/config.json";
   e = error_of(doc_with({{"hf_config", gpt2}, {"seq", 2048}}));
   EXPECT_EQ(e.path, "/workload/seq");
-  EXPECT_NE(std::string(e.what()).find("at most 1024 tokens (the config's n_positions)"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("at most 1024 tokens (the config's n_positions)"), std::string::npos)
+      << e.what();
   EXPECT_EQ(error_of(doc_with({{"hf_config", gpt2}, {"model", "gpt2"}})).path, "/workload");
   EXPECT_EQ(error_of(doc_with({{"hf_config", gpt2}, {"sequence", true}})).path, "/workload/sequence");
   EXPECT_EQ(error_of(doc_with({{"hf_config", 5}})).path, "/workload/hf_config");
@@ -114,8 +117,9 @@ TEST(HfWorkload, FrozenWorkloadsLoadBackUnchanged) {
       {{"model", "resnet50"}, {"batch", 4}},
       {{"torch_profile", kWorkloads + "/torch/tiny-gpt-cpu.trace.json"}, {"batch", 4}, {"seq", 32}, {"dtype", "fp32"}},
       {{"batch", 8},
-       {"layers", {{{"name", "a"}, {"params", 1000}, {"fwd_time", "10us"}, {"bwd_time", "21us"}},
-                   {{"name", "b"}, {"params", 10}, {"fwd_flops", 1e9}, {"bwd_flops", 3e9}, {"kernels", 3}}}}},
+       {"layers",
+        {{{"name", "a"}, {"params", 1000}, {"fwd_time", "10us"}, {"bwd_time", "21us"}},
+         {{"name", "b"}, {"params", 10}, {"fwd_flops", 1e9}, {"bwd_flops", 3e9}, {"kernels", 3}}}}},
   };
   for (const json& w : workloads) {
     SCOPED_TRACE(w.dump().substr(0, 80));
@@ -132,7 +136,12 @@ TEST(HfWorkload, FrozenWorkloadsLoadBackUnchanged) {
 }
 
 TEST(HfWorkload, LayerMatricesAreCheckedAgainstParams) {
-  json w = {{"layers", {{{"name", "a"}, {"params", 100}, {"fwd_flops", 1}, {"bwd_flops", 1}, {"matrices", json::array({json::array({10, 11})})}}}}};
+  json w = {{"layers",
+             {{{"name", "a"},
+               {"params", 100},
+               {"fwd_flops", 1},
+               {"bwd_flops", 1},
+               {"matrices", json::array({json::array({10, 11})})}}}}};
   EXPECT_EQ(error_of(doc_with(w)).path, "/workload/layers/0/matrices/0");
   w["layers"][0]["matrices"] = json::parse("[[10, 0]]");
   EXPECT_EQ(error_of(doc_with(w)).path, "/workload/layers/0/matrices/0/1");

@@ -52,7 +52,8 @@ TEST(JobsConfig, PackedTakesTheLowestFreeNodesSoEachJobFillsALeaf) {
 }
 
 TEST(JobsConfig, SpreadTakesOneNodePerLeafInTurn) {
-  Scenario s = load_scenario(two_jobs(R"({"nodes": 4, "policy": "spread"})", R"({"nodes": 3, "policy": "spread"})"), "t");
+  Scenario s =
+      load_scenario(two_jobs(R"({"nodes": 4, "policy": "spread"})", R"({"nodes": 3, "policy": "spread"})"), "t");
   EXPECT_EQ(s.jobs[0].nodes, (std::vector<int>{0, 1, 4, 5}));  // leaf 0, leaf 1, leaf 0, leaf 1
   EXPECT_EQ(s.jobs[1].nodes, (std::vector<int>{2, 3, 6}));
   EXPECT_EQ(placement_group(s.cluster, 3), 0);
@@ -71,8 +72,10 @@ TEST(JobsConfig, EachBadPlacementNamesItsPointer) {
   EXPECT_EQ(error_path(two_jobs(R"({"nodes": 6})", R"({"nodes": 3})")), "/jobs/1/placement/nodes");
   EXPECT_EQ(error_path(two_jobs(R"({"nodes": [8]})", R"({"nodes": 1})")), "/jobs/0/placement/nodes/0");
   EXPECT_EQ(error_path(two_jobs(R"({"nodes": 0})", R"({"nodes": 1})")), "/jobs/0/placement/nodes");
-  EXPECT_EQ(error_path(two_jobs(R"({"nodes": [0], "policy": "spread"})", R"({"nodes": 1})")), "/jobs/0/placement/policy");
-  EXPECT_EQ(error_path(two_jobs(R"({"nodes": 1, "policy": "scattered"})", R"({"nodes": 1})")), "/jobs/0/placement/policy");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": [0], "policy": "spread"})", R"({"nodes": 1})")),
+            "/jobs/0/placement/policy");
+  EXPECT_EQ(error_path(two_jobs(R"({"nodes": 1, "policy": "scattered"})", R"({"nodes": 1})")),
+            "/jobs/0/placement/policy");
   EXPECT_EQ(error_path(two_jobs(R"({})", R"({"nodes": 1})")), "/jobs/0/placement/nodes");
 }
 

@@ -35,7 +35,9 @@ ScenarioError error_of(F f) {
   return ScenarioError("?", "none");
 }
 
-bool has(const ScenarioError& e, const std::string& part) { return std::string(e.what()).find(part) != std::string::npos; }
+bool has(const ScenarioError& e, const std::string& part) {
+  return std::string(e.what()).find(part) != std::string::npos;
+}
 
 // Class 1: nesting 100,000 deep used to crash (SIGSEGV) in the error path; it is refused at read
 // time, at the 65th level, naming the pointer and the line.
@@ -60,11 +62,11 @@ TEST(JsonInput, DeepNestingIsRefusedAtTheLimitWithItsPlace) {
 
 // Class 2: 1e400 was the library's own message (exit 1); now the pointer and the line.
 TEST(JsonInput, NumberBeyondDoubleRangeNamesThePointer) {
-  ScenarioError e = error_of([&] {
-    parse_json_text("{\"trainvp\": 1,\n \"cluster\": {\"nodes\": [1, 1e400]}}", "\"big.json\"");
-  });
+  ScenarioError e =
+      error_of([&] { parse_json_text("{\"trainvp\": 1,\n \"cluster\": {\"nodes\": [1, 1e400]}}", "\"big.json\""); });
   EXPECT_EQ(e.path, "/cluster/nodes/1");
-  EXPECT_TRUE(has(e, "number \"1e400\" in \"big.json\" at line 2, column 27 is beyond the range of a double")) << e.what();
+  EXPECT_TRUE(has(e, "number \"1e400\" in \"big.json\" at line 2, column 27 is beyond the range of a double"))
+      << e.what();
   EXPECT_NO_THROW(parse_json_text("[1e308, -1e308, 1e-400]", ""));
 
   json doc = json::object();
@@ -77,11 +79,11 @@ TEST(JsonInput, NumberBeyondDoubleRangeNamesThePointer) {
 
 // Class 3: duplicate keys were accepted, the last one winning; now both places are named.
 TEST(JsonInput, DuplicateKeyNamesBothOccurrences) {
-  ScenarioError e = error_of([&] {
-    parse_json_text("{\"trainvp\": 1,\n \"cluster\": {\"nodes\": 1,\n  \"nodes\": 2}}", "\"dup.json\"");
-  });
+  ScenarioError e = error_of(
+      [&] { parse_json_text("{\"trainvp\": 1,\n \"cluster\": {\"nodes\": 1,\n  \"nodes\": 2}}", "\"dup.json\""); });
   EXPECT_EQ(e.path, "/cluster/nodes");
-  EXPECT_TRUE(has(e, "duplicate key \"nodes\" in \"dup.json\" at line 2, column 14 and again at line 3, column 3")) << e.what();
+  EXPECT_TRUE(has(e, "duplicate key \"nodes\" in \"dup.json\" at line 2, column 14 and again at line 3, column 3"))
+      << e.what();
   // The same key in different objects, or spelt with an escape, is judged by its value.
   EXPECT_NO_THROW(parse_json_text("{\"a\": {\"x\": 1}, \"b\": {\"x\": 1}, \"c\": [{\"x\": 1}, {\"x\": 2}]}", ""));
   e = error_of([&] { parse_json_text("{\"ab\": 1, \"a\\u0062\": 2}", ""); });
@@ -104,8 +106,9 @@ TEST(JsonInput, NulByteIsAnErrorNamingItsOffset) {
 
 // Class 4, --faults: an object may hold only `faults`; other keys were silently ignored.
 TEST(JsonInput, FaultsFileWithAnUnknownKeyIsRefused) {
-  std::string scenario = test::write_temp("trainvp_faults_base.json",
-                                    R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
+  std::string scenario =
+      test::write_temp("trainvp_faults_base.json",
+                       R"({"trainvp": 1, "cluster": {"nodes": 1, "node": {"gpus": 2, "gpu": "H100-SXM5-80GB"}},
                                         "workload": {"model": "gpt2-xl", "batch": 8, "seq": 1024}})");
   std::string faults = test::write_temp("trainvp_faults_extra.json", R"({"faults": [], "x": 1})");
   ScenarioError e = error_of([&] { load_scenario_file(scenario, {}, faults); });

@@ -22,14 +22,56 @@ std::vector<std::string> schema_names() {
 }
 
 TEST(SchemaRegistry, ListsEverySchemaOnceInDescribesOrder) {
-  const std::vector<std::string> expected = {
-      "scenario", "cluster", "node", "gpu", "nvlink", "pcie", "fabric", "nccl", "dcqcn", "pfc", "gpu_override", "workload", "train", "transformer",
-      "layer", "layer_tp_replicated", "layer_kernel", "collective_workload", "chakra_workload", "training", "fast_forward", "parallel", "sync", "job", "placement", "slo", "validation", "health", "health_detector",
-      "health_mitigation", "compression", "class_streams", "elastic", "retry",
-      "profile_layer", "cxl", "aggregators", "cpu",
-      "fault_link_degrade", "fault_gpu_slowdown", "fault_cpu_contention", "fault_link_down", "fault_packet_loss",
-      "fault_congestion", "fault_generator", "fault_generator_kind", "fault_generator_duration",
-      "fault_generator_severity", "fault_generator_levels", "output"};
+  const std::vector<std::string> expected = {"scenario",
+                                             "cluster",
+                                             "node",
+                                             "gpu",
+                                             "nvlink",
+                                             "pcie",
+                                             "fabric",
+                                             "nccl",
+                                             "dcqcn",
+                                             "pfc",
+                                             "gpu_override",
+                                             "workload",
+                                             "train",
+                                             "transformer",
+                                             "layer",
+                                             "layer_tp_replicated",
+                                             "layer_kernel",
+                                             "collective_workload",
+                                             "chakra_workload",
+                                             "training",
+                                             "fast_forward",
+                                             "parallel",
+                                             "sync",
+                                             "job",
+                                             "placement",
+                                             "slo",
+                                             "validation",
+                                             "health",
+                                             "health_detector",
+                                             "health_mitigation",
+                                             "compression",
+                                             "class_streams",
+                                             "elastic",
+                                             "retry",
+                                             "profile_layer",
+                                             "cxl",
+                                             "aggregators",
+                                             "cpu",
+                                             "fault_link_degrade",
+                                             "fault_gpu_slowdown",
+                                             "fault_cpu_contention",
+                                             "fault_link_down",
+                                             "fault_packet_loss",
+                                             "fault_congestion",
+                                             "fault_generator",
+                                             "fault_generator_kind",
+                                             "fault_generator_duration",
+                                             "fault_generator_severity",
+                                             "fault_generator_levels",
+                                             "output"};
   EXPECT_EQ(schema_names(), expected);
 }
 
@@ -84,8 +126,7 @@ TEST(SchemaRegistry, KeyTableHasARowPerKeyOfEverySchema) {
 // No value holds a `|` that would split its cell.
 TEST(SchemaRegistry, KeyTableRowsHaveFiveCells) {
   std::istringstream table(schema_key_table());
-  for (std::string line; std::getline(table, line);)
-    EXPECT_EQ(std::count(line.begin(), line.end(), '|'), 6) << line;
+  for (std::string line; std::getline(table, line);) EXPECT_EQ(std::count(line.begin(), line.end(), '|'), 6) << line;
 }
 
 // The generated region of docs/scenario-format.md is what the registry generates now; when a key

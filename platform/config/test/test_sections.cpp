@@ -133,13 +133,15 @@ TEST(SyncSection, ReadsTheStrategyAndItsNestedParts) {
 
 TEST(SyncSection, RulesAcrossKeysAndTheCluster) {
   SyncConfig sc;
-  EXPECT_EQ(error_path([&] { load_sync(sc, J(R"({"class_streams": {"large": 1, "medium": 0, "small": 0}})"), Workload{},
-                                       h100_node()); }),
+  EXPECT_EQ(error_path([&] {
+              load_sync(sc, J(R"({"class_streams": {"large": 1, "medium": 0, "small": 0}})"), Workload{}, h100_node());
+            }),
             "/training/sync/class_streams/large");  // comm_streams is 1
   EXPECT_EQ(error_path([&] { load_sync(sc, J(R"({"small_bytes": "20MB"})"), Workload{}, h100_node()); }),
             "/training/sync/small_bytes");
-  EXPECT_EQ(error_path([&] { load_sync(sc, J(R"({"strategy": "ddp", "algorithm": "cxl_allreduce"})"), Workload{},
-                                       h100_node()); }),
+  EXPECT_EQ(error_path([&] {
+              load_sync(sc, J(R"({"strategy": "ddp", "algorithm": "cxl_allreduce"})"), Workload{}, h100_node());
+            }),
             "/cluster/node/cxl/present");
 }
 
@@ -147,8 +149,8 @@ TEST(FaultsSection, NoFaultsAndOneOfEachShape) {
   json resolved;
   EXPECT_TRUE(load_fault_list(nullptr, resolved).empty());
   EXPECT_EQ(resolved, json::array());
-  auto faults = load_fault_list(J(R"([{"kind": "gpu_slowdown", "target": "node0.gpu1", "factor": 0.5, "start": "1ms"}])"),
-                                resolved);
+  auto faults = load_fault_list(
+      J(R"([{"kind": "gpu_slowdown", "target": "node0.gpu1", "factor": 0.5, "start": "1ms"}])"), resolved);
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].kind, FaultKind::GpuSlowdown);
   EXPECT_EQ(faults[0].start_ps, 1000000000);
@@ -196,7 +198,8 @@ TEST(OutputSection, CapsDefaultToOneGibibyteAndTenMillionEventsAndTakeUnits) {
   EXPECT_EQ(o.waves_format, WaveFormat::Vcd);
   EXPECT_EQ(o.waves_file(), "waves.vcd");
   EXPECT_EQ(r["waves_max_bytes"], "1GiB");
-  load_output(o, J(R"({"waves_max_bytes": "3MiB", "trace_max_events": 500, "waves_format": "fst"})"), "run1", CxlParams{});
+  load_output(o, J(R"({"waves_max_bytes": "3MiB", "trace_max_events": 500, "waves_format": "fst"})"), "run1",
+              CxlParams{});
   EXPECT_EQ(o.waves_max_bytes, 3u * 1024 * 1024);
   EXPECT_EQ(o.trace_max_events, 500u);
   EXPECT_EQ(o.waves_file(), "waves.fst");

@@ -48,7 +48,8 @@ TEST(TorchWorkload, AGivenOptimizerTimeBeatsTheTraces) {
   EXPECT_EQ(s.workload.model, "torch:step");
   EXPECT_EQ(s.workload.optimizer_time_ps, 5000000);
   EXPECT_EQ(s.workload.layers.at(0).fwd_time_ps, 10000000);
-  s = load_scenario(doc_with({{"torch_profile", "step.pt.trace.json"}, {"optimizer_time", "1ms"}}), "t", t.dir.string());
+  s = load_scenario(doc_with({{"torch_profile", "step.pt.trace.json"}, {"optimizer_time", "1ms"}}), "t",
+                    t.dir.string());
   EXPECT_EQ(s.workload.optimizer_time_ps, 1000000000);
 }
 

@@ -20,7 +20,8 @@ inline nlohmann::json doc_with(const nlohmann::json& workload) {
   return {{"trainvp", 1},
           // HBM for any workload these readers' tests load (a whole Mixtral replica, 0.7 TiB): the
           // memory check has tests of its own.
-          {"cluster", {{"nodes", 1}, {"node", {{"gpus", 8}, {"gpu", {{"preset", "H100-SXM5-80GB"}, {"mem_capacity", "1TiB"}}}}}}},
+          {"cluster",
+           {{"nodes", 1}, {"node", {{"gpus", 8}, {"gpu", {{"preset", "H100-SXM5-80GB"}, {"mem_capacity", "1TiB"}}}}}}},
           {"workload", workload},
           {"training", {{"iterations", 2}, {"warmup", 1}}}};
 }

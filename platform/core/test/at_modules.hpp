@@ -20,7 +20,9 @@ struct InitiatorModule : sc_core::sc_module {
   AtInitiator at;
 
   explicit InitiatorModule(sc_core::sc_module_name name)
-      : sc_module(name), out("out"), at("at", pool, [this](int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+      : sc_module(name),
+        out("out"),
+        at("at", pool, [this](int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
           return out->nb_transport_fw(p, ph, t);
         }) {
     out.register_nb_transport_bw(this, &InitiatorModule::bw);
@@ -35,9 +37,12 @@ struct MemoryModule : sc_core::sc_module {
   AtMemoryTarget mem;
 
   MemoryModule(sc_core::sc_module_name name, double bytes_per_s, std::int64_t latency_ps)
-      : sc_module(name), in("in"), mem("mem", bytes_per_s, latency_ps, [this](int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
-          return in->nb_transport_bw(p, ph, t);
-        }) {
+      : sc_module(name),
+        in("in"),
+        mem("mem", bytes_per_s, latency_ps,
+            [this](int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+              return in->nb_transport_bw(p, ph, t);
+            }) {
     in.register_nb_transport_fw(this, &MemoryModule::fw);
   }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {

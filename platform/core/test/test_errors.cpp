@@ -31,7 +31,8 @@ TEST(ErrorTexts, DescribeFoundOfAHugeOrDeepValueIsShortAndSafe) {
   EXPECT_EQ(d.size(), std::string("object ").size() + 60);
 
   // Short values are whole, as before.
-  EXPECT_EQ(describe_found(json::parse(R"({"a":[1,2,{"b":null}],"c":"d"})")), R"(object {"a":[1,2,{"b":null}],"c":"d"})");
+  EXPECT_EQ(describe_found(json::parse(R"({"a":[1,2,{"b":null}],"c":"d"})")),
+            R"(object {"a":[1,2,{"b":null}],"c":"d"})");
   EXPECT_EQ(describe_found(json("x")), "string \"x\"");
   EXPECT_EQ(describe_found(json::array()), "array []");
   EXPECT_EQ(bounded_dump(json::parse(R"([1,[2,[3]],{}])"), 100), "[1,[2,[3]],{}]");

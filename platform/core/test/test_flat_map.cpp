@@ -38,11 +38,8 @@ TEST(FlatMap64, RandomInsertEraseMatchesUnorderedMap) {
         m[k] = step;
         ref[k] = step;
         break;
-      case 1:
-        EXPECT_EQ(m.erase(k), ref.erase(k) == 1) << "key " << k;
-        break;
-      default:
-        EXPECT_EQ(m.contains(k), ref.count(k) == 1) << "key " << k;
+      case 1: EXPECT_EQ(m.erase(k), ref.erase(k) == 1) << "key " << k; break;
+      default: EXPECT_EQ(m.contains(k), ref.count(k) == 1) << "key " << k;
     }
     if (step % 997 == 0) expect_same(m, ref, kUniverse);
   }

@@ -100,20 +100,27 @@ TEST(ParamsLoad, MissingKeysTakeTheirDeclaredDefaults) {
 TEST(ParamsLoad, ResolvedJsonReportsDefaultsAsDeclared) {
   Knobs k;
   json r = load(k, {{"id", "k1"}});
-  const json expected = {{"count", 4},        {"big", std::uint64_t{1} << 40}, {"ratio", 0.5},
-                         {"on", true},         {"label", "plain"},              {"mode", "fast"},
-                         {"link", "100Gbps"},  {"latency", "1.5us"},            {"buffer", "4MiB"},
-                         {"peak", "10TFLOPS"}, {"children", json::array()},     {"id", "k1"}};
+  const json expected = {{"count", 4},
+                         {"big", std::uint64_t{1} << 40},
+                         {"ratio", 0.5},
+                         {"on", true},
+                         {"label", "plain"},
+                         {"mode", "fast"},
+                         {"link", "100Gbps"},
+                         {"latency", "1.5us"},
+                         {"buffer", "4MiB"},
+                         {"peak", "10TFLOPS"},
+                         {"children", json::array()},
+                         {"id", "k1"}};
   EXPECT_EQ(r, expected) << r.dump(1);
   EXPECT_FALSE(r.contains("offset"));  // null default: nothing to report
 }
 
 TEST(ParamsLoad, ExplicitValuesAreParsedAndReportedAsWritten) {
   Knobs k;
-  json in = {{"count", 12},        {"offset", -7},       {"big", 123456789012345},
-             {"ratio", 1.0},       {"on", false},        {"label", "fancy"},
-             {"mode", "slow"},     {"link", "50GB/s"},   {"latency", "2min"},
-             {"buffer", "25MiB"},  {"peak", "989TFLOPS"}, {"children", {1, 2}},
+  json in = {{"count", 12},       {"offset", -7},      {"big", 123456789012345}, {"ratio", 1.0},
+             {"on", false},       {"label", "fancy"},  {"mode", "slow"},         {"link", "50GB/s"},
+             {"latency", "2min"}, {"buffer", "25MiB"}, {"peak", "989TFLOPS"},    {"children", {1, 2}},
              {"id", "k2"}};
   json r = load(k, in);
   EXPECT_EQ(k.count, 12);
@@ -201,9 +208,9 @@ TEST(ParamsErrors, UnknownKeyPointerEscapesSlashAndTilde) {
 
 struct BadValue {
   const char* name;
-  json obj;               // merged with {"id": "k"}
+  json obj;  // merged with {"id": "k"}
   const char* path;
-  const char* fragment;   // part of the message
+  const char* fragment;  // part of the message
 };
 
 TEST(ParamsErrors, WrongTypesAndOutOfRangeValuesNameThePointerAndTheExpectedThing) {
@@ -214,7 +221,9 @@ TEST(ParamsErrors, WrongTypesAndOutOfRangeValuesNameThePointerAndTheExpectedThin
       {"integer given a boolean", {{"count", true}}, "/thing/count", "found boolean true"},
       {"integer above 2^31", {{"count", 3000000000LL}}, "/thing/count", "expected an integer below 2^31"},
       {"integer64 negative", {{"big", -1}}, "/thing/big", "expected an integer >= 0, found number -1"},
-      {"integer64 above 2^63", {{"big", std::numeric_limits<std::uint64_t>::max()}}, "/thing/big",
+      {"integer64 above 2^63",
+       {{"big", std::numeric_limits<std::uint64_t>::max()}},
+       "/thing/big",
        "expected an integer >= 0"},
       {"number given a string", {{"ratio", "half"}}, "/thing/ratio", "expected a number in (0, 1], found string"},
       {"number above its range", {{"ratio", 1.5}}, "/thing/ratio", "expected a number in (0, 1], found number 1.5"},
@@ -222,10 +231,14 @@ TEST(ParamsErrors, WrongTypesAndOutOfRangeValuesNameThePointerAndTheExpectedThin
       {"flag given a string", {{"on", "yes"}}, "/thing/on", "expected true or false, found string \"yes\""},
       {"flag given a number", {{"on", 1}}, "/thing/on", "expected true or false"},
       {"text given a number", {{"label", 5}}, "/thing/label", "expected a string, found number 5"},
-      {"choice given an unknown name", {{"mode", "medium"}}, "/thing/mode",
+      {"choice given an unknown name",
+       {{"mode", "medium"}},
+       "/thing/mode",
        "expected one of \"fast\", \"slow\", found string \"medium\""},
       {"choice given a number", {{"mode", 1}}, "/thing/mode", "expected one of \"fast\", \"slow\""},
-      {"bandwidth given a number", {{"link", 100}}, "/thing/link",
+      {"bandwidth given a number",
+       {{"link", 100}},
+       "/thing/link",
        "expected a bandwidth string with a unit (bps, Kbps"},
       {"bandwidth of zero", {{"link", "0Gbps"}}, "/thing/link", "expected a bandwidth greater than zero"},
       {"bandwidth with a bad unit", {{"link", "100Gbs"}}, "/thing/link", "unknown bandwidth unit \"Gbs\""},
@@ -296,7 +309,7 @@ TEST(ParamsInfo, ListsEveryParameterInDeclarationOrder) {
   std::vector<std::string> names;
   for (const auto& p : info.params) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string>{"count", "offset", "big", "ratio", "on", "label", "mode", "link",
-                                              "latency", "buffer", "peak", "children", "id"}));
+                                             "latency", "buffer", "peak", "children", "id"}));
 }
 
 TEST(ParamsInfo, EachParameterHasTypeUnitsDefaultRangeAndHelp) {
@@ -308,13 +321,19 @@ TEST(ParamsInfo, EachParameterHasTypeUnitsDefaultRangeAndHelp) {
     const char* range;
   };
   const std::vector<Row> rows = {
-      {"count", "integer", 4, ">= 1"},          {"offset", "integer", nullptr, ""},
+      {"count", "integer", 4, ">= 1"},
+      {"offset", "integer", nullptr, ""},
       {"big", "integer", std::uint64_t{1} << 40, ">= 0"},
-      {"ratio", "number", 0.5, "(0, 1]"},       {"on", "boolean", true, ""},
-      {"label", "string", "plain", ""},         {"mode", "choice", "fast", ""},
-      {"link", "bandwidth", "100Gbps", "> 0"},  {"latency", "time", "1.5us", ">= 0"},
-      {"buffer", "size", "4MiB", ">= 0"},       {"peak", "compute rate", "10TFLOPS", "> 0"},
-      {"children", "array", json::array(), ""}, {"id", "string", nullptr, ""},
+      {"ratio", "number", 0.5, "(0, 1]"},
+      {"on", "boolean", true, ""},
+      {"label", "string", "plain", ""},
+      {"mode", "choice", "fast", ""},
+      {"link", "bandwidth", "100Gbps", "> 0"},
+      {"latency", "time", "1.5us", ">= 0"},
+      {"buffer", "size", "4MiB", ">= 0"},
+      {"peak", "compute rate", "10TFLOPS", "> 0"},
+      {"children", "array", json::array(), ""},
+      {"id", "string", nullptr, ""},
   };
   for (const auto& row : rows) {
     SCOPED_TRACE(row.name);

@@ -60,7 +60,9 @@ TEST(AtMemoryThroughChecker, TransfersSerializeAtTheBandwidthAndRespondALatencyL
 // A target or an initiator whose every reply is scripted by the test.
 struct ScriptedInitiator : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<ScriptedInitiator> out;
-  std::function<tlm::tlm_sync_enum(tlm::tlm_generic_payload&, tlm::tlm_phase&)> reply = [](auto&, auto&) { return tlm::TLM_ACCEPTED; };
+  std::function<tlm::tlm_sync_enum(tlm::tlm_generic_payload&, tlm::tlm_phase&)> reply = [](auto&, auto&) {
+    return tlm::TLM_ACCEPTED;
+  };
   explicit ScriptedInitiator(sc_core::sc_module_name n) : sc_module(n), out("out") {
     out.register_nb_transport_bw(this, &ScriptedInitiator::bw);
   }
@@ -73,7 +75,9 @@ struct ScriptedInitiator : sc_core::sc_module {
 
 struct ScriptedTarget : sc_core::sc_module {
   tlm_utils::simple_target_socket<ScriptedTarget> in;
-  std::function<tlm::tlm_sync_enum(tlm::tlm_generic_payload&, tlm::tlm_phase&)> reply = [](auto&, auto&) { return tlm::TLM_ACCEPTED; };
+  std::function<tlm::tlm_sync_enum(tlm::tlm_generic_payload&, tlm::tlm_phase&)> reply = [](auto&, auto&) {
+    return tlm::TLM_ACCEPTED;
+  };
   explicit ScriptedTarget(sc_core::sc_module_name n) : sc_module(n), in("in") {
     in.register_nb_transport_fw(this, &ScriptedTarget::fw);
   }
@@ -112,7 +116,8 @@ TEST(ProtocolChecker, AcceptsTheFullFourPhaseSequenceAndItsShortcuts) {
       return tlm::TLM_COMPLETED;
     };
     ini.send(b, tlm::BEGIN_REQ);
-    tlm::tlm_generic_payload& c = *pool.acquire();  // END_REQ on the return path, BEGIN_RESP then END_RESP on its return
+    tlm::tlm_generic_payload& c =
+        *pool.acquire();  // END_REQ on the return path, BEGIN_RESP then END_RESP on its return
     tgt.reply = [](tlm::tlm_generic_payload&, tlm::tlm_phase& ph) {
       ph = tlm::END_REQ;
       return tlm::TLM_UPDATED;

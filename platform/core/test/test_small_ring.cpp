@@ -38,7 +38,7 @@ TEST(SmallRing, RandomPushPopMatchesDeque) {
 TEST(SmallRing, KeepsOrderWhenGrowingWithAWrappedReadPosition) {
   SmallRing<int, 4> r;
   for (int i = 0; i < 3; ++i) r.push_back(i);
-  r.pop_front(), r.pop_front();  // read position 2: the next pushes wrap around the inline buffer
+  r.pop_front(), r.pop_front();                 // read position 2: the next pushes wrap around the inline buffer
   for (int i = 3; i < 12; ++i) r.push_back(i);  // full at 4 elements, then grows twice
   for (int i = 2; i < 12; ++i) {
     ASSERT_EQ(r.front(), i);

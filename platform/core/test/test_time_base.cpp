@@ -21,7 +21,8 @@ TEST(TimeBase, RoundPsRoundsToWholePicosecondsAndSaturatesAtForever) {
   EXPECT_EQ(round_ps(std::nan("")), kForeverPs);
   // The 720 h limit on every scenario time plus two saturated durations still fits.
   const double limit_ps = 720.0 * 3600 * 1e12;
-  EXPECT_LT(limit_ps + 2.0 * static_cast<double>(kForeverPs), static_cast<double>(std::numeric_limits<std::int64_t>::max()));
+  EXPECT_LT(limit_ps + 2.0 * static_cast<double>(kForeverPs),
+            static_cast<double>(std::numeric_limits<std::int64_t>::max()));
   EXPECT_GT(static_cast<double>(kForeverPs), limit_ps);
 }
 

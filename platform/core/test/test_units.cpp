@@ -27,18 +27,17 @@ struct DoubleCase {
 
 TEST(UnitsBandwidth, EveryBitUnitHasItsDecimalScale) {
   const std::vector<DoubleCase> cases = {
-      {"1bps", 1},      {"1Kbps", 1e3},   {"1kbps", 1e3},   {"1Mbps", 1e6},   {"1Gbps", 1e9},   {"1Tbps", 1e12},
-      {"1b/s", 1},      {"1Kb/s", 1e3},   {"1kb/s", 1e3},   {"1Mb/s", 1e6},   {"1Gb/s", 1e9},   {"1Tb/s", 1e12},
-      {"1bit/s", 1},    {"1Kbit/s", 1e3}, {"1kbit/s", 1e3}, {"1Mbit/s", 1e6}, {"1Gbit/s", 1e9}, {"1Tbit/s", 1e12},
+      {"1bps", 1},   {"1Kbps", 1e3},   {"1kbps", 1e3},   {"1Mbps", 1e6},   {"1Gbps", 1e9},   {"1Tbps", 1e12},
+      {"1b/s", 1},   {"1Kb/s", 1e3},   {"1kb/s", 1e3},   {"1Mb/s", 1e6},   {"1Gb/s", 1e9},   {"1Tb/s", 1e12},
+      {"1bit/s", 1}, {"1Kbit/s", 1e3}, {"1kbit/s", 1e3}, {"1Mbit/s", 1e6}, {"1Gbit/s", 1e9}, {"1Tbit/s", 1e12},
   };
   for (const auto& c : cases) EXPECT_DOUBLE_EQ(parse_bandwidth_bps(c.text), c.expected) << c.text;
 }
 
 TEST(UnitsBandwidth, EveryByteUnitIsEightBitsPerByte) {
   const std::vector<DoubleCase> cases = {
-      {"1B/s", 8},          {"1KB/s", 8e3},       {"1kB/s", 8e3},       {"1MB/s", 8e6},
-      {"1GB/s", 8e9},       {"1TB/s", 8e12},      {"1KiB/s", 8 * kKi},  {"1MiB/s", 8 * kMi},
-      {"1GiB/s", 8 * kGi},  {"1TiB/s", 8 * kTi},
+      {"1B/s", 8},     {"1KB/s", 8e3},      {"1kB/s", 8e3},      {"1MB/s", 8e6},      {"1GB/s", 8e9},
+      {"1TB/s", 8e12}, {"1KiB/s", 8 * kKi}, {"1MiB/s", 8 * kMi}, {"1GiB/s", 8 * kGi}, {"1TiB/s", 8 * kTi},
   };
   for (const auto& c : cases) EXPECT_DOUBLE_EQ(parse_bandwidth_bps(c.text), c.expected) << c.text;
 }
@@ -126,8 +125,8 @@ TEST(UnitsSize, FractionsThatGiveWholeBytesAreExact) {
 
 TEST(UnitsFlopRate, EveryUnitAndItsSlashSpellingHaveTheirScale) {
   const std::vector<DoubleCase> cases = {
-      {"1FLOPS", 1},     {"1KFLOPS", 1e3},  {"1MFLOPS", 1e6},  {"1GFLOPS", 1e9},  {"1TFLOPS", 1e12},  {"1PFLOPS", 1e15},
-      {"1FLOP/s", 1},    {"1KFLOP/s", 1e3}, {"1MFLOP/s", 1e6}, {"1GFLOP/s", 1e9}, {"1TFLOP/s", 1e12}, {"1PFLOP/s", 1e15},
+      {"1FLOPS", 1},  {"1KFLOPS", 1e3},  {"1MFLOPS", 1e6},  {"1GFLOPS", 1e9},  {"1TFLOPS", 1e12},  {"1PFLOPS", 1e15},
+      {"1FLOP/s", 1}, {"1KFLOP/s", 1e3}, {"1MFLOP/s", 1e6}, {"1GFLOP/s", 1e9}, {"1TFLOP/s", 1e12}, {"1PFLOP/s", 1e15},
   };
   for (const auto& c : cases) EXPECT_DOUBLE_EQ(parse_flop_rate(c.text), c.expected) << c.text;
 }
@@ -154,8 +153,7 @@ std::vector<std::string> split_units(const char* list) {
 }
 
 TEST(UnitsNames, EveryUnitThatUnitsOfListsParses) {
-  for (const auto& u : split_units(units_of(Quantity::Bandwidth)))
-    EXPECT_NO_THROW(parse_bandwidth_bps("2" + u)) << u;
+  for (const auto& u : split_units(units_of(Quantity::Bandwidth))) EXPECT_NO_THROW(parse_bandwidth_bps("2" + u)) << u;
   for (const auto& u : split_units(units_of(Quantity::Time))) EXPECT_NO_THROW(parse_time_ps("2" + u)) << u;
   for (const auto& u : split_units(units_of(Quantity::Size))) EXPECT_NO_THROW(parse_size_bytes("2" + u)) << u;
   for (const auto& u : split_units(units_of(Quantity::FlopRate))) EXPECT_NO_THROW(parse_flop_rate("2" + u)) << u;
@@ -183,10 +181,18 @@ std::string unit_error(const std::function<void()>& parse) {
   return "";
 }
 
-std::string bandwidth_error(const std::string& s) { return unit_error([&] { parse_bandwidth_bps(s); }); }
-std::string time_error(const std::string& s) { return unit_error([&] { parse_time_ps(s); }); }
-std::string size_error(const std::string& s) { return unit_error([&] { parse_size_bytes(s); }); }
-std::string flops_error(const std::string& s) { return unit_error([&] { parse_flop_rate(s); }); }
+std::string bandwidth_error(const std::string& s) {
+  return unit_error([&] { parse_bandwidth_bps(s); });
+}
+std::string time_error(const std::string& s) {
+  return unit_error([&] { parse_time_ps(s); });
+}
+std::string size_error(const std::string& s) {
+  return unit_error([&] { parse_size_bytes(s); });
+}
+std::string flops_error(const std::string& s) {
+  return unit_error([&] { parse_flop_rate(s); });
+}
 
 TEST(UnitsErrors, NumberWithoutUnitSaysUnitIsMissingAndListsUnits) {
   std::string m = bandwidth_error("400");

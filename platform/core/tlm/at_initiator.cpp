@@ -77,7 +77,7 @@ bool AtInitiator::issue(int index, tlm::tlm_generic_payload* p, Done done) {
   // Recorded after the call: responses come through the PEQ, never from inside it.
   in_flight_[key(p)] = {index, std::move(done)};
   switch (r) {
-    case tlm::TLM_ACCEPTED: break;  // END_REQ comes on the backward path
+    case tlm::TLM_ACCEPTED: break;                                // END_REQ comes on the backward path
     case tlm::TLM_UPDATED: peq_.notify(*p, phase, delay); break;  // END_REQ or BEGIN_RESP
     case tlm::TLM_COMPLETED: peq_.notify(*p, internal_completed, delay); break;
   }

@@ -10,7 +10,9 @@ namespace trainvp {
 DECLARE_EXTENDED_PHASE(internal_response_ready);
 
 AtMemoryTarget::AtMemoryTarget(const char* name, double bytes_per_s, std::int64_t latency_ps, Backward backward)
-    : bytes_per_s_(bytes_per_s), latency_ps_(latency_ps), backward_(std::move(backward)),
+    : bytes_per_s_(bytes_per_s),
+      latency_ps_(latency_ps),
+      backward_(std::move(backward)),
       peq_(name, this, &AtMemoryTarget::on_peq) {}
 
 AtMemoryTarget::Port& AtMemoryTarget::port(int index) {

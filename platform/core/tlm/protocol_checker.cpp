@@ -20,7 +20,8 @@ tlm::tlm_sync_enum ProtocolChecker::fw(tlm::tlm_generic_payload& p, tlm::tlm_pha
   const tlm::tlm_phase sent = ph;
   if (sent == tlm::BEGIN_REQ) {
     if (phase_.count(&p)) violation(p, "BEGIN_REQ for a transaction already in progress", "15.2.4");
-    if (in_request_) violation(p, "BEGIN_REQ before the previous request's END_REQ (request exclusion rule)", "15.2.6 e)");
+    if (in_request_)
+      violation(p, "BEGIN_REQ before the previous request's END_REQ (request exclusion rule)", "15.2.6 e)");
     if (!p.has_mm()) violation(p, "nb_transport with a payload that has no memory manager", "14.5 i)");
     if (p.get_response_status() != tlm::TLM_INCOMPLETE_RESPONSE)
       violation(p, "BEGIN_REQ with a response status other than TLM_INCOMPLETE_RESPONSE", "14.17 e)");
@@ -83,7 +84,7 @@ void ProtocolChecker::advance(tlm::tlm_generic_payload& p, const tlm::tlm_phase&
     return;
   }
   const tlm::tlm_phase cur = it->second;
-  const bool legal = next == tlm::END_REQ     ? cur == tlm::BEGIN_REQ
+  const bool legal = next == tlm::END_REQ      ? cur == tlm::BEGIN_REQ
                      : next == tlm::BEGIN_RESP ? cur == tlm::BEGIN_REQ || cur == tlm::END_REQ
                                                : cur == tlm::BEGIN_RESP;  // END_RESP
   if (!legal) {

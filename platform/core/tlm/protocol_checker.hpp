@@ -27,7 +27,7 @@ class ProtocolChecker : public sc_core::sc_module {
 
   // One line per violation: the rule, the clause and the transaction's address.
   const std::vector<std::string>& violations() const { return violations_; }
-  std::uint64_t begun() const { return begun_; }        // BEGIN_REQs seen
+  std::uint64_t begun() const { return begun_; }          // BEGIN_REQs seen
   std::uint64_t completed() const { return completed_; }  // transactions seen through to their end
   std::size_t in_progress() const { return phase_.size(); }
 
@@ -40,8 +40,8 @@ class ProtocolChecker : public sc_core::sc_module {
   void violation(const tlm::tlm_generic_payload& p, const std::string& what, const char* clause);
 
   std::unordered_map<const tlm::tlm_generic_payload*, tlm::tlm_phase> phase_;  // last phase of each live transaction
-  const tlm::tlm_generic_payload* in_request_ = nullptr;   // BEGIN_REQ without END_REQ yet
-  const tlm::tlm_generic_payload* in_response_ = nullptr;  // BEGIN_RESP without END_RESP yet
+  const tlm::tlm_generic_payload* in_request_ = nullptr;                       // BEGIN_REQ without END_REQ yet
+  const tlm::tlm_generic_payload* in_response_ = nullptr;                      // BEGIN_RESP without END_RESP yet
   std::vector<std::string> violations_;
   std::uint64_t begun_ = 0, completed_ = 0;
 };

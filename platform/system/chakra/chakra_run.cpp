@@ -68,9 +68,11 @@ ChakraRun::ChakraRun(sc_core::sc_module_name name, const ChakraWorkload& w, std:
       c.deps.assign(nodes.size(), 0);
       std::vector<std::vector<int>> kids(nodes.size());
       for (std::size_t i = 0; i < nodes.size(); ++i)
-        for (std::uint64_t d : nodes[i].deps) kids[static_cast<std::size_t>(index.at(d))].push_back(static_cast<int>(i)), ++c.deps[i];
+        for (std::uint64_t d : nodes[i].deps)
+          kids[static_cast<std::size_t>(index.at(d))].push_back(static_cast<int>(i)), ++c.deps[i];
       c.begin.push_back(0);
-      for (auto& k : kids) c.list.insert(c.list.end(), k.begin(), k.end()), c.begin.push_back(static_cast<int>(c.list.size()));
+      for (auto& k : kids)
+        c.list.insert(c.list.end(), k.begin(), k.end()), c.begin.push_back(static_cast<int>(c.list.size()));
     }
     rk.children = &it->second;
     rk.left = rk.children->deps;
@@ -82,7 +84,8 @@ ChakraRun::ChakraRun(sc_core::sc_module_name name, const ChakraWorkload& w, std:
     auto [it, fresh] = position_.try_emplace(u.group);
     if (!fresh) continue;
     it->second.assign(static_cast<std::size_t>(p), -1);
-    for (std::size_t j = 0; j < u.ranks.size(); ++j) it->second[static_cast<std::size_t>(u.ranks[j])] = static_cast<int>(j);
+    for (std::size_t j = 0; j < u.ranks.size(); ++j)
+      it->second[static_cast<std::size_t>(u.ranks[j])] = static_cast<int>(j);
   }
   coll_id_.assign(w.plan->collectives.size(), -1);
   p2p_id_.assign(w.plan->p2p.size(), -1);
@@ -129,9 +132,11 @@ void ChakraRun::issue(int r, std::size_t i) {
     case chakra::kMemStoreNode: {
       PhaseWork work;
       if (n.duration_us > 0) work.measured_ps = static_cast<std::int64_t>(n.duration_us) * 1000000;
-      else if (n.type == chakra::kCompNode) work.flops = static_cast<double>(n.num_ops), work.bytes = static_cast<double>(n.tensor_size), work.kernels = 1;
+      else if (n.type == chakra::kCompNode)
+        work.flops = static_cast<double>(n.num_ops), work.bytes = static_cast<double>(n.tensor_size), work.kernels = 1;
       else work.bytes = static_cast<double>(n.tensor_size);  // HBM traffic, no kernel of its own
-      const int slice = ctx_.trace.enabled() ? ctx_.trace.name(n.name.empty() ? chakra::node_type_name(n.type) : n.name) : -1;
+      const int slice =
+          ctx_.trace.enabled() ? ctx_.trace.name(n.name.empty() ? chakra::node_type_name(n.type) : n.name) : -1;
       gpus_[static_cast<std::size_t>(r)]->queue_probe(
           work, w_.dtype, [this, r, i](std::int64_t, std::int64_t) { complete(r, i); }, slice, "chakra");
       return;
@@ -149,8 +154,8 @@ std::shared_ptr<const CompiledProgram> ChakraRun::program(const chakra::Collecti
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
   const CollectiveAlgo algo = op == CollectiveOp::AllReduce ? w_.algorithm : CollectiveAlgo::Ring;
-  auto cp = std::make_shared<const CompiledProgram>(build_program(op, algo, u.ranks, u.bytes, engine_.chunk(), nodes_of_, root,
-                                                                  &engine_.device_map(), &engine_.ring_layout()));
+  auto cp = std::make_shared<const CompiledProgram>(build_program(
+      op, algo, u.ranks, u.bytes, engine_.chunk(), nodes_of_, root, &engine_.device_map(), &engine_.ring_layout()));
   programs_.emplace(key, cp);
   return cp;
 }
@@ -187,12 +192,12 @@ void ChakraRun::issue_p2p(int r, std::size_t i) {
       it = programs_.emplace(key, std::make_shared<const CompiledProgram>(std::move(pr))).first;
     }
     const chakra::Node& s = ranks_[static_cast<std::size_t>(x.src)].trace->nodes[x.send_node];
-    p2p_id_[static_cast<std::size_t>(u)] =
-        engine_.launch(it->second, CollectiveOp::SendRecv, CollectiveAlgo::Ring, x.bytes,
-                       s.name.empty() ? "send " + std::to_string(x.src) + ">" + std::to_string(x.dst) : s.name, [this, u](int rank) {
-                         const chakra::PointToPoint& x = w_.plan->p2p[static_cast<std::size_t>(u)];
-                         complete(rank, rank == x.src ? x.send_node : x.recv_node);
-                       });
+    p2p_id_[static_cast<std::size_t>(u)] = engine_.launch(
+        it->second, CollectiveOp::SendRecv, CollectiveAlgo::Ring, x.bytes,
+        s.name.empty() ? "send " + std::to_string(x.src) + ">" + std::to_string(x.dst) : s.name, [this, u](int rank) {
+          const chakra::PointToPoint& x = w_.plan->p2p[static_cast<std::size_t>(u)];
+          complete(rank, rank == x.src ? x.send_node : x.recv_node);
+        });
   }
   engine_.join(p2p_id_[static_cast<std::size_t>(u)], r);
 }
@@ -208,8 +213,8 @@ void ChakraRun::finish(int r, std::size_t i) {
   else if (n.type == chakra::kSendNode || n.type == chakra::kRecvNode || n.type == chakra::kCollNode) kind = kComm;
   if (kind >= 0 && now > start) rk.busy[kind].push_back({start, now});
   if (rk.track >= 0 && (kind == kCpu || kind == kComm))
-    ctx_.trace.slice(rk.track, n.name.empty() ? chakra::node_type_name(n.type) : n.name, kind == kCpu ? "cpu" : "communication",
-                     start, now, {{"node", n.id}});
+    ctx_.trace.slice(rk.track, n.name.empty() ? chakra::node_type_name(n.type) : n.name,
+                     kind == kCpu ? "cpu" : "communication", start, now, {{"node", n.id}});
   rk.end_ps = now;
   end_ps_ = std::max(end_ps_, now);
   if (++rk.done == rk.trace->nodes.size() && ++ranks_done_ == static_cast<int>(ranks_.size()))
@@ -270,8 +275,8 @@ std::string ChakraRun::state() const {
     const Rank& rk = ranks_[static_cast<std::size_t>(r)];
     if (rk.done == rk.trace->nodes.size()) continue;
     ++listed;
-    s += "\n    rank " + std::to_string(r) + ": " + std::to_string(rk.done) + " of " + std::to_string(rk.trace->nodes.size()) +
-         " nodes done";
+    s += "\n    rank " + std::to_string(r) + ": " + std::to_string(rk.done) + " of " +
+         std::to_string(rk.trace->nodes.size()) + " nodes done";
     int shown = 0;
     for (std::size_t i = 0; i < rk.status.size() && shown < 3; ++i) {
       if (rk.status[i] != 1) continue;
@@ -281,7 +286,8 @@ std::string ChakraRun::state() const {
       const int u = w_.plan->use_of[static_cast<std::size_t>(r)][i];
       if (n.type == chakra::kCollNode && coll_id_[static_cast<std::size_t>(u)] >= 0)
         s += " (" + engine_.describe(coll_id_[static_cast<std::size_t>(u)], r) + ")";
-      else if ((n.type == chakra::kSendNode || n.type == chakra::kRecvNode) && p2p_id_[static_cast<std::size_t>(u)] >= 0)
+      else if ((n.type == chakra::kSendNode || n.type == chakra::kRecvNode) &&
+               p2p_id_[static_cast<std::size_t>(u)] >= 0)
         s += " (" + engine_.describe(p2p_id_[static_cast<std::size_t>(u)], r) + ")";
     }
   }

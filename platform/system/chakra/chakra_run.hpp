@@ -51,13 +51,13 @@ class ChakraRun : public sc_core::sc_module {
   struct Rank {
     const chakra::Trace* trace = nullptr;
     const Children* children = nullptr;
-    std::vector<int> left;              // per node: dependencies not yet completed
-    std::vector<std::int64_t> start_ps; // per node, once issued
-    std::vector<std::uint8_t> status;   // per node: 0 waiting, 1 running, 2 done
+    std::vector<int> left;               // per node: dependencies not yet completed
+    std::vector<std::int64_t> start_ps;  // per node, once issued
+    std::vector<std::uint8_t> status;    // per node: 0 waiting, 1 running, 2 done
     std::size_t done = 0;
     std::int64_t end_ps = 0;
     std::vector<std::pair<std::int64_t, std::int64_t>> busy[kKinds];
-    int track = -1;                     // trace track for CPU and communication nodes
+    int track = -1;  // trace track for CPU and communication nodes
   };
   struct Timer {
     int rank;
@@ -80,10 +80,10 @@ class ChakraRun : public sc_core::sc_module {
   RunContext& ctx_;
   std::map<const chakra::Trace*, Children> children_;
   std::vector<Rank> ranks_;
-  std::map<std::string, std::vector<int>> position_;   // per process group: global rank -> position (-1)
-  std::vector<int> coll_id_, p2p_id_;                  // engine ids per plan entry, -1 before launch
+  std::map<std::string, std::vector<int>> position_;  // per process group: global rank -> position (-1)
+  std::vector<int> coll_id_, p2p_id_;                 // engine ids per plan entry, -1 before launch
   std::map<std::tuple<int, std::uint64_t, std::string, int>, std::shared_ptr<const CompiledProgram>> programs_;
-  std::vector<std::pair<int, std::size_t>> pending_;   // completed nodes not yet processed
+  std::vector<std::pair<int, std::size_t>> pending_;  // completed nodes not yet processed
   std::vector<std::unique_ptr<Timer>> timer_store_;
   TimedQueue<Timer> timers_;
   sc_core::sc_event wake_, finished_ev_;

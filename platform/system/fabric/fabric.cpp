@@ -47,7 +47,8 @@ int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t
   d.kind = kind;
   d.node = node;
   d.egress_latency_ps = egress_latency_ps;
-  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort && kind != DeviceKind::AggregatorPort) d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
+  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort && kind != DeviceKind::AggregatorPort)
+    d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
   d.name = std::move(name);
   devices_.push_back(std::move(d));
   return static_cast<int>(devices_.size() - 1);
@@ -123,14 +124,16 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       int sw = add_device(node + ".nvswitch", DeviceKind::NvSwitch, n, c.nvlink.switch_latency_ps);
       for (int g = 0; g < G; ++g) {
         double bw = c.gpus[static_cast<std::size_t>(n * G + g)].params.nvlink_bw;
-        if (bw > 0) connect(gdev[g], sw, "nvlink", bw, c.nvlink.latency_ps, c.nvlink.mtu, c.nvlink.framing, f.switch_buffer);
+        if (bw > 0)
+          connect(gdev[g], sw, "nvlink", bw, c.nvlink.latency_ps, c.nvlink.mtu, c.nvlink.framing, f.switch_buffer);
       }
     }
     int root = add_device(node + ".cpu", DeviceKind::RootComplex, n, c.pcie.switch_latency_ps);
     const int per = c.pcie.gpus_per_switch, nsw = (G + per - 1) / per;
     std::vector<int> psw;
     for (int k = 0; k < nsw; ++k) {
-      psw.push_back(add_device(node + ".pcie" + std::to_string(k), DeviceKind::PcieSwitch, n, c.pcie.switch_latency_ps));
+      psw.push_back(
+          add_device(node + ".pcie" + std::to_string(k), DeviceKind::PcieSwitch, n, c.pcie.switch_latency_ps));
       connect(psw.back(), root, "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing, f.switch_buffer);
     }
     for (int g = 0; g < G; ++g)
@@ -145,7 +148,8 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
               c.pcie.framing, f.switch_buffer);
       nic_devices.push_back(nic);
     }
-    for (int g = 0; g < G; ++g) nic_of_gpu_[static_cast<std::size_t>(n * G + g)] = nic_devices[static_cast<std::size_t>(n * nics + g * nics / G)];
+    for (int g = 0; g < G; ++g)
+      nic_of_gpu_[static_cast<std::size_t>(n * G + g)] = nic_devices[static_cast<std::size_t>(n * nics + g * nics / G)];
     // The CXL device's ports, each on a PCIe switch (round-robin), with flit-framed links.
     device_map_.ports_of_node.emplace_back();
     CxlDevice* dev = n < static_cast<int>(cxl.size()) ? cxl[static_cast<std::size_t>(n)] : nullptr;
@@ -154,8 +158,9 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       device_map_.interleave = cp.interleave_granularity;
       int port = add_device(node + ".cxl.p" + std::to_string(k), DeviceKind::CxlPort, n, 0);
       devices_[static_cast<std::size_t>(port)].cxl = dev->ports[k].get();
-      connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(), cp.flit_overhead(),
-              f.switch_buffer, true);  // flits are fixed-size: a 4-byte MMIO write takes a whole one
+      connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(),
+              cp.flit_overhead(), f.switch_buffer,
+              true);  // flits are fixed-size: a 4-byte MMIO write takes a whole one
       device_map_.ports_of_node.back().push_back(static_cast<int>(gpu_device_.size()));
       gpu_device_.push_back(port);
       // Between nodes a port uses a NIC on its own PCIe switch (else the node's first NIC).
@@ -194,15 +199,19 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
   }
   const double agg_bw = c.aggregators.nic_bw > 0 ? c.aggregators.nic_bw : f.link_bw;
   // The network.
-  auto eth = [&](int a, int b, double bw) { connect(a, b, "ethernet", bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer); };
+  auto eth = [&](int a, int b, double bw) {
+    connect(a, b, "ethernet", bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer);
+  };
   if (f.topology == Topology::Switch) {
     int sw = add_device("switch", DeviceKind::Switch, -1, f.switch_latency_ps);
     for (std::size_t k = 0; k < nic_devices.size(); ++k) eth(nic_devices[k], sw, k < gpu_nics ? f.link_bw : agg_bw);
   } else {
     const int leaves = c.leaves, spines = c.spines;
     std::vector<int> leaf, spine;
-    for (int i = 0; i < leaves; ++i) leaf.push_back(add_device("leaf" + std::to_string(i), DeviceKind::Leaf, -1, f.switch_latency_ps));
-    for (int i = 0; i < spines; ++i) spine.push_back(add_device("spine" + std::to_string(i), DeviceKind::Spine, -1, f.switch_latency_ps));
+    for (int i = 0; i < leaves; ++i)
+      leaf.push_back(add_device("leaf" + std::to_string(i), DeviceKind::Leaf, -1, f.switch_latency_ps));
+    for (int i = 0; i < spines; ++i)
+      spine.push_back(add_device("spine" + std::to_string(i), DeviceKind::Spine, -1, f.switch_latency_ps));
     std::vector<int> down(static_cast<std::size_t>(leaves), 0);
     for (std::size_t k = 0; k < nic_devices.size(); ++k) {
       int l = f.rail_optimized ? static_cast<int>(k) % nics : static_cast<int>(k) / f.leaf_ports;
@@ -267,7 +276,8 @@ void Fabric::route_host_paths() {
     append_path(*to, h.root, h.port0, 0);
     append_path(*back, h.port0, h.root, 0);
     back->ports.push_back(h.rc_port);
-    const std::uint32_t flow = 0xC5100000u + static_cast<std::uint32_t>(devices_[static_cast<std::size_t>(h.root)].node);
+    const std::uint32_t flow =
+        0xC5100000u + static_cast<std::uint32_t>(devices_[static_cast<std::size_t>(h.root)].node);
     h.dev->set_host_paths(to.get(), back.get(), flow, devices_[static_cast<std::size_t>(h.root)].egress_latency_ps);
     host_routes_.push_back(std::move(to));
     host_routes_.push_back(std::move(back));
@@ -301,7 +311,8 @@ const Fabric::Dist& Fabric::dist_to(int target) {
   if (it != dist_.end()) return it->second;
   if (in_dirs_.empty()) {
     in_dirs_.resize(devices_.size());
-    for (std::size_t i = 0; i < dirs_.size(); ++i) in_dirs_[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < dirs_.size(); ++i)
+      in_dirs_[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
   }
   std::vector<double>& dist = scratch_;
   dist.assign(devices_.size(), std::numeric_limits<double>::infinity());
@@ -336,7 +347,8 @@ const Fabric::Dist& Fabric::dist_to(int target) {
 }
 
 double Fabric::dist_at(const Dist& d, int device) {
-  auto it = std::lower_bound(d.begin(), d.end(), device, [](const std::pair<int, double>& e, int v) { return e.first < v; });
+  auto it =
+      std::lower_bound(d.begin(), d.end(), device, [](const std::pair<int, double>& e, int v) { return e.first < v; });
   return it != d.end() && it->first == device ? it->second : std::numeric_limits<double>::infinity();
 }
 
@@ -357,7 +369,8 @@ void Fabric::next_hops(int cur, int from, int to, const Dist& dist, std::vector<
   }
   if (std::isinf(here)) {
     if (cur == from)
-      throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " + devices_[static_cast<std::size_t>(to)].name);
+      throw RunError("no path from " + devices_[static_cast<std::size_t>(from)].name + " to " +
+                     devices_[static_cast<std::size_t>(to)].name);
     throw RunError("routing: no next hop at " + d.name + " towards " + devices_[static_cast<std::size_t>(to)].name);
   }
   best.clear();
@@ -387,7 +400,8 @@ bool Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
 
 const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
   std::uint32_t bucket = flow % kEcmpBuckets;
-  std::uint64_t key = (static_cast<std::uint64_t>(src_rank) << 40) | (static_cast<std::uint64_t>(dst_rank) << 8) | bucket;
+  std::uint64_t key =
+      (static_cast<std::uint64_t>(src_rank) << 40) | (static_cast<std::uint64_t>(dst_rank) << 8) | bucket;
   // A pair with one shortest path (no ECMP choice on the way) has the same route in every bucket
   // (routes_ holds it under the bucket that computed it, if any: the same route).
   const std::uint64_t pair = key & ~static_cast<std::uint64_t>(0xff);
@@ -427,7 +441,8 @@ const Route& Fabric::nic_route(int src_nic, int dst_nic, int sink_port, std::uin
   const std::uint32_t bucket = flow % kEcmpBuckets;
   // Bit 63 keeps these apart from the ranks' routes (ranks and devices are below 2^20).
   const std::uint64_t key = (1ull << 63) | (static_cast<std::uint64_t>(src_nic) << 42) |
-                            (static_cast<std::uint64_t>(dst_nic) << 22) | (static_cast<std::uint64_t>(sink_port) << 6) | bucket;
+                            (static_cast<std::uint64_t>(dst_nic) << 22) | (static_cast<std::uint64_t>(sink_port) << 6) |
+                            bucket;
   if (const Route* const* it = routes_.find(key)) return **it;
   auto r = std::make_unique<Route>();
   r->ports.push_back(0);

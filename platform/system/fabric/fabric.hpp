@@ -39,26 +39,26 @@ const char* device_kind_name(DeviceKind k);
 struct FabricDevice {
   std::string name;
   DeviceKind kind;
-  int node = -1;                 // -1 for network switches
-  Gpu* gpu = nullptr;            // endpoints
+  int node = -1;       // -1 for network switches
+  Gpu* gpu = nullptr;  // endpoints
   CxlPort* cxl = nullptr;
   AggregatorPort* agg = nullptr;
   std::unique_ptr<Forwarder> fwd;  // everything else
-  std::vector<int> out;          // directions leaving this device, by out-port index
+  std::vector<int> out;            // directions leaving this device, by out-port index
   std::int64_t egress_latency_ps = 0;
 };
 
 struct FabricDir {
   int from = 0, to = 0;
-  int link = 0;                  // index of the full-duplex link
+  int link = 0;  // index of the full-duplex link
   std::unique_ptr<LinkDir> dir;
-  double cost = 0;               // routing metric, seconds
+  double cost = 0;  // routing metric, seconds
 };
 
 struct FabricLink {
-  std::string name;              // link:a-b
-  std::string kind;              // ethernet, nvlink, pcie
-  int a = 0, b = 0;              // devices
+  std::string name;  // link:a-b
+  std::string kind;  // ethernet, nvlink, pcie
+  int a = 0, b = 0;  // devices
   double bandwidth_bps = 0;
   std::int64_t latency_ps = 0;
 };

@@ -11,12 +11,14 @@ namespace trainvp {
 
 void Fabric::place_nodes(const std::vector<int>& at) {
   if (!flow_)
-    throw RunError("moving ranks between nodes needs fabric.fidelity \"flow\": in packet fidelity a GPU's chunks leave by its own port");
+    throw RunError(
+        "moving ranks between nodes needs fabric.fidelity \"flow\": in packet fidelity a GPU's chunks leave by its own port");
   const int G = s_.cluster.gpus_per_node, N = s_.cluster.nodes;
   std::vector<bool> seen(static_cast<std::size_t>(N), false);
   if (static_cast<int>(at.size()) != N) throw std::invalid_argument("place_nodes: one node per slot");
   for (int n : at) {
-    if (n < 0 || n >= N || seen[static_cast<std::size_t>(n)]) throw std::invalid_argument("place_nodes: not a permutation of the nodes");
+    if (n < 0 || n >= N || seen[static_cast<std::size_t>(n)])
+      throw std::invalid_argument("place_nodes: not a permutation of the nodes");
     seen[static_cast<std::size_t>(n)] = true;
   }
   if (elab_device_.empty()) elab_device_ = gpu_device_, elab_nic_ = nic_of_gpu_;

@@ -78,7 +78,8 @@ bool FastForward::traffic_repeats(int B, int L, std::int64_t period_ps) const {
   const double tol = p_.cfg.tolerance * static_cast<double>(period_ps);
   for (std::size_t d = 0; d < s2.links.size(); ++d) {
     const LinkDirStats &x = s0.links[d].stats, &y = s1.links[d].stats, &z = s2.links[d].stats;
-    if (z.chunks - y.chunks != y.chunks - x.chunks || z.payload_bytes - y.payload_bytes != y.payload_bytes - x.payload_bytes)
+    if (z.chunks - y.chunks != y.chunks - x.chunks ||
+        z.payload_bytes - y.payload_bytes != y.payload_bytes - x.payload_bytes)
       return false;
     if (std::fabs(static_cast<double>((z.busy_ps - y.busy_ps) - (y.busy_ps - x.busy_ps))) > tol ||
         std::fabs(static_cast<double>((z.paused_ps - y.paused_ps) - (y.paused_ps - x.paused_ps))) > tol)
@@ -142,9 +143,11 @@ void FastForward::apply(int B, const IterationSkip& skip) {
   resume_ = B + skip.iterations + 1;
   if (ctx_.trace.enabled()) {
     if (track_ < 0) track_ = ctx_.trace.track("fast-forward", "skips");
-    ctx_.trace.slice(track_, "fast-forward " + std::to_string(skip.iterations) + " iterations", "fast_forward", to.at_ps,
-                     to.at_ps + skip.delay_ps(),
-                     {{"after_iteration", B}, {"iterations", skip.iterations}, {"period_iterations", skip.period},
+    ctx_.trace.slice(track_, "fast-forward " + std::to_string(skip.iterations) + " iterations", "fast_forward",
+                     to.at_ps, to.at_ps + skip.delay_ps(),
+                     {{"after_iteration", B},
+                      {"iterations", skip.iterations},
+                      {"period_iterations", skip.period},
                       {"period_s", sec(skip.period_ps)}});
   }
 }
@@ -195,7 +198,8 @@ void FastForward::fold(int B) {
 
 void FastForward::flush_pending() {
   for (auto p = pending_.begin(); p != pending_.end();) {
-    if (std::any_of(p->which.begin(), p->which.end(), [this](std::size_t i) { return p_.engine->record(i).end_ps < 0; })) {
+    if (std::any_of(p->which.begin(), p->which.end(),
+                    [this](std::size_t i) { return p_.engine->record(i).end_ps < 0; })) {
       ++p;
       continue;
     }
@@ -218,8 +222,9 @@ void FastForward::repeat(const std::vector<std::size_t>& which, int times, int p
     s.bytes += static_cast<std::uint64_t>(times) * r.bytes;
     for (int m = 0; m < times; ++m) s.time_s += sec(r.end_ps - r.start_ps);
   }
-  p_.engine->repeat_listed(listed, times, period_ps,
-                           [period](const std::string& label, int m) { return shift_iteration_label(label, m * period); });
+  p_.engine->repeat_listed(listed, times, period_ps, [period](const std::string& label, int m) {
+    return shift_iteration_label(label, m * period);
+  });
 }
 
 nlohmann::ordered_json FastForward::report() const {

@@ -40,13 +40,13 @@ namespace trainvp {
 struct FastForwardParts {
   FastForwardConfig cfg;
   int iterations = 0, warmup = 0;
-  int cycle = 1;                        // the strategy's own period (iterations)
+  int cycle = 1;  // the strategy's own period (iterations)
   std::vector<Gpu*> gpus;
-  SyncStrategy* strategy = nullptr;     // null: no synchronization
+  SyncStrategy* strategy = nullptr;  // null: no synchronization
   CollectiveEngine* engine = nullptr;
   Fabric* fabric = nullptr;
   const FaultInjector* faults = nullptr;
-  std::string off_reason;               // non-empty: never skip, and why (reported)
+  std::string off_reason;  // non-empty: never skip, and why (reported)
   // Null, or the most iterations a skip may take now (0: none; negative: no limit): the fail-slow
   // monitor and its mitigation, whose next action must happen on a simulated iteration.
   std::function<int()> skip_limit;
@@ -60,7 +60,7 @@ struct FastForwardParts {
   // tens of thousands of them per skipped iteration (null: none). Hybrid runs sum their TP and PP
   // collectives; with /output/collectives false every kind is summed.
   std::function<bool(const std::string&)> summed;
-  CommOf comm;                          // the period test's communication time (null: the strategy's)
+  CommOf comm;  // the period test's communication time (null: the strategy's)
 };
 
 class FastForward : public IterationBoundary {
@@ -97,8 +97,8 @@ class FastForward : public IterationBoundary {
   Snapshot snapshot(int rank) const;
   IterationSkip decide(int rank, int boundary);
   bool traffic_repeats(int boundary, int length, std::int64_t period_ps) const;
-  void apply(int boundary, const IterationSkip& skip);      // at the first rank's boundary
-  void complete(int boundary, const IterationSkip& skip);   // at the last rank's
+  void apply(int boundary, const IterationSkip& skip);     // at the first rank's boundary
+  void complete(int boundary, const IterationSkip& skip);  // at the last rank's
   // Hybrid parallelism: repeats the records listed once they are all complete (a ZeRO parameter
   // all-gather launched as its stage ended the boundary may still be in flight when the last rank ends it).
   void flush_pending();
@@ -108,11 +108,11 @@ class FastForward : public IterationBoundary {
 
   FastForwardParts p_;
   RunContext& ctx_;
-  std::map<int, Snapshot> snaps_;      // by boundary, at its first arrival
+  std::map<int, Snapshot> snaps_;  // by boundary, at its first arrival
   std::map<int, IterationSkip> decided_;
   std::map<int, std::size_t> arrived_;  // ranks that have ended a decided boundary
-  int seen_ = -1;                      // highest boundary any rank has reached
-  int resume_ = 0;                     // first iteration after the last skip
+  int seen_ = -1;                       // highest boundary any rank has reached
+  int resume_ = 0;                      // first iteration after the last skip
   int skipped_ = 0;
   std::vector<Done> done_;
   struct Pending {

@@ -26,7 +26,9 @@ Period check_period(const std::vector<const std::vector<RankIteration>*>& ranks,
       if (!close(a.start_ps - b.start_ps, P) || !close(a.end_ps - a.start_ps, b.end_ps - b.start_ps) ||
           !close(a.compute_ps, b.compute_ps) || !close(a.blocked_ps, b.blocked_ps) || !close(a.extra_ps, b.extra_ps))
         return {};
-      if (comm && (i < B || q.arrived_comm_final) && !close(comm(static_cast<int>(r), i), comm(static_cast<int>(r), i - L))) return {};
+      if (comm && (i < B || q.arrived_comm_final) &&
+          !close(comm(static_cast<int>(r), i), comm(static_cast<int>(r), i - L)))
+        return {};
     }
   }
   return {L, P};

@@ -11,11 +11,11 @@
 namespace trainvp {
 
 struct PeriodQuery {
-  int boundary = 0;          // the iteration the arriving rank has just ended
-  int arrived = 0;           // that rank: the first to end `boundary`; the others have ended boundary - 1
-  int repeats = 3;           // periods that must repeat
-  double tolerance = 1e-5;   // of the period
-  int first = 0;             // no compared iteration before this one (warm-up, the last skip)
+  int boundary = 0;            // the iteration the arriving rank has just ended
+  int arrived = 0;             // that rank: the first to end `boundary`; the others have ended boundary - 1
+  int repeats = 3;             // periods that must repeat
+  double tolerance = 1e-5;     // of the period
+  int first = 0;               // no compared iteration before this one (warm-up, the last skip)
   std::int64_t after_ps = -1;  // nor one that starts at or before this time (the last fault change)
   // The arriving rank's communication time of `boundary` is final (false: its sends may still
   // travel, as a pipeline stage's do; compared up to boundary - 1 like the others').
@@ -23,7 +23,7 @@ struct PeriodQuery {
 };
 
 struct Period {
-  int iterations = 0;        // 0: no repeating period
+  int iterations = 0;  // 0: no repeating period
   std::int64_t ps = 0;
 };
 

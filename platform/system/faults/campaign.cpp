@@ -33,7 +33,7 @@ std::vector<std::vector<std::string>> fault_generator_targets(const FaultGenerat
   for (std::size_t i = 0; i < cfg.kinds.size(); ++i) {
     const FaultGeneratorKind& g = cfg.kinds[i];
     if (g.rate_per_h <= 0) continue;
-        const std::string scope = g.scope.empty() && g.targets != GeneratorTargets::Link ? "*" : g.scope;
+    const std::string scope = g.scope.empty() && g.targets != GeneratorTargets::Link ? "*" : g.scope;
     std::vector<std::string>& t = out[i];
     if (g.targets == GeneratorTargets::Gpu) {
       for (const GpuInstance& gi : s.cluster.gpus)

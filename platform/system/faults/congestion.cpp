@@ -35,8 +35,9 @@ std::vector<std::string> BackgroundTraffic::add(const FaultConfig& f, const std:
   if (pairs.empty()) fail_expected(where, "a NIC other than the source", json(f.destination));
   if (pairs.size() * static_cast<std::size_t>(f.flows) > static_cast<std::size_t>(kMaxFlows))
     fail_expected(where,
-                  "at most " + std::to_string(kMaxFlows) + " flows per congestion fault (source-destination pairs x flows; " +
-                      std::to_string(pairs.size()) + " pairs x " + std::to_string(f.flows) + " here)",
+                  "at most " + std::to_string(kMaxFlows) +
+                      " flows per congestion fault (source-destination pairs x flows; " + std::to_string(pairs.size()) +
+                      " pairs x " + std::to_string(f.flows) + " here)",
                   json(f.destination));
   pairs_[f.index] = static_cast<int>(pairs.size());
   const std::uint64_t chunk = f.congestion_chunk > 0 ? f.congestion_chunk : default_chunk_;
@@ -48,21 +49,23 @@ std::vector<std::string> BackgroundTraffic::add(const FaultConfig& f, const std:
   for (auto [s, d] : pairs) {
     const int port = sink_port(d);
     for (int k = 0; k < f.flows; ++k) {
-      const std::uint32_t flow = flow_hash((static_cast<std::uint64_t>(f.index) << 48) ^ (static_cast<std::uint64_t>(s) << 32) ^
-                                           (static_cast<std::uint64_t>(d) << 12) ^ static_cast<std::uint64_t>(k));
+      const std::uint32_t flow =
+          flow_hash((static_cast<std::uint64_t>(f.index) << 48) ^ (static_cast<std::uint64_t>(s) << 32) ^
+                    (static_cast<std::uint64_t>(d) << 12) ^ static_cast<std::uint64_t>(k));
       const std::string name = "congestion" + std::to_string(f.index) + "_flow" + std::to_string(flows_.size());
       Fabric* fab = &fabric_;
       for (int l : fabric_.nic_route(s, d, port, flow).links)
         loads[static_cast<std::size_t>(fabric_.dirs()[static_cast<std::size_t>(l)].link)] = true;
       if (FlowNetwork* net = fabric_.flow()) {
-        auto src = std::make_unique<FlowSource>(name.c_str(), *net, pat, f.congestion_bps / 8.0 / f.flows,
-                                                [fab, s = s, d = d, port, flow] { return &fab->nic_route(s, d, port, flow).links; });
+        auto src = std::make_unique<FlowSource>(
+            name.c_str(), *net, pat, f.congestion_bps / 8.0 / f.flows,
+            [fab, s = s, d = d, port, flow] { return &fab->nic_route(s, d, port, flow).links; });
         flows_.push_back({f.index, nullptr, std::move(src), chunk});
         continue;
       }
-      auto src = std::make_unique<TrafficSource>(name.c_str(), pat, interval_ps, static_cast<std::uint32_t>(chunk), flow,
-                                                 static_cast<std::uint64_t>(f.index),
-                                                 [fab, s = s, d = d, port, flow] { return &fab->nic_route(s, d, port, flow); });
+      auto src = std::make_unique<TrafficSource>(
+          name.c_str(), pat, interval_ps, static_cast<std::uint32_t>(chunk), flow, static_cast<std::uint64_t>(f.index),
+          [fab, s = s, d = d, port, flow] { return &fab->nic_route(s, d, port, flow); });
       fabric_.attach_source(s, src->out);
       flows_.push_back({f.index, std::move(src), nullptr, chunk});
     }

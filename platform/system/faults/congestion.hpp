@@ -23,7 +23,8 @@ class BackgroundTraffic {
   // indices), `f.flows` flows of `f.congestion_bps` / `f.flows` each. Returns the names of the
   // links its routes load, in fabric order. Throws ScenarioError at /faults/<i>/destination when
   // there is no pair or too many.
-  std::vector<std::string> add(const FaultConfig& f, const std::vector<int>& sources, const std::vector<int>& destinations);
+  std::vector<std::string> add(const FaultConfig& f, const std::vector<int>& sources,
+                               const std::vector<int>& destinations);
 
   struct Totals {
     int pairs = 0;
@@ -46,8 +47,8 @@ class BackgroundTraffic {
   Fabric& fabric_;
   std::uint64_t default_chunk_;
   std::vector<Flow> flows_;
-  std::unordered_map<int, int> pairs_;                 // fault index -> pairs
-  std::unordered_map<int, int> sink_port_;             // destination NIC device -> out-port
+  std::unordered_map<int, int> pairs_;      // fault index -> pairs
+  std::unordered_map<int, int> sink_port_;  // destination NIC device -> out-port
   std::vector<std::unique_ptr<TrafficSink>> sinks_;
 };
 

@@ -40,15 +40,17 @@ std::vector<int> FaultInjector::match_nics(const std::string& pattern, const std
     if (glob_match(pattern, devs[d].name)) out.push_back(static_cast<int>(d)), names.push_back(devs[d].name);
   }
   if (out.empty())
-    fail_expected(where, "a NIC name or glob matching at least one of " + first + " .. " + last + " (congestion runs between NICs)",
-                  json(pattern));
+    fail_expected(
+        where,
+        "a NIC name or glob matching at least one of " + first + " .. " + last + " (congestion runs between NICs)",
+        json(pattern));
   return out;
 }
 
 FaultInjector::~FaultInjector() = default;
 
-FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric,
-                             const std::vector<Gpu*>& gpus, RunContext& ctx, std::uint64_t chunk)
+FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric, const std::vector<Gpu*>& gpus,
+                             RunContext& ctx, std::uint64_t chunk)
     : fabric_(fabric), gpus_(gpus), ctx_(ctx) {
   for (Gpu* g : gpus_) base_speed_.push_back(g->speed());
   for (const FabricDir& d : fabric_.dirs()) base_bw_.push_back(d.dir->params().bandwidth_bps);
@@ -65,11 +67,13 @@ FaultInjector::FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fab
       a.matched = traffic_->add(f, src, dst);  // the links its routes load
     } else if (on_gpus(f.kind)) {
       for (std::size_t g = 0; g < gpus_.size(); ++g)
-        if (glob_match(f.target, gpus_[g]->name())) a.gpus.push_back(static_cast<int>(g)), a.matched.push_back(gpus_[g]->name());
+        if (glob_match(f.target, gpus_[g]->name()))
+          a.gpus.push_back(static_cast<int>(g)), a.matched.push_back(gpus_[g]->name());
       if (a.gpus.empty())
-        fail_expected(where, std::string("a GPU name or glob matching at least one of node0.gpu0 .. ") +
-                                 (gpus_.empty() ? "" : gpus_.back()->name()) + " (" + fault_kind_name(f.kind) +
-                                 " applies to GPUs)",
+        fail_expected(where,
+                      std::string("a GPU name or glob matching at least one of node0.gpu0 .. ") +
+                          (gpus_.empty() ? "" : gpus_.back()->name()) + " (" + fault_kind_name(f.kind) +
+                          " applies to GPUs)",
                       json(f.target));
     } else {
       const auto& links = fabric_.links();

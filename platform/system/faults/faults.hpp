@@ -32,12 +32,12 @@ bool link_matches(const Fabric& fabric, const FabricLink& link, const std::strin
 struct FaultTruth {
   int index = 0;
   FaultKind kind = FaultKind::LinkDegrade;
-  std::int64_t start_ps = -1, end_ps = -1;  // -1: never applied
-  std::vector<int> gpus;                     // ranks (GPU faults)
-  std::vector<int> dirs;                     // fabric link directions (link faults)
+  std::int64_t start_ps = -1, end_ps = -1;         // -1: never applied
+  std::vector<int> gpus;                           // ranks (GPU faults)
+  std::vector<int> dirs;                           // fabric link directions (link faults)
   std::vector<std::string> sources, destinations;  // congestion: NIC names
   std::string severity;
-  double factor = 1;                         // gpu_slowdown: the speed factor it reaches
+  double factor = 1;  // gpu_slowdown: the speed factor it reaches
 };
 
 class FaultInjector {
@@ -45,8 +45,8 @@ class FaultInjector {
   // Matches every fault's target against the fabric's names; throws ScenarioError at
   // /faults/<i>/target when a target matches nothing of the kind the fault applies to.
   // `congestion` faults get their traffic sources here (chunk: the fabric's, their default size).
-  FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric, const std::vector<Gpu*>& gpus,
-                RunContext& ctx, std::uint64_t chunk);
+  FaultInjector(const std::vector<FaultConfig>& faults, Fabric& fabric, const std::vector<Gpu*>& gpus, RunContext& ctx,
+                std::uint64_t chunk);
   ~FaultInjector();
 
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
@@ -83,11 +83,11 @@ class FaultInjector {
   struct Active {
     const FaultConfig* cfg;
     std::vector<std::string> matched;
-    std::vector<int> gpus;   // indices into gpus_
-    std::vector<int> dirs;   // indices into the fabric's dirs
+    std::vector<int> gpus;                           // indices into gpus_
+    std::vector<int> dirs;                           // indices into the fabric's dirs
     std::vector<std::string> sources, destinations;  // congestion: NIC names
     bool active = false;
-    double level = 1.0;      // gpu_slowdown: the current factor (ramps from 1)
+    double level = 1.0;  // gpu_slowdown: the current factor (ramps from 1)
     std::int64_t start_ps = -1, end_ps = -1;
     int track = -1;
     std::vector<int> moved_gpus, moved_dirs;  // where S3's moves took it besides its targets
@@ -98,7 +98,8 @@ class FaultInjector {
     int step;  // -1: end; 0: start; 1..10: ramp steps
   };
   void recompute();
-  std::vector<int> match_nics(const std::string& pattern, const std::string& where, std::vector<std::string>& names) const;
+  std::vector<int> match_nics(const std::string& pattern, const std::string& where,
+                              std::vector<std::string>& names) const;
 
   Fabric& fabric_;
   std::vector<Gpu*> gpus_;
@@ -109,7 +110,7 @@ class FaultInjector {
   std::vector<double> base_speed_, base_bw_;
   std::int64_t end_ps_ = -1;
   std::int64_t last_change_ps_ = -1;
-  std::unique_ptr<BackgroundTraffic> traffic_;  // null without congestion faults
+  std::unique_ptr<BackgroundTraffic> traffic_;     // null without congestion faults
   std::vector<bool> replaced_gpu_, replaced_dir_;  // on a node a mitigation replaced (by hardware)
   // S3's moves (node_swap.cpp): per hardware GPU and link direction (indexed as elaborated), the
   // GPU and direction it now stands in for; per node slot, the node whose hardware it holds; and

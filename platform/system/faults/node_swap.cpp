@@ -51,7 +51,8 @@ void FaultInjector::swap_nodes(int a, int b, bool links) {
   std::swap(host_at_[static_cast<std::size_t>(a)], host_at_[static_cast<std::size_t>(b)]);
 
   std::vector<std::vector<int>> gpus_of(static_cast<std::size_t>(nodes));
-  for (std::size_t g = 0; g < gpus_.size(); ++g) gpus_of[static_cast<std::size_t>(node_of_gpu(g))].push_back(static_cast<int>(g));
+  for (std::size_t g = 0; g < gpus_.size(); ++g)
+    gpus_of[static_cast<std::size_t>(node_of_gpu(g))].push_back(static_cast<int>(g));
   const auto& devs = fabric_.devices();
   std::vector<NodeDirs> dirs_of(static_cast<std::size_t>(nodes));
   std::vector<std::string> generic_of(base_bw_.size());
@@ -73,7 +74,8 @@ void FaultInjector::swap_nodes(int a, int b, bool links) {
   if (!links) dirs_of.assign(dirs_of.size(), NodeDirs{});  // the links stay: the ranks moved onto them
   for (int n : {a, b}) {
     for (int g : gpus_of[static_cast<std::size_t>(n)]) moved_gpu_[static_cast<std::size_t>(g)] = true;
-    for (const auto& [key, d] : dirs_of[static_cast<std::size_t>(n)].exact) moved_dir_[static_cast<std::size_t>(d)] = true;
+    for (const auto& [key, d] : dirs_of[static_cast<std::size_t>(n)].exact)
+      moved_dir_[static_cast<std::size_t>(d)] = true;
   }
   for (int slot = 0; slot < nodes; ++slot) {
     const int hw = host_at_[static_cast<std::size_t>(slot)];

@@ -76,7 +76,8 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   if (pending_pause_[r] > 0) {
     s.pause_ps = pending_pause_[r];
     if (rank == 0 && p_.monitor) p_.monitor->note_pause(pending_pause_[r]);
-    if (track_ >= 0) ctx_.trace.slice(track_, "pause r" + std::to_string(rank), "mitigation", now(), now() + s.pause_ps, {});
+    if (track_ >= 0)
+      ctx_.trace.slice(track_, "pause r" + std::to_string(rank), "mitigation", now(), now() + s.pause_ps, {});
     pending_pause_[r] = 0;
   }
   if (pending_scale_[r] >= 0) p_.gpus[r]->set_work_scale(pending_scale_[r]), pending_scale_[r] = -1;
@@ -84,12 +85,15 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
 }
 
 int Mitigation::skip_limit() const {
-  const bool pending = checking_ || !repair_nodes_.empty() || !pending_swaps_.empty() ||
-                       !std::all_of(pending_pause_.begin(), pending_pause_.end(), [](std::int64_t p) { return p == 0; }) ||
-                       !std::all_of(pending_scale_.begin(), pending_scale_.end(), [](double s) { return s < 0; });
+  const bool pending =
+      checking_ || !repair_nodes_.empty() || !pending_swaps_.empty() ||
+      !std::all_of(pending_pause_.begin(), pending_pause_.end(), [](std::int64_t p) { return p == 0; }) ||
+      !std::all_of(pending_scale_.begin(), pending_scale_.end(), [](double s) { return s < 0; });
   if (pending) return 0;
   std::int64_t windows = -1;  // windows a skip may cover
-  auto cap = [&](std::int64_t w) { windows = windows < 0 ? std::max<std::int64_t>(w, 0) : std::min(windows, std::max<std::int64_t>(w, 0)); };
+  auto cap = [&](std::int64_t w) {
+    windows = windows < 0 ? std::max<std::int64_t>(w, 0) : std::min(windows, std::max<std::int64_t>(w, 0));
+  };
   if (active_ && ski_ && position_ + 1 < p_.cfg.steps.size()) {
     const double excess = p_.monitor->last_window_s() - healthy_s_;
     if (excess > 0) {
@@ -179,7 +183,8 @@ void Mitigation::window(const MonitorWindow& w) {
   const int before = ski_->step();
   const double paid = ski_->loss() + std::max(0.0, t - healthy_s_);
   const int after = ski_->add(t, healthy_s_);
-  if (after > before) enter(static_cast<std::size_t>(after), static_cast<int>(p_.monitor->diagnoses().size()) - 1, paid);
+  if (after > before)
+    enter(static_cast<std::size_t>(after), static_cast<int>(p_.monitor->diagnoses().size()) - 1, paid);
 }
 
 void Mitigation::changed(const ChangeEvent& e) {
@@ -412,7 +417,8 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   pause_all(a);
   repair_nodes_.insert(repair_nodes_.end(), nodes.begin(), nodes.end());
   // The restarted job splits evenly again and its incident is closed.
-  if (rebalanced_) for (auto& s : pending_scale_) s = 1.0;
+  if (rebalanced_)
+    for (auto& s : pending_scale_) s = 1.0;
   rebalanced_ = false, acted_at_ = -1;
   slow_gpus_.clear(), found_slow_ps_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
@@ -447,7 +453,8 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
     std::set<int> nodes;
     for (int g : f.gpus) nodes.insert(slot_of_[static_cast<std::size_t>(g)]);
     for (int d : f.dirs)
-      for (int dev : {p_.fabric->dirs()[static_cast<std::size_t>(d)].from, p_.fabric->dirs()[static_cast<std::size_t>(d)].to})
+      for (int dev :
+           {p_.fabric->dirs()[static_cast<std::size_t>(d)].from, p_.fabric->dirs()[static_cast<std::size_t>(d)].to})
         if (int n = p_.fabric->devices()[static_cast<std::size_t>(dev)].node; n >= 0) nodes.insert(n);
     a.step = MitigationStep::S4;
     a.nodes = {nodes.begin(), nodes.end()};

@@ -67,15 +67,15 @@ class Mitigation : public IterationBoundary {
   struct Action {
     std::int64_t at_ps = 0;
     MitigationStep step = MitigationStep::S1;
-    int diagnosis = -1;          // what it answers (-1: the oracle)
-    int fault = -1;              // the oracle: the fault index
-    double loss_s = 0;           // accumulated loss that paid for it (ladder)
+    int diagnosis = -1;  // what it answers (-1: the oracle)
+    int fault = -1;      // the oracle: the fault index
+    double loss_s = 0;   // accumulated loss that paid for it (ladder)
     std::int64_t pause_ps = 0;
-    int after_iteration = -1;    // every rank stops at the end of this iteration (and moves there)
-    std::vector<int> units;      // S2: per replica
-    std::vector<int> nodes;      // S4: replaced
-    std::vector<std::pair<int, int>> swaps;  // S3: node slots exchanged
-    bool role_swap = false;                  // S3: for a slow link (else to consolidate slow GPUs)
+    int after_iteration = -1;                        // every rank stops at the end of this iteration (and moves there)
+    std::vector<int> units;                          // S2: per replica
+    std::vector<int> nodes;                          // S4: replaced
+    std::vector<std::pair<int, int>> swaps;          // S3: node slots exchanged
+    bool role_swap = false;                          // S3: for a slow link (else to consolidate slow GPUs)
     double estimate_before = 0, estimate_after = 0;  // S3: its cost model's iteration / healthy
     double share_before = 0, share_after = 0;        // S3 role swap: bytes on suspect paths / inter-node
     std::vector<std::string> suspect_links;          // S3 role swap: the directions it avoids
@@ -87,9 +87,9 @@ class Mitigation : public IterationBoundary {
   void fault(const FaultTruth& f, bool started);
   void enter(std::size_t position, int diagnosis, double loss);
   bool rebalance(Action& a, std::int64_t pause_ps);  // false: nothing to move
-  bool consolidate(Action& a);  // S3 for slow GPUs; false: no move pays
-  bool swap_roles(Action& a);   // S3 for a slow link (role_swap.cpp); false: no move pays
-  bool link_incident() const;   // the incident's diagnoses name slow edges and no slow GPU
+  bool consolidate(Action& a);                       // S3 for slow GPUs; false: no move pays
+  bool swap_roles(Action& a);                        // S3 for a slow link (role_swap.cpp); false: no move pays
+  bool link_incident() const;                        // the incident's diagnoses name slow edges and no slow GPU
   // Per rank: the rank its hardware takes after these slot swaps (whole nodes, local order kept).
   std::vector<int> moved_ranks(const std::vector<std::pair<int, int>>& swaps) const;
   void take_swaps(const std::vector<std::pair<int, int>>& swaps);  // made at the common boundary
@@ -106,31 +106,31 @@ class Mitigation : public IterationBoundary {
 
   Parts p_;
   RunContext& ctx_;
-  std::vector<std::int64_t> pending_pause_;   // per rank, taken at the boundary after apply_after_
-  std::vector<double> pending_scale_;         // per rank (< 0: none), taken with it
+  std::vector<std::int64_t> pending_pause_;  // per rank, taken at the boundary after apply_after_
+  std::vector<double> pending_scale_;        // per rank (< 0: none), taken with it
   // Every rank stops at the same boundary, after the iteration that follows the latest one any
   // rank has ended: a pipeline's stages end an iteration at different times, and stopping each
   // at its own next boundary would stall the job once per stage.
-  std::vector<int> ended_;                    // per rank: the last iteration it ended
+  std::vector<int> ended_;  // per rank: the last iteration it ended
   int apply_after_ = -1;
-  std::vector<int> repair_nodes_;             // replaced when the first rank stops for the restart
+  std::vector<int> repair_nodes_;  // replaced when the first rank stops for the restart
   // S3: made when the first rank stops for it, or, where ranks move (remap_), when the last does:
   // no rank may send from its old place once another has moved.
   std::vector<std::pair<int, int>> pending_swaps_;
-  bool remap_ = false;                        // flow fidelity: S3 moves ranks (Fabric::place_nodes)
-  std::vector<int> slot_of_;                  // per rank: its node as elaborated (S3 and S4 name these)
+  bool remap_ = false;        // flow fidelity: S3 moves ranks (Fabric::place_nodes)
+  std::vector<int> slot_of_;  // per rank: its node as elaborated (S3 and S4 name these)
   // S3's moves: when, and per rank the rank its hardware then moved to (diagnoses made before a
   // move name the ranks it left).
   std::vector<std::pair<std::int64_t, std::vector<int>>> moves_;
-  bool active_ = false;                       // an incident is being answered (ladder)
+  bool active_ = false;  // an incident is being answered (ladder)
   double healthy_s_ = 0;
-  std::int64_t incident_ps_ = 0;              // change point of the incident's first diagnosis
+  std::int64_t incident_ps_ = 0;  // change point of the incident's first diagnosis
   std::unique_ptr<SkiRental> ski_;
-  std::size_t position_ = 0;                  // index into cfg.steps
-  std::vector<double> factor_;                // per replica: time per unit relative to healthy
+  std::size_t position_ = 0;    // index into cfg.steps
+  std::vector<double> factor_;  // per replica: time per unit relative to healthy
   bool rebalanced_ = false;
-  std::vector<int> slow_gpus_;                // S2 works around these (compute diagnoses)
-  std::vector<double> gpu_factor_;            // per rank: its diagnosed time per unit (1: not slow)
+  std::vector<int> slow_gpus_;      // S2 works around these (compute diagnoses)
+  std::vector<double> gpu_factor_;  // per rank: its diagnosed time per unit (1: not slow)
   int since_check_ = 0;
   bool checking_ = false;
   std::map<int, std::int64_t> found_slow_ps_;  // per GPU: the start of the last re-check that found it slow

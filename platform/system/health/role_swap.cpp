@@ -60,8 +60,10 @@ bool Mitigation::swap_roles(Action& a) {
     std::map<std::vector<int>, int> edges_through;
     for (const auto& hops : unexplained)
       for (const auto& hop : hops) ++edges_through[hop];
-    const std::vector<int> pick = std::max_element(edges_through.begin(), edges_through.end(),
-                                                   [](const auto& x, const auto& y) { return x.second < y.second; })->first;
+    const std::vector<int> pick =
+        std::max_element(edges_through.begin(), edges_through.end(), [](const auto& x, const auto& y) {
+          return x.second < y.second;
+        })->first;
     suspect.insert(pick.begin(), pick.end());
     unexplained.erase(std::remove_if(unexplained.begin(), unexplained.end(),
                                      [&](const std::set<std::vector<int>>& hops) { return hops.count(pick) > 0; }),

@@ -79,20 +79,22 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
     for (auto [a, b] : d.links) {
       ojson route = ojson::array();
       for (int dir : fabric.path_at(a, b, d.diagnosed_ps, 0))
-        route.push_back(fabric.links()[static_cast<std::size_t>(fabric.dirs()[static_cast<std::size_t>(dir)].link)].name);
+        route.push_back(
+            fabric.links()[static_cast<std::size_t>(fabric.dirs()[static_cast<std::size_t>(dir)].link)].name);
       links.push_back({{"src_rank", a}, {"dst_rank", b}, {"route", route}});
     }
-    diag.push_back({{"cause", d.cause},
-                    {"gpus", d.gpus},
-                    {"links", links},
-                    {"groups", d.groups},
-                    {"confidence", d.confidence},
-                    {"slowdown", d.slowdown},
-                    {"change_s", sec(d.change_ps)},
-                    {"detected_s", sec(d.detected_ps)},
-                    {"diagnosed_s", sec(d.diagnosed_ps)},
-                    {"validation_s", sec(d.diagnosed_ps - d.detected_ps)},
-                    {"fault", fault_of[i] >= 0 ? ojson(truth[static_cast<std::size_t>(fault_of[i])].index) : ojson(nullptr)}});
+    diag.push_back(
+        {{"cause", d.cause},
+         {"gpus", d.gpus},
+         {"links", links},
+         {"groups", d.groups},
+         {"confidence", d.confidence},
+         {"slowdown", d.slowdown},
+         {"change_s", sec(d.change_ps)},
+         {"detected_s", sec(d.detected_ps)},
+         {"diagnosed_s", sec(d.diagnosed_ps)},
+         {"validation_s", sec(d.diagnosed_ps - d.detected_ps)},
+         {"fault", fault_of[i] >= 0 ? ojson(truth[static_cast<std::size_t>(fault_of[i])].index) : ojson(nullptr)}});
   }
   out["diagnoses"] = diag;
   ojson faults = ojson::array();
@@ -129,7 +131,8 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
   score["diagnoses"] = ds.size();
   score["true_positives"] = true_pos;
   score["false_positives"] = false_pos;
-  score["precision"] = ds.empty() ? ojson(nullptr) : ojson(static_cast<double>(true_pos) / static_cast<double>(ds.size()));
+  score["precision"] =
+      ds.empty() ? ojson(nullptr) : ojson(static_cast<double>(true_pos) / static_cast<double>(ds.size()));
   score["mean_reaction_s"] = detected ? ojson(sum_reaction / detected) : ojson(nullptr);
   score["worst_reaction_s"] = detected ? ojson(worst) : ojson(nullptr);
   score["mean_change_detection_s"] = detected ? ojson(sum_detect / detected) : ojson(nullptr);

@@ -28,7 +28,8 @@ std::vector<std::unique_ptr<ParallelPlan>> job_plans(const Scenario& s) {
   return out;
 }
 
-std::vector<const ParallelPlan*> plan_of_rank(const Scenario& s, const std::vector<std::unique_ptr<ParallelPlan>>& plans) {
+std::vector<const ParallelPlan*> plan_of_rank(const Scenario& s,
+                                              const std::vector<std::unique_ptr<ParallelPlan>>& plans) {
   std::vector<const ParallelPlan*> out(s.cluster.gpus.size(), nullptr);
   for (std::size_t k = 0; k < s.jobs.size(); ++k)
     for (int r : s.jobs[k].ranks) out[static_cast<std::size_t>(r)] = plans[k].get();

@@ -27,7 +27,8 @@ std::vector<const JobConfig*> job_of_rank(const Scenario& s);
 // Per job, its hybrid-parallel plan on its own ranks (null without training.parallel).
 std::vector<std::unique_ptr<ParallelPlan>> job_plans(const Scenario& s);
 // Per rank of the cluster: the plan of its job (null: none).
-std::vector<const ParallelPlan*> plan_of_rank(const Scenario& s, const std::vector<std::unique_ptr<ParallelPlan>>& plans);
+std::vector<const ParallelPlan*> plan_of_rank(const Scenario& s,
+                                              const std::vector<std::unique_ptr<ParallelPlan>>& plans);
 
 // Builds each job's strategy over its own GPUs, from its own scenario (workload, training): its
 // sync strategy, or under hybrid parallelism a ParallelSync with a DP strategy per stage.

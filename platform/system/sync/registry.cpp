@@ -22,8 +22,10 @@ std::unique_ptr<SyncStrategy> ddp(const SyncBuild& b, bool overlap) {
   const SyncConfig& sc = b.scenario.training.sync;
   DdpConfig d{sc.bucket, sc.first_bucket, sc.algorithm, sc.comm_streams, overlap};
   // ZeRO: each rank reduces only the shard of the gradients its optimizer updates.
-  if (b.scenario.training.parallel.enabled && b.scenario.training.parallel.zero >= 1) d.op = CollectiveOp::ReduceScatter;
-  return std::make_unique<DdpSync>(module_name(b, "ddp").c_str(), d, b.layers(), b.gpus, b.engine, b.nodes_of, b.iterations, b.ctx);
+  if (b.scenario.training.parallel.enabled && b.scenario.training.parallel.zero >= 1)
+    d.op = CollectiveOp::ReduceScatter;
+  return std::make_unique<DdpSync>(module_name(b, "ddp").c_str(), d, b.layers(), b.gpus, b.engine, b.nodes_of,
+                                   b.iterations, b.ctx);
 }
 
 std::unique_ptr<SyncStrategy> unit_sync(const SyncBuild& b, UnitSyncConfig cfg) {
@@ -97,16 +99,14 @@ const std::vector<SyncStrategyEntry>& sync_strategies() {
       {SyncStrategyKind::Adaptive,
        [](const SyncBuild& b) {
          const SyncConfig& sc = sync_of(b);
-         return unit_sync(b, adaptive_config(b.layers(), common(b), grouping(sc, 1), sc.block,
-                                             sc.util_high, sc.util_low));
+         return unit_sync(b,
+                          adaptive_config(b.layers(), common(b), grouping(sc, 1), sc.block, sc.util_high, sc.util_low));
        },
        false, nullptr},
       {SyncStrategyKind::AscWfbp,
        [](const SyncBuild& b) { return unit_sync(b, asc_wfbp_config(b.layers(), common(b))); }, false, nullptr},
       {SyncStrategyKind::LocalSgd,
-       [](const SyncBuild& b) {
-         return unit_sync(b, local_sgd_config(b.layers(), common(b), sync_of(b).period));
-       },
+       [](const SyncBuild& b) { return unit_sync(b, local_sgd_config(b.layers(), common(b), sync_of(b).period)); },
        false, configured_period},
       {SyncStrategyKind::Plsgd,
        [](const SyncBuild& b) {
@@ -139,12 +139,14 @@ std::string zero_refusal(const Scenario& s, const SyncStrategyEntry& sync) {
     case SyncStrategyKind::LocalSgd:
     case SyncStrategyKind::Plsgd:
     case SyncStrategyKind::DreamDdp:
-      return name + " averages each layer's parameters once every H iterations and lets the replicas step alone "
-                    "in between; ZeRO shards the optimizer state over the DP group (ZeRO-3 the parameters too), so "
-                    "no rank holds a whole replica to step alone or to average: use zero 0, or ddp or layerwise";
+      return name +
+             " averages each layer's parameters once every H iterations and lets the replicas step alone "
+             "in between; ZeRO shards the optimizer state over the DP group (ZeRO-3 the parameters too), so "
+             "no rank holds a whole replica to step alone or to average: use zero 0, or ddp or layerwise";
     case SyncStrategyKind::Elastic:
-      return name + " lets a rank step with its own gradient for a late layer; under ZeRO a rank updates only its "
-                    "shard, which needs every rank's reduce-scattered gradient: use zero 0, or layerwise";
+      return name +
+             " lets a rank step with its own gradient for a late layer; under ZeRO a rank updates only its "
+             "shard, which needs every rank's reduce-scattered gradient: use zero 0, or layerwise";
     default: break;
   }
   if (s.training.sync.retry.enabled)

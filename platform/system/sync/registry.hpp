@@ -22,7 +22,7 @@ struct SyncBuild {
   std::vector<int> nodes_of;  // per rank: its node
   int iterations;
   RunContext& ctx;
-  const DreamDdpPlan* plan;   // the strategy's plan when it is `planned` (null otherwise)
+  const DreamDdpPlan* plan;  // the strategy's plan when it is `planned` (null otherwise)
   // Hybrid parallelism: the layers the GPUs hold (a pipeline stage's); null: the scenario's.
   const Workload* workload = nullptr;
   const Workload& layers() const { return workload ? *workload : scenario.workload; }

@@ -21,7 +21,11 @@ class ProfileRunner : public sc_core::sc_module {
  public:
   ProfileRunner(sc_core::sc_module_name name, CollectiveEngine& engine, std::vector<std::vector<SyncStep>> jobs,
                 std::vector<int> nodes_of, std::vector<int> world, CollectiveAlgo algo)
-      : sc_module(name), engine_(engine), jobs_(std::move(jobs)), nodes_of_(std::move(nodes_of)), world_(std::move(world)),
+      : sc_module(name),
+        engine_(engine),
+        jobs_(std::move(jobs)),
+        nodes_of_(std::move(nodes_of)),
+        world_(std::move(world)),
         algo_(algo) {
     SC_HAS_PROCESS(ProfileRunner);
     SC_THREAD(run);
@@ -36,7 +40,8 @@ class ProfileRunner : public sc_core::sc_module {
       for (const SyncStep& st : jobs_[j]) {
         CollectiveAlgo algo = st.op == CollectiveOp::AllReduce ? algo_ : CollectiveAlgo::Ring;
         auto program = std::make_shared<const CompiledProgram>(
-            build_program(st.op, algo, world, st.bytes, engine_.chunk(), nodes_of_, 0, &engine_.device_map(), &engine_.ring_layout()));
+            build_program(st.op, algo, world, st.bytes, engine_.chunk(), nodes_of_, 0, &engine_.device_map(),
+                          &engine_.ring_layout()));
         left_ = static_cast<int>(world.size());
         int id = engine_.launch(program, st.op, algo, st.bytes, "profile job" + std::to_string(j), [this](int) {
           if (--left_ == 0) done_.notify(sc_core::SC_ZERO_TIME);
@@ -132,7 +137,8 @@ SyncProfile sync_profile(const Scenario& s, const Workload& w, const std::vector
     for (std::size_t l = 0; l < L; ++l) {
       roofline_bwd[l] = std::max(roofline_bwd[l], bwd[l]);
       if (traffic[l].compressed)
-        p.extra_ps[l] = std::max(p.extra_ps[l], phase_time_ps(g.params, w.shape.dtype, traffic[l].work, g.params.speed));
+        p.extra_ps[l] =
+            std::max(p.extra_ps[l], phase_time_ps(g.params, w.shape.dtype, traffic[l].work, g.params.speed));
     }
   }
 

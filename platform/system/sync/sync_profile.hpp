@@ -19,13 +19,13 @@
 namespace trainvp {
 
 struct SyncProfile {
-  std::string source;                    // "measured" or "scenario"
-  std::vector<int> layers;               // the synchronized layers in backward order (schedule positions)
-  std::vector<std::int64_t> bwd_ps;      // per layer of the workload (forward order)
-  std::vector<std::int64_t> comm_ps;     // per layer of the workload; 0 without parameters
-  std::vector<std::int64_t> extra_ps;    // per layer: compression work when it is synchronized (slowest GPU)
-  std::int64_t iteration_compute_ps = 0; // one iteration's phases on the slowest GPU (roofline)
-  ScheduleInput input;                   // per schedule position, parameterless layers folded in
+  std::string source;                     // "measured" or "scenario"
+  std::vector<int> layers;                // the synchronized layers in backward order (schedule positions)
+  std::vector<std::int64_t> bwd_ps;       // per layer of the workload (forward order)
+  std::vector<std::int64_t> comm_ps;      // per layer of the workload; 0 without parameters
+  std::vector<std::int64_t> extra_ps;     // per layer: compression work when it is synchronized (slowest GPU)
+  std::int64_t iteration_compute_ps = 0;  // one iteration's phases on the slowest GPU (roofline)
+  ScheduleInput input;                    // per schedule position, parameterless layers folded in
 };
 
 // Per layer of `w`: the collectives that synchronize it alone over `world` ranks (what dreamddp runs).

@@ -12,7 +12,7 @@ namespace trainvp {
 
 // DreamDDP's plan: the profile it was computed from, the schedule, and what the schedule predicts.
 struct DreamDdpPlan {
-  const Workload* workload = nullptr;      // the layers it schedules: the scenario's or a pipeline stage's
+  const Workload* workload = nullptr;  // the layers it schedules: the scenario's or a pipeline stage's
   SyncProfile profile;
   Schedule schedule;                       // positions index profile.layers
   std::vector<std::int64_t> predicted_ps;  // per iteration of the period: compute + compression work + wait

@@ -22,9 +22,9 @@ TrainSchedule schedule_of_run(const Scenario& s, const SyncStrategy* strategy, c
   if (!strategy) return out;
   if (const auto* u = dynamic_cast<const UnitSync*>(strategy)) {
     const UnitSyncConfig& cfg = u->config();
-    out.mode = !cfg.parameters ? SyncValues::Gradients
-                               : cfg.trigger == SyncTrigger::AfterStep ? SyncValues::ParametersAfterStep
-                                                                       : SyncValues::ParametersBeforeStep;
+    out.mode = !cfg.parameters                         ? SyncValues::Gradients
+               : cfg.trigger == SyncTrigger::AfterStep ? SyncValues::ParametersAfterStep
+                                                       : SyncValues::ParametersBeforeStep;
     for (int i = 0; i < n; ++i) {
       std::vector<int>& layers = out.synced[static_cast<std::size_t>(i)];
       for (int unit : cfg.plans.at(static_cast<std::size_t>(u->plan_of(i))).units)

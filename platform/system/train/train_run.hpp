@@ -29,19 +29,19 @@ TrainSchedule schedule_of_run(const Scenario& s, const SyncStrategy* strategy, c
 
 struct TrainEvaluation {
   int iteration = 0;
-  double time_s = 0;       // simulated end of the iteration
-  double train_loss = 0;   // mean over the ranks' batches of that iteration
-  double loss = 0;         // test loss of the ranks' mean model after the iteration
-  double accuracy = 0;     // its test accuracy
+  double time_s = 0;      // simulated end of the iteration
+  double train_loss = 0;  // mean over the ranks' batches of that iteration
+  double loss = 0;        // test loss of the ranks' mean model after the iteration
+  double accuracy = 0;    // its test accuracy
 };
 
 struct TrainRun {
   std::uint64_t parameters = 0;
   int ranks = 0;
-  std::vector<double> train_loss;           // per iteration
-  std::vector<double> time_s;               // per iteration: its simulated end
+  std::vector<double> train_loss;  // per iteration
+  std::vector<double> time_s;      // per iteration: its simulated end
   std::vector<TrainEvaluation> evaluations;
-  int target_iteration = -1;                // first evaluation at or above the target (-1: none)
+  int target_iteration = -1;  // first evaluation at or above the target (-1: none)
   double time_to_target_s = -1;
   std::vector<int> slice_syncs;             // per modelled layer: synchronizations of its slice
   std::vector<std::uint64_t> slice_values;  // per modelled layer: the real values of its slice
