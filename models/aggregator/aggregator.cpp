@@ -36,6 +36,7 @@ tlm::tlm_sync_enum AggregatorPort::nb_transport_fw(int, tlm::tlm_generic_payload
   if (!c) throw RunError(std::string(name()) + ": only fabric chunks are modelled");
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   bytes_in_ += p.get_data_length();
+  p.set_response_status(tlm::TLM_OK_RESPONSE);  // before its owner, who may reuse it, hears of it
   c->sink->chunk_delivered(p);
   return tlm::TLM_COMPLETED;
 }

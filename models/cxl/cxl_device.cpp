@@ -50,7 +50,8 @@ tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tl
   ChunkExt* c = chunk_of(p);
   if (!c) throw RunError(std::string(name()) + ": only reduction-window writes (fabric chunks) are modelled");
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
-  if (cxl_io_of(p)) {  // MMIO to the CSRs
+  p.set_response_status(tlm::TLM_OK_RESPONSE);  // taken here, whatever it is
+  if (cxl_io_of(p)) {                           // MMIO to the CSRs
     if (!io) throw RunError(std::string(name()) + ": CXL.io goes to port 0");
     io->receive(p);
     return tlm::TLM_COMPLETED;

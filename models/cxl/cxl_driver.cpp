@@ -60,6 +60,7 @@ tlm::tlm_sync_enum CxlDriver::nb_transport_fw(int, tlm::tlm_generic_payload& p, 
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   if (!cxl_io_of(p)) throw RunError(std::string(name()) + ": only CXL.io TLPs are addressed to the host");
   const std::int64_t at = std::max(chunk_of(p)->tail_ps, now_ps()) + rc_latency_ps_;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
   arrivals_.notify(p, ps(at - now_ps()));
   return tlm::TLM_COMPLETED;
 }

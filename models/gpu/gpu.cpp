@@ -213,6 +213,7 @@ tlm::tlm_sync_enum Gpu::nb_transport_fw(int index, tlm::tlm_generic_payload& p, 
   // it, so they are accepted at once and their owner is told they arrived.
   if (ChunkExt* c = chunk_of(p)) {
     if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
+    p.set_response_status(tlm::TLM_OK_RESPONSE);  // before its owner, who may reuse it, hears of it
     c->sink->chunk_delivered(p);
     return tlm::TLM_COMPLETED;
   }

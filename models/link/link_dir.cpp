@@ -120,13 +120,17 @@ std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
 }
 
 tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
+  // Each hop is a transaction of its own (IEEE 1666-2011 14.17): it completes with a status when
+  // the chunk is queued here, and the next one begins, its status reset, when it leaves the far end.
   if (ph == tlm::BEGIN_REQ && chunk_of(p)->express) {
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
     accept_express(&p);
     return tlm::TLM_COMPLETED;
   }
   if (ph == tlm::BEGIN_REQ) {
     std::uint32_t size = p.get_data_length();
     if (!pending_in_ && (queued_bytes_ == 0 || queued_bytes_ + size <= p_.buffer)) {
+      p.set_response_status(tlm::TLM_OK_RESPONSE);
       enqueue(&p);
       return tlm::TLM_COMPLETED;
     }
@@ -292,6 +296,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
     if (queued_bytes_ == 0 || queued_bytes_ + want <= p_.buffer) {
       tlm::tlm_generic_payload* q = pending_in_;
       pending_in_ = nullptr;
+      q->set_response_status(tlm::TLM_OK_RESPONSE);
       enqueue(q);
       q->release();
       tlm::tlm_phase ph = tlm::BEGIN_RESP;
@@ -363,6 +368,7 @@ void LinkDir::on_arrival() {
     // Express: handed on at once, past chunks the far end has not taken yet (its own channel).
     tlm::tlm_phase ph = tlm::BEGIN_REQ;
     sc_time t = sc_core::SC_ZERO_TIME;
+    p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     if (out_fw_->nb_transport_fw(*p, ph, t) != tlm::TLM_COMPLETED)
       throw RunError(label_ + ": the far end did not take an express message");
     accepted_downstream(p);
@@ -375,6 +381,7 @@ void LinkDir::on_arrival() {
 void LinkDir::offer_downstream(tlm::tlm_generic_payload* p) {
   tlm::tlm_phase ph = tlm::BEGIN_REQ;
   sc_time t = sc_core::SC_ZERO_TIME;
+  p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   switch (out_fw_->nb_transport_fw(*p, ph, t)) {
     case tlm::TLM_COMPLETED: accepted_downstream(p); break;
     case tlm::TLM_ACCEPTED: delivering_ = p; break;

@@ -107,6 +107,7 @@ tlm::tlm_sync_enum TrafficSink::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& 
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   if (ph != tlm::BEGIN_REQ || !chunk_of(p)) throw RunError(std::string(name()) + ": unexpected request");
   pfc_leave(*chunk_of(p), p.get_data_length(), now_ps());  // it leaves the NIC here, not by a link
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
   chunk_delivered(p);
   return tlm::TLM_COMPLETED;
 }

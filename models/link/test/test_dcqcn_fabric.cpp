@@ -18,6 +18,7 @@
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
 #include "platform/core/child_process.hpp"
+#include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/test/timing.hpp"
 #include <nlohmann/json.hpp>
@@ -53,6 +54,7 @@ struct Incast {
   Forwarder sw{"sw", "sw"};
   LinkDir bottleneck;
   TrafficSink sink{"sink"};
+  test::CheckedWiring wiring;
   int n;
 
   Incast(int flows, const DcqcnParams* dcqcn, std::vector<std::int64_t> start = {})
@@ -70,15 +72,15 @@ struct Incast {
                                                     static_cast<std::uint32_t>(k + 1), static_cast<std::uint64_t>(k),
                                                     [&r] { return &r; }));
       nic.push_back(std::make_unique<LinkDir>(name.c_str(), name + "->sw", link(), kChunk, ctx));
-      src.back()->out.bind(nic.back()->in);
-      nic.back()->out.bind(sw.in);
+      wiring.bind(src.back()->out, nic.back()->in);
+      wiring.bind(nic.back()->out, sw.in);
       if (cc) {
         cc->set_network_latency(k, kLatency);
         nic.back()->set_congestion(&cc->add_port(CcPort::kPace, kRate, 11u + static_cast<unsigned>(k)));
       }
     }
-    sw.out.bind(bottleneck.in);
-    bottleneck.out.bind(sink.in);
+    wiring.bind(sw.out, bottleneck.in);
+    wiring.bind(bottleneck.out, sink.in);
     if (cc) {
       cc->set_network_latency(n, kLatency);
       bottleneck.set_congestion(&cc->add_port(CcPort::kMark | CcPort::kNotify, kRate, 7));
@@ -127,6 +129,7 @@ struct Measured {
   double q_mean = 0, q_max = 0, in_thresholds = 0, below_kmax = 0;
   double peak_queue = 0;  // the whole run's
   double pauses = 0, marks = 0, cnps = 0;
+  double violations = 0;  // of the TLM base protocol, on every hop
 };
 
 Measured measure(int n, bool dcqcn, std::int64_t settle, std::int64_t window, std::vector<std::int64_t> start = {}) {
@@ -158,7 +161,8 @@ Measured measure(int n, bool dcqcn, std::int64_t settle, std::int64_t window, st
                             static_cast<double>(h.bottleneck.stats().peak_queue_bytes),
                             static_cast<double>(h.pauses()),
                             dcqcn ? static_cast<double>(h.bottleneck.congestion()->marked_packets()) : 0.0,
-                            dcqcn ? static_cast<double>(h.bottleneck.congestion()->cnps_sent()) : 0.0};
+                            dcqcn ? static_cast<double>(h.bottleneck.congestion()->cnps_sent()) : 0.0,
+                            static_cast<double>(h.wiring.violations())};
         return j.dump();
       },
       true);
@@ -166,8 +170,9 @@ Measured measure(int n, bool dcqcn, std::int64_t settle, std::int64_t window, st
   if (!r.ok) return m;
   const nlohmann::json j = nlohmann::json::parse(r.value);
   double* f[] = {&m.util,       &m.lo_share,   &m.hi_share, &m.q_mean, &m.q_max, &m.in_thresholds,
-                 &m.below_kmax, &m.peak_queue, &m.pauses,   &m.marks,  &m.cnps};
+                 &m.below_kmax, &m.peak_queue, &m.pauses,   &m.marks,  &m.cnps,  &m.violations};
   for (std::size_t i = 0; i < j.size(); ++i) *f[i] = j[i].get<double>();
+  EXPECT_EQ(m.violations, 0) << "TLM base-protocol violations";
   std::printf(
       "n=%d dcqcn=%d util %.4f share [%.3f, %.3f] queue mean %.0f max %.0f in [Kmin,Kmax] %.3f <= Kmax %.3f peak %.0f pauses %.0f marks %.0f cnps %.0f\n",
       n, dcqcn, m.util, m.lo_share, m.hi_share, m.q_mean, m.q_max, m.in_thresholds, m.below_kmax, m.peak_queue,

@@ -20,6 +20,7 @@
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
+#include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 
 namespace trainvp {
@@ -64,6 +65,7 @@ struct RateStep {
   LinkDir a, b;
   Forwarder fwd;
   TrafficSink sink;
+  test::CheckedWiring wiring;
   RateStep(std::int64_t latency_ps, const PfcPortParams& p, std::int64_t end_ps)
       : src("src", {0, end_ps, 0, 0}, 0, kChunk, 1, 1, [this] { return &route; }),
         a("a", "a", link(100e9, latency_ps), kChunk, ctx),
@@ -71,10 +73,10 @@ struct RateStep {
         fwd("fwd", "fwd"),
         sink("sink") {
     a.set_pfc(p, false);
-    src.out.bind(a.in);
-    a.out.bind(fwd.in);
-    fwd.out.bind(b.in);
-    b.out.bind(sink.in);
+    wiring.bind(src.out, a.in);
+    wiring.bind(a.out, fwd.in);
+    wiring.bind(fwd.out, b.in);
+    wiring.bind(b.out, sink.in);
   }
 };
 
@@ -115,6 +117,7 @@ void pause_loop_follows_the_fluid_closed_form(std::int64_t latency_ps, std::int6
                 static_cast<unsigned long long>(f.pause_frames), cycles);
     EXPECT_GE(f.pause_frames, f.resume_frames);
     EXPECT_LE(f.pause_frames, f.resume_frames + 1);
+    h.wiring.expect_no_violations();
   });
 }
 
@@ -155,6 +158,7 @@ struct Incast {
   LinkDir h1l, hvl, lx, h2x, h3x, xd, xv;
   Forwarder leaf, sw;
   TrafficSink d, v;
+  test::CheckedWiring wiring;
   Incast(bool pause, std::int64_t end_ps)
       : h1("h1", {0, end_ps, 0, 0}, 0, kChunk, 1, 1, [this] { return &r_h1; }),
         hv("hv", {0, end_ps, 0, 0}, 0, kChunk, 2, 2, [this] { return &r_hv; }),
@@ -175,12 +179,12 @@ struct Incast {
       const std::int64_t delay = kLat + std::llround(84 * 8.0 / l->params().bandwidth_bps * 1e12);
       l->set_pfc(pfc(32, 16, delay, pause), false);
     }
-    h1.out.bind(h1l.in), hv.out.bind(hvl.in), h2.out.bind(h2x.in), h3.out.bind(h3x.in);
-    h1l.out.bind(leaf.in), hvl.out.bind(leaf.in);
-    leaf.out.bind(lx.in);  // L's port 0
-    lx.out.bind(sw.in), h2x.out.bind(sw.in), h3x.out.bind(sw.in);
-    sw.out.bind(xd.in), sw.out.bind(xv.in);  // X's ports 0 (D) and 1 (V)
-    xd.out.bind(d.in), xv.out.bind(v.in);
+    wiring.bind(h1.out, h1l.in), wiring.bind(hv.out, hvl.in), wiring.bind(h2.out, h2x.in), wiring.bind(h3.out, h3x.in);
+    wiring.bind(h1l.out, leaf.in), wiring.bind(hvl.out, leaf.in);
+    wiring.bind(leaf.out, lx.in);  // L's port 0
+    wiring.bind(lx.out, sw.in), wiring.bind(h2x.out, sw.in), wiring.bind(h3x.out, sw.in);
+    wiring.bind(sw.out, xd.in), wiring.bind(sw.out, xv.in);  // X's ports 0 (D) and 1 (V)
+    wiring.bind(xd.out, d.in), wiring.bind(xv.out, v.in);
   }
 };
 
@@ -207,6 +211,7 @@ TEST(Pfc, PauseOffWithDeepBuffersLeavesTheVictimAtItsClosedForm) {
     for (LinkDir* l : {&h.h1l, &h.hvl, &h.lx, &h.h2x, &h.h3x}) EXPECT_EQ(l->stats().pfc.pause_frames, 0u) << l->label();
     // The incast piles up at X instead: D drains 100 of the 300 Gbit/s sent to it.
     EXPECT_GT(h.xd.queued_bytes(), 1000u * kChunk);
+    h.wiring.expect_no_violations();
   });
 }
 
@@ -230,6 +235,7 @@ TEST(Pfc, IngressPauseSpreadsToTheVictimThatSharesNoCongestedLink) {
     // The incast's own ports are paused as well, and D's link stays busy.
     EXPECT_GT(h.h2x.stats().pfc.pause_frames, 0u);
     EXPECT_GT(static_cast<double>(h.xd.totals(t_obs).stats.busy_ps), 0.95 * static_cast<double>(t_obs));
+    h.wiring.expect_no_violations();
   });
 }
 

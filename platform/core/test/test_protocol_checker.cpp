@@ -175,7 +175,7 @@ TEST(ProtocolChecker, FlagsOutOfSequencePhases) {
   });
 }
 
-TEST(ProtocolChecker, FlagsAResponseWithoutStatusAndARequestWithOne) {
+TEST(ProtocolChecker, FlagsAResponseOrCompletionWithoutStatusAndARequestWithOne) {
   scripted([](ScriptedInitiator& ini, ScriptedTarget& tgt, ProtocolChecker& chk, PayloadPool& pool) {
     tlm::tlm_generic_payload& a = *pool.acquire();
     ini.send(a, tlm::BEGIN_REQ);
@@ -185,6 +185,9 @@ TEST(ProtocolChecker, FlagsAResponseWithoutStatusAndARequestWithOne) {
     b.set_response_status(tlm::TLM_OK_RESPONSE);
     ini.send(b, tlm::BEGIN_REQ);
     EXPECT_TRUE(flagged(chk, "response status other than TLM_INCOMPLETE_RESPONSE"));
+    tgt.reply = [](tlm::tlm_generic_payload&, tlm::tlm_phase&) { return tlm::TLM_COMPLETED; };  // no status
+    ini.send(*pool.acquire(), tlm::BEGIN_REQ);
+    EXPECT_TRUE(flagged(chk, "TLM_COMPLETED for BEGIN_REQ without a response status"));
   });
 }
 

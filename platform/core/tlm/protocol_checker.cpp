@@ -46,6 +46,8 @@ tlm::tlm_sync_enum ProtocolChecker::fw(tlm::tlm_generic_payload& p, tlm::tlm_pha
       violation(p, s.str(), "15.2.4");
     }
   }
+  if (r == tlm::TLM_COMPLETED && sent == tlm::BEGIN_REQ && p.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)
+    violation(p, "TLM_COMPLETED for BEGIN_REQ without a response status (still TLM_INCOMPLETE_RESPONSE)", "14.17 e)");
   if (r == tlm::TLM_COMPLETED || sent == tlm::END_RESP) finish(p);
   return r;
 }
