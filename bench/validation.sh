@@ -58,7 +58,7 @@ if [ -n "${PLOT:-}" ]; then
   plot="" i=0
   for g in $groups; do
     i=$((i + 1))
-    plot+="'$dir/validation.dat' using (\$1 eq '$g' ? \$3 : 1/0):4 with points pt $((i + 4)) ps 1.2 title '$g', "
+    plot+="'$dir/validation.dat' using (strcol(1) eq '$g' ? \$3 : 1/0):4 with points pt $((i + 4)) ps 1.2 title '$g', "
   done
   gnuplot <<GP
 set terminal svg size 760,640 dynamic background rgb 'white' font 'sans,12'
