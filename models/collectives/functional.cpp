@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "models/cxl/reduce_ref.hpp"
+#include "platform/core/hash.hpp"
 
 namespace trainvp {
 
@@ -13,15 +14,11 @@ std::uint64_t BufferLayout::bytes() const {
   return n;
 }
 
-static std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+static std::uint64_t mix(std::uint64_t z) { return splitmix64_mix(z); }
 
 std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, int layer, std::uint64_t element,
                                  bool bf16) {
-  std::uint64_t z = mix(seed + 0x9E3779B97F4A7C15ull);
+  std::uint64_t z = mix(seed + kGoldenGamma);
   z = mix(z ^ static_cast<std::uint64_t>(iteration));
   z = mix(z ^ static_cast<std::uint64_t>(rank));
   z = mix(z ^ static_cast<std::uint64_t>(layer));

@@ -8,6 +8,7 @@
 #include "models/cxl/reduce_ref.hpp"
 #include "models/link/chunk.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/hash.hpp"
 
 namespace trainvp {
 
@@ -115,10 +116,7 @@ std::uint64_t CxlDevice::calibrated_cycles(int contributors, std::uint64_t lines
 // binades around 1e-3 with both signs, as gradients are; bf16 takes the upper half of the fp32.
 static std::uint32_t synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i,
                                bool bf16) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (job << 40) ^ (contributor << 32) ^ i;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
+  const std::uint64_t z = splitmix64_mix(seed * kGoldenGamma ^ (job << 40) ^ (contributor << 32) ^ i);
   std::uint32_t sign = static_cast<std::uint32_t>(z >> 63) << 31;
   std::uint32_t exponent = 117 + static_cast<std::uint32_t>((z >> 40) % 8);  // 2^-10 .. 2^-3
   std::uint32_t bits = sign | (exponent << 23) | static_cast<std::uint32_t>(z & 0x7FFFFF);

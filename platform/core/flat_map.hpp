@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "platform/core/hash.hpp"
+
 namespace trainvp {
 
 template <class V>
@@ -89,10 +91,7 @@ class FlatMap64 {
     V value{};
     bool used = false;
   };
-  std::size_t home(std::uint64_t k) const {
-    k ^= k >> 33, k *= 0xff51afd7ed558ccdull, k ^= k >> 33, k *= 0xc4ceb9fe1a85ec53ull, k ^= k >> 33;
-    return static_cast<std::size_t>(k) & mask_;
-  }
+  std::size_t home(std::uint64_t k) const { return static_cast<std::size_t>(fmix64(k)) & mask_; }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
     slots_ = std::vector<Slot>(old.empty() ? 16 : 2 * old.size());

@@ -8,28 +8,20 @@
 #include <stdexcept>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/hash.hpp"
 
 namespace trainvp::sweep {
 
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): tiny, fully specified, identical on every platform,
-// unlike the std:: distributions.
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+// SplitMix64 (platform/core/hash.hpp), with an index below n.
+struct SweepRng : SplitMix64 {
   std::size_t below(std::size_t n) {
     return std::min(n - 1, static_cast<std::size_t>(uniform() * static_cast<double>(n)));
   }
 };
 
-json draw(const ParamSpec& p, SplitMix64& rng) {
+json draw(const ParamSpec& p, SweepRng& rng) {
   if (!p.has_range) return p.values[rng.below(p.values.size())];
   double u = rng.uniform();
   if (p.integer) {
@@ -68,7 +60,7 @@ std::vector<Point> expand(const SweepSpec& spec) {
       assignments.push_back(std::move(a));
     }
   } else {
-    SplitMix64 rng{spec.seed};
+    SweepRng rng{{spec.seed}};
     std::set<std::string> seen;
     const std::size_t max_draws = static_cast<std::size_t>(spec.samples) * 100 + 1000;
     std::size_t draws = 0;

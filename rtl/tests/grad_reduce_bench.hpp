@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "models/cxl/reduce_ref.hpp"
+#include "platform/core/hash.hpp"
 #include "rtl/driver/grad_reduce_driver.hpp"
 
 namespace trainvp::rtl {
@@ -42,15 +43,8 @@ constexpr std::uint32_t kErrCid = 1, kErrDup = 2, kErrIdx = 4, kErrSlot = 8, kEr
 }  // namespace csr
 
 // ------------------------------------------------------------------------------------ random
-struct Rng {
-  std::uint64_t s;
-  explicit Rng(std::uint64_t seed) : s(seed) {}
-  std::uint64_t next() {  // splitmix64
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+struct Rng : SplitMix64 {
+  explicit Rng(std::uint64_t seed) : SplitMix64{seed} {}
   std::uint32_t u32() { return static_cast<std::uint32_t>(next() >> 32); }
   std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * std::uint64_t{n}) >> 32); }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

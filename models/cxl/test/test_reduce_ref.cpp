@@ -15,18 +15,12 @@
 #endif
 
 #include "models/cxl/reduce_ref.hpp"
+#include "platform/core/hash.hpp"
 
 namespace trainvp {
 namespace test_reduce_ref {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+struct Rng : SplitMix64 {
   std::uint32_t u32() { return static_cast<std::uint32_t>(next() >> 32); }
   std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>((std::uint64_t{u32()} * n) >> 32); }
 };

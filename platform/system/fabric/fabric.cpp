@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/hash.hpp"
 
 namespace trainvp {
 
@@ -25,16 +26,8 @@ const char* device_kind_name(DeviceKind k) {
   return "?";
 }
 
-// A full-avalanche 32-bit mixer (the murmur3 finalizer): ECMP needs every input bit to move
-// every output bit, or flows that differ only in high bits share a path.
-static std::uint32_t mix32(std::uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
+// ECMP hashes with fmix32 (platform/core/hash.hpp): every input bit moves every output bit, or
+// flows that differ only in high bits would share a path.
 
 static std::string sc_safe(std::string s) {
   for (char& c : s)
@@ -388,7 +381,7 @@ bool Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
   while (cur != to) {
     next_hops(cur, from, to, dist, via, best);
     choice |= best.size() > 1;
-    h = mix32(h + 0x9e3779b9u);  // a fresh hash per hop, deterministic per flow
+    h = fmix32(h + 0x9e3779b9u);  // a fresh hash per hop, deterministic per flow
     const int k = best[h % best.size()];
     const int dir = devices_[static_cast<std::size_t>(cur)].out[static_cast<std::size_t>(k)];
     r.ports.push_back(k);

@@ -4,15 +4,13 @@
 #include <cmath>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/hash.hpp"
 
 namespace trainvp {
 
 namespace {
-std::uint32_t flow_hash(std::uint64_t k) {  // splitmix64 finalizer: distinct flows, distinct ECMP buckets
-  k += 0x9e3779b97f4a7c15ull;
-  k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
-  k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
-  return static_cast<std::uint32_t>(k ^ (k >> 31));
+std::uint32_t flow_hash(std::uint64_t k) {  // distinct flows, distinct ECMP buckets
+  return static_cast<std::uint32_t>(splitmix64_mix(k + kGoldenGamma));
 }
 }  // namespace
 
