@@ -6,7 +6,21 @@
 #include <utility>
 #include <vector>
 
+#include "platform/core/name_table.hpp"
+
 namespace trainvp {
+
+// What a diagnosis blames: a GPU computing slowly, its host launching late, the network, or
+// nothing the probes confirmed. Results and traces write the names of cause_names().
+enum class FailCause { Compute, Cpu, Communication, Unknown };
+inline const NameTable<FailCause>& cause_names() {
+  static const NameTable<FailCause> t{{"compute", FailCause::Compute},
+                                      {"cpu", FailCause::Cpu},
+                                      {"communication", FailCause::Communication},
+                                      {"unknown", FailCause::Unknown}};
+  return t;
+}
+inline const char* cause_name(FailCause c) { return name_in(cause_names(), c); }
 
 struct ChangeEvent {
   std::int64_t change_ps = 0;    // start of the first window of the new regime
@@ -33,7 +47,7 @@ struct LinkProbeResult {
 struct Diagnosis {
   int change = 0;  // index into the changes
   std::int64_t change_ps = 0, detected_ps = 0, diagnosed_ps = 0;
-  std::string cause;                       // "compute" (GPU), "cpu" (host), "communication", "unknown"
+  FailCause cause = FailCause::Unknown;
   std::vector<int> gpus;                   // ranks (compute, cpu)
   std::vector<std::pair<int, int>> links;  // slow edges: source and destination rank
   std::vector<std::vector<int>> groups;    // suspect communicators (communication)

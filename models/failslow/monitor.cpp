@@ -401,7 +401,7 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
   std::vector<Diagnosis> out;
   // Compute: a GPU whose GEMMs run slower than its datasheet roofline.
   Diagnosis gpu = base(), cpu = base(), comm = base();
-  gpu.cause = "compute", cpu.cause = "cpu", comm.cause = "communication";
+  gpu.cause = FailCause::Compute, cpu.cause = FailCause::Cpu, comm.cause = FailCause::Communication;
   double gpu_conf = 1, cpu_conf = 1;
   std::set<int> passed;  // late ranks whose GEMMs ran at full speed
   for (int r : v->finding.compute_suspects) {
@@ -436,13 +436,13 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
   if (!cpu.gpus.empty() && out.empty()) out.push_back(cpu);
   if (out.empty()) {
     Diagnosis d = base();
-    d.cause = "unknown";
+    d.cause = FailCause::Unknown;
     out.push_back(d);
   }
   for (Diagnosis& d : out) {
     if (ctx_.trace.enabled()) {  // a mark on the trace's health track, with what was found
       if (track_ < 0) track_ = ctx_.trace.track("health", "diagnoses");
-      ctx_.trace.instant(track_, "diagnosis: " + d.cause, "health", d.diagnosed_ps,
+      ctx_.trace.instant(track_, std::string("diagnosis: ") + cause_name(d.cause), "health", d.diagnosed_ps,
                          {{"gpus", d.gpus}, {"confidence", d.confidence}, {"change_s", sec(d.change_ps)}});
     }
     diagnoses_.push_back(d);

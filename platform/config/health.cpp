@@ -16,15 +16,19 @@ const ParamSet<HealthConfig>& health_schema() {
   return s;
 }
 
+const NameTable<MitigationPolicy>& mitigation_policy_names() {
+  static const NameTable<MitigationPolicy> t{{"none", MitigationPolicy::None},
+                                             {"ladder", MitigationPolicy::Ladder},
+                                             {"always_restart", MitigationPolicy::AlwaysRestart},
+                                             {"oracle", MitigationPolicy::Oracle}};
+  return t;
+}
+
 const ParamSet<MitigationConfig>& mitigation_schema() {
   static const ParamSet<MitigationConfig> s = [] {
     ParamSet<MitigationConfig> p("health_mitigation", "/health/mitigation",
                                  "GREYHOUND's mitigation ladder and the policies to compare it with (docs/health.md).");
-    p.choice("policy", &MitigationConfig::policy, "none",
-             {{"none", MitigationPolicy::None},
-              {"ladder", MitigationPolicy::Ladder},
-              {"always_restart", MitigationPolicy::AlwaysRestart},
-              {"oracle", MitigationPolicy::Oracle}},
+    p.choice("policy", &MitigationConfig::policy, "none", mitigation_policy_names(),
              "none: detect only; ladder: its steps (S1 -> S2 -> S4 unless `steps` says) by ski rental; "
              "always_restart: S4 on every diagnosis; "
              "oracle: the best step at once on the injected faults themselves")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/failslow/detector_params.hpp"
+#include "platform/core/name_table.hpp"
 #include "platform/core/params.hpp"
 
 namespace trainvp {
@@ -16,6 +17,7 @@ namespace trainvp {
 // stages), S4 (checkpoint and restart with a spare node), escalating by ski rental.
 // always_restart: S4 on every diagnosis. oracle: acts on the injected faults themselves, at once.
 enum class MitigationPolicy { None, Ladder, AlwaysRestart, Oracle };
+const NameTable<MitigationPolicy>& mitigation_policy_names();  // the schema's choices and results' names
 enum class MitigationStep { S1 = 1, S2 = 2, S3 = 3, S4 = 4 };
 
 struct MitigationConfig {

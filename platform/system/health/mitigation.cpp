@@ -21,16 +21,6 @@ std::int64_t step_cost_ps(const MitigationConfig& c, MitigationStep s) {
   }
 }
 
-const char* policy_name(MitigationPolicy p) {
-  switch (p) {
-    case MitigationPolicy::None: return "none";
-    case MitigationPolicy::Ladder: return "ladder";
-    case MitigationPolicy::AlwaysRestart: return "always_restart";
-    case MitigationPolicy::Oracle: return "oracle";
-  }
-  return "?";
-}
-
 }  // namespace
 
 Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx_(ctx) {
@@ -142,13 +132,13 @@ void Mitigation::diagnosed(const Diagnosis& d) {
   // The replica's time per unit: a slow GPU's GEMM slowdown; a late host's iteration slowdown.
   bool more = false;
   for (int g : d.gpus) {
-    double f = d.cause == "cpu" ? d.slowdown : 1.0;
-    if (d.cause == "compute")
+    double f = d.cause == FailCause::Cpu ? d.slowdown : 1.0;
+    if (d.cause == FailCause::Compute)
       for (const GemmProbeResult& r : p_.monitor->gemm_probes())
         if (r.rank == g && r.expected_s > 0) f = std::max(f, r.measured_s / r.expected_s);
     double& cur = factor_[static_cast<std::size_t>(p_.replica_of[static_cast<std::size_t>(g)])];
     if (f > cur) cur = f, more = true;
-    if (d.cause == "compute" && std::find(slow_gpus_.begin(), slow_gpus_.end(), g) == slow_gpus_.end())
+    if (d.cause == FailCause::Compute && std::find(slow_gpus_.begin(), slow_gpus_.end(), g) == slow_gpus_.end())
       slow_gpus_.push_back(g);
     double& own = gpu_factor_[static_cast<std::size_t>(g)];
     own = std::max(own, f);
@@ -469,7 +459,7 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
 nlohmann::ordered_json Mitigation::report() const {
   using ojson = nlohmann::ordered_json;
   ojson o;
-  o["policy"] = policy_name(p_.cfg.policy);
+  o["policy"] = name_in(mitigation_policy_names(), p_.cfg.policy);
   ojson steps = ojson::array();
   for (MitigationStep s : p_.cfg.steps) steps.push_back(mitigation_step_name(s));
   o["steps"] = steps;

@@ -17,7 +17,7 @@ bool Mitigation::link_incident() const {
   if (!slow_gpus_.empty() || !p_.monitor) return false;
   const auto& ds = p_.monitor->diagnoses();
   return std::any_of(ds.begin(), ds.end(), [&](const Diagnosis& d) {
-    return d.change_ps >= incident_ps_ && d.cause == "communication" && !d.links.empty();
+    return d.change_ps >= incident_ps_ && d.cause == FailCause::Communication && !d.links.empty();
   });
 }
 
@@ -44,7 +44,7 @@ bool Mitigation::swap_roles(Action& a) {
   }
   std::vector<std::set<std::vector<int>>> unexplained;  // per slow edge: its candidate hops
   for (const Diagnosis& d : p_.monitor->diagnoses())
-    if (d.change_ps >= incident_ps_ && d.cause == "communication")
+    if (d.change_ps >= incident_ps_ && d.cause == FailCause::Communication)
       for (auto [s, t] : d.links) {
         std::set<std::vector<int>> hops;
         for (const std::vector<int>& hop : p_.fabric->route_layers(s, t)) {

@@ -11,11 +11,11 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const char* cause_of(FaultKind k) {
+FailCause cause_of(FaultKind k) {
   switch (k) {
-    case FaultKind::GpuSlowdown: return "compute";
-    case FaultKind::CpuContention: return "cpu";
-    default: return "communication";
+    case FaultKind::GpuSlowdown: return FailCause::Compute;
+    case FaultKind::CpuContention: return FailCause::Cpu;
+    default: return FailCause::Communication;
   }
 }
 
@@ -41,7 +41,7 @@ bool route_hits(Fabric& fabric, int a, int b, std::int64_t at_ps, const FaultTru
 bool diagnosis_matches(const Diagnosis& d, const FaultTruth& f, Fabric& fabric, std::int64_t slack_ps) {
   if (f.start_ps < 0 || d.cause != cause_of(f.kind)) return false;
   if (d.change_ps < f.start_ps - slack_ps || d.change_ps > f.end_ps) return false;
-  if (d.cause != "communication") {
+  if (d.cause != FailCause::Communication) {
     for (int g : d.gpus)
       if (std::find(f.gpus.begin(), f.gpus.end(), g) != f.gpus.end()) return true;
     return false;
@@ -84,7 +84,7 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
       links.push_back({{"src_rank", a}, {"dst_rank", b}, {"route", route}});
     }
     diag.push_back(
-        {{"cause", d.cause},
+        {{"cause", cause_name(d.cause)},
          {"gpus", d.gpus},
          {"links", links},
          {"groups", d.groups},
@@ -102,7 +102,7 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
   double sum_reaction = 0, worst = 0, sum_detect = 0, sum_validate = 0;
   for (std::size_t f = 0; f < truth.size(); ++f) {
     const FaultTruth& t = truth[f];
-    ojson o = {{"index", t.index}, {"kind", fault_kind_name(t.kind)}, {"cause", cause_of(t.kind)}};
+    ojson o = {{"index", t.index}, {"kind", fault_kind_name(t.kind)}, {"cause", cause_name(cause_of(t.kind))}};
     if (!t.severity.empty()) o["severity"] = t.severity;
     o["start_s"] = t.start_ps >= 0 ? ojson(sec(t.start_ps)) : ojson(nullptr);
     o["end_s"] = t.start_ps >= 0 ? ojson(sec(t.end_ps)) : ojson(nullptr);
