@@ -7,6 +7,7 @@
 
 #include "models/collectives/nccl_tuner.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/hash.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
@@ -95,8 +96,7 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   rec.transfers = cp->size();
   records_.push_back(rec);
 
-  Live& c = live_map_[id];
-  ++live_;
+  Live& c = live_.add(id);
   const std::size_t p = cp->program.ranks.size();
   if (cp->ring()) {
     c.join_mark.assign(p, -1);
@@ -119,9 +119,9 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
 }
 
 void CollectiveEngine::join(int id, int rank) {
-  auto it = live_map_.find(id);
-  if (it == live_map_.end()) return;  // already complete everywhere
-  Live& c = it->second;
+  Live* found = live_.find(id);
+  if (!found) return;  // already complete everywhere
+  Live& c = *found;
   const int position = c.cp->pos.at(rank);
   if (c.joined_at[static_cast<std::size_t>(position)] >= 0) return;
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
@@ -141,9 +141,9 @@ void CollectiveEngine::join(int id, int rank) {
     return;
   }
   for (int x : cp->by_position[static_cast<std::size_t>(position)]) {
-    auto again = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
-    if (again == live_map_.end()) return;
-    if (--again->second.waiting[static_cast<std::size_t>(x)] == 0) ready(id, again->second, x);
+    Live* again = live_.find(id);  // zero-byte transfers may finish the collective synchronously
+    if (!again) return;
+    if (--again->waiting[static_cast<std::size_t>(x)] == 0) ready(id, *again, x);
   }
 }
 
@@ -157,9 +157,9 @@ void CollectiveEngine::join_ring(int id, std::shared_ptr<const CompiledProgram> 
     const int k = f.ring_position(ch, j), a = (k + p - 1) % p, base = ch * per;
     for (int t = 0; t < steps; ++t) {
       for (int x : {base + t * p + std::min(a, k), base + t * p + std::max(a, k)}) {
-        auto it = live_map_.find(id);  // zero-byte transfers may finish the collective synchronously
-        if (it == live_map_.end()) return;
-        Live& c = it->second;
+        Live* found = live_.find(id);  // zero-byte transfers may finish the collective synchronously
+        if (!found) return;
+        Live& c = *found;
         c.join_mark[static_cast<std::size_t>(j)] = x;
         const int i = x % p, other = f.position(ch, i == k ? (i + 1) % p : i);
         if (c.join_mark[static_cast<std::size_t>(other)] < x) continue;
@@ -168,8 +168,7 @@ void CollectiveEngine::join_ring(int id, std::shared_ptr<const CompiledProgram> 
       }
     }
   }
-  auto it = live_map_.find(id);
-  if (it != live_map_.end()) it->second.join_mark[static_cast<std::size_t>(j)] = std::numeric_limits<int>::max();
+  if (Live* c = live_.find(id)) c->join_mark[static_cast<std::size_t>(j)] = std::numeric_limits<int>::max();
 }
 
 // Transfer d of a ring arrived: its dependent starts if both its endpoints count as joined.
@@ -190,9 +189,9 @@ std::uint32_t& CollectiveEngine::chunks_left(Live& c, int x) {
 }
 
 bool CollectiveEngine::rank_done(int id, int rank) const {
-  auto it = live_map_.find(id);
-  if (it == live_map_.end()) return true;
-  const Live& c = it->second;
+  const Live* found = live_.find(id);
+  if (!found) return true;
+  const Live& c = *found;
   int position = c.cp->pos.at(rank);
   return c.joined_at[static_cast<std::size_t>(position)] >= 0 && c.left[static_cast<std::size_t>(position)] == 0;
 }
@@ -206,8 +205,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
         ->reduce(
             t.bytes, t.full->reduce_contributors,
             [this, id, x] {
-              auto it = live_map_.find(id);
-              if (it != live_map_.end()) arrived(id, it->second, x);
+              if (Live* c = live_.find(id)) arrived(id, *c, x);
             },
             std::move(data));
     return;
@@ -239,8 +237,8 @@ void CollectiveEngine::on_delayed() {
   while (DelayedSend* d = delayed_.get_next()) {
     const int id = d->id, x = d->x;
     delete d;
-    auto it = live_map_.find(id);
-    if (it != live_map_.end() && !failed_.count(id)) send(id, it->second, x);
+    Live* c = live_.find(id);
+    if (c && !failed_.count(id)) send(id, *c, x);
   }
 }
 
@@ -291,9 +289,8 @@ void CollectiveEngine::send(int id, Live& c, int x) {
   if (c.cp->ring() && c.cp->program.ring.channels > 1)
     key ^=
         static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
-        0x9e3779b97f4a7c15ull;
-  key ^= key >> 33, key *= 0xff51afd7ed558ccdull, key ^= key >> 33, key *= 0xc4ceb9fe1a85ec53ull, key ^= key >> 33;
-  const std::uint32_t flow = static_cast<std::uint32_t>(key);
+        kGoldenGamma;
+  const std::uint32_t flow = static_cast<std::uint32_t>(fmix64(key));
   const Route* route = &routes_.route(t.src, t.dst, flow);
   if (pair_bytes_)
     (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
@@ -346,13 +343,13 @@ void CollectiveEngine::on_tail() {
   while (tlm::tlm_generic_payload* p = tails_.get_next()) {
     ChunkExt* e = chunk_of(*p);
     int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
-    auto it = live_map_.find(id);
-    if (it == live_map_.end()) {
+    Live* found = live_.find(id);
+    if (!found) {
       if (!failed_.count(id)) throw RunError("collective engine: a chunk arrived for a finished collective");
       p->release();  // a given-up collective's chunk drained from the fabric
       continue;
     }
-    Live& c = it->second;
+    Live& c = *found;
     if (e->data) {
       const int dst = c.cp->at(x).dst;
       if (dst < world_ && functional_->failure().empty() &&
@@ -376,17 +373,17 @@ void CollectiveEngine::arrived(int id, Live& c, int x) {
   } else {
     // Zero-byte transfers arrive synchronously and may finish the collective: look it up each time.
     for (int k = cp->dep_begin[static_cast<std::size_t>(x)]; k < cp->dep_begin[static_cast<std::size_t>(x) + 1]; ++k) {
-      auto it = live_map_.find(id);
-      if (it == live_map_.end()) return;
+      Live* c = live_.find(id);
+      if (!c) return;
       int d = cp->dependents[static_cast<std::size_t>(k)];
-      if (--it->second.waiting[static_cast<std::size_t>(d)] == 0) ready(id, it->second, d);
+      if (--c->waiting[static_cast<std::size_t>(d)] == 0) ready(id, *c, d);
     }
   }
   const std::pair<int, int> ends = cp->positions(x);
   for (int position : {ends.first, ends.second}) {
-    auto it = live_map_.find(id);
-    if (it == live_map_.end()) return;
-    if (--it->second.left[static_cast<std::size_t>(position)] == 0) finish_rank(id, it->second, position);
+    Live* c = live_.find(id);
+    if (!c) return;
+    if (--c->left[static_cast<std::size_t>(position)] == 0) finish_rank(id, *c, position);
   }
 }
 
@@ -406,20 +403,20 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
       for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < c.cp->program.ranks.size(); ++i)
         reducers_[static_cast<std::size_t>(c.cp->program.ranks[i])]->release(id);
     rec(id).end_ps = now;
-    live_map_.erase(id);
-    --live_;
+    live_.erase(id);
   }
   if (cb) cb(rank);
 }
 
 bool CollectiveEngine::rank_idle(int rank) const {
-  for (const auto& [id, c] : live_map_) {
+  bool idle = true;
+  live_.for_each([&](int, const Live& c) {
     auto it = c.cp->pos.find(rank);
-    if (it == c.cp->pos.end()) continue;
+    if (it == c.cp->pos.end()) return;
     const auto p = static_cast<std::size_t>(it->second);
-    if (c.joined_at[p] < 0 || c.left[p] > 0) return false;
-  }
-  return true;
+    if (c.joined_at[p] < 0 || c.left[p] > 0) idle = false;
+  });
+  return idle;
 }
 
 void CollectiveEngine::repeat_intervals(std::int64_t since_ps, int times, std::int64_t period_ps) {
@@ -465,9 +462,9 @@ void CollectiveEngine::repeat_listed(const std::vector<std::size_t>& which, int 
 std::string CollectiveEngine::describe(int id, int rank) const {
   const CollectiveRecord& rec = record(static_cast<std::size_t>(id));
   std::string s = std::string(op_name(rec.op)) + " \"" + rec.label + "\"";
-  auto it = live_map_.find(id);
-  if (it == live_map_.end()) return s + " (complete)";
-  const Live& c = it->second;
+  const Live* found = live_.find(id);
+  if (!found) return s + " (complete)";
+  const Live& c = *found;
   std::string missing;
   int count = 0;
   for (std::size_t i = 0; i < c.joined_at.size(); ++i)

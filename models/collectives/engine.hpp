@@ -23,6 +23,7 @@
 #include "models/link/route_provider.hpp"
 #include "platform/core/flat_map.hpp"
 #include "platform/core/run_context.hpp"
+#include "platform/core/slot_table.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
 #include "platform/core/tlm/timed_queue.hpp"
 
@@ -152,7 +153,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   };
   const std::vector<Interval>& intervals(int rank) const { return intervals_[static_cast<std::size_t>(rank)]; }
   std::uint64_t chunk() const { return chunk_; }
-  std::size_t in_flight() const { return live_; }
+  std::size_t in_flight() const { return live_.size(); }
   // No collective in flight has `rank` still to join or still moving its transfers.
   bool rank_idle(int rank) const;
   // Steady-state fast-forward: appends `times` copies of each rank's intervals that start at or
@@ -231,8 +232,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   TimedQueue<tlm::tlm_generic_payload> tails_;  // delivered chunks, due when their tails arrive
   TimedQueue<DelayedSend> delayed_;             // transfers waiting out NCCL's latencies
   NcclCosts nccl_;
-  std::unordered_map<int, Live> live_map_;
-  std::size_t live_ = 0;
+  SlotTable<Live> live_;                  // collectives in flight, by id (dense and increasing: no hash per chunk)
   std::deque<CollectiveRecord> records_;  // by id - first_ (a deque: pointers handed out stay valid)
   std::size_t first_ = 0;                 // records folded so far
   CollectiveRecord& rec(int id) { return records_[static_cast<std::size_t>(id) - first_]; }

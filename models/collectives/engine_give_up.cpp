@@ -10,8 +10,7 @@
 namespace trainvp {
 
 void CollectiveEngine::on_failed(int id, std::function<void(int)> f) {
-  auto it = live_map_.find(id);
-  if (it != live_map_.end()) it->second.on_failed = std::move(f);
+  if (Live* c = live_.find(id)) c->on_failed = std::move(f);
 }
 
 void CollectiveEngine::watch(Live& c, int x) {
@@ -35,27 +34,27 @@ void CollectiveEngine::progressed(Live& c, int x, bool last) {
 void CollectiveEngine::on_watchdog() {
   const std::int64_t now = now_ps();
   std::vector<int> expired;
-  for (const auto& [id, c] : live_map_)
+  live_.for_each([&](int id, const Live& c) {
     for (const auto& [x, t] : c.progress)
       if (now - t >= give_up_ps_) {
         expired.push_back(id);
         break;
       }
+  });
   std::sort(expired.begin(), expired.end());  // deterministic order of the owners' callbacks
   for (int id : expired)
-    if (live_map_.count(id)) fail(id);
+    if (live_.contains(id)) fail(id);
   std::int64_t next = std::numeric_limits<std::int64_t>::max();
-  for (const auto& [id, c] : live_map_)
+  live_.for_each([&](int, const Live& c) {
     for (const auto& [x, t] : c.progress) next = std::min(next, t + give_up_ps_);
+  });
   if (next != std::numeric_limits<std::int64_t>::max())
     watchdog_.notify(ps_time(std::max<std::int64_t>(0, next - now)));
 }
 
 void CollectiveEngine::fail(int id) {
-  auto it = live_map_.find(id);
-  Live c = std::move(it->second);
-  live_map_.erase(it);
-  --live_;
+  const std::unique_ptr<Live> taken = live_.take(id);
+  Live& c = *taken;
   watched_ -= c.progress.size();
   if (watched_ == 0) watchdog_.cancel();
   failed_.insert(id);

@@ -1,0 +1,155 @@
+// The collective engine alone, as ns-3 tests a device: p stub endpoints in a ring, each joined to
+// the next by one link direction (a LinkDir), a RouteProvider stub, and a protocol checker on
+// every socket pair. A ring all-reduce of B bytes in one chunk per transfer is 2(p - 1) steps, each
+// starting when the previous step's chunk has arrived: the last rank is done at
+// 2(p - 1) x (wire time of B/p bytes with their framing + the link's latency), to the picosecond.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/collectives/engine.hpp"
+#include "models/collectives/program.hpp"
+#include "models/link/chunk.hpp"
+#include "models/link/endpoint.hpp"
+#include "models/link/link_dir.hpp"
+#include "models/link/route_provider.hpp"
+#include "platform/core/run_context.hpp"
+#include "platform/core/test/checked_wiring.hpp"
+#include "platform/core/test/own_process.hpp"
+#include "platform/core/tlm/at_initiator.hpp"
+#include "platform/core/tlm/payload_pool.hpp"
+
+namespace trainvp {
+namespace test_engine_alone {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
+
+// A GPU reduced to its fabric ports: chunks leave by an AT initiator (the base protocol's
+// request exclusion, as a GPU's copy engine), and arriving chunks are taken at once and handed to
+// their sink, as GPU memory takes them.
+struct StubEndpoint : sc_core::sc_module, ChunkEndpoint {
+  tlm_utils::simple_initiator_socket<StubEndpoint> out;
+  tlm_utils::simple_target_socket<StubEndpoint> in;
+  PayloadPool pool;
+  AtInitiator at;
+
+  explicit StubEndpoint(sc_core::sc_module_name name)
+      : sc_module(name),
+        out("out"),
+        in("in"),
+        at("at", pool, [this](int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+          return out->nb_transport_fw(p, ph, t);
+        }) {
+    out.register_nb_transport_bw(this, &StubEndpoint::bw);
+    in.register_nb_transport_fw(this, &StubEndpoint::fw);
+  }
+  void send_chunk(tlm::tlm_generic_payload* chunk) override { at.send(0, chunk, nullptr); }
+  const char* endpoint_name() const override { return name(); }
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+    return at.nb_transport_bw(0, p, ph, t);
+  }
+  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
+    if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    chunk_of(p)->sink->chunk_delivered(p);
+    return tlm::TLM_COMPLETED;
+  }
+};
+
+// Every rank reaches only the next one, by its port 0.
+struct RingRoutes : RouteProvider {
+  int p;
+  Route to_next{{0}, {}};
+  explicit RingRoutes(int ranks) : p(ranks) {}
+  const Route& route(int src, int dst, std::uint32_t) override {
+    EXPECT_EQ(dst, (src + 1) % p) << "a ring step to a rank that is not the next";
+    return to_next;
+  }
+};
+
+LinkDirParams link() {
+  LinkDirParams l;
+  l.bandwidth_bps = 100e9;  // 80 ps a byte: every wire time below is exact
+  l.latency_ps = 500000;    // 0.5 us
+  l.mtu = 4096;
+  l.overhead = 82;
+  l.buffer = 64 << 20;
+  return l;
+}
+
+struct Ring {
+  RunContext ctx{1, false};
+  std::vector<std::unique_ptr<StubEndpoint>> eps;
+  std::vector<std::unique_ptr<LinkDir>> links;
+  RingRoutes routes;
+  test::CheckedWiring wiring;
+  std::unique_ptr<CollectiveEngine> engine;
+
+  Ring(int p, std::uint32_t chunk) : routes(p) {
+    for (int i = 0; i < p; ++i) {
+      eps.push_back(std::make_unique<StubEndpoint>(("ep" + std::to_string(i)).c_str()));
+      links.push_back(std::make_unique<LinkDir>(("l" + std::to_string(i)).c_str(), "ep" + std::to_string(i) + "->next",
+                                                link(), chunk, ctx));
+    }
+    for (int i = 0; i < p; ++i) {
+      wiring.bind(eps[static_cast<std::size_t>(i)]->out, links[static_cast<std::size_t>(i)]->in);
+      wiring.bind(links[static_cast<std::size_t>(i)]->out, eps[static_cast<std::size_t>((i + 1) % p)]->in);
+    }
+    std::vector<ChunkEndpoint*> ranks;
+    for (auto& e : eps) ranks.push_back(e.get());
+    engine = std::make_unique<CollectiveEngine>("engine", ranks, routes, chunk, ctx);
+  }
+};
+
+// Runs an all-reduce of `bytes` over the ring's p ranks and returns each rank's done time.
+std::vector<std::int64_t> all_reduce(Ring& ring, int p, std::uint64_t bytes, std::uint32_t chunk) {
+  std::vector<int> comm, nodes;
+  for (int i = 0; i < p; ++i) comm.push_back(i), nodes.push_back(i);
+  const RingLayout one_channel{1, RingOrder::Rank, {}};
+  std::vector<std::int64_t> done(static_cast<std::size_t>(p), -1);
+  const int id = ring.engine->launch(
+      build_program(CollectiveOp::AllReduce, CollectiveAlgo::Ring, comm, bytes, chunk, nodes, 0, nullptr, &one_channel),
+      CollectiveOp::AllReduce, CollectiveAlgo::Ring, bytes, "ar", [&done](int rank) {
+        done[static_cast<std::size_t>(rank)] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+      });
+  for (int r = 0; r < p; ++r) ring.engine->join(id, r);
+  sc_core::sc_start();
+  return done;
+}
+
+std::int64_t step_ps(std::uint64_t bytes) {  // one chunk of `bytes`: its wire time, then the latency
+  const LinkDirParams l = link();
+  return static_cast<std::int64_t>(framed_bytes(bytes, l.mtu, l.overhead, false)) * 80 + l.latency_ps;
+}
+
+TEST(EngineAlone, RingAllReduceIsTwoPMinusOneStepsOfItsChunk) {
+  for (int p : {2, 4}) {
+    test::in_own_process([p] {
+      const std::uint64_t bytes = 4u << 20;  // B/p: 2 MiB or 1 MiB, one chunk each
+      const std::uint32_t chunk = 4u << 20;
+      Ring ring(p, chunk);
+      const std::vector<std::int64_t> done = all_reduce(ring, p, bytes, chunk);
+      const std::int64_t expected = 2 * (p - 1) * step_ps(bytes / static_cast<std::uint64_t>(p));
+      for (int r = 0; r < p; ++r) EXPECT_EQ(done[static_cast<std::size_t>(r)], expected) << "p " << p << " rank " << r;
+      // Each link carried its rank's 2(p - 1) transfers of B/p, one chunk each.
+      for (const auto& l : ring.links) {
+        EXPECT_EQ(l->stats().chunks, static_cast<std::uint64_t>(2 * (p - 1)));
+        EXPECT_EQ(l->stats().payload_bytes,
+                  2 * static_cast<std::uint64_t>(p - 1) * (bytes / static_cast<std::uint64_t>(p)));
+      }
+      const CollectiveRecord& rec = ring.engine->records().back();
+      EXPECT_EQ(rec.start_ps, 0);
+      EXPECT_EQ(rec.end_ps, expected);
+      EXPECT_EQ(rec.transfers, static_cast<std::uint64_t>(2 * (p - 1) * p));
+      ring.wiring.expect_no_violations();
+      ring.wiring.expect_all_completed();
+    });
+  }
+}
+
+}  // namespace test_engine_alone
+}  // namespace trainvp
