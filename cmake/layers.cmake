@@ -13,9 +13,10 @@ set(TRAINVP_LAYER_RULES
   # CXL devices but know nothing of parallelism or fail-slow, which sit on top of them.
   "models/collectives:platform/core,models/workload,models/link,models/gpu,models/cxl,models/collectives"
   "models/parallel:platform/core,models/workload,models/link,models/gpu,models/collectives,models/parallel"
-  # Fail-slow health: pure algorithms, the standard library only.
-  "models/health:models/health"
-  "models/failslow:platform/core,models/workload,models/link,models/gpu,models/collectives,models/health,models/failslow"
+  # Fail-slow health, one folder: the monitor, detector and probes over the engine and the GPUs;
+  # its pure algorithms below it take the standard library only.
+  "models/health:platform/core,models/workload,models/link,models/gpu,models/collectives,models/health"
+  "models/health/algorithms:models/health/algorithms"
   # Real training in the loop: its own math over core's parameter sets.
   "models/train:platform/core,models/train"
   "platform/config:platform/core,models,platform/config"
@@ -42,7 +43,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
       VERBATIM)
   endif()
   # Every library waits for the check, so a violation stops the build before anything links.
-  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_collectives trainvp_parallel trainvp_health trainvp_failslow trainvp_train
+  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_collectives trainvp_parallel trainvp_health_algorithms trainvp_health trainvp_train
               trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)
     add_dependencies(${lib} layering)
   endforeach()

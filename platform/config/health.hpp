@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/failslow/detector_params.hpp"
+#include "models/health/detector_params.hpp"
 #include "platform/core/name_table.hpp"
 #include "platform/core/params.hpp"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/collectives/engine.hpp"
-#include "models/failslow/monitor.hpp"
+#include "models/health/monitor.hpp"
 #include "models/parallel/plan.hpp"
 #include "platform/system/cluster_builder.hpp"
 #include "platform/system/chakra/chakra_run.hpp"

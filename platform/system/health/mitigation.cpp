@@ -4,8 +4,8 @@
 #include <cmath>
 #include <set>
 
-#include "models/health/consolidate.hpp"
-#include "models/health/rebalance.hpp"
+#include "models/health/algorithms/consolidate.hpp"
+#include "models/health/algorithms/rebalance.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {

@@ -3,12 +3,12 @@
 // monitor's diagnoses (or, for the `oracle` policy, the injected faults themselves):
 //   S1 observe: nothing moves;
 //   S2 rebalance: the data-parallel replicas' micro-batches (plain data parallelism: samples) are
-//      split so the slowest replica's time is smallest (models/health/rebalance.hpp), the total
+//      split so the slowest replica's time is smallest (models/health/algorithms/rebalance.hpp), the total
 //      fixed; a replica's GPUs then do m_j / m of their forward and backward work;
 //   S3 move: whole nodes exchange places, for slow GPUs so that they sit in few replicas and on
-//      the lightest pipeline stages (models/health/consolidate.hpp), the split then redone for
+//      the lightest pipeline stages (models/health/algorithms/consolidate.hpp), the split then redone for
 //      the new replicas' speeds; for a slow link so that the fewest bytes cross it, which swaps
-//      the parallel dimension that crosses it (models/health/role_swap.hpp, role_swap.cpp). In
+//      the parallel dimension that crosses it (models/health/algorithms/swap_plan.hpp, role_swap.cpp). In
 //      flow fidelity the ranks move onto the other nodes' devices (Fabric::place_nodes) and the
 //      GPUs' and hosts' faults stay with their hardware; packet fidelity cannot re-attach a GPU,
 //      so there the nodes' hardware moves instead, with its faults (FaultInjector::swap_nodes),
@@ -26,10 +26,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/failslow/monitor.hpp"
+#include "models/health/monitor.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/gpu/iteration_boundary.hpp"
-#include "models/health/ski_rental.hpp"
+#include "models/health/algorithms/ski_rental.hpp"
 #include "platform/config/health.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/system/fabric/fabric.hpp"

@@ -1,14 +1,14 @@
 // S3 for a slow link (GREYHOUND: "swap which parallel dimension crosses a congested link"). The
 // suspects are the link directions the incident's slow probe edges take and its healthy ones do
 // not; the traffic is what the job sent between its node slots (the engine's pair bytes); the
-// planner (models/health/role_swap.hpp) re-places whole slots on the nodes so that the fewest
+// planner (models/health/algorithms/swap_plan.hpp) re-places whole slots on the nodes so that the fewest
 // bytes take a path through a suspect. The ranks then move at the common boundary
 // (Fabric::place_nodes), which needs flow fidelity.
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "models/health/role_swap.hpp"
+#include "models/health/algorithms/swap_plan.hpp"
 #include "platform/system/health/mitigation.hpp"
 
 namespace trainvp {

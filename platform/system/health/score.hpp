@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/failslow/monitor.hpp"
+#include "models/health/monitor.hpp"
 #include "platform/system/fabric/fabric.hpp"
 #include "platform/system/faults/faults.hpp"
 

@@ -1,4 +1,4 @@
-#include "models/failslow/link_prober.hpp"
+#include "models/health/link_prober.hpp"
 
 #include <algorithm>
 #include <set>

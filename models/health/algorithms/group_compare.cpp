@@ -1,5 +1,5 @@
 // Group comparison against the median (group_compare.hpp).
-#include "models/health/group_compare.hpp"
+#include "models/health/algorithms/group_compare.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/failslow/detector.hpp"
+#include "models/health/detector.hpp"
 
 namespace trainvp {
 namespace test_detector {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

@@ -27,9 +27,9 @@
 
 #include "models/collectives/collective_observer.hpp"
 #include "models/collectives/engine.hpp"
-#include "models/failslow/detector.hpp"
-#include "models/failslow/diagnosis.hpp"
-#include "models/failslow/link_prober.hpp"
+#include "models/health/detector.hpp"
+#include "models/health/diagnosis.hpp"
+#include "models/health/link_prober.hpp"
 #include "models/gpu/gpu.hpp"
 #include "platform/core/run_context.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "models/collectives/engine.hpp"
-#include "models/failslow/diagnosis.hpp"
+#include "models/health/diagnosis.hpp"
 
 namespace trainvp {
 

@@ -1,5 +1,5 @@
 // S2's micro-batch split (rebalance.hpp).
-#include "models/health/rebalance.hpp"
+#include "models/health/algorithms/rebalance.hpp"
 
 #include <cmath>
 #include <queue>

@@ -6,7 +6,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "models/health/autocorrelation.hpp"
+#include "models/health/algorithms/autocorrelation.hpp"
 
 namespace trainvp {
 namespace test_autocorrelation {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

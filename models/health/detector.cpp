@@ -1,4 +1,4 @@
-#include "models/failslow/detector.hpp"
+#include "models/health/detector.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "models/health/group_compare.hpp"
+#include "models/health/algorithms/group_compare.hpp"
 
 namespace trainvp {
 

@@ -1,4 +1,4 @@
-#include "models/health/role_swap.hpp"
+#include "models/health/algorithms/swap_plan.hpp"
 
 #include <stdexcept>
 

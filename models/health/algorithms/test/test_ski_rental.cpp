@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "models/health/ski_rental.hpp"
+#include "models/health/algorithms/ski_rental.hpp"
 
 namespace trainvp {
 namespace test_ski_rental {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "models/health/consolidate.hpp"
+#include "models/health/algorithms/consolidate.hpp"
 
 namespace trainvp {
 namespace test_consolidate {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

@@ -2,15 +2,15 @@
 // GREYHOUND's detection steps on the monitor's windows (DOMAIN.md section 3): Bayesian online
 // change-point detection on the iteration time, verification of a sustained change of the mean,
 // then group comparison to name the suspects that validation probes check. Pure: no SystemC, so
-// each step is tested on series of known shape (models/failslow/test).
+// each step is tested on series of known shape (models/health/test).
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <vector>
 
-#include "models/failslow/detector_params.hpp"
-#include "models/failslow/window.hpp"
-#include "models/health/bocpd.hpp"
+#include "models/health/detector_params.hpp"
+#include "models/health/window.hpp"
+#include "models/health/algorithms/bocpd.hpp"
 
 namespace trainvp {
 

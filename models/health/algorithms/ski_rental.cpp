@@ -1,5 +1,5 @@
 // Ski-rental escalation (ski_rental.hpp).
-#include "models/health/ski_rental.hpp"
+#include "models/health/algorithms/ski_rental.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "models/failslow/monitor.hpp"
+#include "models/health/monitor.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,8 +6,8 @@
 
 #include "models/collectives/ring_channels.hpp"
 #include "models/gpu/roofline.hpp"
-#include "models/health/autocorrelation.hpp"
-#include "models/health/group_compare.hpp"
+#include "models/health/algorithms/autocorrelation.hpp"
+#include "models/health/algorithms/group_compare.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {

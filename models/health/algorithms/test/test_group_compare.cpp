@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "models/health/group_compare.hpp"
+#include "models/health/algorithms/group_compare.hpp"
 
 namespace trainvp {
 namespace test_group_compare {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

@@ -1,4 +1,4 @@
-#include "models/failslow/detector_params.hpp"
+#include "models/health/detector_params.hpp"
 
 namespace trainvp {
 

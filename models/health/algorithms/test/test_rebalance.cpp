@@ -8,7 +8,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "models/health/rebalance.hpp"
+#include "models/health/algorithms/rebalance.hpp"
 
 namespace trainvp {
 namespace test_rebalance {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

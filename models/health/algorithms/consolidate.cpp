@@ -1,10 +1,10 @@
-#include "models/health/consolidate.hpp"
+#include "models/health/algorithms/consolidate.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
-#include "models/health/rebalance.hpp"
+#include "models/health/algorithms/rebalance.hpp"
 
 namespace trainvp {
 

@@ -1,5 +1,5 @@
 // Autocorrelation and the iteration period (autocorrelation.hpp).
-#include "models/health/autocorrelation.hpp"
+#include "models/health/algorithms/autocorrelation.hpp"
 
 #include <algorithm>
 #include <cmath>

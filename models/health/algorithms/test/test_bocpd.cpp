@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "models/health/bocpd.hpp"
+#include "models/health/algorithms/bocpd.hpp"
 
 namespace trainvp {
 namespace test_bocpd {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

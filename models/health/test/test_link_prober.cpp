@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "models/failslow/link_prober.hpp"
+#include "models/health/link_prober.hpp"
 
 namespace trainvp {
 namespace test_link_prober {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)

@@ -5,10 +5,10 @@
 
 #include <stdexcept>
 
-#include "models/health/role_swap.hpp"
+#include "models/health/algorithms/swap_plan.hpp"
 
 namespace trainvp {
-namespace test_role_swap {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
+namespace test_swap_plan {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 constexpr double kD = 1000, kP = 10;
 
@@ -78,5 +78,5 @@ TEST(RoleSwap, InputsThatDoNotFitAreRejected) {
   EXPECT_THROW(plan_role_swap(in), std::invalid_argument);
 }
 
-}  // namespace test_role_swap
+}  // namespace test_swap_plan
 }  // namespace trainvp

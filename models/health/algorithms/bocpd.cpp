@@ -1,5 +1,5 @@
 // Bayesian online change-point detection (bocpd.hpp).
-#include "models/health/bocpd.hpp"
+#include "models/health/algorithms/bocpd.hpp"
 
 #include <algorithm>
 #include <cmath>
