@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "platform/core/sim_time.hpp"
+
 namespace trainvp {
 
 std::int64_t union_length(std::vector<TimeInterval> v) {
@@ -69,8 +71,7 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   done_.assign(n, PerIteration<int>(0));
   join_at_.assign(n, std::vector<std::int64_t>(buckets_.size(), -1));
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
-  waiting_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg.comm_streams)));
-  stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg.comm_streams), false));
+  streams_.reset(n, cfg.comm_streams);
   in_flight_.assign(n, 0);
   peak_in_flight_.assign(n, 0);
   ids_ = PerIteration<std::vector<int>>(std::vector<int>(buckets_.size(), -1));
@@ -119,23 +120,20 @@ void DdpSync::bucket_ready(int rank, int iteration, int b) {
   in_flight_[at(rank)] += buckets_[static_cast<std::size_t>(b)].bytes;
   peak_in_flight_[at(rank)] = std::max(peak_in_flight_[at(rank)], in_flight_[at(rank)]);
   int stream = b % cfg_.comm_streams;
-  waiting_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, b});
+  streams_.push(at(rank), stream, {iteration, b});
   try_join(rank, stream);
 }
 
 void DdpSync::try_join(int rank, int stream) {
-  auto& q = waiting_[at(rank)][static_cast<std::size_t>(stream)];
-  auto busy = stream_busy_[at(rank)][static_cast<std::size_t>(stream)];
-  if (busy || q.empty()) return;
-  auto [iteration, b] = q.front();
-  q.erase(q.begin());
-  stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = true;
-  join_at_[at(rank)][static_cast<std::size_t>(b)] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::optional<StreamQueues::Work> next = streams_.start_next(at(rank), stream);
+  if (!next) return;
+  const auto [iteration, b] = *next;
+  join_at_[at(rank)][static_cast<std::size_t>(b)] = now_ps();
   engine_.join(collective(iteration, b), rank);
 }
 
 void DdpSync::rank_finished(int rank, int iteration, int b) {
-  std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  std::int64_t now = now_ps();
   const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(b)];
   busy_[at(rank)][iteration].push_back({joined, now});
   in_flight_[at(rank)] -= buckets_[static_cast<std::size_t>(b)].bytes;
@@ -144,7 +142,7 @@ void DdpSync::rank_finished(int rank, int iteration, int b) {
                      now, {{"iteration", iteration}, {"bytes", buckets_[static_cast<std::size_t>(b)].bytes}});
   ++done_[at(rank)][iteration];
   int stream = b % cfg_.comm_streams;
-  stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = false;
+  streams_.finished(at(rank), stream);
   changed_[at(rank)]->notify(sc_core::SC_ZERO_TIME);
   try_join(rank, stream);
 }

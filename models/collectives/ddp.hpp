@@ -14,6 +14,7 @@
 
 #include "models/collectives/engine.hpp"
 #include "models/collectives/group_ranks.hpp"
+#include "models/collectives/stream_queues.hpp"
 #include "models/collectives/sync_strategy.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/workload/workload.hpp"
@@ -75,9 +76,7 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<PerIteration<int>> done_;                        // [rank][iteration]
   std::vector<std::vector<std::int64_t>> join_at_;             // [rank][bucket], current iteration
   std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
-  // Per rank and stream, buckets ready but not yet joined (in order).
-  std::vector<std::vector<std::vector<std::pair<int, int>>>> waiting_;  // [rank][stream] -> (iteration, bucket)
-  std::vector<std::vector<bool>> stream_busy_;
+  StreamQueues streams_;                // per rank and stream: buckets ready but not yet joined, in order
   PerIteration<std::vector<int>> ids_;  // [iteration][bucket] -> collective id, -1 before launch
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of buckets ready, not done

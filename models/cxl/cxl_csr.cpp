@@ -43,7 +43,7 @@ void CxlCsrTarget::set_host_path(ChunkEndpoint* port, const Route* to_host, std:
 }
 
 void CxlCsrTarget::receive(tlm::tlm_generic_payload& p) {
-  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t now = now_ps();
   const std::int64_t wait = std::max<std::int64_t>(0, chunk_of(p)->tail_ps - now);
   tails_.notify(p, ps_time(wait));
 }

@@ -9,6 +9,7 @@
 #include "models/link/chunk.hpp"
 #include "platform/core/errors.hpp"
 #include "platform/core/hash.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -232,7 +233,7 @@ std::uint64_t CxlDevice::reduce_lines(int n, std::uint64_t lines, const std::vec
 
 std::uint64_t CxlDevice::run_rtl(const RtlJob& programmed) {
   // Waveforms cover the jobs that start in the window.
-  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t now = now_ps();
   const bool dump = waves_to_ps_ < 0 ? now >= waves_from_ps_ : (now >= waves_from_ps_ && now <= waves_to_ps_);
   engine_->trace_window(dump, static_cast<std::uint64_t>(now));
   RtlJob job = programmed;
@@ -261,7 +262,7 @@ void CxlDevice::run() {
     start_pending_ = false;
     const int contributors = start_contributors_;
     const std::uint64_t lines = start_lines_;
-    const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+    const std::int64_t t0 = now_ps();
     if (submitted_.empty()) throw RunError(std::string(name()) + ": a doorbell without a submitted job");
     const Job job = std::move(submitted_.front());
     submitted_.pop_front();
@@ -280,7 +281,7 @@ void CxlDevice::run() {
     ++stats_.jobs;
     stats_.lines += lines;
     stats_.engine_cycles += cycles;
-    const std::int64_t t1 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+    const std::int64_t t1 = now_ps();
     stats_.busy_ps += t1 - t0;
     ++ctx_.events;
     if (track_ >= 0)

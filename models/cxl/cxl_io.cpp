@@ -2,6 +2,8 @@
 
 #include <systemc>
 
+#include "platform/core/sim_time.hpp"
+
 namespace trainvp {
 
 tlm::tlm_generic_payload* make_tlp(PayloadPool& pool, const Route& route, std::uint32_t flow, CxlIoExt::Kind kind,
@@ -23,7 +25,7 @@ tlm::tlm_generic_payload* make_tlp(PayloadPool& pool, const Route& route, std::u
   c->hop = 0;
   c->flow = flow;
   c->payload_bytes = bytes;
-  c->tail_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  c->tail_ps = now_ps();
   c->tag = 0;
   c->more = false;
   c->express = true;  // interleaved with bulk chunks at packet granularity

@@ -58,13 +58,13 @@ void Gpu::queue_probe(PhaseWork work, DType dtype, ProbeDone done, int slice, co
 void Gpu::start_probe() {
   Probe& p = probes_.front();
   in_probe_ = true;
-  probe_start_ = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  probe_start_ = now_ps();
   next_trigger(ps_time(phase_time_ps(params_, p.dtype, p.work, speed_, launch_scale_)));
 }
 
 void Gpu::end_probe() {
   in_probe_ = false;
-  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t now = now_ps();
   Probe p = std::move(probes_.front());
   probes_.pop_front();
   rec_.probe_ps += now - probe_start_;
@@ -100,7 +100,7 @@ void Gpu::step() {
     return;
   }
   const Phase ph = schedule_.at(next_);
-  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t now = now_ps();
   if (gate_ && !gate_->may_start(rank_, current_iteration_, ph)) {
     if (!blocked_) blocked_ = true, blocked_since_ = now;
     if (probes_used_) next_trigger(gate_->changed(rank_) | probe_event_);
@@ -120,7 +120,7 @@ void Gpu::step() {
 }
 
 void Gpu::start_phase() {
-  phase_start_ = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  phase_start_ = now_ps();
   in_phase_ = true;
   phase_extra_ps_ = 0;
   if (extra_work_) {
@@ -137,7 +137,7 @@ void Gpu::start_phase() {
 void Gpu::end_phase() {
   in_phase_ = false;
   const Phase ph = schedule_.at(next_);
-  const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t now = now_ps();
   ++ctx_.events;
   rec_.compute_ps += now - phase_start_;
   rec_.extra_ps += phase_extra_ps_;

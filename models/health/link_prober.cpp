@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/collectives/program.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -76,7 +77,7 @@ void LinkProber::next_pass(const std::shared_ptr<Run>& run) {
 void LinkProber::send(const std::shared_ptr<Run>& run, int edge, int step) {
   const auto [src, dst] = run->edges[static_cast<std::size_t>(edge)];
   const std::uint64_t bytes = min_bytes_ << (step / repeats_);
-  const std::int64_t start = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  const std::int64_t start = now_ps();
   auto left = std::make_shared<int>(2);
   const int id = engine_.launch(
       std::make_shared<const CompiledProgram>(
@@ -85,7 +86,7 @@ void LinkProber::send(const std::shared_ptr<Run>& run, int edge, int step) {
       "probe link r" + std::to_string(src) + ">r" + std::to_string(dst) + " " + std::to_string(bytes >> 20) + "MiB",
       [this, run, edge, step, start, left](int) {
         if (--*left > 0) return;
-        const std::int64_t now = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+        const std::int64_t now = now_ps();
         run->seconds[static_cast<std::size_t>(edge)].push_back(static_cast<double>(now - start) * 1e-12);
         defer_([this, run, edge, step] {
           if (step + 1 < 3 * repeats_) return send(run, edge, step + 1);

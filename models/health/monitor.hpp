@@ -32,6 +32,7 @@
 #include "models/health/link_prober.hpp"
 #include "models/gpu/gpu.hpp"
 #include "platform/core/run_context.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -111,7 +112,7 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   int group_of(const CollectiveCall& c);
   void defer(std::function<void()> f);
   void run_deferred();
-  std::int64_t now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+  std::int64_t now() const { return now_ps(); }
 
   Parts p_;
   RunContext& ctx_;

@@ -33,6 +33,7 @@
 #include "models/parallel/layout.hpp"
 #include "models/parallel/running_union.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -165,7 +166,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
   nlohmann::ordered_json zero3_report(int stage, int warm, int n) const;
   std::shared_ptr<const CompiledProgram> program(CollectiveOp op, const std::vector<int>& comm, std::uint64_t bytes);
   int global_chunk(int stage, int chunk) const { return chunk * p_ + stage; }
-  std::int64_t now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+  std::int64_t now() const { return now_ps(); }
   ParallelRankIteration& record(int rank, int iteration) const;
 
   Parts parts_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "platform/core/sim_time.hpp"
+
 namespace trainvp {
 
 CollectiveBench::CollectiveBench(sc_core::sc_module_name name, const CollectiveBenchConfig& cfg,
@@ -20,7 +22,7 @@ void CollectiveBench::run() {
                       &engine_.device_map(), &engine_.ring_layout()));
     std::vector<double> times;
     for (int it = 0; it < cfg_.warmup + cfg_.iterations; ++it) {
-      const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+      const std::int64_t t0 = now_ps();
       left_ = p;
       std::string label = std::string(op_name(cfg_.op)) + " " + std::to_string(bytes) + "B #" + std::to_string(it);
       current_ = engine_.launch(program, cfg_.op, cfg_.algorithm, bytes, label, [this](int) {
@@ -28,7 +30,7 @@ void CollectiveBench::run() {
       });
       for (int r : cfg_.communicator) engine_.join(current_, r);
       if (left_ > 0) wait(done_ev_);
-      const std::int64_t t1 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+      const std::int64_t t1 = now_ps();
       if (it >= cfg_.warmup) times.push_back(static_cast<double>(t1 - t0) * 1e-12);
       ctx_.trace.slice(track, label, it >= cfg_.warmup ? "collective" : "warmup", t0, t1, {{"bytes", bytes}});
     }

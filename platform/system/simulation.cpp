@@ -286,7 +286,7 @@ void Simulation::run() {
   stats_.wall_s = wall_now() - wall_start_;
   stats_.events = ctx_.events;
   stats_.delta_cycles = sc_core::sc_delta_count();
-  stats_.simulated_ps = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+  stats_.simulated_ps = now_ps();
   // Work left with events still scheduled means the time limit cut the run; without, a stall.
   hit_limit_ = sc_core::sc_pending_activity();
   std::string failure;

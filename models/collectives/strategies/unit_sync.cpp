@@ -45,8 +45,7 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
   done_.assign(n, PerIteration<int>(0));
   join_at_.assign(n, std::vector<std::int64_t>(units, -1));
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
-  queue_.assign(n, std::vector<std::vector<std::pair<int, int>>>(static_cast<std::size_t>(cfg_.streams)));
-  stream_busy_.assign(n, std::vector<bool>(static_cast<std::size_t>(cfg_.streams), false));
+  streams_.reset(n, cfg_.streams);
   in_flight_.assign(n, 0);
   peak_in_flight_.assign(n, 0);
   if (cfg_.deadline_ps >= 0) {
@@ -200,17 +199,14 @@ void UnitSync::unit_ready(int rank, int iteration, int unit) {
   peak_in_flight_[at(rank)] = std::max(peak_in_flight_[at(rank)], in_flight_[at(rank)]);
   collective(iteration, unit, 0);
   const int stream = cfg_.units[static_cast<std::size_t>(unit)].stream;
-  queue_[at(rank)][static_cast<std::size_t>(stream)].push_back({iteration, unit});
+  streams_.push(at(rank), stream, {iteration, unit});
   try_join(rank, stream);
 }
 
 void UnitSync::try_join(int rank, int stream) {
-  auto& q = queue_[at(rank)][static_cast<std::size_t>(stream)];
-  auto busy = stream_busy_[at(rank)][static_cast<std::size_t>(stream)];
-  if (busy || q.empty()) return;
-  auto [iteration, unit] = q.front();
-  q.erase(q.begin());
-  stream_busy_[at(rank)][static_cast<std::size_t>(stream)] = true;
+  const std::optional<StreamQueues::Work> next = streams_.start_next(at(rank), stream);
+  if (!next) return;
+  const auto [iteration, unit] = *next;
   join_at_[at(rank)][static_cast<std::size_t>(unit)] = now_ps();
   join_step(rank, iteration, unit, 0);
 }
@@ -250,7 +246,7 @@ void UnitSync::unit_done(int rank, int iteration, int unit, bool averaged) {
                      "comm", joined, now,
                      {{"iteration", iteration}, {"unit", unit}, {"bytes", steps_bytes(u.steps)}, {"stream", u.stream}});
   ++done_[at(rank)][iteration];
-  stream_busy_[at(rank)][static_cast<std::size_t>(u.stream)] = false;
+  streams_.finished(at(rank), u.stream);
   changed_[at(rank)]->notify(sc_core::SC_ZERO_TIME);
   try_join(rank, u.stream);
 }

@@ -29,6 +29,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/collectives/group_ranks.hpp"
 #include "models/collectives/strategies/units.hpp"
+#include "models/collectives/stream_queues.hpp"
 #include "models/collectives/sync_strategy.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/workload/workload.hpp"
@@ -142,13 +143,12 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   std::vector<std::vector<int>> unit_of_layer_;  // [plan][layer] -> unit, -1 when not synchronized
   mutable PerIteration<int> plan_of_{-1};        // per iteration, -1 before it is chosen
   mutable PerIteration<double> util_{-1.0};
-  std::vector<std::vector<int>> layers_left_;                         // [rank][unit]
-  std::vector<PerIteration<int>> done_;                               // [rank][iteration] units done
-  std::vector<std::vector<std::int64_t>> join_at_;                    // [rank][unit]
-  std::vector<PerIteration<std::vector<TimeInterval>>> busy_;         // [rank][iteration]
-  std::vector<std::vector<std::vector<std::pair<int, int>>>> queue_;  // [rank][stream] -> (iteration, unit)
-  std::vector<std::vector<bool>> stream_busy_;                        // [rank][stream]
-  std::map<std::tuple<int, int, int>, int> ids_;                      // (iteration, unit, step) -> collective id
+  std::vector<std::vector<int>> layers_left_;                  // [rank][unit]
+  std::vector<PerIteration<int>> done_;                        // [rank][iteration] units done
+  std::vector<std::vector<std::int64_t>> join_at_;             // [rank][unit]
+  std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
+  StreamQueues streams_;                          // per rank and stream: units ready but not yet joined, in order
+  std::map<std::tuple<int, int, int>, int> ids_;  // (iteration, unit, step) -> collective id
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of units ready, not done
   std::vector<int> tracks_;                                // per rank: its communication track

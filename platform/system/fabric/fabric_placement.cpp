@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/system/fabric/fabric.hpp"
 
 namespace trainvp {
@@ -34,7 +35,7 @@ void Fabric::place_nodes(const std::vector<int>& at) {
     for (std::size_t k = 0; k < mine.size() && k < there.size(); ++k)
       take(static_cast<std::size_t>(mine[k]), static_cast<std::size_t>(there[k]));
   }
-  placements_.emplace_back(static_cast<std::int64_t>(sc_core::sc_time_stamp().value()), at);
+  placements_.emplace_back(now_ps(), at);
   // Both caches are keyed by rank: their routes ran from where the ranks were.
   single_path_.clear();
   routes_.clear();

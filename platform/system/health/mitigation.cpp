@@ -44,7 +44,7 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
   if (p_.cfg.policy != MitigationPolicy::None) track_ = ctx_.trace.track("health", "mitigation");
 }
 
-std::int64_t Mitigation::now() const { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
+std::int64_t Mitigation::now() const { return now_ps(); }
 
 IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   const auto r = static_cast<std::size_t>(rank);

@@ -9,6 +9,7 @@
 #include "models/gpu/roofline.hpp"
 #include "platform/core/child_process.hpp"
 #include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/system/simulation.hpp"
 
 namespace trainvp {
@@ -36,7 +37,7 @@ class ProfileRunner : public sc_core::sc_module {
   void run() {
     const std::vector<int>& world = world_;
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
-      const std::int64_t t0 = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
+      const std::int64_t t0 = now_ps();
       for (const SyncStep& st : jobs_[j]) {
         CollectiveAlgo algo = st.op == CollectiveOp::AllReduce ? algo_ : CollectiveAlgo::Ring;
         auto program = std::make_shared<const CompiledProgram>(
@@ -49,7 +50,7 @@ class ProfileRunner : public sc_core::sc_module {
         for (int r : world) engine_.join(id, r);
         if (left_ > 0) wait(done_);
       }
-      times.push_back(static_cast<std::int64_t>(sc_core::sc_time_stamp().value()) - t0);
+      times.push_back(now_ps() - t0);
     }
   }
   CollectiveEngine& engine_;
