@@ -184,7 +184,8 @@ json elaborate(const json& doc) {
     Scenario s = load_scenario(doc, "t");
     Simulation sim(s);
     json links = json::array();
-    for (const FabricLink& l : sim.fabric().links()) links.push_back({{"name", l.name}, {"kind", l.kind}});
+    for (const FabricLink& l : sim.fabric().links())
+      links.push_back({{"name", l.name}, {"kind", link_kind_name(l.kind)}});
     return json({{"faults", sim.fault_list()}, {"generated", sim.generated_faults()}, {"links", links}}).dump();
   });
   if (!r.ok) throw std::runtime_error(r.value);

@@ -26,6 +26,16 @@ const char* device_kind_name(DeviceKind k) {
   return "?";
 }
 
+const char* link_kind_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::Ethernet: return "ethernet";
+    case LinkKind::Nvlink: return "nvlink";
+    case LinkKind::Pcie: return "pcie";
+    case LinkKind::Cxl: return "cxl";
+  }
+  return "?";
+}
+
 // ECMP hashes with fmix32 (platform/core/hash.hpp): every input bit moves every output bit, or
 // flows that differ only in high bits would share a path.
 
@@ -47,7 +57,7 @@ int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t
   return static_cast<int>(devices_.size() - 1);
 }
 
-void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
+void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                      std::uint64_t buffer, bool whole_packets) {
   const int link = static_cast<int>(links_.size());
   links_.push_back({"link:" + devices_[a].name + "-" + devices_[b].name, kind, a, b, bps, latency_ps});
@@ -70,7 +80,7 @@ void Fabric::connect(int a, int b, const std::string& kind, double bps, std::int
     d.dir = std::make_unique<LinkDir>(("dir_" + sc_safe(label)).c_str(), label, p,
                                       static_cast<std::uint32_t>(s_.cluster.fabric.chunk), ctx_);
     const PfcConfig& pfc = s_.cluster.fabric.pfc;
-    if (kind == "ethernet" && pfc.mode != PfcMode::Egress) {
+    if (kind == LinkKind::Ethernet && pfc.mode != PfcMode::Egress) {
       // Every Ethernet port counts and pauses (docs/fabric.md#pfc); a switch's output queue is then
       // bounded by its ingress ports' thresholds, a NIC's still by the buffer (it pushes back on PCIe).
       const bool sw = f.kind == DeviceKind::Switch || f.kind == DeviceKind::Leaf || f.kind == DeviceKind::Spine;
@@ -118,7 +128,8 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       for (int g = 0; g < G; ++g) {
         double bw = c.gpus[static_cast<std::size_t>(n * G + g)].params.nvlink_bw;
         if (bw > 0)
-          connect(gdev[g], sw, "nvlink", bw, c.nvlink.latency_ps, c.nvlink.mtu, c.nvlink.framing, f.switch_buffer);
+          connect(gdev[g], sw, LinkKind::Nvlink, bw, c.nvlink.latency_ps, c.nvlink.mtu, c.nvlink.framing,
+                  f.switch_buffer);
       }
     }
     int root = add_device(node + ".cpu", DeviceKind::RootComplex, n, c.pcie.switch_latency_ps);
@@ -127,18 +138,19 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
     for (int k = 0; k < nsw; ++k) {
       psw.push_back(
           add_device(node + ".pcie" + std::to_string(k), DeviceKind::PcieSwitch, n, c.pcie.switch_latency_ps));
-      connect(psw.back(), root, "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing, f.switch_buffer);
+      connect(psw.back(), root, LinkKind::Pcie, pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing,
+              f.switch_buffer);
     }
     for (int g = 0; g < G; ++g)
-      connect(gdev[g], psw[static_cast<std::size_t>(g / per)], "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu,
+      connect(gdev[g], psw[static_cast<std::size_t>(g / per)], LinkKind::Pcie, pcie_bw, c.pcie.latency_ps, c.pcie.mtu,
               c.pcie.framing, f.switch_buffer);
     // NIC i serves the contiguous group of GPUs g with g x nics / G == i, and sits on the PCIe
     // switch of the first of them.
     for (int i = 0; i < nics; ++i) {
       int first_gpu = (i * G + nics - 1) / nics;
       int nic = add_device(node + ".nic" + std::to_string(i), DeviceKind::Nic, n, f.nic_latency_ps);
-      connect(nic, psw[static_cast<std::size_t>(first_gpu / per)], "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu,
-              c.pcie.framing, f.switch_buffer);
+      connect(nic, psw[static_cast<std::size_t>(first_gpu / per)], LinkKind::Pcie, pcie_bw, c.pcie.latency_ps,
+              c.pcie.mtu, c.pcie.framing, f.switch_buffer);
       nic_devices.push_back(nic);
     }
     for (int g = 0; g < G; ++g)
@@ -151,7 +163,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       device_map_.interleave = cp.interleave_granularity;
       int port = add_device(node + ".cxl.p" + std::to_string(k), DeviceKind::CxlPort, n, 0);
       devices_[static_cast<std::size_t>(port)].cxl = dev->ports[k].get();
-      connect(port, psw[k % psw.size()], "cxl", cp.link_bps(), cp.link_latency_ps, cp.flit_payload(),
+      connect(port, psw[k % psw.size()], LinkKind::Cxl, cp.link_bps(), cp.link_latency_ps, cp.flit_payload(),
               cp.flit_overhead(), f.switch_buffer,
               true);  // flits are fixed-size: a 4-byte MMIO write takes a whole one
       device_map_.ports_of_node.back().push_back(static_cast<int>(gpu_device_.size()));
@@ -183,7 +195,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       const int port = add_device(host + ".p" + std::to_string(i), DeviceKind::AggregatorPort, node, 0);
       devices_[static_cast<std::size_t>(port)].agg = aggs[a]->ports[i].get();
       const int nic = add_device(host + ".nic" + std::to_string(i), DeviceKind::Nic, node, f.nic_latency_ps);
-      connect(port, nic, "pcie", pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing, f.switch_buffer);
+      connect(port, nic, LinkKind::Pcie, pcie_bw, c.pcie.latency_ps, c.pcie.mtu, c.pcie.framing, f.switch_buffer);
       nic_devices.push_back(nic);
       device_map_.ports_of_aggregator.back().push_back(static_cast<int>(gpu_device_.size()));
       gpu_device_.push_back(port);
@@ -193,7 +205,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
   const double agg_bw = c.aggregators.nic_bw > 0 ? c.aggregators.nic_bw : f.link_bw;
   // The network.
   auto eth = [&](int a, int b, double bw) {
-    connect(a, b, "ethernet", bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer);
+    connect(a, b, LinkKind::Ethernet, bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer);
   };
   if (f.topology == Topology::Switch) {
     int sw = add_device("switch", DeviceKind::Switch, -1, f.switch_latency_ps);
@@ -288,7 +300,7 @@ bool Fabric::transit(int d) const {
 constexpr double kDownPenalty_s = 1.0;
 
 double Fabric::cost(const FabricDir& d) const {
-  const bool avoid = d.dir->down() && links_[static_cast<std::size_t>(d.link)].kind == "ethernet";
+  const bool avoid = d.dir->down() && links_[static_cast<std::size_t>(d.link)].kind == LinkKind::Ethernet;
   return d.cost + (avoid ? kDownPenalty_s : 0.0);
 }
 
@@ -451,7 +463,7 @@ void Fabric::trace_nics() {
   if (!ctx_.trace.enabled()) return;
   for (auto& d : dirs_) {
     const FabricDevice& from = devices_[static_cast<std::size_t>(d.from)];
-    if (from.kind != DeviceKind::Nic || links_[static_cast<std::size_t>(d.link)].kind != "ethernet") continue;
+    if (from.kind != DeviceKind::Nic || links_[static_cast<std::size_t>(d.link)].kind != LinkKind::Ethernet) continue;
     const std::size_t dot = from.name.find('.');  // nodeN.nicI, aggA.nicI
     d.dir->trace_on(ctx_.trace.track(from.name.substr(0, dot), from.name.substr(dot + 1)));
   }
@@ -472,7 +484,7 @@ nlohmann::ordered_json Fabric::describe() const {
   }
   for (auto& l : links_)
     links.push_back({{"name", l.name},
-                     {"kind", l.kind},
+                     {"kind", link_kind_name(l.kind)},
                      {"a", devices_[static_cast<std::size_t>(l.a)].name},
                      {"b", devices_[static_cast<std::size_t>(l.b)].name},
                      {"bandwidth_bps", l.bandwidth_bps},
@@ -504,7 +516,8 @@ nlohmann::ordered_json Fabric::report_tiers() const {
     const FabricLink& l = links_[static_cast<std::size_t>(d.link)];
     const bool spine = devices_[static_cast<std::size_t>(l.a)].kind == DeviceKind::Spine ||
                        devices_[static_cast<std::size_t>(l.b)].kind == DeviceKind::Spine;
-    const std::string key = l.kind == "ethernet" ? (spine ? "spine_bytes" : "nic_bytes") : l.kind + "_bytes";
+    const std::string key = l.kind == LinkKind::Ethernet ? (spine ? "spine_bytes" : "nic_bytes")
+                                                         : std::string(link_kind_name(l.kind)) + "_bytes";
     t[key] = t.value(key, std::uint64_t{0}) + d.dir->stats().payload_bytes;
   }
   return t;

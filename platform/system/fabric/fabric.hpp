@@ -55,9 +55,14 @@ struct FabricDir {
   double cost = 0;  // routing metric, seconds
 };
 
+// What a link is: the network's Ethernet (RoCE) or InfiniBand, NVLink to the NVSwitch, PCIe inside
+// a node, CXL to a device. Routing, PFC, congestion and the tiers of link_tiers test it.
+enum class LinkKind { Ethernet, Nvlink, Pcie, Cxl };
+const char* link_kind_name(LinkKind k);  // "ethernet", "nvlink", "pcie", "cxl": results and describe
+
 struct FabricLink {
   std::string name;  // link:a-b
-  std::string kind;  // ethernet, nvlink, pcie
+  LinkKind kind = LinkKind::Ethernet;
   int a = 0, b = 0;  // devices
   double bandwidth_bps = 0;
   std::int64_t latency_ps = 0;
@@ -144,7 +149,7 @@ class Fabric : public RouteProvider {
 
  private:
   int add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps);
-  void connect(int a, int b, const std::string& kind, double bps, std::int64_t latency_ps, int mtu, int framing,
+  void connect(int a, int b, LinkKind kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
   void route_host_paths();
   void attach_congestion_control();  // fabric_congestion.cpp

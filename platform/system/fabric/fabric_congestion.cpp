@@ -13,7 +13,7 @@ void Fabric::attach_congestion_control() {
   cc_ = std::make_unique<CongestionControl>(f.dcqcn);
   for (std::size_t i = 0; i < dirs_.size(); ++i) {
     FabricDir& d = dirs_[i];
-    if (links_[static_cast<std::size_t>(d.link)].kind != "ethernet") continue;
+    if (links_[static_cast<std::size_t>(d.link)].kind != LinkKind::Ethernet) continue;
     const DeviceKind from = devices_[static_cast<std::size_t>(d.from)].kind;
     const DeviceKind to = devices_[static_cast<std::size_t>(d.to)].kind;
     unsigned roles = from == DeviceKind::Nic ? CcPort::kPace : CcPort::kMark;

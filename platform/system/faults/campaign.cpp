@@ -51,7 +51,7 @@ std::vector<std::vector<std::string>> fault_generator_targets(const FaultGenerat
       if (t.size() == 1) t.clear();  // a pair needs two NICs
     } else {
       for (const FabricLink& l : fabric.links())
-        if (scope.empty() ? l.kind == "ethernet" : link_matches(fabric, l, scope)) t.push_back(l.name);
+        if (scope.empty() ? l.kind == LinkKind::Ethernet : link_matches(fabric, l, scope)) t.push_back(l.name);
     }
     if (t.empty()) {
       const std::string where = ptr_join(ptr_join("/fault_generator", g.name), "scope");
