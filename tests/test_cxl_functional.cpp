@@ -12,6 +12,7 @@
 #include "platform/report/results.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/system/simulation.hpp"
+#include "tests/cxl_bench.hpp"
 #include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
 #include "tests/simulate.hpp"
@@ -174,28 +175,13 @@ TEST(CxlHdm, DataRangePiecesCoverExactlyTheStripesOfTheirWay) {
 }
 
 json hdm_bench(int ports, const std::string& granularity, const std::string& bytes, int link_lanes = 16) {
-  return {{"trainvp", 1},
-          {"name", "hdm"},
-          {"cluster",
-           {{"nodes", 1},
-            {"node",
-             {{"gpus", 4},
-              {"gpu", "RTX-A6000"},
-              {"cxl",
-               {{"present", true},
-                {"ports", ports},
-                {"interleave_granularity", granularity},
-                {"link_lanes", link_lanes},
-                {"engine_lanes", 32},
-                {"rtl_clock", "4GHz"}}}}}}},
-          {"workload",
-           {{"kind", "collective"},
-            {"op", "all_reduce"},
-            {"algorithm", "cxl_allreduce"},
-            {"bytes", bytes},
-            {"iterations", 1},
-            {"warmup", 0}}},
-          {"output", {{"trace", false}}}};
+  json d = test::cxl_bench("calibrated", 32, bytes);
+  d["name"] = "hdm";
+  json& cxl = d["cluster"]["node"]["cxl"];
+  cxl.erase("fidelity");  // the default
+  cxl["ports"] = ports, cxl["interleave_granularity"] = granularity, cxl["link_lanes"] = link_lanes;
+  cxl["rtl_clock"] = "4GHz";
+  return d;
 }
 
 TEST(CxlHdm, EachPortReceivesItsStripesBytes) {

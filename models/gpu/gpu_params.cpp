@@ -81,87 +81,62 @@ const ParamSet<GpuParams>& gpu_schema() {
 }
 
 const std::vector<GpuPreset>& gpu_presets() {
-  // Vendor data-sheet figures, dense (no sparsity). NVLink is per direction.
-  static const std::vector<GpuPreset> presets = {
-      // Kernel model (docs/models.md#kernels), A100: 108 SMs (NVIDIA, Matrix Multiplication Background
-      // User's Guide); gemm_efficiency fitted with the tile model to cuBLASLt FP16 on A100-SXM4-80GB
-      // (Azure/AI-benchmarking-guide: 256.5 TFLOP/s at 16384^3); attention_efficiency FlashAttention-2's
-      // 203 TFLOP/s (forward + backward, 16k, head width 128; Dao 2023) over 312; mem_efficiency
-      // STREAM Triad's 1.70 TB/s over 2.039 (Azure/AI-benchmarking-guide, ND A100 v4).
-      {"A100-SXM4-80GB",
-       "NVIDIA A100 SXM4 80GB, HBM2e, NVLink 3",
-       {{"peak_fp32", "19.5TFLOPS"},
-        {"peak_tf32", "156TFLOPS"},
-        {"peak_bf16", "312TFLOPS"},
-        {"peak_fp16", "312TFLOPS"},
-        {"peak_fp8", "0FLOPS"},
-        {"mem_bw", "2.039TB/s"},
-        {"mem_capacity", "80GiB"},
-        {"nvlink_bw", "300GB/s"},
-        {"sms", 108},
-        {"gemm_efficiency", 0.84},
-        {"attention_efficiency", 0.651},
-        {"mem_efficiency", 0.834}}},
-      // H100 SXM5: 132 SMs (chipsandcheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth"); no
-      // per-shape BF16 sweep is published, so gemm_efficiency is A100's 0.84 scaled by the two GPUs'
-      // maximum achievable BF16 matmul rates (stas00/ml-engineering: 794.5 of 989 against 271.2 of
-      // 312, 0.803 / 0.869); attention_efficiency FlashAttention-2's 338 TFLOP/s on H100 (16k, head
-      // width 128) over 989; mem_efficiency STREAM Triad's 2.97 TB/s over 3.35 (ND H100 v5).
-      {"H100-SXM5-80GB",
-       "NVIDIA H100 SXM5 80GB, HBM3, NVLink 4",
-       {{"peak_fp32", "67TFLOPS"},
-        {"peak_tf32", "494.5TFLOPS"},
-        {"peak_bf16", "989TFLOPS"},
-        {"peak_fp16", "989TFLOPS"},
-        {"peak_fp8", "1979TFLOPS"},
-        {"mem_bw", "3.35TB/s"},
-        {"mem_capacity", "80GiB"},
-        {"nvlink_bw", "450GB/s"},
-        {"sms", 132},
-        {"gemm_efficiency", 0.776},
-        {"attention_efficiency", 0.342},
-        {"mem_efficiency", 0.887}}},
-      {"H800-SXM",
-       "NVIDIA H800 SXM: H100 compute, NVLink cut to 200 GB/s per direction",
-       {{"peak_fp32", "67TFLOPS"},
-        {"peak_tf32", "494.5TFLOPS"},
-        {"peak_bf16", "989TFLOPS"},
-        {"peak_fp16", "989TFLOPS"},
-        {"peak_fp8", "1979TFLOPS"},
-        {"mem_bw", "3.35TB/s"},
-        {"mem_capacity", "80GiB"},
-        {"nvlink_bw", "200GB/s"},
-        {"sms", 132},
-        {"gemm_efficiency", 0.776},
-        {"attention_efficiency", 0.342},
-        {"mem_efficiency", 0.887}}},
-      // H200: H100's compute ("H200 is the same" in stas00/ml-engineering's matmul table); no
-      // published STREAM measurement of its HBM3e, so mem_efficiency stays our default.
-      {"H200",
-       "NVIDIA H200 SXM 141GB: H100 compute, HBM3e",
-       {{"peak_fp32", "67TFLOPS"},
-        {"peak_tf32", "494.5TFLOPS"},
-        {"peak_bf16", "989TFLOPS"},
-        {"peak_fp16", "989TFLOPS"},
-        {"peak_fp8", "1979TFLOPS"},
-        {"mem_bw", "4.8TB/s"},
-        {"mem_capacity", "141GB"},
-        {"nvlink_bw", "450GB/s"},
-        {"sms", 132},
-        {"gemm_efficiency", 0.776},
-        {"attention_efficiency", 0.342}}},
-      // No published GEMM or attention microbenchmark found: no kernel model (sms 0), the roofline.
-      {"RTX-A6000",
-       "NVIDIA RTX A6000 48GB GDDR6, PCIe Gen4, no NVSwitch",
-       {{"peak_fp32", "38.7TFLOPS"},
-        {"peak_tf32", "77.4TFLOPS"},
-        {"peak_bf16", "154.8TFLOPS"},
-        {"peak_fp16", "154.8TFLOPS"},
-        {"peak_fp8", "0FLOPS"},
-        {"mem_bw", "768GB/s"},
-        {"mem_capacity", "48GiB"},
-        {"nvlink_bw", "0bps"}}},
-  };
+  static const std::vector<GpuPreset> presets = [] {
+    // Vendor data-sheet figures, dense (no sparsity). NVLink is per direction. H800 and H200 are
+    // H100 with the keys they change (a null drops a key: the schema's default then).
+    const json h100 = {{"peak_fp32", "67TFLOPS"},  {"peak_tf32", "494.5TFLOPS"},    {"peak_bf16", "989TFLOPS"},
+                       {"peak_fp16", "989TFLOPS"}, {"peak_fp8", "1979TFLOPS"},      {"mem_bw", "3.35TB/s"},
+                       {"mem_capacity", "80GiB"},  {"nvlink_bw", "450GB/s"},        {"sms", 132},
+                       {"gemm_efficiency", 0.776}, {"attention_efficiency", 0.342}, {"mem_efficiency", 0.887}};
+    auto with = [](json v, const json& changes) {
+      for (const auto& [k, x] : changes.items()) x.is_null() ? (void)v.erase(k) : (void)(v[k] = x);
+      return v;
+    };
+    return std::vector<GpuPreset>{
+        // Kernel model (docs/models.md#kernels), A100: 108 SMs (NVIDIA, Matrix Multiplication Background
+        // User's Guide); gemm_efficiency fitted with the tile model to cuBLASLt FP16 on A100-SXM4-80GB
+        // (Azure/AI-benchmarking-guide: 256.5 TFLOP/s at 16384^3); attention_efficiency FlashAttention-2's
+        // 203 TFLOP/s (forward + backward, 16k, head width 128; Dao 2023) over 312; mem_efficiency
+        // STREAM Triad's 1.70 TB/s over 2.039 (Azure/AI-benchmarking-guide, ND A100 v4).
+        {"A100-SXM4-80GB",
+         "NVIDIA A100 SXM4 80GB, HBM2e, NVLink 3",
+         {{"peak_fp32", "19.5TFLOPS"},
+          {"peak_tf32", "156TFLOPS"},
+          {"peak_bf16", "312TFLOPS"},
+          {"peak_fp16", "312TFLOPS"},
+          {"peak_fp8", "0FLOPS"},
+          {"mem_bw", "2.039TB/s"},
+          {"mem_capacity", "80GiB"},
+          {"nvlink_bw", "300GB/s"},
+          {"sms", 108},
+          {"gemm_efficiency", 0.84},
+          {"attention_efficiency", 0.651},
+          {"mem_efficiency", 0.834}}},
+        // H100 SXM5: 132 SMs (chipsandcheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth"); no
+        // per-shape BF16 sweep is published, so gemm_efficiency is A100's 0.84 scaled by the two GPUs'
+        // maximum achievable BF16 matmul rates (stas00/ml-engineering: 794.5 of 989 against 271.2 of
+        // 312, 0.803 / 0.869); attention_efficiency FlashAttention-2's 338 TFLOP/s on H100 (16k, head
+        // width 128) over 989; mem_efficiency STREAM Triad's 2.97 TB/s over 3.35 (ND H100 v5).
+        {"H100-SXM5-80GB", "NVIDIA H100 SXM5 80GB, HBM3, NVLink 4", h100},
+        {"H800-SXM", "NVIDIA H800 SXM: H100 compute, NVLink cut to 200 GB/s per direction",
+         with(h100, {{"nvlink_bw", "200GB/s"}})},
+        // H200: H100's compute ("H200 is the same" in stas00/ml-engineering's matmul table); no
+        // published STREAM measurement of its HBM3e, so mem_efficiency stays our default.
+        {"H200", "NVIDIA H200 SXM 141GB: H100 compute, HBM3e",
+         with(h100, {{"mem_bw", "4.8TB/s"}, {"mem_capacity", "141GB"}, {"mem_efficiency", nullptr}})},
+        // No published GEMM or attention microbenchmark found: no kernel model (sms 0), the roofline.
+        {"RTX-A6000",
+         "NVIDIA RTX A6000 48GB GDDR6, PCIe Gen4, no NVSwitch",
+         {{"peak_fp32", "38.7TFLOPS"},
+          {"peak_tf32", "77.4TFLOPS"},
+          {"peak_bf16", "154.8TFLOPS"},
+          {"peak_fp16", "154.8TFLOPS"},
+          {"peak_fp8", "0FLOPS"},
+          {"mem_bw", "768GB/s"},
+          {"mem_capacity", "48GiB"},
+          {"nvlink_bw", "0bps"}}},
+    };
+  }();
   return presets;
 }
 

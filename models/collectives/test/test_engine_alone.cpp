@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include "models/collectives/engine.hpp"
@@ -20,38 +19,24 @@
 #include "models/link/link_dir.hpp"
 #include "models/link/route_provider.hpp"
 #include "platform/core/run_context.hpp"
+#include "platform/core/test/at_modules.hpp"
 #include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
-#include "platform/core/tlm/at_initiator.hpp"
-#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 namespace test_engine_alone {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
-// A GPU reduced to its fabric ports: chunks leave by an AT initiator (the base protocol's
-// request exclusion, as a GPU's copy engine), and arriving chunks are taken at once and handed to
-// their sink, as GPU memory takes them.
-struct StubEndpoint : sc_core::sc_module, ChunkEndpoint {
-  tlm_utils::simple_initiator_socket<StubEndpoint> out;
+// A GPU reduced to its fabric ports: chunks leave by the AT initiator of test::InitiatorModule (the
+// base protocol's request exclusion, as a GPU's copy engine), and arriving chunks are taken at once
+// and handed to their sink, as GPU memory takes them.
+struct StubEndpoint : test::InitiatorModule, ChunkEndpoint {
   tlm_utils::simple_target_socket<StubEndpoint> in;
-  PayloadPool pool;
-  AtInitiator at;
 
-  explicit StubEndpoint(sc_core::sc_module_name name)
-      : sc_module(name),
-        out("out"),
-        in("in"),
-        at("at", pool, [this](int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
-          return out->nb_transport_fw(p, ph, t);
-        }) {
-    out.register_nb_transport_bw(this, &StubEndpoint::bw);
+  explicit StubEndpoint(sc_core::sc_module_name name) : InitiatorModule(name), in("in") {
     in.register_nb_transport_fw(this, &StubEndpoint::fw);
   }
   void send_chunk(tlm::tlm_generic_payload* chunk) override { at.send(0, chunk, nullptr); }
   const char* endpoint_name() const override { return name(); }
-  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t) {
-    return at.nb_transport_bw(0, p, ph, t);
-  }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
     if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -71,13 +56,11 @@ struct RingRoutes : RouteProvider {
   }
 };
 
+// 100 Gbit/s is 80 ps a byte: every wire time below is exact. 0.5 us of latency; packets of 4096
+// bytes with 82 of framing (LinkDirParams' defaults); a buffer that never pushes back.
 LinkDirParams link() {
   LinkDirParams l;
-  l.bandwidth_bps = 100e9;  // 80 ps a byte: every wire time below is exact
-  l.latency_ps = 500000;    // 0.5 us
-  l.mtu = 4096;
-  l.overhead = 82;
-  l.buffer = 64 << 20;
+  l.bandwidth_bps = 100e9, l.latency_ps = 500000, l.buffer = 64 << 20;
   return l;
 }
 
