@@ -16,6 +16,7 @@
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
+#include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
 
@@ -51,13 +52,11 @@ LinkDirParams link(double bps, std::int64_t latency_ps) {
   return p;
 }
 
-// Every checker saw `chunks` chunks through, every one completed, with no violation.
-void expect_no_violations(const std::vector<std::unique_ptr<ProtocolChecker>>& checkers, std::uint64_t chunks) {
-  for (const auto& c : checkers) {
-    for (const std::string& v : c->violations()) ADD_FAILURE() << v;
-    EXPECT_EQ(c->begun(), chunks) << c->name();
-    EXPECT_EQ(c->in_progress(), 0u) << c->name();
-  }
+// Every hop's checker saw `chunks` chunks through, every one completed, with no violation.
+void expect_no_violations(const test::CheckedWiring& wiring, std::uint64_t chunks) {
+  wiring.expect_no_violations();
+  wiring.expect_all_completed();
+  for (const auto& c : wiring.checkers()) EXPECT_EQ(c->begun(), chunks) << c->name();
 }
 
 // source -> link a -> forwarder -> link b -> sink: chunks of `bytes`, at most one every `interval`,
@@ -70,7 +69,7 @@ struct TwoHops {
   LinkDir a, b;
   Forwarder fwd;
   TrafficSink sink;
-  std::vector<std::unique_ptr<ProtocolChecker>> checkers;
+  test::CheckedWiring wiring;
 
   TwoHops(const LinkDirParams& pa, const LinkDirParams& pb, std::uint32_t bytes, std::int64_t interval,
           std::int64_t end_ps)
@@ -79,18 +78,10 @@ struct TwoHops {
         b("b", "b", pb, bytes, ctx),
         fwd("fwd", "fwd"),
         sink("sink") {
-    auto checker = [this] {
-      checkers.push_back(std::make_unique<ProtocolChecker>(("chk" + std::to_string(checkers.size())).c_str()));
-      return checkers.back().get();
-    };
-    ProtocolChecker* c = checker();
-    src.out.bind(c->in), c->out.bind(a.in);
-    c = checker();
-    a.out.bind(c->in), c->out.bind(fwd.in);
-    c = checker();
-    fwd.out.bind(c->in), c->out.bind(b.in);
-    c = checker();
-    b.out.bind(c->in), c->out.bind(sink.in);
+    wiring.bind(src.out, a.in);
+    wiring.bind(a.out, fwd.in);
+    wiring.bind(fwd.out, b.in);
+    wiring.bind(b.out, sink.in);
   }
   std::uint64_t delivered() const { return sink.delivered_bytes(kTag); }
 };
@@ -124,7 +115,7 @@ void paced_chunks_arrive_at_the_closed_form(const LinkDirParams& pa, const LinkD
       EXPECT_EQ(l->stats().wire_bytes, on_wire(bytes, l->params()) * chunks);
       EXPECT_EQ(l->stats().busy_ps, ser(on_wire(bytes, l->params()), l->params().bandwidth_bps) * chunks);
     }
-    expect_no_violations(h.checkers, chunks);
+    expect_no_violations(h.wiring, chunks);
   });
 }
 
@@ -157,7 +148,7 @@ TEST(LinkPath, BackToBackChunksStreamAtTheBottleneckRateThroughBackPressure) {
     EXPECT_EQ(sc_core::sc_time_stamp().value(), static_cast<std::uint64_t>(first.head + n * b_wire + pb.latency_ps));
     EXPECT_GT(h.b.stats().paused_ps + h.a.stats().paused_ps, 0);
     EXPECT_EQ(h.b.stats().busy_ps, n * b_wire);
-    expect_no_violations(h.checkers, chunks);
+    expect_no_violations(h.wiring, chunks);
   });
 }
 
