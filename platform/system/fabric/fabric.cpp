@@ -319,6 +319,27 @@ const Fabric::Dist& Fabric::dist_to(int target) {
     for (std::size_t i = 0; i < dirs_.size(); ++i)
       in_dirs_[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
   }
+  // An endpoint entered only from transit devices (a NIC from its leaf and its PCIe switch, a GPU
+  // from its NVSwitch and PCIe switch): every path to it ends with one of those directions, so its
+  // distance from a device is the least over them of that direction's cost plus the distance to its
+  // source. Sharing the sources' searches keeps routing O(switches) searches rather than one search
+  // of the whole fabric per endpoint (O(ranks^2) on a large cluster).
+  const std::vector<int> in = in_dirs_[static_cast<std::size_t>(target)];
+  const auto from_transit = [&](int e) { return transit(dirs_[static_cast<std::size_t>(e)].from); };
+  if (!transit(target) && !in.empty() && std::all_of(in.begin(), in.end(), from_transit)) {
+    std::vector<std::pair<int, double>> merged{{target, 0.0}};
+    for (int e : in) {
+      const FabricDir& last = dirs_[static_cast<std::size_t>(e)];
+      const double c = cost(last);
+      for (const auto& [device, d] : dist_to(last.from)) merged.emplace_back(device, d + c);
+    }
+    std::sort(merged.begin(), merged.end());  // by device, then its shortest first
+    Dist derived;
+    derived.reserve(merged.size());
+    for (const auto& e : merged)
+      if (derived.empty() || derived.back().first != e.first) derived.push_back(e);
+    return dist_.emplace(target, std::move(derived)).first->second;
+  }
   std::vector<double>& dist = scratch_;
   dist.assign(devices_.size(), std::numeric_limits<double>::infinity());
   std::vector<int> reached;
