@@ -153,9 +153,18 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
                         " leaves x " + std::to_string(c.spines) + " spines; docs/reliability.md)",
                     json(f.spines ? f.spines : f.leaf_ports));
   }
-  // The default fidelity is left out of the resolved scenario: results.json of packet runs keep the
-  // shape they had before the key existed (the goldens).
-  if (f.fidelity == FabricFidelity::Packet) fres.erase("fidelity");
+  // `auto`: flow fidelity for large clusters, unless a setting needs packets (checked below when
+  // set explicitly with flow). The resolved scenario names what runs, so it reruns the same.
+  if (f.fidelity == FabricFidelity::Auto) {
+    const json& fabric_value = member(value, "fabric");
+    const json& pfc_mode = member(member(fabric_value, "pfc"), "mode");
+    const bool needs_packets = f.congestion_control == CongestionControlKind::Dcqcn || c.cxl.present || agg_nics > 0 ||
+                               (pfc_mode.is_string() && pfc_mode != "egress");
+    const long long gpus = static_cast<long long>(c.nodes) * c.gpus_per_node;
+    c.fabric.fidelity = gpus > kAutoFlowAboveGpus && !needs_packets ? FabricFidelity::Flow : FabricFidelity::Packet;
+    c.fabric.fidelity_auto = true;
+  }
+  fres["fidelity"] = f.fidelity == FabricFidelity::Flow ? "flow" : "packet";
   // Likewise `nccl` appears only when the scenario sets it.
   const json& nccl = member(member(value, "fabric"), "nccl");
   fres.erase("nccl");

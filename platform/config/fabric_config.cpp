@@ -48,11 +48,13 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 Range::at_least(1.0))
         .flag("rail_optimized", &FabricConfig::rail_optimized, false,
               "HGX rail layout: NIC i of every node on leaf i (leaf-spine only)")
-        .choice("fidelity", &FabricConfig::fidelity, "packet",
-                {{"packet", FabricFidelity::Packet}, {"flow", FabricFidelity::Flow}},
+        .choice("fidelity", &FabricConfig::fidelity, "auto",
+                {{"auto", FabricFidelity::Auto}, {"packet", FabricFidelity::Packet}, {"flow", FabricFidelity::Flow}},
                 "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "
                 "one flow at its max-min fair share of the links it crosses, recomputed when flows start or end "
-                "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity)")
+                "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity); auto: flow above 512 GPUs unless "
+                "the scenario needs packets (DCQCN, PFC ingress or off, CXL devices, aggregators), else packet "
+                "(docs/fabric.md#choosing-a-fidelity)")
         .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)")
         .choice("congestion_control", &FabricConfig::congestion_control, "none",
                 {{"none", CongestionControlKind::None}, {"dcqcn", CongestionControlKind::Dcqcn}},

@@ -12,8 +12,14 @@
 namespace trainvp {
 
 enum class Topology { Switch, LeafSpine };
-// packet: chunks store-and-forwarded hop by hop (LinkDir); flow: max-min fair flows (FlowNetwork).
-enum class FabricFidelity { Packet, Flow };
+// packet: chunks store-and-forwarded hop by hop (LinkDir); flow: max-min fair flows (FlowNetwork);
+// auto: as loaded only, resolved by load_cluster to flow above kAutoFlowAboveGpus GPUs when nothing
+// the scenario asks for needs packets, else packet (docs/fabric.md#choosing-a-fidelity).
+enum class FabricFidelity { Packet, Flow, Auto };
+// Packet fidelity's largest cluster under `auto`: a 512-GPU GPT-2 XL DDP iteration
+// (scenarios/clusters/gpt2xl-64node-ddp.json) takes about a minute of one core in packet fidelity,
+// and flow fidelity agrees with it within docs/fabric.md's tolerance (docs/fabric.md#choosing-a-fidelity).
+constexpr int kAutoFlowAboveGpus = 512;
 // ECN marking at switch egress and DCQCN at the sending NICs (docs/fabric.md#ecn-and-dcqcn), or neither.
 enum class CongestionControlKind { None, Dcqcn };
 
@@ -39,7 +45,8 @@ struct FabricConfig {
   int leaves = 0, spines = 0, leaf_ports = 32;
   double oversubscription = 1.0;
   bool rail_optimized = false;
-  FabricFidelity fidelity = FabricFidelity::Packet;
+  FabricFidelity fidelity = FabricFidelity::Packet;  // packet or flow once loaded
+  bool fidelity_auto = false;                        // `auto` picked it
   NcclConfig nccl;
   CongestionControlKind congestion_control = CongestionControlKind::None;
   bool congestion_control_set = false;  // the scenario names congestion_control (links then report pauses)

@@ -258,10 +258,22 @@ void add_faults(RunResults& r, const Simulation& sim) {
 
 nlohmann::ordered_json sim_stats(const Simulation& sim) {
   const SimStats& st = sim.stats();
+  const FabricConfig& f = sim.scenario().cluster.fabric;
   return {{"wall_s", st.wall_s},
           {"events", st.events},
           {"delta_cycles", st.delta_cycles},
-          {"simulated_s", sec(st.simulated_ps)}};
+          {"simulated_s", sec(st.simulated_ps)},
+          {"fidelity", f.fidelity == FabricFidelity::Flow ? "flow" : "packet"},
+          {"fidelity_auto", f.fidelity_auto}};
+}
+
+// The summary's note on the fabric's fidelity: only flow fidelity is named (packets are what
+// small runs have always used), with why when `auto` chose it.
+static std::string fidelity_note(const Simulation& sim) {
+  const FabricConfig& f = sim.scenario().cluster.fabric;
+  if (f.fidelity != FabricFidelity::Flow) return "";
+  return f.fidelity_auto ? "; flow fidelity (auto: more than " + std::to_string(kAutoFlowAboveGpus) + " GPUs)"
+                         : "; flow fidelity";
 }
 
 // What every run without training iterations ends its results with: the fabric, the faults, the
@@ -279,9 +291,9 @@ void finish_run_results(RunResults& r, const Simulation& sim, std::ostringstream
   if (!warnings.empty()) j["warnings"] = warnings;
   j["sim"] = sim_stats(sim);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events\n",
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events%s\n",
                 format_time_s(sec(sim.stats().simulated_ps)).c_str(), sim.stats().wall_s,
-                static_cast<unsigned long long>(sim.stats().events));
+                static_cast<unsigned long long>(sim.stats().events), fidelity_note(sim).c_str());
   sum << buf << warnings_summary(warnings);
   r.summary = sum.str();
 }
@@ -523,9 +535,9 @@ RunResults collect_results(const Simulation& sim) {
     sum << ", n/a of peak FLOP/s (MFU; the layers give no FLOP count)\n";
   }
   sum << sync_summary(j, sim) << train_summary(sim) << parallel_summary(j) << validation_summary(j);
-  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s)\n",
+  std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s%s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
-                st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0);
+                st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0, fidelity_note(sim).c_str());
   sum << buf << warnings_summary(warnings);
   r.summary = sum.str();
   return r;

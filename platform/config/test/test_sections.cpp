@@ -53,6 +53,41 @@ TEST(ClusterSection, ResolvesLeavesAndSpinesOfALeafSpine) {
   EXPECT_EQ(r["fabric"]["leaves"], 4);
 }
 
+// fabric.fidelity "auto" (the default): packets up to kAutoFlowAboveGpus GPUs, flows above, and
+// packets whatever the size when a setting needs them; the resolved scenario names what runs.
+TEST(ClusterSection, AutoFidelityPicksFlowOnlyAboveItsGpuCountAndWhenNothingNeedsPackets) {
+  const auto load = [](int nodes, const char* fabric) {
+    ClusterConfig c;
+    json value = J(R"({"node": {"gpu": "H100-SXM5-80GB"}})");
+    value["nodes"] = nodes;
+    value["fabric"] = J(fabric);
+    json r = load_cluster(c, value, "/cluster");
+    EXPECT_EQ(r["fabric"]["fidelity"], c.fabric.fidelity == FabricFidelity::Flow ? "flow" : "packet");
+    return c.fabric;
+  };
+  const char* leaf_spine = R"({"topology": "leaf-spine"})";
+  ASSERT_EQ(kAutoFlowAboveGpus % 8, 0);
+  const int at = kAutoFlowAboveGpus / 8;  // 8 GPUs per node
+  FabricConfig f = load(at, leaf_spine);
+  EXPECT_EQ(f.fidelity, FabricFidelity::Packet);
+  EXPECT_TRUE(f.fidelity_auto);
+  f = load(at + 1, leaf_spine);
+  EXPECT_EQ(f.fidelity, FabricFidelity::Flow);
+  EXPECT_TRUE(f.fidelity_auto);
+  // What flows cannot model keeps packets at any size.
+  EXPECT_EQ(load(at + 1, R"({"topology": "leaf-spine", "congestion_control": "dcqcn"})").fidelity,
+            FabricFidelity::Packet);
+  EXPECT_EQ(load(at + 1, R"({"topology": "leaf-spine", "pfc": {"mode": "ingress"}})").fidelity, FabricFidelity::Packet);
+  EXPECT_EQ(load(at + 1, R"({"topology": "leaf-spine", "pfc": {"mode": "egress"}})").fidelity, FabricFidelity::Flow);
+  // Either fidelity stays one key away, and then `auto` did not choose.
+  f = load(at + 1, R"({"topology": "leaf-spine", "fidelity": "packet"})");
+  EXPECT_EQ(f.fidelity, FabricFidelity::Packet);
+  EXPECT_FALSE(f.fidelity_auto);
+  f = load(1, R"({"fidelity": "flow"})");
+  EXPECT_EQ(f.fidelity, FabricFidelity::Flow);
+  EXPECT_FALSE(f.fidelity_auto);
+}
+
 TEST(ClusterSection, OverridesChangeOnlyTheMatchedGpus) {
   ClusterConfig c;
   load_cluster(c, J(R"({"node": {"gpu": "H100-SXM5-80GB"},
