@@ -91,7 +91,6 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.rate = 0;
   f.cap = rate_cap_Bps > 0 ? rate_cap_Bps * 1e-12 : 0;
   f.latency = path_latency(links, bytes);
-  ++f.version;
   f.live = true;
   f.background = background;
   f.open = false;
@@ -110,11 +109,11 @@ void FlowNetwork::activate(int id) {
   for (std::size_t k = 0; k < links.size(); ++k) {
     Link& l = links_[static_cast<std::size_t>(links[k])];
     f.slot[k] = static_cast<int>(l.flows.size());
-    l.flows.push_back(id);
+    l.flows.push_back({id, static_cast<int>(k)});
     dirty(links[k]);
   }
   if (links.empty()) {  // nothing to cross: done at once (as a zero-hop path)
-    finishes_.push({now_ps(), seq_++, id, f.version});
+    finishes_.set(id, now_ps(), seq_++);
     reschedule();
   }
 }
@@ -196,7 +195,8 @@ void FlowNetwork::recompute() {
     const int l = stack_.back();
     stack_.pop_back();
     comp_links_.push_back(l);
-    for (int fid : links_[static_cast<std::size_t>(l)].flows) {
+    for (const Link::Member& m : links_[static_cast<std::size_t>(l)].flows) {
+      const int fid = m.flow;
       Flow& f = flows_[static_cast<std::size_t>(fid)];
       if (f.mark == epoch_) continue;
       f.mark = epoch_;
@@ -250,8 +250,8 @@ void FlowNetwork::recompute() {
       }
     };
     for (int l : bottlenecks)
-      for (int fid : links_[static_cast<std::size_t>(l)].flows)
-        if (!flows_[static_cast<std::size_t>(fid)].frozen) freeze(flows_[static_cast<std::size_t>(fid)]);
+      for (const Link::Member& m : links_[static_cast<std::size_t>(l)].flows)
+        if (!flows_[static_cast<std::size_t>(m.flow)].frozen) freeze(flows_[static_cast<std::size_t>(m.flow)]);
     for (int fid : comp_flows_) {
       Flow& f = flows_[static_cast<std::size_t>(fid)];
       if (!f.frozen && f.cap > 0 && f.cap <= tie) freeze(f);
@@ -259,22 +259,18 @@ void FlowNetwork::recompute() {
   }
   bottlenecks.clear();
   for (int fid : comp_flows_) {
-    Flow& f = flows_[static_cast<std::size_t>(fid)];
-    ++f.version;
-    if (!std::isfinite(f.remaining) || f.rate <= 0) continue;  // endless, or waiting for a link to come up
+    const Flow& f = flows_[static_cast<std::size_t>(fid)];
+    if (!std::isfinite(f.remaining) || f.rate <= 0) {  // endless, or waiting for a link to come up
+      finishes_.erase(fid);
+      continue;
+    }
     const double ps = std::ceil(f.remaining / f.rate);
-    finishes_.push({now + static_cast<std::int64_t>(std::min(ps, 4e18)), seq_++, fid, f.version});
+    finishes_.set(fid, now + static_cast<std::int64_t>(std::min(ps, 4e18)), seq_++);
   }
   reschedule();
 }
 
 void FlowNetwork::reschedule() {
-  while (!finishes_.empty()) {
-    const Due& d = finishes_.top();
-    const Flow& f = flows_[static_cast<std::size_t>(d.flow)];
-    if (f.live && f.version == d.version) break;
-    finishes_.pop();
-  }
   if (finishes_.empty()) {
     if (finish_at_ >= 0) finish_ev_.cancel(), finish_at_ = -1;
     return;
@@ -290,14 +286,10 @@ void FlowNetwork::on_finish() {
   const std::int64_t now = now_ps();
   finish_at_ = -1;
   while (!finishes_.empty() && finishes_.top().at <= now) {
-    const Due d = finishes_.top();
+    const int id = finishes_.top().id;
     finishes_.pop();
-    const Flow& f = flows_[static_cast<std::size_t>(d.flow)];
-    if (!f.live || f.version != d.version) continue;
-    if (f.open) {  // drained what it has so far; more chunks of its transfer are coming this instant
-      continue;
-    }
-    finish(d.flow, now);
+    // Open: drained what it has so far; more chunks of its transfer are coming this instant.
+    if (!flows_[static_cast<std::size_t>(id)].open) finish(id, now);
   }
   if (!dirty_links_.empty()) recompute();  // the freed capacity, at once
   else reschedule();
@@ -315,14 +307,11 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
   for (std::size_t k = 0; k < f.links->size(); ++k) {
     Link& l = links_[static_cast<std::size_t>((*f.links)[k])];
-    const int slot = f.slot[k], moved = l.flows.back();
+    const int slot = f.slot[k];
+    const Link::Member moved = l.flows.back();
     l.flows[static_cast<std::size_t>(slot)] = moved;
     l.flows.pop_back();
-    if (moved != id) {  // tell the moved flow its new slot on this link
-      Flow& m = flows_[static_cast<std::size_t>(moved)];
-      for (std::size_t j = 0; j < m.links->size(); ++j)
-        if ((*m.links)[j] == (*f.links)[k] && m.slot[j] == static_cast<int>(l.flows.size())) m.slot[j] = slot;
-    }
+    if (moved.flow != id) flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = slot;
     l.load -= f.rate;
     dirty((*f.links)[k]);
   }
@@ -335,9 +324,12 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   }
   f.live = false;
   f.rate = 0;
-  ++f.version;
+  finishes_.erase(id);  // stopped before its projected end
   --active_;
-  deliveries_.push({now + f.latency, seq_++, id, 0});
+  deliveries_.push({now + f.latency, seq_++, id});
+  // Re-notified even when due at the same time: where the notification sits in the kernel's queue
+  // orders same-time processes, and leaving the pending one moved a flow-fidelity golden (a tie
+  // order, not a better model; docs/performance.md#flow-fidelity-round-3).
   deliver_ev_.cancel();
   deliver_ev_.notify(ps_time(deliveries_.top().at - now));
 }
@@ -396,8 +388,8 @@ void FlowNetwork::settle() {
     k.since = now;
     LinkDirStats s = k.stats;
     s.busy_ps = std::llround(k.busy_ps);
-    for (int fid : k.flows) {
-      const Flow& f = flows_[static_cast<std::size_t>(fid)];
+    for (const Link::Member& m : k.flows) {
+      const Flow& f = flows_[static_cast<std::size_t>(m.flow)];
       if (std::isfinite(f.total)) continue;
       const std::uint64_t b = static_cast<std::uint64_t>(std::llround(f.sent));
       s.payload_bytes += b, s.background_bytes += b;

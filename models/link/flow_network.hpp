@@ -31,6 +31,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "models/link/completion_heap.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
@@ -81,7 +82,12 @@ class FlowNetwork : public sc_core::sc_module {
     double load = 0;         // sum of the rates of its flows
     std::int64_t since = 0;  // busy time integrated up to here
     double busy_ps = 0;
-    std::vector<int> flows;              // active flows crossing it
+    // Active flows crossing it, each with the index of this link on its route: a flow leaving
+    // moves the last one into its place and tells it its new slot without searching its route.
+    struct Member {
+      int flow, hop;
+    };
+    std::vector<Member> flows;
     int fifo_head = -1, fifo_tail = -1;  // transfers leaving by it in send order (head: running)
     // Progressive filling scratch.
     double residual = 0;
@@ -97,7 +103,6 @@ class FlowNetwork : public sc_core::sc_module {
     double cap = 0;            // bytes per ps, 0: none
     std::int64_t updated = 0;  // remaining/sent are as of this time
     std::int64_t latency = 0;
-    std::uint32_t version = 0;
     std::uint32_t mark = 0;
     bool frozen = false, live = false, background = false;
     std::uint64_t tag = 0;
@@ -107,11 +112,10 @@ class FlowNetwork : public sc_core::sc_module {
     std::vector<tlm::tlm_generic_payload*> chunks;
     Done done;
   };
-  struct Due {
+  struct Due {  // a finished flow's data arriving
     std::int64_t at;
-    std::uint64_t seq;  // ties in start order: runs are deterministic
+    std::uint64_t seq;  // ties in finish order: runs are deterministic
     int flow;
-    std::uint32_t version;
     bool operator>(const Due& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   using MinHeap = std::priority_queue<Due, std::vector<Due>, std::greater<Due>>;
@@ -138,10 +142,14 @@ class FlowNetwork : public sc_core::sc_module {
   std::uint32_t epoch_ = 0;
   std::vector<int> comp_links_, comp_flows_, stack_;
   std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
-  MinHeap finishes_, deliveries_;
+  CompletionHeap finishes_;           // projected ends of the flows with a rate, one entry each
+  MinHeap deliveries_;
   std::uint64_t seq_ = 0, recomputes_ = 0;
   sc_core::sc_event recompute_ev_, finish_ev_, deliver_ev_;
-  std::int64_t finish_at_ = -1;  // when finish_ev_ is due; -1: not scheduled
+  // When finish_ev_ is due (-1: not scheduled). Moved, not left early, when the first projected
+  // end moves later: a wake that finds nothing due would still run its process in that instant,
+  // and the order of same-instant processes moves results (test_s3_role_swap's suspects did).
+  std::int64_t finish_at_ = -1;
   bool recompute_pending_ = false;
 };
 

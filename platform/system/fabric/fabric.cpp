@@ -318,6 +318,15 @@ const Fabric::Dist& Fabric::dist_to(int target) {
     in_dirs_.resize(devices_.size());
     for (std::size_t i = 0; i < dirs_.size(); ++i)
       in_dirs_[static_cast<std::size_t>(dirs_[i].to)].push_back(static_cast<int>(i));
+    transit_out_.resize(devices_.size());
+    out_port_.assign(dirs_.size(), -1);
+    for (std::size_t d = 0; d < devices_.size(); ++d) {
+      const std::vector<int>& out = devices_[d].out;
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        out_port_[static_cast<std::size_t>(out[k])] = static_cast<int>(k);
+        if (transit(dirs_[static_cast<std::size_t>(out[k])].to)) transit_out_[d].push_back(static_cast<int>(k));
+      }
+    }
   }
   // An endpoint entered only from transit devices (a NIC from its leaf and its PCIe switch, a GPU
   // from its NVSwitch and PCIe switch): every path to it ends with one of those directions, so its
@@ -383,14 +392,26 @@ void Fabric::next_hops(int cur, int from, int to, const Dist& dist, std::vector<
   const FabricDevice& d = devices_[static_cast<std::size_t>(cur)];
   // A device's distance is the shortest over its out-links (as Dijkstra computed it: the same
   // sums, so the same ties), found here rather than stored for every endpoint.
+  // Eligible out-ports, ascending (the ECMP hash picks among them by position): those towards
+  // transit devices, and those straight into `to` (found among its few entering directions).
   via.clear();
   double here = std::numeric_limits<double>::infinity();
-  for (std::size_t k = 0; k < d.out.size(); ++k) {
-    const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[k])];
-    if (e.to != to && !transit(e.to)) continue;
+  const std::vector<int>& transit_ports = transit_out_[static_cast<std::size_t>(cur)];
+  std::vector<int> direct_ports;  // ports straight into an endpoint `to` (parallel links: several)
+  if (!transit(to))
+    for (int e : in_dirs_[static_cast<std::size_t>(to)])
+      if (dirs_[static_cast<std::size_t>(e)].from == cur)
+        direct_ports.push_back(out_port_[static_cast<std::size_t>(e)]);
+  std::sort(direct_ports.begin(), direct_ports.end());
+  const std::size_t direct = direct_ports.size();
+  std::size_t t = 0, j = 0;
+  while (t < transit_ports.size() || j < direct) {
+    const bool take_direct = j < direct && (t == transit_ports.size() || direct_ports[j] < transit_ports[t]);
+    const int k = take_direct ? direct_ports[j++] : transit_ports[t++];
+    const FabricDir& e = dirs_[static_cast<std::size_t>(d.out[static_cast<std::size_t>(k)])];
     const double v = dist_at(dist, e.to) + cost(e);
     if (std::isinf(v)) continue;
-    via.emplace_back(static_cast<int>(k), v);
+    via.emplace_back(k, v);
     here = std::min(here, v);
   }
   if (std::isinf(here)) {

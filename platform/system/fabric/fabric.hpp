@@ -190,7 +190,12 @@ class Fabric : public RouteProvider {
   DeviceMap device_map_;
   std::unordered_map<int, Dist> dist_;
   std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)
-  std::vector<double> scratch_;            // dense distances of the target being computed
+  // Built with in_dirs_: per device, its out-ports towards transit devices (ascending), and per
+  // direction its out-port index. A next hop is one of those or the port straight to the target:
+  // a leaf's hundreds of NIC ports are not scanned for every route.
+  std::vector<std::vector<int>> transit_out_;
+  std::vector<int> out_port_;
+  std::vector<double> scratch_;  // dense distances of the target being computed
   // Every route computed, kept for the run (chunks in flight point at routes from before a down
   // change); looked up once per transfer through flat tables (the lookup was a cache miss per
   // transfer through std::unordered_map's nodes on large clusters).
