@@ -329,7 +329,7 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   deliveries_.push({now + f.latency, seq_++, id});
   // Re-notified even when due at the same time: where the notification sits in the kernel's queue
   // orders same-time processes, and leaving the pending one moved a flow-fidelity golden (a tie
-  // order, not a better model; docs/performance.md#flow-fidelity-round-3).
+  // order, not a better model; docs/performance.md#flow-fidelity-round-3-2026-12-06-40).
   deliver_ev_.cancel();
   deliver_ev_.notify(ps_time(deliveries_.top().at - now));
 }

@@ -272,7 +272,7 @@ nlohmann::ordered_json sim_stats(const Simulation& sim) {
 static std::string fidelity_note(const Simulation& sim) {
   const FabricConfig& f = sim.scenario().cluster.fabric;
   if (f.fidelity != FabricFidelity::Flow) return "";
-  return f.fidelity_auto ? "; flow fidelity (auto: more than " + std::to_string(kAutoFlowAboveGpus) + " GPUs)"
+  return f.fidelity_auto ? "; flow fidelity, auto: more than " + std::to_string(kAutoFlowAboveGpus) + " GPUs"
                          : "; flow fidelity";
 }
 
