@@ -65,6 +65,25 @@ TEST(FlowFidelity, ADegradedLinkHalvesTheRingsRate) {
   EXPECT_NEAR(t, expected, 1e-3 * expected);
 }
 
+// Added latency on a link, from 10 us (during the first of two back-to-back transfers): the first
+// keeps the latency it started with, the second pays 10 us more. Each route caches its flows' path
+// latency (Route::flow_latency_ps); a link's change must reach the transfers that start after it.
+TEST(FlowFidelity, AddedLatencyReachesTransfersThatStartAfterIt) {
+  const double n = 1048576.0;
+  json s = bench(2, "sendrecv", mib(n),
+                 json::array({{{"kind", "link_degrade"},
+                               {"target", "link:node0.nic0-switch"},
+                               {"added_latency", "10us"},
+                               {"start", "10us"}}}));
+  s["workload"]["iterations"] = 2;
+  const json r = simulate(s);
+  const double expected = alpha_between_nodes() + n / eth_beta();
+  ASSERT_GT(expected, 10e-6);             // the fault starts while the first transfer is in flight
+  const json& row = r["collectives"][0];  // the size's row: the fastest and slowest of its iterations
+  EXPECT_NEAR(row["min_time_s"].get<double>(), expected, 1e-3 * expected);
+  EXPECT_NEAR(row["max_time_s"].get<double>(), expected + 10e-6, 1e-3 * expected);
+}
+
 // A link down from the start for 1 ms (one switch: no way around): the flows wait, then go on.
 TEST(FlowFidelity, ALinkDownHoldsTheFlowsUntilItComesBack) {
   const double n = 64.0 * 1048576, d = 1e-3;

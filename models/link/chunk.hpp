@@ -19,6 +19,12 @@ class PfcPort;
 struct Route {
   std::vector<int> ports;
   std::vector<int> links;  // fabric link-direction ids along the path, for reports and tests
+  // Flow fidelity's path latency of a transfer whose first chunk fills a packet on every hop
+  // (FlowNetwork::path_latency), kept here because every transfer of the route reads it: valid
+  // while flow_latency_version is the flow network's (which moves when a link changes).
+  mutable std::int64_t flow_latency_ps = -1;
+  mutable std::uint64_t flow_latency_version = 0;
+  mutable double flow_latency_min_bytes = 0;  // the path's largest MTU
 };
 
 class ChunkSink {

@@ -49,10 +49,11 @@ void FlowNetwork::read_link(Link& l) {
 
 // Latencies plus one packet time per hop but the slowest one (that one's serialization is the
 // flow's own drain time): a cut-through path's head start over store-and-forward of the bottleneck.
-std::int64_t FlowNetwork::path_latency(const std::vector<int>& links, double first_bytes) const {
-  double sum = 0, slowest = 0;
+std::int64_t FlowNetwork::path_latency(const std::vector<int>& links, double first_bytes, double* largest_mtu) const {
+  double sum = 0, slowest = 0, mtu = 0;
   for (int id : links) {
     const Link& l = links_[static_cast<std::size_t>(id)];
+    mtu = std::max(mtu, static_cast<double>(l.mtu));
     double packet = l.packet_ps;  // a first chunk of a packet or more, as nearly always
     if (first_bytes < l.mtu) {
       const LinkDir& d = *l.dir;
@@ -62,6 +63,7 @@ std::int64_t FlowNetwork::path_latency(const std::vector<int>& links, double fir
     sum += l.hop_latency_ps + packet;
     slowest = std::max(slowest, packet);
   }
+  if (largest_mtu) *largest_mtu = mtu;
   return std::llround(sum - slowest);
 }
 
@@ -79,7 +81,8 @@ int FlowNetwork::start(const std::vector<int>& links, double bytes, double rate_
   return id;
 }
 
-int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background) {
+int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background,
+                        const Route* route) {
   int id;
   if (!free_.empty()) id = free_.back(), free_.pop_back();
   else id = static_cast<int>(flows_.size()), flows_.emplace_back();
@@ -90,7 +93,17 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.sent = 0;
   f.rate = 0;
   f.cap = rate_cap_Bps > 0 ? rate_cap_Bps * 1e-12 : 0;
-  f.latency = path_latency(links, bytes);
+  if (route && route->flow_latency_version == latency_version_ && bytes >= route->flow_latency_min_bytes) {
+    f.latency = route->flow_latency_ps;
+  } else {
+    double mtu = 0;
+    f.latency = path_latency(links, bytes, &mtu);
+    if (route && bytes >= mtu) {  // full packets on every hop: the same for every such transfer
+      route->flow_latency_ps = f.latency;
+      route->flow_latency_min_bytes = mtu;
+      route->flow_latency_version = latency_version_;
+    }
+  }
   f.live = true;
   f.background = background;
   f.open = false;
@@ -134,7 +147,7 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     if (running && !f.links->empty()) dirty((*f.links)[0]);  // its finish time moves
     return;
   }
-  const int id = create(c->route->links, bytes, 0, nullptr, false);
+  const int id = create(c->route->links, bytes, 0, nullptr, false, c->route);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.tag = c->tag;
   f.chunks.push_back(p);
@@ -168,6 +181,7 @@ void FlowNetwork::link_changed(int link) {
   l.busy_ps += (l.cap > 0 ? std::min(1.0, l.load / l.cap) : 0.0) * static_cast<double>(now - l.since);
   l.since = now;
   read_link(l);
+  ++latency_version_;
   dirty(link);
 }
 

@@ -120,7 +120,8 @@ class FlowNetwork : public sc_core::sc_module {
   };
   using MinHeap = std::priority_queue<Due, std::vector<Due>, std::greater<Due>>;
 
-  int create(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background);
+  int create(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background,
+             const Route* route = nullptr);
   void activate(int id);
   void read_link(Link& l);
   void dirty(int link);
@@ -131,7 +132,9 @@ class FlowNetwork : public sc_core::sc_module {
   void finish(int id, std::int64_t now);
   void account(Flow& f);
   void reschedule();
-  std::int64_t path_latency(const std::vector<int>& links, double first_bytes) const;
+  // `largest_mtu`, if given, receives the path's largest MTU: from that first-chunk size on the
+  // latency no longer depends on it (Route's cache).
+  std::int64_t path_latency(const std::vector<int>& links, double first_bytes, double* largest_mtu = nullptr) const;
 
   std::vector<Link> links_;
   std::vector<Flow> flows_;
@@ -145,6 +148,7 @@ class FlowNetwork : public sc_core::sc_module {
   CompletionHeap finishes_;           // projected ends of the flows with a rate, one entry each
   MinHeap deliveries_;
   std::uint64_t seq_ = 0, recomputes_ = 0;
+  std::uint64_t latency_version_ = 1;  // moves when a link changes: routes' cached latencies are stale
   sc_core::sc_event recompute_ev_, finish_ev_, deliver_ev_;
   // When finish_ev_ is due (-1: not scheduled). Moved, not left early, when the first projected
   // end moves later: a wake that finds nothing due would still run its process in that instant,
