@@ -133,8 +133,8 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!a.quiet) std::cout << r.summary << "  results in " << s.output.dir << "/\n";
   // The process ends here, and every output is written and closed (the waves above): the cluster
   // is left to the operating system. SystemC 2.3.4 unregisters each module, port and export by a
-  // linear search of its registry, so tearing down N devices costs O(N^2): a third of an 8,192-GPU
-  // run's process time (docs/performance.md#flow-fidelity-at-scale). Held by a static, it stays
+  // linear search of its registry, so tearing down N devices costs O(N^2): a quarter of an 8,192-GPU
+  // run's process time (docs/performance.md#flow-fidelity-round-3-2026-12-06-40). Held by a static, it stays
   // reachable memory, which LeakSanitizer does not report.
   static Simulation* const left = owned.release();
   (void)left;

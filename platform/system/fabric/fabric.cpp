@@ -333,7 +333,7 @@ const Fabric::Dist& Fabric::dist_to(int target) {
   // distance from a device is the least over them of that direction's cost plus the distance to its
   // source. Sharing the sources' searches keeps routing O(switches) searches rather than one search
   // of the whole fabric per endpoint (O(ranks^2) on a large cluster).
-  const std::vector<int> in = in_dirs_[static_cast<std::size_t>(target)];
+  const std::vector<int>& in = in_dirs_[static_cast<std::size_t>(target)];  // the searches below leave it
   const auto from_transit = [&](int e) { return transit(dirs_[static_cast<std::size_t>(e)].from); };
   if (!transit(target) && !in.empty() && std::all_of(in.begin(), in.end(), from_transit)) {
     std::vector<std::pair<int, double>> merged{{target, 0.0}};
