@@ -66,6 +66,9 @@ def fidelity_class(sc):
         return None, "concurrent collectives from one GPU (#45: a source's transfers in series in flow)"
     if any(s.get("algorithm", "ring") not in ("ring", "hierarchical") for s in syncs if s.get("strategy", "none") != "none"):
         return None, "tree, PS or CXL all-reduces (a GPU sends to several peers at once; in series in flow, #45)"
+    node = cl["node"]
+    if any(s.get("algorithm") == "hierarchical" for s in syncs) and node.get("nics", 0) not in (0, node.get("gpus", 8)):
+        return None, "hierarchical rails sharing a NIC (max-min against round-robin with back-pressure)"
     if any("parallel" in t for t in trainings):
         return None, "hybrid parallelism (TP, PP and DP traffic at once)"
     if f.get("nccl", {}).get("channels", 0) > 1 or f.get("nccl", {}).get("order") == "topology":
