@@ -441,6 +441,8 @@ def generate(seed, index):
             tr["parallel"] = parallel_of(d, nodes, gpus, w)
             if tr["parallel"].get("zero"):  # ZeRO's shards need plain reduce-scatters
                 tr["sync"].pop("compression", None)
+            if tr["sync"].get("algorithm") == "hierarchical":  # DP groups may be uneven across nodes
+                tr["sync"]["algorithm"] = "ring"
         if "layers" in w and not hybrid and d.p(0.3):
             # Long enough for steady-state fast-forward to skip (docs/performance.md).
             tr["iterations"] = d.int(10, 24)
