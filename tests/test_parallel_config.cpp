@@ -156,6 +156,23 @@ TEST(ParallelConfig, ProductMismatchSaysTheProduct) {
   }
 }
 
+// Found by scripts/fuzz-runs (#45): 3 nodes x 8 with pp 2 give each stage a DP group of 8 + 4
+// ranks, which a hierarchical all-reduce cannot run; the run failed with exit 1 and no pointer.
+TEST(ParallelConfig, HierarchicalWithUnevenDataParallelGroupsIsRefusedAtTheAlgorithm) {
+  json d = doc("gpt2-small", {{"pp", 2}});
+  d["cluster"]["nodes"] = 3;
+  d["training"]["sync"] = {{"strategy", "layerwise"}, {"algorithm", "hierarchical"}};
+  try {
+    load_scenario(d, "t");
+    FAIL() << "a DP group of 8 + 4 ranks";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.path, "/training/sync/algorithm");
+    EXPECT_NE(std::string(e.what()).find("8 ranks on node 0 and 4 on node 1"), std::string::npos) << e.what();
+  }
+  d["cluster"]["nodes"] = 2;  // 8 + 8: runs
+  EXPECT_NO_THROW(load_scenario(d, "t"));
+}
+
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", bytes / (1024.0 * 1024.0 * 1024.0));

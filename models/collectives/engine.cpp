@@ -226,7 +226,15 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
                                 : c.cp->waiting0[static_cast<std::size_t>(x)] == 2;
     if (first_step) delay += c.base_ps;
     if (delay > 0) {
-      delayed_.notify(new DelayedSend{id, x}, delay);
+      DelayedSend* d;
+      if (delayed_free_.empty()) {
+        d = &delayed_pool_.emplace_back(DelayedSend{id, x});
+      } else {
+        d = delayed_free_.back();
+        delayed_free_.pop_back();
+        *d = DelayedSend{id, x};
+      }
+      delayed_.notify(d, delay);
       return;
     }
   }
@@ -236,7 +244,7 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
 void CollectiveEngine::on_delayed() {
   while (DelayedSend* d = delayed_.get_next()) {
     const int id = d->id, x = d->x;
-    delete d;
+    delayed_free_.push_back(d);
     Live* c = live_.find(id);
     if (c && !failed_.count(id)) send(id, *c, x);
   }

@@ -231,6 +231,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   BasicPayloadPool<ChunkPayload> pool_;         // chunks: payload and extension in one allocation
   TimedQueue<tlm::tlm_generic_payload> tails_;  // delivered chunks, due when their tails arrive
   TimedQueue<DelayedSend> delayed_;             // transfers waiting out NCCL's latencies
+  // Every DelayedSend lives here (delivered ones are reused), so one still queued when a run ends
+  // early (RunEnd, with congestion) goes with the engine instead of leaking (#45).
+  std::deque<DelayedSend> delayed_pool_;
+  std::vector<DelayedSend*> delayed_free_;
   NcclCosts nccl_;
   SlotTable<Live> live_;                  // collectives in flight, by id (dense and increasing: no hash per chunk)
   std::deque<CollectiveRecord> records_;  // by id - first_ (a deque: pointers handed out stay valid)

@@ -200,7 +200,7 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
       ++stats_.chunks;
       stats_.payload_bytes += p->get_data_length();
       stats_.wire_bytes += wire_bytes(p->get_data_length());
-      stats_.busy_ps += own;
+      // Its time on the wire is counted once, in the chunk's: wire_end_ now includes it.
       propagate(p, express_end_ + p_.latency_ps + extra_latency_ps_);
       return;
     }

@@ -1,6 +1,7 @@
 #include "platform/config/parallel.hpp"
 
 #include <cstdio>
+#include <map>
 
 #include "models/gpu/roofline.hpp"
 #include "models/parallel/plan.hpp"
@@ -283,6 +284,28 @@ void check_parallel_workload(Scenario& s, const std::vector<GpuInstance>* job_gp
     const int stage = layout.coord(g.rank).pp;
     const StageMemory& m = per_stage[static_cast<std::size_t>(stage)];
     if (m.total() > g.params.mem_capacity) fail_memory(path, g, " (stage " + std::to_string(stage) + ")", m);
+  }
+  // A hierarchical all-reduce needs as many ranks of its group on every node it touches; a DP
+  // group of a layout may not have them (3 nodes of 8 with pp 2: 8 + 4 ranks). Refused here, at the
+  // key, instead of failing the run when its program is built (#45).
+  if (s.training.sync.algorithm == CollectiveAlgo::Hierarchical && s.training.sync.strategy != SyncStrategyKind::None &&
+      p.dp > 1) {
+    std::map<int, int> node_of;
+    for (const GpuInstance& g : gpus) node_of[g.rank] = g.node;
+    for (int t = 0; t < p.tp; ++t)
+      for (int stage = 0; stage < p.pp; ++stage) {
+        std::map<int, int> per_node;
+        for (int r : layout.dp_group(t, stage)) ++per_node[node_of.at(r)];
+        for (const auto& [node, n] : per_node)
+          if (n != per_node.begin()->second)
+            fail_expected("/training/sync/algorithm",
+                          "an algorithm other than hierarchical for this layout: the data-parallel group of stage " +
+                              std::to_string(stage) + " has " + std::to_string(per_node.begin()->second) +
+                              " ranks on node " + std::to_string(per_node.begin()->first) + " and " +
+                              std::to_string(n) + " on node " + std::to_string(node) +
+                              ", and hierarchical needs as many on every node",
+                          json("hierarchical"));
+      }
   }
 }
 

@@ -1,5 +1,6 @@
 #include "platform/system/fast_forward/period.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -20,8 +21,11 @@ Period check_period(const std::vector<const std::vector<RankIteration>*>& ranks,
     const auto& rec = *ranks[r];
     const int last = static_cast<int>(r) == q.arrived ? B : B - 1;
     if (static_cast<int>(rec.size()) <= last) return {};
-    if (rec[static_cast<std::size_t>(oldest)].start_ps <= q.after_ps) return {};
-    for (int i = oldest + L; i <= last; ++i) {
+    // The others have ended only B - 1: with repeats 2 their window (B - L, B - 1] holds no pair,
+    // so they compare their last iteration with the one a period before, reaching one period back.
+    const int from = std::min(oldest + L, last);
+    if (from - L < q.first || rec[static_cast<std::size_t>(from - L)].start_ps <= q.after_ps) return {};
+    for (int i = from; i <= last; ++i) {
       const RankIteration &a = rec[static_cast<std::size_t>(i)], &b = rec[static_cast<std::size_t>(i - L)];
       if (!close(a.start_ps - b.start_ps, P) || !close(a.end_ps - a.start_ps, b.end_ps - b.start_ps) ||
           !close(a.compute_ps, b.compute_ps) || !close(a.blocked_ps, b.blocked_ps) || !close(a.extra_ps, b.extra_ps))

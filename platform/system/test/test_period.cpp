@@ -81,6 +81,20 @@ TEST(FastForwardPeriod, WindowMustFollowWarmupAndTheLastChange) {
   EXPECT_EQ(check_period({&a, &b}, {}, q, 1).iterations, 1);
 }
 
+TEST(FastForwardPeriod, WithTwoRepeatsTheOtherRanksAreComparedToo) {
+  // repeats 2, period 1, boundary 9: rank 0 compares 9 with 8; rank 1, which has ended only 8,
+  // must compare 8 with 7 (#45: it compared nothing, so a rank whose iterations jitter passed).
+  auto a = run({1000}, 10), b = run({1000}, 9);
+  b[8].end_ps += 15, b[8].compute_ps += 15;  // 1.5e-2 of the period: far beyond the tolerance
+  PeriodQuery q = query(9);
+  q.repeats = 2;
+  EXPECT_EQ(check_period({&a, &b}, {}, q, 1).iterations, 0);
+  b = run({1000}, 9);
+  EXPECT_EQ(check_period({&a, &b}, {}, q, 1).iterations, 1);
+  q.first = 8;  // rank 1's compared pair (8, 7) reaches before the first comparable iteration
+  EXPECT_EQ(check_period({&a, &b}, {}, q, 1).iterations, 0);
+}
+
 TEST(FastForwardPeriod, EveryOtherRankMustHaveEndedThePreviousIteration) {
   auto a = run({1000}, 10), b = run({1000}, 8);  // rank 1 is still in iteration 8
   EXPECT_EQ(check_period({&a, &b}, {}, query(9), 1).iterations, 0);

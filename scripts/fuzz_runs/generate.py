@@ -1,0 +1,535 @@
+"""Random valid scenarios for scripts/fuzz-runs (docs/reliability.md#fuzzing-what-the-simulator-computes).
+
+generate(seed, index) draws scenario `index` of campaign `seed` from its own random stream, so one
+scenario is reproduced from the pair alone. Every section of the format is drawn (docs/scenario-
+format.md), each with a probability, at sizes that keep a run well under a second: 1-4 nodes of
+1-4 GPUs (rarely 8), explicit layers with measured times or small zoo models at batch 1-2 and
+short sequences, 2-8 iterations (10-24 when fast-forward is asked to skip). The draws respect the
+loader's rules as docs/scenario-format.md states them, so the loader should accept every one; a
+refusal is reported by the runner.
+"""
+
+import random
+
+PRESETS = ["A100-SXM4-80GB", "H100-SXM5-80GB", "H800-SXM", "H200", "RTX-A6000"]
+FP8 = {"H100-SXM5-80GB", "H800-SXM", "H200"}
+# Zoo models small enough at batch 1-2 (seq <= 256) to simulate in milliseconds.
+ZOO_SEQ = ["gpt2-small", "bert-base", "gpt2-medium"]
+ZOO_VISION = ["resnet50", "vit-b16"]
+GRADIENT_STRATEGIES = ["ddp", "ddp_no_overlap", "layerwise", "blockwise", "adaptive", "asc_wfbp", "elastic"]
+STRATEGIES = ["none"] + GRADIENT_STRATEGIES + ["localsgd", "plsgd", "dreamddp"]
+
+
+def us(x):
+    return f"{x:g}us"
+
+
+class Draw:
+    """The random stream of one scenario, and the features it drew (for the coverage summary)."""
+
+    def __init__(self, seed, index):
+        self.r = random.Random(f"trainvp-fuzz-runs:{seed}:{index}")
+        self.features = set()
+
+    def p(self, prob, feature=None):
+        hit = self.r.random() < prob
+        if hit and feature:
+            self.features.add(feature)
+        return hit
+
+    def pick(self, seq):
+        return seq[self.r.randrange(len(seq))]
+
+    def int(self, lo, hi):
+        return self.r.randint(lo, hi)
+
+    def real(self, lo, hi):
+        return round(self.r.uniform(lo, hi), 4)
+
+
+def gpu_of(d, allow_custom=True):
+    """A preset name, a preset with overrides, or a fully custom GPU; returns (gpu, has_fp8, nvlink)."""
+    k = d.r.random()
+    if k < 0.6:
+        name = d.pick(PRESETS)
+        return name, name in FP8, name != "RTX-A6000"
+    if k < 0.85 or not allow_custom:
+        name = d.pick(PRESETS)
+        g = {"preset": name}
+        if d.p(0.5):
+            g["efficiency"] = d.real(0.2, 0.9)
+        if d.p(0.3):
+            g["kernel_model"] = "roofline"
+        if d.p(0.3):
+            g["kernel_launch"] = us(d.int(1, 8))
+        if d.p(0.3):
+            g["speed"] = d.real(0.5, 1.5)
+        if d.p(0.2):
+            g["nvlink_bw"] = d.pick(["0bps", "200GB/s", "450GB/s"])
+        nvlink = g.get("nvlink_bw", "x") != "0bps" and (name != "RTX-A6000" or g.get("nvlink_bw", "0bps") != "0bps")
+        return g, name in FP8, nvlink
+    d.features.add("gpu:custom")
+    g = {
+        "model": "XPU",
+        "peak_fp32": f"{d.int(10, 80)}TFLOPS",
+        "peak_tf32": f"{d.int(80, 400)}TFLOPS",
+        "peak_bf16": f"{d.int(150, 1000)}TFLOPS",
+        "peak_fp16": f"{d.int(150, 1000)}TFLOPS",
+        "mem_bw": f"{d.real(0.8, 5.0)}TB/s",
+        "mem_capacity": "96GiB",
+        "efficiency": d.real(0.3, 0.8),
+    }
+    fp8 = d.p(0.5)
+    if fp8:
+        g["peak_fp8"] = f"{d.int(500, 2000)}TFLOPS"
+    nvlink = d.p(0.6)
+    if nvlink:
+        g["nvlink_bw"] = f"{d.int(100, 450)}GB/s"
+    return g, fp8, nvlink
+
+
+def explicit_layers(d, n_layers):
+    """Explicit layers, most with measured times (cheap and exact), some timed by the roofline."""
+    layers = []
+    # Half the workloads have every gradient in multiples of 4,096 parameters: their collectives
+    # split evenly over up to 64 ranks and channels (symmetric_ranks_equal applies).
+    even = d.p(0.5)
+    measured = d.p(0.6)  # every phase measured: compute_closed_form applies
+    for i in range(n_layers):
+        lay = {"name": f"l{i}"}
+        if d.p(0.85):
+            lay["params"] = d.pick([0, d.int(1000, 200000), d.int(200000, 4000000)]) if i else d.int(1000, 2000000)
+            if even:
+                lay["params"] = lay["params"] // 4096 * 4096
+        if measured or d.p(0.6):
+            lay["fwd_time"] = us(d.int(5, 300))
+            if d.p(0.5):
+                lay["bwd_time"] = us(d.int(10, 600))
+            else:
+                lay["bwd_input_time"] = us(0 if i == 0 and d.p(0.5) else d.int(5, 300))
+                lay["bwd_weight_time"] = us(d.int(5, 300))
+        else:
+            d.features.add("layers:roofline")
+            lay["fwd_flops"] = float(d.int(1, 400)) * 1e9
+            lay["bwd_flops"] = float(d.int(2, 800)) * 1e9
+            lay["fwd_bytes"] = f"{d.int(1, 200)}MB"
+            lay["kernels"] = d.int(0, 4)
+        layers.append(lay)
+    return layers
+
+
+def workload_of(d, gpus_total, fp8, parallel, cxl=False):
+    """A training workload; `parallel`: a zoo transformer that TP and PP can split."""
+    w = {}
+    if parallel:
+        w["model"] = d.pick(["gpt2-small", "bert-base"])
+        w["batch"] = d.int(1, 2)
+        w["seq"] = d.pick([64, 128])
+        d.features.add("workload:zoo:" + w["model"])
+    else:
+        k = d.r.random()
+        if k < 0.55:
+            w["layers"] = explicit_layers(d, d.int(1, 8))
+            d.features.add("workload:layers")
+            if d.p(0.5):
+                w["optimizer_time"] = us(d.int(0, 200))
+            if d.p(0.2):
+                w["sequence"] = True
+                w["seq"] = d.pick([128, 512])
+        elif k < 0.8:
+            w["model"] = d.pick(ZOO_SEQ)
+            w["batch"] = d.int(1, 2)
+            w["seq"] = d.pick([32, 64, 128, 256])
+            d.features.add("workload:zoo:" + w["model"])
+        else:
+            w["model"] = d.pick(ZOO_VISION)
+            w["batch"] = d.int(1, 2)
+            w["image_size"] = d.pick([224] if w["model"] == "vit-b16" else [64, 128, 224])
+            d.features.add("workload:zoo:" + w["model"])
+    if not parallel and d.p(0.2):
+        w["micro_batches"] = d.int(2, 3)
+    dtypes = ["bf16", "fp16", "fp32", "tf32"] + (["fp8"] if fp8 else [])
+    if d.p(0.4):
+        w["dtype"] = d.pick(dtypes)
+    if d.p(0.25):
+        w["grad_dtype"] = d.pick(["fp32", "bf16", "fp16"])
+    if cxl and w.get("grad_dtype", w.get("dtype", "bf16")) not in ("fp32", "bf16"):
+        w["grad_dtype"] = "bf16"  # the formats the CXL engine reduces
+    if "model" in w and w["model"] in ZOO_SEQ and d.p(0.15):
+        w["attention"] = "unfused"
+    return w
+
+
+def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid):
+    s = {"strategy": strategy}
+    d.features.add("sync:" + strategy)
+    if strategy == "none":
+        return s
+    algos = ["ring"] * 4 + ["tree", "hierarchical"]
+    if cxl and strategy in ("ddp", "ddp_no_overlap"):
+        algos += ["cxl_hierarchical"] * 3 + (["cxl_allreduce"] * 3 if nodes == 1 and gpus <= 8 else [])
+    if aggregators and not hybrid:
+        algos += ["ps"] * 3
+    if d.p(0.5):
+        s["algorithm"] = d.pick(algos)
+        d.features.add("algorithm:" + s["algorithm"])
+    if strategy == "ddp":
+        if d.p(0.4):
+            s["bucket"] = d.pick(["256KiB", "1MiB", "4MiB", "25MiB"])
+        if d.p(0.3):
+            s["first_bucket"] = d.pick(["64KiB", "1MiB"])
+    if strategy in ("ddp", "layerwise", "blockwise", "adaptive", "plsgd", "dreamddp") and d.p(0.3):
+        s["comm_streams"] = d.int(2, 3)
+        d.features.add("comm_streams")
+    if strategy in ("localsgd", "plsgd", "dreamddp"):
+        s["period"] = d.int(1, 3)  # the runner keeps iterations >= period, as the loader asks
+    if strategy in ("blockwise", "adaptive") and d.p(0.5):
+        s["block"] = d.int(1, 3)
+    if strategy in ("layerwise", "blockwise", "adaptive") and d.p(0.4):
+        s["pack"] = d.int(1, 4)
+    if strategy in ("layerwise", "blockwise", "adaptive") and d.p(0.3):
+        s["small_bytes"] = "100KB"
+        s["large_bytes"] = "2MB"
+        if d.p(0.5):
+            s["comm_streams"] = 3
+            s["class_streams"] = {"large": 0, "medium": 1, "small": 2}
+            d.features.add("class_streams")
+    if strategy == "adaptive" and d.p(0.5):
+        s["util_high"] = d.real(0.5, 0.95)
+        s["util_low"] = round(s["util_high"] * d.real(0.5, 1.0), 4)
+    if strategy == "dreamddp" and d.p(0.3):
+        s["fill_in"] = True
+    if strategy == "elastic" and d.p(0.7):
+        s["elastic"] = {"timeout": d.pick(["none", "50us", "500us", "5ms"])}
+    if strategy not in ("ddp", "ddp_no_overlap") and s.get("algorithm") not in ("ps",) and d.p(0.3):
+        kind = d.pick(["topk", "powersgd"])
+        c = {"kind": kind, "min_bytes": d.pick(["0B", "64KB", "1MB"])}
+        if kind == "topk":
+            c["ratio"] = d.pick([0.01, 0.1, 0.5])
+        else:
+            c["rank"] = d.int(1, 8)
+        s["compression"] = c
+        d.features.add("compression:" + kind)
+    return s
+
+
+def faults_of(d, nodes, gpus, nics, topology, spines, fidelity, leaves):
+    """A few timed faults of every kind, aimed at devices that exist."""
+    faults = []
+    nic_links = [f"link:node{n}.nic{i}-switch" for n in range(nodes) for i in range(nics)]
+    if topology == "leaf-spine":
+        nic_links = [f"link:node{n}.nic{i}-*" for n in range(nodes) for i in range(nics)]
+    for _ in range(d.int(1, 3)):
+        kind = d.pick(["link_degrade", "gpu_slowdown", "cpu_contention", "link_down", "packet_loss", "congestion"])
+        if kind == "congestion" and nodes * nics < 2:
+            kind = "gpu_slowdown"
+        f = {"kind": kind}
+        d.features.add("fault:" + kind)
+        if kind in ("gpu_slowdown", "cpu_contention"):
+            f["target"] = d.pick([f"node{d.int(0, nodes - 1)}.gpu{d.int(0, gpus - 1)}", f"node{d.int(0, nodes - 1)}.*"])
+        elif kind == "congestion":
+            pairs = [(n, i) for n in range(nodes) for i in range(nics)]
+            a, b = d.r.sample(pairs, 2)
+            f["source"] = f"node{a[0]}.nic{a[1]}"
+            f["destination"] = f"node{b[0]}.nic{b[1]}"
+        elif kind == "link_down" and topology == "leaf-spine" and spines > 1:
+            f["target"] = f"spine{d.int(0, spines - 1)}"  # the other spines route around it
+        else:
+            f["target"] = d.pick(nic_links)
+        f["start"] = us(d.int(0, 2000))
+        if d.p(0.7) or kind == "link_down":
+            f["duration"] = us(d.int(50, 3000))
+        if kind == "link_degrade":
+            if d.p(0.8):
+                f["bandwidth_factor"] = d.real(0.1, 1.0)
+            if d.p(0.4) or "bandwidth_factor" not in f:
+                f["added_latency"] = us(d.int(0, 20))
+        elif kind == "gpu_slowdown":
+            f["factor"] = d.real(0.3, 1.0)
+            if "duration" in f and d.p(0.3):
+                f["ramp"] = us(d.int(0, int(f["duration"][:-2])))
+        elif kind == "cpu_contention":
+            f["launch_factor"] = d.real(1.0, 5.0)
+        elif kind == "packet_loss":
+            f["rate"] = d.pick([1e-4, 1e-3, 1e-2])
+            if d.p(0.3):
+                f["timeout"] = us(d.int(10, 200))
+        elif kind == "congestion":
+            f["rate"] = d.pick(["10Gbps", "50Gbps", "200Gbps"])
+            if d.p(0.3):
+                f["flows"] = d.int(1, 4)
+            if d.p(0.3):
+                f["on"] = us(d.int(50, 500))
+                f["off"] = us(d.int(0, 500))
+            if d.p(0.3):
+                f["chunk"] = d.pick(["64KiB", "256KiB"])
+        faults.append(f)
+    return faults
+
+
+def fault_generator_of(d):
+    g = {"horizon": d.pick(["2ms", "5ms"]), "seed": d.int(0, 1000)}
+    # Rates are per hour of the whole job: 1e6/h is one event every 3.6 ms.
+    g["gpu_slowdown"] = {"rate": d.pick([0, 1e6, 3e6]), "duration": {"distribution": d.pick(["exponential", "lognormal", "fixed"]), "mean": "500us"}}
+    g["link_degrade"] = {"rate": d.pick([0, 1e6, 2e6]), "duration": {"mean": "300us"}}
+    if d.p(0.3):
+        g["cpu_contention"] = {"rate": 1e6, "duration": {"mean": "400us"}}
+    if d.p(0.2):
+        g["link_down"] = {"rate": 1e6, "duration": {"distribution": "fixed", "mean": "100us"}}
+    if d.p(0.2):
+        g["packet_loss"] = {"rate": 1e6, "duration": {"mean": "200us"}}
+    d.features.add("fault_generator")
+    return g
+
+
+def generate(seed, index):
+    """Scenario `index` of campaign `seed`, and the set of features it drew."""
+    d = Draw(seed, index)
+    sc = {"trainvp": 1, "name": f"fuzz-{seed}-{index}"}
+    if d.p(0.3):
+        sc["seed"] = d.int(0, 100)
+
+    nodes = d.pick([1, 1, 2, 2, 3, 4, 4]) if not d.p(0.05) else 8
+    gpus = d.pick([1, 1, 2, 2, 4]) if not d.p(0.05) else 8
+    if nodes * gpus > 16:
+        gpus = max(1, 16 // nodes)
+    ranks = nodes * gpus
+    gpu, fp8, nvlink = gpu_of(d)
+    node = {"gpus": gpus, "gpu": gpu}
+    nics = gpus
+    if d.p(0.4):
+        nics = d.int(1, gpus)
+        node["nics"] = nics
+    if d.p(0.2):
+        node["pcie"] = {"gen": d.int(3, 6), "lanes": d.pick([4, 8, 16]), "gpus_per_switch": d.int(1, 4)}
+        d.features.add("pcie")
+    if d.p(0.1):
+        node["nvlink"] = {"latency": "300ns", "mtu": d.pick([128, 256, 512])}
+    cluster = {"nodes": nodes, "node": node}
+    sc["cluster"] = cluster
+
+    # Jobs, hybrid parallelism and CXL exclude one another here (jobs refuse CXL; CXL reduces
+    # one data-parallel group of whole nodes).
+    mode = d.r.random()
+    jobs = nodes >= 2 and mode < 0.1
+    hybrid = not jobs and ranks >= 2 and mode < 0.25
+    cxl = not jobs and not hybrid and mode < 0.33 and gpus >= 2
+    aggregators = not jobs and not cxl and d.p(0.08)
+
+    fidelity = "flow" if d.p(0.35) else "packet"
+    if cxl or aggregators:  # both need packet fidelity
+        fidelity = "packet"
+    fabric = {}
+    topology = "leaf-spine" if d.p(0.4) else "switch"
+    spines = 0
+    leaves = 0
+    if topology == "leaf-spine":
+        fabric["topology"] = "leaf-spine"
+        d.features.add("leaf-spine")
+        rail = nics > 1 and not aggregators and d.p(0.3)  # aggregators' NICs are on no rail
+        leaf_ports = d.pick([1, 2, 4, 8])
+        if rail:
+            fabric["rail_optimized"] = True
+            leaf_ports = max(leaf_ports, nodes)
+            d.features.add("rail_optimized")
+            leaves = nics
+        else:
+            leaves = -(-nodes * nics // leaf_ports)
+        fabric["leaf_ports"] = leaf_ports
+        spines = d.pick([0, 1, 2, 3, 4])
+        if spines:
+            fabric["spines"] = spines
+        else:
+            spines = max(1, leaf_ports // 2)
+        if d.p(0.3):
+            fabric["oversubscription"] = d.pick([1.5, 2, 4])
+    elif d.p(0.3):
+        fabric["switch_ports"] = nodes * nics + 2 * aggregators + d.int(0, 8)  # one per NIC
+    if d.p(0.5):
+        fabric["link_bw"] = d.pick(["100Gbps", "200Gbps", "400Gbps", "800Gbps"])
+    if d.p(0.5):  # small chunks: the flow-against-packet comparison holds its 3% there
+        fabric["chunk"] = d.pick(["64KiB", "256KiB", "256KiB", "1MiB", "4MiB"])
+    if d.p(0.2):
+        fabric["switch_buffer"] = d.pick(["256KiB", "1MiB", "8MiB"])
+    if d.p(0.15):
+        fabric["link_latency"] = us(d.pick([0, 1, 5]))
+    if d.p(0.1):
+        fabric["mtu"] = d.pick([1024, 4096, 9000])
+    if d.p(0.3):
+        n = {}
+        if d.p(0.7):
+            n["model"] = d.pick(["tuner", "bound", "bound"])
+        if d.p(0.5):
+            n["channels"] = d.int(0, 4)
+        if d.p(0.3):
+            n["order"] = d.pick(["rank", "topology"])
+        fabric["nccl"] = n
+        d.features.add("nccl")
+    if fidelity == "flow":
+        fabric["fidelity"] = "flow"
+    d.features.add("fidelity:" + fidelity)
+    if fidelity == "packet" and d.p(0.1):
+        fabric["pfc"] = {"mode": d.pick(["egress", "ingress", "off"])}
+        if fabric["pfc"]["mode"] == "ingress":  # xoff (the buffer) counts whole chunks
+            fabric["chunk"] = "64KiB"
+        d.features.add("pfc:" + fabric["pfc"]["mode"])
+    if fidelity == "packet" and d.p(0.07):
+        fabric["congestion_control"] = "dcqcn"
+        if d.p(0.5):
+            fabric["dcqcn"] = {"kmin": "10KB", "kmax": "100KB", "pmax": 0.1}
+        d.features.add("dcqcn")
+    if fabric:
+        cluster["fabric"] = fabric
+
+    if d.p(0.2) and not cxl:
+        ov = [{"target": f"node{d.int(0, nodes - 1)}.gpu{d.int(0, gpus - 1)}", "speed": d.real(0.5, 1.0)}]
+        if d.p(0.3):
+            ov.append({"target": f"node{nodes - 1}.*", "gpu": "H100-SXM5-80GB" if fp8 else d.pick(["A100-SXM4-80GB", "RTX-A6000"])})
+        cluster["gpu_overrides"] = ov
+        d.features.add("gpu_overrides")
+        if any("gpu" in o for o in ov) and not fp8:
+            fp8 = False
+    if cxl:
+        node["cxl"] = {"present": True, "generation": d.pick(["2.0", "3.0"]), "engine_lanes": d.pick([8, 16, 32])}
+        if d.p(0.3):
+            node["cxl"]["completion"] = "poll"
+        d.features.add("cxl")
+    if aggregators:
+        cluster["aggregators"] = {"count": d.int(1, 2)}
+        d.features.add("aggregators")
+
+    if jobs:
+        d.features.add("jobs")
+        sc["jobs"] = []
+        left = nodes
+        for j in range(d.int(1, min(3, nodes))):
+            take = 1 if left <= 1 else d.int(1, left - 1 if j == 0 else left)
+            if take > left or left == 0:
+                break
+            left -= take
+            strat = d.pick([s for s in STRATEGIES if s != "dreamddp"])
+            job = {
+                "placement": {"nodes": take},
+                "workload": workload_of(d, take * gpus, fp8, False),
+                "training": {"iterations": d.int(2, 4), "warmup": 1, "sync": sync_of(d, strat, take * gpus, take, gpus, False, False, False)},
+            }
+            job["training"]["iterations"] = max(job["training"]["iterations"], job["training"]["sync"].get("period", 1))
+            if d.p(0.3):
+                job["placement"]["policy"] = "spread"
+            if d.p(0.3):
+                job["start"] = us(d.int(0, 500))
+            sc["jobs"].append(job)
+    else:
+        w = workload_of(d, ranks, fp8, hybrid, cxl)
+        sc["workload"] = w
+        tr = {}
+        iterations = d.int(2, 6)
+        tr["iterations"] = iterations
+        tr["warmup"] = d.int(0, min(2, iterations - 1))
+        if d.p(0.4):
+            tr["optimizer"] = d.pick(["adam", "sgd", "none"])
+        strategy = d.pick(STRATEGIES)
+        if cxl:
+            strategy = d.pick(["ddp", "ddp_no_overlap"])
+        if hybrid and strategy in ("dreamddp", "localsgd", "plsgd", "elastic"):
+            strategy = "ddp"
+        tr["sync"] = sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid)
+        if cxl and tr["sync"].get("algorithm") not in ("cxl_allreduce", "cxl_hierarchical"):
+            tr["sync"]["algorithm"] = "cxl_hierarchical"
+            d.features.add("algorithm:cxl_hierarchical")
+        if hybrid:
+            tr["parallel"] = parallel_of(d, nodes, gpus, w)
+            if tr["parallel"].get("zero"):  # ZeRO's shards need plain reduce-scatters
+                tr["sync"].pop("compression", None)
+            if tr["sync"].get("algorithm") == "hierarchical":  # DP groups may be uneven across nodes
+                tr["sync"]["algorithm"] = "ring"
+        if "layers" in w and not hybrid and d.p(0.3):
+            # Long enough for steady-state fast-forward to skip (docs/performance.md).
+            tr["iterations"] = d.int(10, 24)
+            tr["warmup"] = 1
+            tr["fast_forward"] = {"repeats": 2, "margin": 1, "min_skip": d.int(2, 5)}
+            d.features.add("fast_forward")
+        elif d.p(0.1):
+            tr["fast_forward"] = {"enabled": False}
+        if tr["sync"].get("period", 1) > tr["iterations"]:
+            tr["iterations"] = tr["sync"]["period"]
+        sc["training"] = tr
+        if d.p(0.05) and not hybrid and not cxl and tr["sync"]["strategy"] in GRADIENT_STRATEGIES + ["localsgd", "plsgd", "dreamddp"]:
+            if tr["sync"].get("compression", {}).get("kind") == "powersgd":
+                del tr["sync"]["compression"]
+            w["train"] = {"features": 8, "classes": 3, "hidden": [16], "train_samples": 256, "test_samples": 64, "batch": 4, "eval_every": 2}
+            d.features.add("train")
+
+    if not cxl and d.p(0.3):
+        sc["faults"] = faults_of(d, nodes, gpus, nics, topology, spines, fidelity, leaves)
+    if not cxl and d.p(0.1):
+        sc["fault_generator"] = fault_generator_of(d)
+    if "faults" in sc and not jobs and d.p(0.3):
+        sc["slo"] = {"fraction": d.real(0.5, 0.95)}
+        d.features.add("slo")
+    bound_chunks(sc)
+    out = {"trace": d.p(0.1)}
+    if out["trace"]:
+        d.features.add("trace")
+        if d.p(0.3):
+            out["trace_max_events"] = d.int(1, 200)
+    if d.p(0.1):
+        out["collectives"] = False
+        d.features.add("collectives:false")
+    sc["output"] = out
+    return sc, d.features
+
+
+ZOO_PARAMS = {"gpt2-small": 124e6, "bert-base": 110e6, "gpt2-medium": 355e6, "resnet50": 25.6e6, "vit-b16": 86e6}
+CHUNKS = [("64KiB", 65536), ("256KiB", 262144), ("1MiB", 1 << 20), ("4MiB", 4 << 20), ("16MiB", 16 << 20), ("64MiB", 64 << 20)]
+
+
+def bound_chunks(sc):
+    """Raises fabric.chunk until a packet-fidelity run moves at most a few thousand chunks per
+    iteration: the run then takes milliseconds (uncongested transfers take the same time at any
+    chunk size, docs/fabric.md#chunk-size-speed-against-fidelity)."""
+    cl = sc["cluster"]
+    ranks = cl["nodes"] * cl["node"]["gpus"]
+    works = [j["workload"] for j in sc.get("jobs", [])] or [sc["workload"]]
+    grads = 0.0
+    for w in works:
+        if "layers" in w:
+            grads = max(grads, 4.0 * sum(l.get("params", 0) for l in w["layers"]))
+        else:
+            grads = max(grads, 4.0 * ZOO_PARAMS[w["model"]])
+    fabric = cl.setdefault("fabric", {})
+    chunk = dict(CHUNKS)[fabric.get("chunk", "1MiB")]
+    for name, size in CHUNKS:
+        if size >= chunk and grads * 2 * ranks / size <= 3000:
+            break
+    if size != chunk:
+        fabric["chunk"] = name
+        pfc = fabric.get("pfc", {})
+        if pfc.get("mode") == "ingress":  # xoff, the buffer by default, counts whole chunks
+            fabric["switch_buffer"] = name
+
+
+def parallel_of(d, nodes, gpus, w):
+    """TP within a node, PP over 1-2 stages, DP the rest; ZeRO and schedules."""
+    d.features.add("parallel")
+    tps = [t for t in (1, 2, 4, 8) if gpus % t == 0]
+    tp = d.pick(tps)
+    total = nodes * gpus
+    pps = [p for p in (1, 2) if (total // tp) % p == 0]
+    pp = d.pick(pps)
+    dp = total // (tp * pp)
+    p = {"tp": tp, "pp": pp, "dp": dp}
+    if tp > 1:
+        d.features.add("parallel:tp")
+    if pp > 1:
+        d.features.add("parallel:pp")
+        p["micro_batches"] = d.pick([pp, 2 * pp])
+        p["schedule"] = d.pick(["1f1b", "gpipe"])
+    if dp > 1 and d.p(0.3):
+        p["zero"] = d.int(1, 3)
+        d.features.add("parallel:zero")
+    if tp > 1 and d.p(0.3):
+        p["sequence_parallel"] = True
+    if d.p(0.2):
+        p["recompute"] = d.pick(["selective", "full"])
+    return p
