@@ -131,6 +131,17 @@ def sanitizer_findings(rc, err, what):
     return out
 
 
+def run_twin(tv, sc, work, tag, what, pointer, value, res):
+    """The scenario with `pointer` set to `value`, run once (counted in res.runs, its sanitizer
+    findings added to res.violations); returns (rc, stderr, results or None)."""
+    twin = copy.deepcopy(sc)
+    apply_set(twin, pointer, value)
+    rc, err, results, _ = run_one(tv, twin, work, tag)
+    res.runs += 1
+    res.violations += sanitizer_findings(rc, err, what)
+    return rc, err, results
+
+
 FIDELITY_TOLERANCE = None  # --fidelity-tolerance: one tolerance for every kind of traffic
 
 
@@ -186,11 +197,7 @@ def check(tv, sc, work, only=None, mutate_seed=None):
         tol = 0.03  # the known defect's kinds, held to the rings' tolerance
     if want("flow_matches_packet") and not packet_only and tol is not None and "jobs" not in sc:
         other = "packet" if f.get("fidelity", "packet") == "flow" else "flow"
-        twin = copy.deepcopy(sc)
-        apply_set(twin, "/cluster/fabric/fidelity", other)
-        rcf, errf, b, _ = run_one(tv, twin, work, "f")
-        res.runs += 1
-        res.violations += sanitizer_findings(rcf, errf, f"{other} fidelity")
+        rcf, errf, b = run_twin(tv, sc, work, "f", f"{other} fidelity", "/cluster/fabric/fidelity", other, res)
         if rcf != 0:
             res.violations.append(Violation("flow_matches_packet", f"the {other}-fidelity twin exits {rcf}: {errf.strip()[-300:]}"))
         else:
@@ -203,22 +210,14 @@ def check(tv, sc, work, only=None, mutate_seed=None):
 
     ff = a.get("fast_forward", {})
     if want("fast_forward_agrees") and ff.get("iterations_skipped", 0) > 0:
-        twin = copy.deepcopy(sc)
-        apply_set(twin, "/training/fast_forward/enabled", False)
-        rcn, errn, b, _ = run_one(tv, twin, work, "n")
-        res.runs += 1
-        res.violations += sanitizer_findings(rcn, errn, "fast-forward off")
+        rcn, errn, b = run_twin(tv, sc, work, "n", "fast-forward off", "/training/fast_forward/enabled", False, res)
         if rcn != 0:
             res.violations.append(Violation("fast_forward_agrees", f"the run without fast-forward exits {rcn}: {errn.strip()[-300:]}"))
         else:
             res.violations += inv.fast_forward_agrees(a, b)
 
     if want("iteration_above_compute_bound") and compute_twin_applies(sc):
-        twin = copy.deepcopy(sc)
-        apply_set(twin, "/training/sync/strategy", "none")
-        rc0, err0, b, _ = run_one(tv, twin, work, "0")
-        res.runs += 1
-        res.violations += sanitizer_findings(rc0, err0, "sync none")
+        rc0, err0, b = run_twin(tv, sc, work, "0", "sync none", "/training/sync/strategy", "none", res)
         if rc0 == 0:
             res.violations += inv.compute_only_bound(a, b)
         elif rc0 != 2:  # some keys are refused without a strategy that uses them: no bound then
