@@ -107,7 +107,9 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.live = true;
   f.background = background;
   f.open = false;
-  f.fifo = -1;
+  f.fifo = f.fifo_prev = f.fifo_next = -1;
+  f.level = 0;
+  f.waiting = false;
   f.chunks.clear();
   f.done = std::move(done);
   ++active_;
@@ -141,10 +143,8 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     f.remaining += bytes;
     f.total += bytes;
     f.chunks.push_back(p);
-    const int id = it->second;
     if (!c->more) f.open = false, open_.erase(it);
-    const bool running = f.fifo < 0 || links_[static_cast<std::size_t>(f.fifo)].fifo_head == id;
-    if (running && !f.links->empty()) dirty((*f.links)[0]);  // its finish time moves
+    if (!f.links->empty()) dirty((*f.links)[0]);  // its finish time moves
     return;
   }
   const int id = create(c->route->links, bytes, 0, nullptr, false, c->route);
@@ -157,15 +157,33 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     return;
   }
   f.fifo = c->route->links[0];
-  f.fifo_next = -1;
   Link& src = links_[static_cast<std::size_t>(f.fifo)];
   if (src.fifo_head < 0) {
-    src.fifo_head = src.fifo_tail = id;
-    activate(id);
+    src.fifo_head = id;
   } else {
-    flows_[static_cast<std::size_t>(src.fifo_tail)].fifo_next = id;
-    src.fifo_tail = id;
+    Flow& last = flows_[static_cast<std::size_t>(src.fifo_tail)];
+    last.fifo_next = id;
+    f.fifo_prev = src.fifo_tail;
+    f.level = last.level + 1;
   }
+  src.fifo_tail = id;
+  f.waiting = f.level >= kActiveDepth;
+  if (!f.waiting) activate(id);
+}
+
+// Out of its source's queue (it ended, whatever its place): the transfers behind it move up a
+// place. Their component is recomputed: they cross the first link, which finish() dirties.
+void FlowNetwork::leave_queue(Flow& f) {
+  Link& src = links_[static_cast<std::size_t>(f.fifo)];
+  if (f.fifo_prev >= 0) flows_[static_cast<std::size_t>(f.fifo_prev)].fifo_next = f.fifo_next;
+  else src.fifo_head = f.fifo_next;
+  if (f.fifo_next >= 0) flows_[static_cast<std::size_t>(f.fifo_next)].fifo_prev = f.fifo_prev;
+  else src.fifo_tail = f.fifo_prev;
+  for (int n = f.fifo_next; n >= 0; n = flows_[static_cast<std::size_t>(n)].fifo_next) {
+    Flow& g = flows_[static_cast<std::size_t>(n)];
+    if (--g.level == kActiveDepth - 1 && g.waiting) g.waiting = false, activate(n);
+  }
+  f.fifo = f.fifo_prev = f.fifo_next = -1;
 }
 
 void FlowNetwork::stop(int id) {
@@ -226,19 +244,44 @@ void FlowNetwork::recompute() {
     k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
     k.since = now;
     k.residual = k.cap;
-    k.unfrozen = static_cast<int>(k.flows.size());
+    k.unfrozen = 0;
     k.load = 0;
   }
+  int deepest = 0;  // the largest place in a send queue among the component's transfers
   for (int fid : comp_flows_) {
     Flow& f = flows_[static_cast<std::size_t>(fid)];
     advance(f, now);
     f.frozen = false;
+    deepest = std::max(deepest, f.level);
   }
+  if (deepest == 0) fill_fair();
+  else fill_in_send_order();
+  for (int fid : comp_flows_) {
+    const Flow& f = flows_[static_cast<std::size_t>(fid)];
+    if (!std::isfinite(f.remaining) || f.rate <= 0) {  // endless, or waiting for a link to come up
+      finishes_.erase(fid);
+      continue;
+    }
+    const double ps = std::ceil(f.remaining / f.rate);
+    finishes_.set(fid, now + static_cast<std::int64_t>(std::min(ps, 4e18)), seq_++);
+  }
+  reschedule();
+}
+
+// Progressive filling of the component's flows: all grow together; the links that fill first, and
+// the flows that reach their cap, freeze theirs.
+void FlowNetwork::fill_fair() {
+  std::vector<int>& used = stack_;  // empty here: the links the flows cross
+  for (int fid : comp_flows_)
+    for (int l : *flows_[static_cast<std::size_t>(fid)].links) {
+      Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.unfrozen++ == 0) used.push_back(l);
+    }
   std::size_t left = comp_flows_.size();
-  std::vector<int>& bottlenecks = stack_;  // empty here
+  std::vector<int>& bottlenecks = bottlenecks_;
   while (left > 0) {
     double share = std::numeric_limits<double>::infinity();
-    for (int l : comp_links_) {
+    for (int l : used) {
       const Link& k = links_[static_cast<std::size_t>(l)];
       if (k.unfrozen > 0) share = std::min(share, std::max(0.0, k.residual) / k.unfrozen);
     }
@@ -248,7 +291,7 @@ void FlowNetwork::recompute() {
     }
     const double tie = share * (1 + 1e-12);
     bottlenecks.clear();
-    for (int l : comp_links_) {
+    for (int l : used) {
       const Link& k = links_[static_cast<std::size_t>(l)];
       if (k.unfrozen > 0 && std::max(0.0, k.residual) / k.unfrozen <= tie) bottlenecks.push_back(l);
     }
@@ -271,17 +314,100 @@ void FlowNetwork::recompute() {
       if (!f.frozen && f.cap > 0 && f.cap <= tie) freeze(f);
     }
   }
-  bottlenecks.clear();
+  used.clear();
+}
+
+// Progressive filling where a source's queued transfers take capacity in send order: of each
+// source's unfrozen transfers only the first grows, and the next starts growing (from nothing)
+// once it has frozen; flows of different sources grow together. So a transfer yields to the ones
+// ahead of it in its own queue on every link they share, and shares fairly with other sources'
+// transfers, as packet fidelity's per-flow round-robin serves chunks of different sources while
+// a GPU's DMA queue and its buffers keep its own in send order.
+void FlowNetwork::fill_in_send_order() {
+  std::vector<int>& used = stack_;  // empty here: the links the flows cross
+  std::vector<int>& growing = bottlenecks_;
+  growing.clear();
+  for (int fid : comp_flows_) {
+    Flow& f = flows_[static_cast<std::size_t>(fid)];
+    f.rate = 0;
+    for (int l : *f.links) {
+      Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.unfrozen++ == 0) used.push_back(l);  // here: flows not yet frozen on it
+    }
+  }
+  auto grow = [&](int fid) {
+    growing.push_back(fid);
+    for (int l : *flows_[static_cast<std::size_t>(fid)].links) ++links_[static_cast<std::size_t>(l)].growing;
+  };
+  for (int fid : comp_flows_)
+    if (flows_[static_cast<std::size_t>(fid)].level == 0) grow(fid);
+  std::size_t left = comp_flows_.size();
+  std::vector<int> frozen_now;
+  while (left > 0) {
+    double step = std::numeric_limits<double>::infinity();
+    for (int l : used) {
+      const Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.growing > 0) step = std::min(step, std::max(0.0, k.residual) / k.growing);
+    }
+    for (int fid : growing) {
+      const Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (f.cap > 0) step = std::min(step, std::max(0.0, f.cap - f.rate));
+    }
+    if (!std::isfinite(step)) step = 0;  // nothing growing: the rest freeze where they are
+    for (int fid : growing) flows_[static_cast<std::size_t>(fid)].rate += step;
+    for (int l : used) {
+      Link& k = links_[static_cast<std::size_t>(l)];
+      k.residual -= step * k.growing;
+    }
+    frozen_now.clear();
+    auto freeze = [&](int fid) {
+      Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (f.frozen) return;
+      f.frozen = true;
+      frozen_now.push_back(fid);
+      --left;
+      for (int l : *f.links) --links_[static_cast<std::size_t>(l)].unfrozen;
+    };
+    bool any = false;
+    for (int l : used) {
+      const Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.unfrozen > 0 && k.residual <= k.cap * 1e-12)  // full: what crosses it stays where it is
+        for (const Link::Member& m : k.flows) freeze(m.flow), any = true;
+    }
+    for (int fid : growing) {
+      const Flow& f = flows_[static_cast<std::size_t>(fid)];
+      if (f.cap > 0 && f.rate >= f.cap * (1 - 1e-12)) freeze(fid), any = true;
+    }
+    if (!any)  // nothing filled (rounding, or nothing left to grow): freeze the rest where they are
+      for (int fid : comp_flows_) freeze(fid);
+    // The frozen stop growing; behind each frozen transfer its queue's next starts.
+    std::size_t w = 0;
+    for (int fid : growing) {
+      if (!flows_[static_cast<std::size_t>(fid)].frozen) growing[w++] = fid;
+      else
+        for (int l : *flows_[static_cast<std::size_t>(fid)].links) --links_[static_cast<std::size_t>(l)].growing;
+    }
+    growing.resize(w);
+    for (std::size_t i = 0; i < frozen_now.size(); ++i) {
+      int n = flows_[static_cast<std::size_t>(frozen_now[i])].fifo_next;
+      while (n >= 0) {  // skip the ones a full link froze already, at nothing
+        const Flow& g = flows_[static_cast<std::size_t>(n)];
+        if (g.waiting || g.mark != epoch_) break;
+        if (!g.frozen) {
+          grow(n);
+          break;
+        }
+        n = g.fifo_next;
+      }
+    }
+  }
   for (int fid : comp_flows_) {
     const Flow& f = flows_[static_cast<std::size_t>(fid)];
-    if (!std::isfinite(f.remaining) || f.rate <= 0) {  // endless, or waiting for a link to come up
-      finishes_.erase(fid);
-      continue;
-    }
-    const double ps = std::ceil(f.remaining / f.rate);
-    finishes_.set(fid, now + static_cast<std::int64_t>(std::min(ps, 4e18)), seq_++);
+    for (int l : *f.links) links_[static_cast<std::size_t>(l)].load += f.rate;
   }
-  reschedule();
+  for (int l : used) links_[static_cast<std::size_t>(l)].growing = 0;
+  used.clear();
+  growing.clear();
 }
 
 void FlowNetwork::reschedule() {
@@ -330,12 +456,7 @@ void FlowNetwork::finish(int id, std::int64_t now) {
     dirty((*f.links)[k]);
   }
   account(f);
-  if (f.fifo >= 0) {  // the next transfer of its source's queue starts
-    Link& src = links_[static_cast<std::size_t>(f.fifo)];
-    src.fifo_head = f.fifo_next;
-    if (src.fifo_head < 0) src.fifo_tail = -1;
-    else activate(src.fifo_head);
-  }
+  if (f.fifo >= 0) leave_queue(f);
   f.live = false;
   f.rate = 0;
   finishes_.erase(id);  // stopped before its projected end

@@ -16,9 +16,14 @@
 // tag, sent back to back, `more` set on all but the last) make one flow, and each is handed to its
 // sink once the flow's data has arrived. A source's copy engine sends its transfers in order, as
 // the GPU's DMA port does in packet fidelity (one queue per port, AtInitiator): the transfers
-// leaving by the same first link run one at a time, in the order they were sent. Without that,
-// two collectives in flight at once share the link fairly and both rings slow down at every step,
-// where a FIFO lets the first finish at full rate (quickstart: +18% iteration time, against -0.1%).
+// leaving by the same first link take capacity in the order they were sent: in the progressive
+// filling only a source's first unfrozen transfer grows, and the next starts once it has frozen;
+// different sources grow together (fill_in_send_order). So the head runs at its bottleneck's rate,
+// and the next takes what the head cannot use (its route diverges after the NIC and the head is
+// held by a slower link elsewhere), as packet fidelity's next chunk enters the first link while the
+// last waits downstream. Fair sharing instead slows both of two collectives in flight at once at
+// every step (quickstart: +9% iteration time); holding the next until the head ends puts
+// transfers to different peers in series (#45: +38% on asc_wfbp, +55% on a tree all-reduce).
 // Link statistics go to the LinkDirs (set_flow_stats).
 #include <cstdint>
 #include <functional>
@@ -41,6 +46,14 @@ namespace trainvp {
 class FlowNetwork : public sc_core::sc_module {
  public:
   static constexpr double kEndless = std::numeric_limits<double>::infinity();
+  // How many of a source's queued transfers take capacity at once; the ones behind wait off their
+  // links. Each one can cost a round of the filling per recompute: asc_wfbp on 32 GPUs (a queue of
+  // one transfer per layer) takes 0.35 s of CPU at 16, 1.2 s at 64 and 3.8 s with no limit (0.18 s
+  // before transfers behind the head took any capacity). What transfers deeper than 16 would get is
+  // next to nothing where chunks are 1 MiB (fuzz-runs campaign 77: no flow time moved over 0.6%
+  // against no limit at 8); a 128 MiB tree in 64 KiB chunks, 64 per connection, is the exception
+  // (docs/fabric.md#where-flow-fidelity-is-wrong).
+  static constexpr int kActiveDepth = 16;
   using Done = std::function<void()>;
 
   // `links`: the fabric's link directions by id (Route::links indexes them).
@@ -88,10 +101,11 @@ class FlowNetwork : public sc_core::sc_module {
       int flow, hop;
     };
     std::vector<Member> flows;
-    int fifo_head = -1, fifo_tail = -1;  // transfers leaving by it in send order (head: running)
+    int fifo_head = -1, fifo_tail = -1;  // transfers leaving by it in send order
     // Progressive filling scratch.
     double residual = 0;
     int unfrozen = 0;
+    int growing = 0;  // fill_in_send_order: flows crossing it that grow this round
     std::uint32_t mark = 0;
     LinkDirStats stats;
   };
@@ -106,9 +120,11 @@ class FlowNetwork : public sc_core::sc_module {
     std::uint32_t mark = 0;
     bool frozen = false, live = false, background = false;
     std::uint64_t tag = 0;
-    bool open = false;   // still taking chunks of its transfer
-    int fifo = -1;       // the first link whose send queue it is in (engine transfers)
-    int fifo_next = -1;  // the transfer queued behind it there
+    bool open = false;                   // still taking chunks of its transfer
+    int fifo = -1;                       // the first link whose send queue it is in (engine transfers)
+    int fifo_prev = -1, fifo_next = -1;  // the transfers ahead of and behind it there
+    int level = 0;                       // its place in that queue (0: the head, which grows first)
+    bool waiting = false;                // deeper than kActiveDepth: not on its links yet
     std::vector<tlm::tlm_generic_payload*> chunks;
     Done done;
   };
@@ -127,6 +143,9 @@ class FlowNetwork : public sc_core::sc_module {
   void dirty(int link);
   void advance(Flow& f, std::int64_t now);
   void recompute();
+  void fill_fair();
+  void fill_in_send_order();
+  void leave_queue(Flow& f);
   void on_finish();
   void on_deliver();
   void finish(int id, std::int64_t now);
@@ -143,7 +162,7 @@ class FlowNetwork : public sc_core::sc_module {
   std::unordered_map<std::uint64_t, int> open_;  // transfer tag -> flow taking its chunks
   std::vector<int> dirty_links_;
   std::uint32_t epoch_ = 0;
-  std::vector<int> comp_links_, comp_flows_, stack_;
+  std::vector<int> comp_links_, comp_flows_, stack_, bottlenecks_;
   std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
   CompletionHeap finishes_;           // projected ends of the flows with a rate, one entry each
   MinHeap deliveries_;

@@ -1,6 +1,8 @@
 // The flow network (flow fidelity) against hand-worked max-min fair shares: flows sharing a
 // link, three flows on two links, a degraded link, a link down and up, a paced (capped) flow,
-// and packet loss as an efficiency factor. Times are closed forms in ps; rates in bytes/s.
+// packet loss as an efficiency factor, and a source's send queue (transfers on one path in send
+// order; the next one taking what the head leaves of the first link). Times are closed forms in
+// ps; rates in bytes/s.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "models/link/chunk.hpp"
 #include "models/link/flow_network.hpp"
 #include "models/link/link_dir.hpp"
 #include "platform/core/test/own_process.hpp"
@@ -65,6 +68,29 @@ struct Net {
     done_at.push_back(-1);
     return net->start(links, bytes, cap,
                       [this, k] { done_at[k] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); });
+  }
+};
+
+// A collective engine's transfers as FlowNetwork::submit takes them: one chunk each, delivered to
+// this sink, which records when (ps) by tag.
+struct Transfers : ChunkSink {
+  FlowNetwork& net;
+  std::vector<std::unique_ptr<ChunkPayload>> chunks;
+  std::vector<std::int64_t> delivered_at;
+  explicit Transfers(FlowNetwork& n) : net(n) {}
+  void send(const Route& route, std::uint32_t bytes) {
+    chunks.push_back(std::make_unique<ChunkPayload>(nullptr));
+    ChunkExt& c = chunks.back()->chunk;
+    c.route = &route;
+    c.sink = this;
+    c.tag = chunks.size() - 1;
+    c.payload_bytes = bytes;
+    chunks.back()->set_data_length(bytes);
+    delivered_at.push_back(-1);
+    net.submit(chunks.back().get());
+  }
+  void chunk_delivered(tlm::tlm_generic_payload& p) override {
+    delivered_at[chunk_of(p)->tag] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
   }
 };
 
@@ -188,6 +214,77 @@ TEST(FlowNetwork, PacketLossCostsTheGoBackNShareOfLinkTime) {
     test::run_to(1);
     const double payload_Bps = kBps / 8 * 4096 / (4096 + 82);
     EXPECT_NEAR(n.net->rate_Bps(0), payload_Bps * t / (t + r * window), 1e-3);
+  });
+}
+
+TEST(FlowNetwork, ASourcesTransfersOnOnePathRunInSendOrder) {
+  in_own_process([] {
+    // Two transfers from one source along the same two links (the first twice as fast): the head
+    // takes the whole bottleneck and the second nothing until the head ends, as the GPU's DMA
+    // queue sends them in packet fidelity; fair sharing would end both at 2 B / C.
+    Net n({params(2 * kBps, kLat), params(kBps, kLat)});
+    Route r;
+    r.links = {0, 1};
+    Transfers t(*n.net);
+    t.send(r, static_cast<std::uint32_t>(kBytes));
+    t.send(r, static_cast<std::uint32_t>(kBytes));
+    test::run_to(1);
+    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
+    EXPECT_EQ(n.net->rate_Bps(1), 0);
+    sc_core::sc_start();
+    // B / C, then B / C more, each plus two latencies and the faster hop's packet time.
+    const std::int64_t path = 2 * kLat + test::ser_ps(4096, 2 * kBps);
+    const std::int64_t drain = static_cast<std::int64_t>(kBytes) * kPsPerByte;
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[0]), static_cast<double>(drain + path), 1.0);
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[1]), static_cast<double>(2 * drain + path), 2.0);
+  });
+}
+
+TEST(FlowNetwork, ASourcesNextTransferTakesWhatTheHeadLeavesOfTheFirstLink) {
+  in_own_process([] {
+    // Link 0 (the source's, 200 Gbit/s) feeds link 1 and link 2 (100 Gbit/s each). The head, held
+    // to 12.5 GB/s by link 1, leaves half of link 0 to the transfer behind it, which link 2 lets
+    // run at 12.5 GB/s too: both end at B / 12.5 GB/s, as packet fidelity's queue lets the next
+    // chunk in while the last waits downstream. Holding the second until the head ended (#45)
+    // took 2 B / C for it.
+    Net n({params(2 * kBps, kLat), params(kBps, kLat), params(kBps, kLat)});
+    Route r1, r2;
+    r1.links = {0, 1};
+    r2.links = {0, 2};
+    Transfers t(*n.net);
+    t.send(r1, static_cast<std::uint32_t>(kBytes));
+    t.send(r2, static_cast<std::uint32_t>(kBytes));
+    test::run_to(1);
+    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
+    EXPECT_NEAR(n.net->rate_Bps(1), kBps / 8, 1e-3);
+    sc_core::sc_start();
+    const std::int64_t expected =
+        static_cast<std::int64_t>(kBytes) * kPsPerByte + 2 * kLat + test::ser_ps(4096, 2 * kBps);
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[0]), static_cast<double>(expected), 1.0);
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[1]), static_cast<double>(expected), 1.0);
+  });
+}
+
+TEST(FlowNetwork, TheTransferBehindTakesNoMoreThanTheFirstLinkLeaves) {
+  in_own_process([] {
+    // The head runs alone at the first link's rate when nothing downstream holds it: the second
+    // transfer, bound for an idle link, gets nothing (strict send order on the first link), and
+    // then the whole first link.
+    Net n({params(kBps, kLat), params(2 * kBps, kLat), params(2 * kBps, kLat)});
+    Route r1, r2;
+    r1.links = {0, 1};
+    r2.links = {0, 2};
+    Transfers t(*n.net);
+    t.send(r1, static_cast<std::uint32_t>(kBytes));
+    t.send(r2, static_cast<std::uint32_t>(kBytes));
+    test::run_to(1);
+    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
+    EXPECT_EQ(n.net->rate_Bps(1), 0);
+    sc_core::sc_start();
+    const std::int64_t path = 2 * kLat + test::ser_ps(4096, 2 * kBps);
+    const std::int64_t drain = static_cast<std::int64_t>(kBytes) * kPsPerByte;
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[0]), static_cast<double>(drain + path), 1.0);
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[1]), static_cast<double>(2 * drain + path), 2.0);
   });
 }
 
