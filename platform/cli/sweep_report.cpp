@@ -1,6 +1,7 @@
 #include "platform/cli/sweep_report.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "platform/core/errors.hpp"
@@ -88,7 +89,23 @@ std::string plot_section(const sweep::Store& store, const sweep::SweepSpec& spec
       if (fresh) c.series.push_back({by, palette(it->second), {}, false});
       c.series[it->second].points.push_back({x, y.get<double>()});
     }
-    for (auto& s : c.series) std::stable_sort(s.points.begin(), s.points.end());
+    // Series in the order of their `by` values (numbers by value), so legends read in order.
+    std::stable_sort(c.series.begin(), c.series.end(), [](const Series& a, const Series& b) {
+      const auto eq_a = a.name.rfind(" = "), eq_b = b.name.rfind(" = ");
+      char* end_a = nullptr;
+      char* end_b = nullptr;
+      const std::string va = a.name.substr(eq_a == std::string::npos ? 0 : eq_a + 3),
+                        vb = b.name.substr(eq_b == std::string::npos ? 0 : eq_b + 3);
+      const double na = std::strtod(va.c_str(), &end_a), nb = std::strtod(vb.c_str(), &end_b);
+      if (!va.empty() && !vb.empty() && *end_a == '\0' && *end_b == '\0') return na < nb;
+      return va < vb;
+    });
+    for (std::size_t i = 0; i < c.series.size(); ++i) c.series[i].color = palette(i);
+    // Points of a series that share an x (other parameters vary) are dots, not a line.
+    for (auto& s : c.series) {
+      std::stable_sort(s.points.begin(), s.points.end());
+      for (std::size_t i = 1; i < s.points.size(); ++i) s.lines = s.lines && s.points[i].first != s.points[i - 1].first;
+    }
     c.logx = p.logx.value_or(log_param && category.empty());
     c.logy = p.logy.value_or(false);
     c.y_from_zero = !c.logy;
@@ -107,32 +124,41 @@ std::string plot_section(const sweep::Store& store, const sweep::SweepSpec& spec
   return body;
 }
 
-Table points_table(const sweep::Store& store, const std::vector<PointRow>& rows, const std::string& id,
-                   const std::string& only_status) {
+// Every point: a sortable row of its parameters, status, wall time and metrics.
+Table points_table(const sweep::Store& store, const std::vector<PointRow>& rows) {
   Table t;
-  t.id = id;
-  t.sortable = only_status.empty();
+  t.id = "points";
+  t.sortable = true;
   t.head = {"idx", "id"};
   for (auto& p : store.parameters()) t.head.push_back(p.name);
   t.head.push_back("status");
-  if (only_status.empty()) {
-    t.head.push_back("wall_s");
-    for (auto& m : store.metrics()) t.head.push_back(m.name + (m.unit.empty() ? "" : " (" + m.unit + ")"));
-  } else {
-    t.head.push_back("what it needed (error)");
-  }
+  t.head.push_back("wall_s");
+  for (auto& m : store.metrics()) t.head.push_back(m.name + (m.unit.empty() ? "" : " (" + m.unit + ")"));
   for (const PointRow& r : rows) {
-    if (!only_status.empty() && r.status != only_status) continue;
     std::vector<Cell> cells = {number_cell(static_cast<double>(r.idx), std::to_string(r.idx)), text_cell(r.id)};
     for (auto& v : r.params) cells.push_back(json_cell(v));
     cells.push_back(text_cell(r.status));
-    if (only_status.empty()) {
-      cells.push_back(json_cell(r.wall_s));
-      for (auto& v : r.metrics) cells.push_back(json_cell(v));
-    } else {
-      cells.push_back(text_cell(value_text(r.error)));
-    }
+    cells.push_back(json_cell(r.wall_s));
+    for (auto& v : r.metrics) cells.push_back(json_cell(v));
     t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+// The points of one status (infeasible, failed) with their values in one cell and their error:
+// what the point needed, or why it failed.
+Table status_table(const sweep::Store& store, const std::vector<PointRow>& rows, const std::string& status) {
+  Table t;
+  t.id = status;
+  t.head = {"idx", "id", "values", status == "infeasible" ? "what it needed" : "error"};
+  const auto params = store.parameters();
+  for (const PointRow& r : rows) {
+    if (r.status != status) continue;
+    std::string values;
+    for (std::size_t i = 0; i < params.size() && i < r.params.size(); ++i)
+      values += (values.empty() ? "" : ", ") + params[i].name + " = " + value_text(r.params[i]);
+    t.rows.push_back({number_cell(static_cast<double>(r.idx), std::to_string(r.idx)), text_cell(r.id),
+                      text_cell(values), text_cell(value_text(r.error))});
   }
   return t;
 }
@@ -212,9 +238,9 @@ std::string sweep_report_html(const std::string& db_path) {
       page.omitted(status, heading, std::string("no point is ") + status);
       continue;
     }
-    page.section(status, heading, render(points_table(store, rows, status, status)));
+    page.section(status, heading, render(status_table(store, rows, status)));
   }
-  page.section("points", "Every point", render(points_table(store, rows, "points", "")));
+  page.section("points", "Every point", render(points_table(store, rows)));
   return page.render();
 }
 

@@ -64,6 +64,15 @@ std::string x_axis(const Scale& s, double bottom, double left, double right, con
   return out;
 }
 
+// A log axis spans the positive values exactly, a little wider on each side.
+std::pair<double, double> log_range(const std::vector<double>& values) {
+  double lo = 0, hi = 0;
+  for (double v : values)
+    if (v > 0 && std::isfinite(v)) lo = lo > 0 ? std::min(lo, v) : v, hi = std::max(hi, v);
+  if (lo <= 0) return {1, 10};
+  return {lo / 1.08, hi * 1.08};
+}
+
 }  // namespace
 
 std::string value_text(double v, const std::string& unit) {
@@ -80,10 +89,8 @@ std::string render(const LineChart& c) {
     for (auto& [x, y] : s.points) xs.push_back(x), ys.push_back(y);
   for (auto& m : c.markers) xs.push_back(m.x);
   for (auto& b : c.bands) ys.push_back(b.y0), ys.push_back(b.y1);
-  auto [x0, x1] = axis_range(xs, false);
-  auto [y0, y1] = axis_range(ys, c.y_from_zero && !c.logy);
-  if (c.logx && x0 <= 0) x0 = 1e-12;
-  if (c.logy && y0 <= 0) y0 = 1e-12;
+  auto [x0, x1] = c.logx ? log_range(xs) : axis_range(xs, false);
+  auto [y0, y1] = c.logy ? log_range(ys) : axis_range(ys, c.y_from_zero);
   const Scale sx(x0, x1, left, right, c.logx), sy(y0, y1, bottom, top, c.logy);
   std::string body, marks_svg;
   std::size_t marks = 0;
@@ -112,10 +119,11 @@ std::string render(const LineChart& c) {
     std::string d;
     for (std::size_t i = 0; i < s.points.size(); ++i)
       d += (i ? "L" : "M") + coord(sx(s.points[i].first)) + "," + coord(sy(s.points[i].second));
-    body += "<path class=\"line\" d=\"" + d + "\" stroke=\"" + escape(s.color) + "\"" +
-            (s.dashed ? " stroke-dasharray=\"5,4\"" : "") + ">" + tip(s.name) + "</path>\n";
+    if (s.lines)
+      body += "<path class=\"line\" d=\"" + d + "\" stroke=\"" + escape(s.color) + "\"" +
+              (s.dashed ? " stroke-dasharray=\"5,4\"" : "") + ">" + tip(s.name) + "</path>\n";
     // Dots with a tip each while they stay readable; beyond that the line alone.
-    if (s.points.size() <= 400)
+    if (s.points.size() <= 400 || !s.lines)
       for (auto& [x, y] : s.points)
         body += "<circle cx=\"" + coord(sx(x)) + "\" cy=\"" + coord(sy(y)) + "\" r=\"2.5\" fill=\"" + escape(s.color) +
                 "\">" + tip(s.name + ": " + c.x_label + " " + num(x, 6) + ", " + c.y_label + " " + num(y, 6)) +

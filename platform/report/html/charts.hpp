@@ -20,6 +20,7 @@ struct Series {
   std::string name, color;
   std::vector<std::pair<double, double>> points;  // (x, y), drawn in the order given
   bool dashed = false;
+  bool lines = true;  // false: dots only (points that share an x, as a sweep's scatter)
 };
 
 struct Span {  // a shaded range of x: a fault while it was active

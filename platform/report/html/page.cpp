@@ -26,7 +26,9 @@ td:first-child{white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \2195";color:var(--muted)}
+.tablebox{overflow-x:auto}
 .scroll{max-height:520px;overflow:auto;border:1px solid var(--line)}
+td{max-width:520px}
 figure.chart-box{margin:10px 0 16px}
 figcaption{font-weight:600;margin-bottom:4px}
 svg.chart{display:block;max-width:100%;height:auto;font:11px system-ui,"DejaVu Sans",sans-serif}
@@ -85,8 +87,8 @@ Cell number_cell(double value, std::string text, std::string key) {
 }
 
 std::string render(const Table& t) {
-  std::string out = std::string("<div class=\"") + (t.scroll && t.rows.size() > 25 ? "scroll" : "") + "\"><table" +
-                    (t.sortable ? " class=\"sortable\"" : "") +
+  std::string out = std::string("<div class=\"tablebox") + (t.scroll && t.rows.size() > 25 ? " scroll" : "") +
+                    "\"><table" + (t.sortable ? " class=\"sortable\"" : "") +
                     (t.id.empty() ? "" : " data-table=\"" + escape(t.id) + "\"") + ">\n";
   if (!t.head.empty()) {
     out += "<thead><tr>";

@@ -27,6 +27,24 @@ std::string link_tier(const std::string& name) {
   return "NIC (scale-out)";
 }
 
+// Every fault of results.json /faults (the scenario's and the generator's), as injected.
+Table fault_table(const JsonView& faults) {
+  Table t;
+  t.id = "faults";
+  t.head = {"fault", "origin", "kind", "target", "applied", "start", "end", "parameters"};
+  for (const JsonView& f : faults.items()) {
+    auto time = [&](const char* key) {
+      return f.has(key) ? number_cell(f[key].number(), seconds(f[key].number()), f[key].pointer()) : text_cell("");
+    };
+    t.rows.push_back({f.has("index") ? number_cell(f["index"].number(), num(f["index"].number(), 8)) : text_cell(""),
+                      text_cell(f.text_or("origin", "")), text_cell(f.text_or("kind", "")),
+                      text_cell(f.text_or("target", "")),
+                      text_cell(f.has("applied") ? (f["applied"].boolean() ? "yes" : "no") : ""), time("start_s"),
+                      time("end_s"), text_cell(f.has("params") ? f["params"].raw().dump() : "")});
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string iteration_chart(const JsonView& run, const JsonView& r, const std::string& id) {
@@ -113,6 +131,8 @@ void iteration_section(Page& page, const JsonView& r) {
                                   d["iterations_below_slo"].pointer())});
     body += render(key_values("degradation", std::move(rows)));
   }
+  if (r.has("faults") && !r["faults"].raw().empty())
+    body += "<h3>Faults injected</h3>\n" + render(fault_table(r["faults"]));
   page.section("iteration-time", "Iteration time, faults and actions", body);
 }
 
@@ -227,6 +247,9 @@ void job_sections(Page& page, const JsonView& r) {
     if (job.has("iterations") && !job["iterations"].raw().empty())
       body += iteration_chart(job, r, "job-" + std::to_string(j) + "-iteration-time");
     page.section("job-" + std::to_string(j), "Job " + job["name"].text(), body);
+    if (j + 1 == r["jobs"].raw().size())
+      page.omitted("shared-links", "Links the jobs share",
+                   "results.json counts each link's bytes for all jobs together, not per job");
     ++j;
   }
 }

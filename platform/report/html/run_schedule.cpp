@@ -59,8 +59,53 @@ void pipeline_section(Page& page, const JsonView& r, const std::string& trace_pa
   g.title = "Iteration " + std::to_string(iteration) + ": each stage's micro-batches (number = micro-batch)";
   g.x_label = "simulated time (s)";
   for (auto& [stage, row] : rows) g.rows.push_back(std::move(row));
-  g.legend = {{"forward (F)", palette(0)}, {"backward (B)", palette(1)}, {"weight gradient (W)", palette(2)}};
+  // The legend names the phases drawn: W only under a schedule that splits the backward.
+  for (auto [letter, name] :
+       {std::pair{'F', "forward (F)"}, std::pair{'B', "backward (B)"}, std::pair{'W', "weight gradient (W)"}})
+    for (auto& row : g.rows)
+      if (std::any_of(row.bars.begin(), row.bars.end(), [&](const GanttBar& b) { return b.tip[0] == letter; })) {
+        g.legend.push_back({name, phase_color(std::string(1, letter))});
+        break;
+      }
   page.section("pipeline", heading, render(g));
+}
+
+// A collective benchmark's results (sizes, no times on the run's axis): bandwidth by size, and
+// the published measurement it is validated against.
+void benchmark_section(Page& page, const JsonView& r) {
+  LineChart c;
+  c.id = "collective-bandwidth";
+  c.title = "Bandwidth by message size";
+  c.x_label = "bytes per rank";
+  c.y_label = "bandwidth (GB/s)";
+  c.logx = true;
+  Series bus{"bus bandwidth", palette(0), {}, false}, alg{"algorithm bandwidth", palette(1), {}, true};
+  Table t;
+  t.id = "collective-sizes";
+  t.head = {"bytes", "time", "algbw (GB/s)", "busbw (GB/s)", "protocol"};
+  for (const JsonView& k : r["collectives"].items()) {
+    const JsonView b = k["bytes"], time = k["time_s"], algbw = k["algbw_GBps"], busbw = k["busbw_GBps"];
+    bus.points.push_back({b.number(), busbw.number()});
+    alg.points.push_back({b.number(), algbw.number()});
+    t.rows.push_back({number_cell(b.number(), bytes(b.number()), b.pointer()),
+                      number_cell(time.number(), seconds(time.number()), time.pointer()),
+                      number_cell(algbw.number(), num(algbw.number(), 5), algbw.pointer()),
+                      number_cell(busbw.number(), num(busbw.number(), 5), busbw.pointer()),
+                      text_cell(k.text_or("protocol", ""))});
+  }
+  c.series = {bus, alg};
+  std::string body = render(c) + render(t);
+  if (r.has("validation")) {
+    const JsonView v = r["validation"];
+    std::vector<std::pair<std::string, Cell>> rows;
+    rows.push_back({"source", text_cell(v.text_or("source", ""))});
+    rows.push_back({"metric", text_cell(v.text_or("metric", ""))});
+    for (const char* key : {"published", "trainvp", "error"})
+      if (v.has(key)) rows.push_back({key, number_cell(v[key].number(), num(v[key].number(), 5), v[key].pointer())});
+    body += "<h3>Against the published measurement (results.json /validation)</h3>\n" +
+            render(key_values("validation", std::move(rows)));
+  }
+  page.section("collectives", "Collective benchmark", body);
 }
 
 void collectives_section(Page& page, const JsonView& r, long iteration) {
@@ -68,6 +113,12 @@ void collectives_section(Page& page, const JsonView& r, long iteration) {
   if (!r.has("collectives") || r["collectives"].raw().empty()) {
     page.omitted("collectives", heading,
                  "results.json lists no collectives (output.collectives is false, or none ran)");
+    return;
+  }
+  // A benchmark's collectives are sizes, not times on the run's axis.
+  if (!r["collectives"][0].has("start_s")) {
+    if (r["collectives"][0].has("busbw_GBps")) return benchmark_section(page, r);
+    page.omitted("collectives", heading, "results.json's collectives carry no start and end times");
     return;
   }
   // The window of the shown iteration; the whole run when there are no iterations (a benchmark).

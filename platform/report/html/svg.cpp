@@ -85,8 +85,11 @@ std::vector<double> Scale::ticks(int count) const {
   std::vector<double> out;
   if (!(hi_ > lo_)) return {lo_};
   if (log_) {
+    // Powers of ten; within less than two decades, 1, 2 and 5 times them.
+    const bool fine = hi_ / lo_ < 100;
     for (double p = std::pow(10, std::floor(std::log10(lo_))); p <= hi_ * 1.0000001; p *= 10)
-      if (p >= lo_ * 0.9999999) out.push_back(p);
+      for (double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1})
+        if (m * p >= lo_ * 0.9999999 && m * p <= hi_ * 1.0000001) out.push_back(m * p);
     if (out.size() < 2) out = {lo_, hi_};
     return out;
   }

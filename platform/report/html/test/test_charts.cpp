@@ -49,6 +49,14 @@ TEST(HtmlCharts, ManyPointsAreOneLineWithoutDots) {
   EXPECT_NE(svg.find("data-marks=\"1003\""), std::string::npos);
 }
 
+TEST(HtmlCharts, ASeriesWithoutLinesIsDotsOnly) {
+  LineChart c = iteration_chart();
+  c.series[0].lines = false;
+  const std::string svg = render(c);
+  EXPECT_EQ(count(svg, "class=\"line\""), 0u);
+  EXPECT_EQ(count(svg, "<circle"), 3u);
+}
+
 TEST(HtmlCharts, StackedBarsStackEverySegmentAndNameThemInTheLegend) {
   BarChart c;
   c.id = "split";

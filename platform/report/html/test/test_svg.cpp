@@ -45,6 +45,8 @@ TEST(HtmlSvg, ALogScaleTicksAtPowersOfTen) {
   const Scale s(1, 1000, 0, 300, true);
   EXPECT_DOUBLE_EQ(s(10), 100);
   EXPECT_EQ(s.ticks(), (std::vector<double>{1, 10, 100, 1000}));
+  // Within less than two decades: 1, 2 and 5 times the powers of ten.
+  EXPECT_EQ(Scale(1, 8, 0, 300, true).ticks(), (std::vector<double>{1, 2, 5}));
 }
 
 TEST(HtmlSvg, AxisRangeStartsAtZeroAndWidensAFlatRange) {
