@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "platform/core/errors.hpp"
 #include "platform/report/html/charts.hpp"
@@ -89,16 +90,21 @@ std::string plot_section(const sweep::Store& store, const sweep::SweepSpec& spec
       if (fresh) c.series.push_back({by, palette(it->second), {}, false});
       c.series[it->second].points.push_back({x, y.get<double>()});
     }
-    // Series in the order of their `by` values (numbers by value), so legends read in order.
-    std::stable_sort(c.series.begin(), c.series.end(), [](const Series& a, const Series& b) {
-      const auto eq_a = a.name.rfind(" = "), eq_b = b.name.rfind(" = ");
-      char* end_a = nullptr;
-      char* end_b = nullptr;
-      const std::string va = a.name.substr(eq_a == std::string::npos ? 0 : eq_a + 3),
-                        vb = b.name.substr(eq_b == std::string::npos ? 0 : eq_b + 3);
-      const double na = std::strtod(va.c_str(), &end_a), nb = std::strtod(vb.c_str(), &end_b);
-      if (!va.empty() && !vb.empty() && *end_a == '\0' && *end_b == '\0') return na < nb;
-      return va < vb;
+    // Series in ascending order of their `by` values (numbers and quantities by value, as `trainvp
+    // plot` orders them), so legends read in order.
+    auto by_value = [](const Series& s) {
+      const auto eq = s.name.rfind(" = ");
+      const std::string v = s.name.substr(eq == std::string::npos ? 0 : eq + 3);
+      char* end = nullptr;
+      const double n = std::strtod(v.c_str(), &end);
+      if (!v.empty() && *end == '\0') return std::pair<std::optional<double>, std::string>{n, v};
+      if (auto q = sweep::split_quantity(v)) return std::pair<std::optional<double>, std::string>{q->value, v};
+      return std::pair<std::optional<double>, std::string>{std::nullopt, v};
+    };
+    std::stable_sort(c.series.begin(), c.series.end(), [&](const Series& a, const Series& b) {
+      const auto x = by_value(a), y = by_value(b);
+      if (x.first && y.first) return *x.first < *y.first;
+      return !x.first && !y.first ? false : x.first.has_value();  // strings keep their order, after numbers
     });
     for (std::size_t i = 0; i < c.series.size(); ++i) c.series[i].color = palette(i);
     // Points of a series that share an x (other parameters vary) are dots, not a line.
