@@ -35,8 +35,20 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+// This process's scratch directory, removed when the process ends.
+const fs::path& scratch() {
+  static const struct Scratch {
+    fs::path root = fs::path(testing::TempDir()) / ("trainvp-report-" + std::to_string(getpid()));
+    ~Scratch() {
+      std::error_code ec;
+      fs::remove_all(root, ec);
+    }
+  } s;
+  return s.root;
+}
+
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::path(testing::TempDir()) / ("trainvp-report-" + std::to_string(getpid())) / name;
+  fs::path d = scratch() / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -51,18 +63,20 @@ std::string chromium() {
 
 // The page after its scripts ran, as headless Chromium serializes it.
 std::string browser_dom(const fs::path& page, const fs::path& profile) {
-  auto r = run_command("timeout 90 " + chromium() + " --headless --no-sandbox --disable-gpu --user-data-dir=" +
-                       profile.string() + " --dump-dom file://" + fs::absolute(page).string() + " 2>/dev/null");
+  auto r =
+      run_command("timeout 90 " + chromium() +
+                  " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --user-data-dir=" + profile.string() +
+                  " --dump-dom file://" + fs::absolute(page).string() + " 2>/dev/null");
   EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
   return r.out;
 }
 
 // A screenshot as a person would see it; returns the PNG's size in bytes.
 std::uintmax_t screenshot(const fs::path& page, const fs::path& png, const fs::path& profile) {
-  auto r =
-      run_command("timeout 90 " + chromium() + " --headless --no-sandbox --disable-gpu --hide-scrollbars" +
-                  " --user-data-dir=" + profile.string() + " --window-size=1100,2400 --screenshot=" + png.string() +
-                  " file://" + fs::absolute(page).string());
+  auto r = run_command(
+      "timeout 90 " + chromium() + " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars" +
+      " --user-data-dir=" + profile.string() + " --window-size=1100,2400 --screenshot=" + png.string() + " file://" +
+      fs::absolute(page).string());
   EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
   if (!fs::exists(png)) return 0;
   const std::string head = read_text(png).substr(0, 8);
@@ -187,6 +201,8 @@ TEST(Report, AFailSlowRunShowsEveryChartItHasDataFor) {
   // No pipeline and no trace: said in one line, not drawn.
   EXPECT_NE(r.html.find("data-omitted=\"pipeline\""), std::string::npos);
   EXPECT_FALSE(charts.count("pipeline"));
+  for (const char* absent : {"jobs", "train"})
+    EXPECT_NE(r.html.find("data-omitted=\"" + std::string(absent) + "\""), std::string::npos);
 }
 
 TEST(Report, ThePagesNumbersAreResultsJsons) {
@@ -203,6 +219,41 @@ TEST(Report, ThePipelineGanttHasEveryMicroBatchOfEachStage) {
   EXPECT_EQ(charts["pipeline"].marks, p["pp"].get<long>() * p["micro_batches"].get<long>() * 2);
   ASSERT_TRUE(charts.count("stage-split"));
   EXPECT_EQ(charts["stage-split"].marks, static_cast<long>(5 * p["stages"].size()));
+}
+
+TEST(Report, TrainingDrawsLossAndAccuracyOfEveryEvaluation) {
+  const ReportRun r = run_with_report("train", "scenarios/strategies/tta-ddp.json", "--set /training/iterations=20");
+  auto charts = charts_of(r.html);
+  const json& evaluations = r.results["train"]["evaluations"];
+  ASSERT_GT(evaluations.size(), 0u);
+  long losses = 0, accuracies = 0;
+  for (const json& e : evaluations) {
+    losses += e.contains("loss") && e["loss"].is_number();
+    losses += e.contains("train_loss") && e["train_loss"].is_number();
+    accuracies += e.contains("accuracy") && e["accuracy"].is_number();
+  }
+  ASSERT_TRUE(charts.count("train-loss") && charts.count("train-accuracy"));
+  EXPECT_EQ(charts["train-loss"].marks, losses);
+  // The target accuracy's line, and the time it was reached when it was.
+  EXPECT_EQ(charts["train-accuracy"].marks, accuracies + 1 +
+                                                (r.results["train"].contains("time_to_target_s") &&
+                                                 r.results["train"]["time_to_target_s"].is_number()));
+  EXPECT_GE(check_numbers(r.html, r.results), 15);
+}
+
+TEST(Report, EachJobHasItsSection) {
+  const ReportRun r = run_with_report("jobs", "scenarios/fabric/two-jobs-spread.json");
+  auto charts = charts_of(r.html);
+  const json& jobs = r.results["jobs"];
+  ASSERT_EQ(jobs.size(), 2u);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_NE(r.html.find("data-section=\"job-" + std::to_string(j) + "\""), std::string::npos);
+    const std::string id = "job-" + std::to_string(j) + "-iteration-time";
+    ASSERT_TRUE(charts.count(id)) << id;
+    EXPECT_EQ(charts[id].marks, static_cast<long>(jobs[j]["iterations"].size()));
+  }
+  EXPECT_NE(r.html.find("data-omitted=\"iteration-time\""), std::string::npos);  // the run's own: per job instead
+  EXPECT_GE(check_numbers(r.html, r.results), 10);
 }
 
 TEST(Report, TheSamePageComesFromTheSameRun) {

@@ -1,8 +1,6 @@
 #include "platform/report/html/json_view.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "platform/config/document.hpp"
 #include "platform/core/errors.hpp"
 
 namespace trainvp::html {
@@ -66,16 +64,9 @@ void JsonView::fail(const std::string& expected) const {
   throw ScenarioError(ptr_, "expected " + expected + " in " + file_ + ", found " + describe_found(*v_));
 }
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError("", "cannot read \"" + path + "\"");
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ScenarioError("", "\"" + path + "\" is not JSON: " + e.what());
-  }
+nlohmann::json read_input_json(const std::string& path, const std::string& role) {
+  // The scenario reader's: depth-limited and strict, so a hostile file is refused, not recursed into.
+  return trainvp::read_json_file(path, role);
 }
 
 }  // namespace trainvp::html

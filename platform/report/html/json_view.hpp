@@ -37,7 +37,8 @@ class JsonView {
   std::string file_, ptr_;
 };
 
-// Reads and parses a JSON file; a file that cannot be read or parsed is a ScenarioError naming it.
-nlohmann::json read_json_file(const std::string& path);
+// Reads and parses a JSON file as the scenario reader does (depth-limited, strict); a file that
+// cannot be read or parsed is a ScenarioError naming it (`role`: "results file") and the line.
+nlohmann::json read_input_json(const std::string& path, const std::string& role);
 
 }  // namespace trainvp::html

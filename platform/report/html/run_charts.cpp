@@ -226,7 +226,7 @@ void link_section(Page& page, const JsonView& r) {
 }
 
 void job_sections(Page& page, const JsonView& r) {
-  if (!r.has("jobs")) return;
+  if (!r.has("jobs")) return page.omitted("jobs", "Jobs", "the run is one job (the scenario has no jobs)");
   std::size_t j = 0;
   for (const JsonView& job : r["jobs"].items()) {
     std::vector<std::pair<std::string, Cell>> rows;
@@ -255,7 +255,8 @@ void job_sections(Page& page, const JsonView& r) {
 }
 
 void train_section(Page& page, const JsonView& r) {
-  if (!r.has("train")) return;  // no workload.train: nothing to say
+  if (!r.has("train"))
+    return page.omitted("train", "Loss and accuracy", "the run trains no model for real (no workload.train)");
   const JsonView t = r["train"];
   if (!t.has("evaluations") || t["evaluations"].raw().empty()) {
     page.omitted("train", "Loss and accuracy", "results.json /train holds no evaluations");

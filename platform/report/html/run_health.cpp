@@ -126,7 +126,9 @@ std::string ladder_body(const JsonView& m) {
 }  // namespace
 
 void health_sections(Page& page, const JsonView& r) {
-  if (!r.has("health")) return;  // no health section in the scenario: nothing to say
+  if (!r.has("health"))
+    return page.omitted("health", "Fail-slow detection, diagnoses and mitigation",
+                        "the scenario has no health section");
   const JsonView h = r["health"];
   if (h.has("detector")) page.section("detector", "Fail-slow detector", detector_body(h["detector"]));
   else page.omitted("detector", "Fail-slow detector", "results.json /health has no detector");

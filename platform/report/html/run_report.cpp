@@ -159,7 +159,7 @@ std::string run_report_html(const std::string& dir) {
   const std::string results_path = (d / "results.json").string();
   if (!fs::is_regular_file(results_path))
     throw ScenarioError("", "\"" + dir + "\" holds no results.json (nor sweep.db)");
-  const nlohmann::json doc = read_json_file(results_path);
+  const nlohmann::json doc = read_input_json(results_path, "results file");
   const JsonView r(doc, results_path);
   if (!doc.is_object()) r.fail("an object");
   const JsonView sc = r["scenario"];

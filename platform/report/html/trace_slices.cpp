@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/config/document.hpp"
 #include "platform/core/errors.hpp"
 
 namespace trainvp::html {
@@ -15,8 +16,9 @@ namespace {
 nlohmann::json parse_event_line(std::string line, const std::string& path, std::size_t number) {
   while (!line.empty() && (line.back() == ',' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
   try {
-    return nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+    // The scenario reader's strict, depth-limited parse: a hostile line is refused, not recursed into.
+    return parse_json_text(line, "");
+  } catch (const ScenarioError& e) {
     throw ScenarioError("", "\"" + path + "\" line " + std::to_string(number) + " is not a trace event: " + e.what());
   }
 }

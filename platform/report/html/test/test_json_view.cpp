@@ -36,10 +36,14 @@ TEST(HtmlJsonView, ReadsValuesAndNamesThePointerOfAWrongOne) {
 
 TEST(HtmlJsonView, AFileThatIsNotJsonIsNamed) {
   const std::string path = test::write_temp("report-not-json.json", "{\"a\": ");
-  const std::string e = error_of([&] { read_json_file(path); });
+  const std::string e = error_of([&] { read_input_json(path, "results file"); });
   EXPECT_NE(e.find(path), std::string::npos) << e;
-  EXPECT_NE(e.find("is not JSON"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { read_json_file(path + ".missing"); }).find("cannot read"), std::string::npos);
+  EXPECT_NE(e.find("malformed JSON"), std::string::npos) << e;
+  EXPECT_NE(error_of([&] { read_input_json(path + ".missing", "results file"); }).find("cannot read results file"),
+            std::string::npos);
+  // Nesting beyond the scenario reader's limit is refused, not recursed into.
+  const std::string deep = test::write_temp("report-deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  EXPECT_NE(error_of([&] { read_input_json(deep, "results file"); }).find("deep"), std::string::npos);
 }
 
 }  // namespace test_json_view
