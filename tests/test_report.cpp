@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -170,9 +171,9 @@ const ReportRun& fail_slow() {  // faults, health (detector, diagnoses, the S2 l
   static const ReportRun r = run_with_report("s2", "scenarios/greyhound/s2-slow-gpu-16gpu.json");
   return r;
 }
-const ReportRun& pipeline() {  // TP 2 x PP 2 with its trace: the pipeline's Gantt chart
+const ReportRun& pipeline() {  // TP 8 x PP 4 over 4 nodes with its trace: the Gantt chart, the NIC heat map
   static const ReportRun r =
-      run_with_report("pp", "scenarios/workloads/llama-2-7b-tp2-pp2-8gpu.json", "--set /output/trace=true");
+      run_with_report("pp", "scenarios/workloads/mixtral-8x7b-tp8-pp4-32gpu.json", "--set /output/trace=true");
   return r;
 }
 
@@ -219,6 +220,34 @@ TEST(Report, ThePipelineGanttHasEveryMicroBatchOfEachStage) {
   EXPECT_EQ(charts["pipeline"].marks, p["pp"].get<long>() * p["micro_batches"].get<long>() * 2);
   ASSERT_TRUE(charts.count("stage-split"));
   EXPECT_EQ(charts["stage-split"].marks, static_cast<long>(5 * p["stages"].size()));
+}
+
+TEST(Report, TheNicHeatMapHasARowPerLinkThatTransmitted) {
+  const ReportRun& r = pipeline();
+  std::set<std::string> links;  // read from trace.json here, independently of the page
+  std::ifstream trace(r.dir / "trace.json");
+  for (std::string line; std::getline(trace, line);)
+    if (line.find("\"cat\":\"network\"") != std::string::npos) {
+      while (!line.empty() && line.back() == ',') line.pop_back();
+      links.insert(json::parse(line)["name"].get<std::string>().substr(3));  // "tx <link>"
+    }
+  ASSERT_FALSE(links.empty());
+  auto charts = charts_of(r.html);
+  ASSERT_TRUE(charts.count("link-heatmap"));
+  const long rows = static_cast<long>(std::min<std::size_t>(links.size(), 32));
+  EXPECT_GT(charts["link-heatmap"].marks, 0);
+  EXPECT_LE(charts["link-heatmap"].marks, rows * 80);
+  const std::size_t at = r.html.find("data-chart=\"link-heatmap\"");
+  const std::string svg = r.html.substr(at, r.html.find("</svg>", at) - at);
+  long labels = 0;
+  for (auto p = svg.find("class=\"row-label\""); p != std::string::npos; p = svg.find("class=\"row-label\"", p + 1))
+    ++labels;
+  EXPECT_EQ(labels, rows);
+  for (const std::string& l : links)
+    if (links.size() <= 32) {
+      const std::string escaped = std::regex_replace(l, std::regex(">"), "&gt;");  // as HTML writes "->"
+      EXPECT_NE(svg.find(">" + escaped + "</text>"), std::string::npos) << l;
+    }
 }
 
 TEST(Report, TrainingDrawsLossAndAccuracyOfEveryEvaluation) {
@@ -373,7 +402,7 @@ TEST(Report, PagesLoadInHeadlessChromiumWithoutErrors) {
                                     {"iteration-time", "rank-split", "collectives", "link-tiers", "ladder"},
                                     &fail_slow().results},
                                    {pipeline().dir / "report.html",
-                                    {"iteration-time", "stage-split", "pipeline", "collectives"},
+                                    {"iteration-time", "stage-split", "rank-split", "pipeline", "link-heatmap"},
                                     &pipeline().results},
                                    {sweep_dir / "report.html", {"plot-0"}, nullptr}};
   for (const Page& p : pages) {

@@ -249,4 +249,49 @@ std::string render(const Gantt& c) {
   return figure(c.title, svg_open(c.id, c.width, static_cast<int>(h), marks, c.title) + body + "</svg>\n", c.legend);
 }
 
+namespace {
+// White to the palette's blue: the shade of a fraction in [0, 1].
+std::string shade(double f) {
+  f = std::clamp(f, 0.0, 1.0);
+  auto mix = [&](int from, int to) { return std::to_string(static_cast<int>(std::lround(from + (to - from) * f))); };
+  return "rgb(" + mix(255, 0) + "," + mix(255, 0x48) + "," + mix(255, 0x8f) + ")";
+}
+}  // namespace
+
+std::string render(const HeatMap& c) {
+  const double row = 13, label_w = 230, top = 6, left = label_w, right = c.width - 20.0;
+  const double bottom = top + row * c.rows.size(), h = bottom + 46;
+  const Scale sx(c.x0, c.x1, left, right);
+  // Shades run from white to full blue at the busiest cell, so a lightly loaded fabric still shows
+  // its pattern; the legend names the shares.
+  double peak = 0;
+  for (auto& cells : c.cells)
+    for (double v : cells) peak = std::max(peak, v);
+  if (peak <= 0) peak = 1;
+  std::string body;
+  std::size_t marks = 0;
+  for (std::size_t r = 0; r < c.rows.size(); ++r) {
+    const double y = top + r * row;
+    body += "<rect class=\"stripe\" x=\"" + coord(left) + "\" y=\"" + coord(y) + "\" width=\"" + coord(right - left) +
+            "\" height=\"" + coord(row) + "\"/>" + text_at(left - 6, y + 10, "end", c.rows[r], "row-label") + "\n";
+    const auto& cells = c.cells[r];
+    const double bin = cells.empty() ? 0 : (c.x1 - c.x0) / cells.size();
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      if (cells[k] <= 0) continue;
+      const double a = sx(c.x0 + k * bin), b = sx(c.x0 + (k + 1) * bin);
+      body += "<rect x=\"" + coord(a) + "\" y=\"" + coord(y + 1) + "\" width=\"" + coord(std::max(b - a, 0.5)) +
+              "\" height=\"" + coord(row - 2) + "\" fill=\"" + shade(cells[k] / peak) + "\">" +
+              tip(c.rows[r] + ": " + num(c.x0 + k * bin, 6) + " s to " + num(c.x0 + (k + 1) * bin, 6) + " s, busy " +
+                  num(cells[k] * 100, 3) + "%") +
+              "</rect>";
+      ++marks;
+    }
+    body += "\n";
+  }
+  body += x_axis(sx, bottom + 2, left, right, c.x_label, "");
+  std::vector<LegendEntry> legend;
+  for (double f : {0.25, 0.5, 0.75, 1.0}) legend.push_back({"busy " + num(f * peak * 100, 3) + "%", shade(f)});
+  return figure(c.title, svg_open(c.id, c.width, static_cast<int>(h), marks, c.title) + body + "</svg>\n", legend);
+}
+
 }  // namespace trainvp::html

@@ -82,6 +82,16 @@ struct Gantt {
 };
 std::string render(const Gantt& c);
 
+// Rows over time bins, each cell shaded by a fraction in [0, 1] (a link's busy share of the bin).
+struct HeatMap {
+  std::string id, title, x_label;
+  double x0 = 0, x1 = 1;                   // the time the columns divide evenly
+  std::vector<std::string> rows;           // one label per row
+  std::vector<std::vector<double>> cells;  // [row][column], each in [0, 1]; 0 is not drawn
+  int width = 960;
+};
+std::string render(const HeatMap& c);
+
 // A value of a chart's unit for an axis label or tip.
 std::string value_text(double v, const std::string& unit);
 

@@ -6,6 +6,7 @@
 #include "platform/report/html/charts.hpp"
 #include "platform/report/html/run_sections.hpp"
 #include "platform/report/html/svg.hpp"
+#include "platform/report/html/trace_slices.hpp"
 
 namespace trainvp::html {
 
@@ -170,16 +171,64 @@ void time_split_section(Page& page, const JsonView& r) {
   page.section("time-split", "Time split per stage and rank", body);
 }
 
-void link_section(Page& page, const JsonView& r) {
+// The NIC links' busy share over time from trace.json's transmissions ("tx <link>", category
+// network): the busiest kHeatRows links, kHeatColumns bins over the run. "" without a transmission.
+constexpr std::size_t kHeatRows = 32, kHeatColumns = 80;
+
+std::string nic_heat_map(const std::string& trace_path, double end_s) {
+  std::map<std::string, std::vector<std::pair<double, double>>> busy;  // link -> transmissions
+  for (const TraceSlice& s : read_trace_slices(trace_path, "network", -1)) {
+    const std::string link = s.name.rfind("tx ", 0) == 0 ? s.name.substr(3) : s.name;
+    busy[link].push_back({s.start_s, s.end_s});
+    end_s = std::max(end_s, s.end_s);
+  }
+  if (busy.empty() || !(end_s > 0)) return "";
+  const double bin = end_s / kHeatColumns;
+  std::vector<std::pair<double, std::string>> order;  // (busy seconds, link): busiest first, then by name
+  std::map<std::string, std::vector<double>> cells;
+  for (auto& [link, spans] : busy) {
+    std::vector<double>& row = cells[link];
+    row.assign(kHeatColumns, 0.0);
+    double total = 0;
+    for (auto [a, b] : spans) {
+      total += b - a;
+      for (auto k = static_cast<std::size_t>(a / bin); k < kHeatColumns && k * bin < b; ++k)
+        row[k] += std::max(0.0, std::min(b, (k + 1) * bin) - std::max(a, k * bin)) / bin;
+    }
+    order.push_back({-total, link});
+  }
+  std::sort(order.begin(), order.end());
+  HeatMap h;
+  h.id = "link-heatmap";
+  h.title = "NIC links over time: busy share of each of " + std::to_string(kHeatColumns) + " intervals (the " +
+            std::to_string(std::min(kHeatRows, order.size())) + " busiest of " + std::to_string(order.size()) +
+            " links that transmitted, from trace.json)";
+  h.x_label = "simulated time (s)";
+  h.x0 = 0, h.x1 = end_s;
+  for (std::size_t i = 0; i < order.size() && i < kHeatRows; ++i) {
+    h.rows.push_back(order[i].second);
+    for (double& v : cells[order[i].second]) v = std::min(v, 1.0);  // transmissions may overlap on a link
+    h.cells.push_back(cells[order[i].second]);
+  }
+  return render(h);
+}
+
+void link_section(Page& page, const JsonView& r, const std::string& trace_path) {
   if (!r.has("links") || r["links"].raw().empty()) {
     page.omitted("links", "Link utilization", "results.json lists no links");
     return;
   }
   std::map<std::string, std::vector<JsonView>> tiers;
   for (const JsonView& l : r["links"].items()) tiers[link_tier(l["name"].text())].push_back(l);
-  std::string body = paragraph(
-      "results.json holds each link's utilization over the whole run, not over time, so each tier is drawn as "
-      "bars of its busiest links rather than as a heat map.");
+  const std::string heat =
+      trace_path.empty() ? "" : nic_heat_map(trace_path, r.has("sim") ? r["sim"].number_or("simulated_s", 0) : 0);
+  std::string body =
+      heat + paragraph(std::string(heat.empty() ? trace_path.empty() ? "The run wrote no trace.json, whose NIC "
+                                                                       "transmissions would give a heat map over time. "
+                                                                     : "trace.json holds no NIC transmission. "
+                                                : "") +
+                       "results.json holds each link's utilization over the whole run, not over time: each tier is "
+                       "drawn as bars of its busiest links.");
   Table hottest;
   hottest.id = "hottest-links";
   hottest.head = {"tier", "hottest link", "utilization", "bytes", "peak queue"};

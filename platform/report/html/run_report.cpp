@@ -172,7 +172,7 @@ std::string run_report_html(const std::string& dir) {
   time_split_section(page, r);
   const fs::path trace = d / "trace.json";
   schedule_sections(page, r, fs::is_regular_file(trace) ? trace.string() : "");
-  link_section(page, r);
+  link_section(page, r, fs::is_regular_file(trace) ? trace.string() : "");
   health_sections(page, r);
   job_sections(page, r);
   train_section(page, r);

@@ -15,7 +15,8 @@ std::string iteration_chart(const JsonView& run, const JsonView& results, const 
 void iteration_section(Page& page, const JsonView& results);
 void time_split_section(Page& page, const JsonView& results);
 void schedule_sections(Page& page, const JsonView& results, const std::string& trace_path);
-void link_section(Page& page, const JsonView& results);
+// Link utilization by tier; with a trace, the NIC links' busy share over time as a heat map.
+void link_section(Page& page, const JsonView& results, const std::string& trace_path);
 void health_sections(Page& page, const JsonView& results);
 void job_sections(Page& page, const JsonView& results);
 void train_section(Page& page, const JsonView& results);

@@ -52,10 +52,13 @@ std::vector<TraceSlice> read_trace_slices(const std::string& path, const std::st
       else threads[{e.value("pid", 0L), e.value("tid", 0L)}] = name;
       continue;
     }
-    const auto at = line.find(it_key);
-    if (line.find(cat_key) == std::string::npos || at == std::string::npos) continue;
-    const char next = at + it_key.size() < line.size() ? line[at + it_key.size()] : '\0';
-    if (next != ',' && next != '}') continue;  // "iteration":12 when 1 was asked for
+    if (line.find(cat_key) == std::string::npos) continue;
+    if (iteration >= 0) {
+      const auto at = line.find(it_key);
+      if (at == std::string::npos) continue;
+      const char next = at + it_key.size() < line.size() ? line[at + it_key.size()] : '\0';
+      if (next != ',' && next != '}') continue;  // "iteration":12 when 1 was asked for
+    }
     const nlohmann::json e = parse_event_line(line, path, number);
     if (e.value("ph", "") != "X" || e.value("cat", "") != category) continue;
     if (!e["ts"].is_number() || !e["dur"].is_number())

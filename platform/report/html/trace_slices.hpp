@@ -14,7 +14,8 @@ struct TraceSlice {
 // The platform writes trace.json one event per line (platform/core/trace.cpp), and traces of
 // large runs reach hundreds of megabytes: the file is scanned line by line and only the
 // metadata and the slices of category `category` whose args.iteration is `iteration` are parsed.
-// Slices come in file order. A file not in that form is a ScenarioError naming it and the line.
+// `iteration` < 0: the slices of every iteration (network transmissions carry none). Slices come
+// in file order. A file not in that form is a ScenarioError naming it and the line.
 std::vector<TraceSlice> read_trace_slices(const std::string& path, const std::string& category, long iteration);
 
 }  // namespace trainvp::html

@@ -95,6 +95,20 @@ TEST(HtmlCharts, AGanttChartHasARowPerStageAndABarPerSlice) {
   EXPECT_EQ(count(svg, "<title>F"), 3u);
 }
 
+TEST(HtmlCharts, AHeatMapDrawsTheBusyCellsShadedToTheBusiest) {
+  HeatMap h;
+  h.id = "heat";
+  h.title = "links";
+  h.x0 = 0, h.x1 = 4;
+  h.rows = {"a->b", "c->d"};
+  h.cells = {{0, 0.5, 0.25, 0}, {0.1, 0, 0, 0}};
+  const std::string svg = render(h);
+  EXPECT_NE(svg.find("data-marks=\"3\""), std::string::npos);  // zero cells are not drawn
+  EXPECT_NE(svg.find("a-&gt;b: 1 s to 2 s, busy 50%"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"rgb(0,72,143)\""), std::string::npos);  // the busiest cell: full blue
+  EXPECT_NE(svg.find("busy 50%"), std::string::npos);                // the legend's top names it
+}
+
 TEST(HtmlCharts, ValueTextFollowsTheUnit) {
   EXPECT_EQ(value_text(0.25, "%"), "25%");
   EXPECT_EQ(value_text(0.002, "s"), "2 ms");
