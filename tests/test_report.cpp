@@ -55,8 +55,10 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-// Chromium from Debian's package (scripts/install-deps), or "" when absent.
+// Chromium from Debian's package (scripts/install-deps), or "" when absent. $TRAINVP_CHROMIUM
+// names another one (a path that does not exist: as if absent, which is how the skip is tried).
 std::string chromium() {
+  if (const char* c = std::getenv("TRAINVP_CHROMIUM")) return fs::exists(c) ? c : "";
   for (const char* c : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
     if (fs::exists(c)) return c;
   return "";
@@ -389,7 +391,8 @@ TEST(Report, ASweepsPageHasItsDesignBestPlotsInfeasiblePointsAndTable) {
 // As a person sees them: each page loads in headless Chromium with no script error, its scripts
 // run to the end, every chart is there with a hover title per data mark, and a screenshot is taken.
 TEST(Report, PagesLoadInHeadlessChromiumWithoutErrors) {
-  if (chromium().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it)";
+  if (chromium().empty())
+    GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it; $TRAINVP_CHROMIUM names another)";
   const fs::path profile = temp_dir("chromium-profile");
   const fs::path sweep_dir = write_sweep("sweep-browser");
   ASSERT_EQ(trainvp("report " + sweep_dir.string()).code, 0);
