@@ -44,7 +44,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
   endif()
   # Every library waits for the check, so a violation stops the build before anything links.
   foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_collectives trainvp_parallel trainvp_health_algorithms trainvp_health trainvp_train
-              trainvp_config trainvp_system trainvp_report trainvp_sweep trainvp_cli)
+              trainvp_config trainvp_system trainvp_report trainvp_report_html trainvp_sweep trainvp_cli)
     add_dependencies(${lib} layering)
   endforeach()
 endif()

@@ -1,4 +1,5 @@
 #include "platform/cli/cli.hpp"
+#include "platform/cli/cli_report.hpp"
 #include "platform/cli/cli_sweep.hpp"
 #include "platform/cli/completion.hpp"
 #include "platform/cli/exit_codes.hpp"
@@ -46,6 +47,7 @@ struct ScenarioArgs {
   bool quiet = false;
   bool progress = false;
   bool resolved = false;
+  bool report = false;
 };
 
 ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_run) {
@@ -62,6 +64,7 @@ ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_r
     else if (is_run && (s == "-o" || s == "--output")) a.output = value("-o");
     else if (is_run && (s == "-q" || s == "--quiet")) a.quiet = true;
     else if (is_run && s == "--progress") a.progress = true;
+    else if (is_run && s == "--report") a.report = true;
     else if (!is_run && s == "--resolved") a.resolved = true;
     else if (!s.empty() && s[0] == '-') throw UsageError("unknown option " + s);
     else if (a.file.empty()) a.file = s;
@@ -130,7 +133,12 @@ int cmd_run(const std::vector<std::string>& args) {
   std::error_code ec;
   for (const char* name : {"waves.vcd", "waves.fst"})
     if (sim.waves_tmp().empty() || name != s.output.waves_file()) std::filesystem::remove(dir / name, ec);
-  if (!a.quiet) std::cout << r.summary << "  results in " << s.output.dir << "/\n";
+  // The page is written after the run's files, from them: it shows what results.json holds.
+  const std::string report = a.report ? write_run_report(s.output.dir) : "";
+  if (!a.quiet) {
+    std::cout << r.summary << "  results in " << s.output.dir << "/\n";
+    if (!report.empty()) std::cout << "  report in " << report << " (open it in a browser)\n";
+  }
   // The process ends here, and every output is written and closed (the waves above): the cluster
   // is left to the operating system. SystemC 2.3.4 unregisters each module, port and export by a
   // linear search of its registry, so tearing down N devices costs O(N^2): a quarter of an 8,192-GPU
@@ -406,6 +414,7 @@ int cli_main(int argc, char* argv[]) {
     if (cmd == "validate") return cmd_validate(args);
     if (cmd == "describe") return cmd_describe(args);
     if (cmd == "convert") return cmd_convert(args);
+    if (cmd == "report") return cli_report(args);
     if (cmd == "sweep") return cli_sweep(args);
     if (cmd == "sweep-export") return cli_sweep_export(args);
     if (cmd == "merge") return cli_merge(args);

@@ -17,6 +17,7 @@ const char* kMainHelp =
     "  describe workload FILE  the layer table of a scenario's workload, a Hugging Face config.json\n"
     "                          or a PyTorch profiler trace\n"
     "  convert FILE [-o OUT]   the scenario with its workload frozen into an explicit layer list\n"
+    "  report DIR [-o FILE]  one self-contained HTML page of a run or a sweep (open it in a browser)\n"
     "  sweep SPEC -o DIR     run a parameter sweep in parallel processes (trainvp sweep --help)\n"
     "  sweep-export DIR      write a sweep's sweep.db as CSV\n"
     "  merge OUT DIR...      merge the shards of a sweep into OUT/sweep.db\n"
@@ -35,6 +36,7 @@ const char* kMainHelp =
 
 const char* kRunHelp =
     "usage: trainvp run FILE [-o DIR] [--faults F] [--set /json/pointer=VALUE]... [-q] [--progress]\n"
+    "                    [--report]\n"
     "\n"
     "Simulates the scenario FILE and writes DIR/results.json, DIR/iterations.csv,\n"
     "DIR/trace.json (open it in ui.perfetto.dev) and, with faults, DIR/faults.json (every\n"
@@ -50,7 +52,29 @@ const char* kRunHelp =
     "  -q, --quiet        no summary on stdout and no progress line (-q wins over --progress)\n"
     "  --progress         a one-line progress display on stderr (simulated time, iterations\n"
     "                     done of planned, rate, time left); on by default when stderr is a\n"
-    "                     terminal\n";
+    "                     terminal\n"
+    "  --report           also write DIR/report.html, the page of `trainvp report DIR`; the\n"
+    "                     summary names it\n";
+
+const char* kReportHelp =
+    "usage: trainvp report DIR [-o FILE]\n"
+    "\n"
+    "Writes one self-contained HTML page (inline SVG and CSS, a little plain script, nothing\n"
+    "fetched from the network) of DIR, a run's output directory or a sweep's (docs/report.md).\n"
+    "A run's page: the summary (what ran, iteration time, throughput, MFU, fidelity, the scenario\n"
+    "with every default), iteration time over the run with faults, detections, diagnoses,\n"
+    "mitigation actions and the SLO band, the time split per stage and rank, one iteration's\n"
+    "pipeline schedule (from trace.json) and collectives, link utilization by tier with the\n"
+    "hottest links, and with health, jobs or workload.train their sections. A sweep's page\n"
+    "(DIR/sweep.db, or a .db file): the design, the best point, the SPEC's plots, infeasible and\n"
+    "failed points with their errors, and a sortable table of every point. A section the input\n"
+    "has no data for says so in one line. The same input gives a byte-identical page. FILE is\n"
+    "written whole or not at all.\n"
+    "\n"
+    "  -o, --output FILE  write to FILE (default DIR/report.html)\n"
+    "\n"
+    "exit codes: 0 written, 1 cannot write FILE, 2 bad or missing input (the file and JSON\n"
+    "pointer named) or usage\n";
 
 const char* kValidateHelp =
     "usage: trainvp validate FILE [--faults F] [--set /json/pointer=VALUE]... [--resolved]\n"
@@ -198,6 +222,7 @@ const std::vector<CommandHelp>& command_helps() {
       {"describe", "every scenario key, GPU preset, zoo and platform model; a model; a topology; a workload",
        kDescribeHelp},
       {"convert", "freeze a scenario's workload into an explicit layer list", kConvertHelp},
+      {"report", "write a self-contained HTML page of a run or a sweep", kReportHelp},
       {"sweep", "run a parameter sweep in parallel processes", kSweepHelp},
       {"sweep-export", "write a sweep's sweep.db as CSV", kExportHelp},
       {"merge", "merge the shards of a sweep", kMergeHelp},
