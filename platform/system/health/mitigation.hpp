@@ -43,7 +43,8 @@ class Mitigation : public IterationBoundary {
     MitigationConfig cfg;
     FailSlowMonitor* monitor = nullptr;  // null for the oracle
     std::vector<Gpu*> gpus;              // by rank
-    std::vector<int> replica_of;         // per rank: its data-parallel replica
+    std::vector<int> ranks;              // the job's ranks it acts on, ascending (empty: every rank)
+    std::vector<int> replica_of;         // per rank: its data-parallel replica (0 for others' ranks)
     int replicas = 1;
     int units = 1;                       // micro-batches (or samples) per replica and iteration
     std::vector<int> stage_of;           // per rank: its pipeline stage (empty: all 0)
@@ -102,6 +103,7 @@ class Mitigation : public IterationBoundary {
   void healthy_again(std::vector<int> healed);
   std::vector<int> nodes_of(const Diagnosis& d) const;
   void pause_all(Action& a);  // every rank pauses a.pause_ps after a.after_iteration
+  void scale_all(double s);   // every rank of the job takes work scale s at the pause
   std::int64_t now() const;
 
   Parts p_;
