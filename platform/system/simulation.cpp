@@ -230,6 +230,18 @@ void Simulation::build_job_monitors(const Scenario& s) {
 // Each job's mitigation acts within the job's means: its own ranks' pauses and splits, and
 // restarts that replace its own nodes. S3 and the oracle are refused with `jobs` (config).
 void Simulation::build_job_mitigations(const Scenario& s) {
+  // The nodes no job holds: every job's S4 restarts on them (a pool they share).
+  std::vector<bool> held(static_cast<std::size_t>(s.cluster.nodes), false);
+  for (const JobConfig& j : s.jobs) {
+    for (int n : j.nodes) held[static_cast<std::size_t>(n)] = true;
+    for (int n : j.checkpoint.storage) held[static_cast<std::size_t>(n)] = true;
+  }
+  auto spares = std::make_shared<std::vector<int>>();
+  std::vector<int> leaf_of;
+  for (int n = 0; n < s.cluster.nodes; ++n) {
+    if (!held[static_cast<std::size_t>(n)]) spares->push_back(n);
+    leaf_of.push_back(placement_group(s.cluster, n));
+  }
   for (JobHealth& h : job_health_) {
     const Scenario& js = *h.job->scenario;
     if (js.health.mitigation.policy == MitigationPolicy::None) continue;
@@ -251,9 +263,10 @@ void Simulation::build_job_mitigations(const Scenario& s) {
     mp.faults = faults_.get();
     mp.fabric = cluster_.fabric.get();
     mp.engine = cluster_.engine.get();
+    mp.spares = spares;
+    mp.leaf_of = leaf_of;
     h.mitigation = std::make_unique<Mitigation>(std::move(mp), ctx_);
   }
-  (void)s;
 }
 
 // Each job's monitor scored against the faults that may touch it (a GPU or host fault on its own
@@ -262,10 +275,13 @@ void Simulation::score_jobs() {
   if (job_health_.empty()) return;
   Fabric& fabric = *cluster_.fabric;
   const std::vector<FaultTruth> all = faults_ ? faults_->truth() : std::vector<FaultTruth>{};
-  auto dirs_of = [&](const std::vector<std::pair<int, int>>& pairs) {
+  // Where the pairs were at their job's start and where they are now (its own S4 may move it).
+  auto dirs_of = [&](const std::vector<std::pair<int, int>>& pairs, std::int64_t start_ps) {
     std::set<int> dirs;
-    for (auto [a, b] : pairs)
+    for (auto [a, b] : pairs) {
+      for (const std::vector<int>& hop : fabric.layers_at(a, b, start_ps)) dirs.insert(hop.begin(), hop.end());
       for (const std::vector<int>& hop : fabric.route_layers(a, b)) dirs.insert(hop.begin(), hop.end());
+    }
     return std::vector<int>(dirs.begin(), dirs.end());
   };
   std::vector<NeighbourTruth> everyone;  // per job of the scenario, in list order
@@ -278,7 +294,7 @@ void Simulation::score_jobs() {
         if (&c->config() != &j) continue;
         for (const CheckpointJob::Burst& b : c->bursts())
           n.spans.push_back({b.start_ps, b.end_ps >= 0 ? b.end_ps : now_ps()});
-        n.dirs = dirs_of(c->transfers());
+        n.dirs = dirs_of(c->transfers(), j.start_ps);
       }
     } else {
       // A training job may send between any two of its nodes on a rail (NIC k to NIC k).
@@ -291,7 +307,7 @@ void Simulation::score_jobs() {
           const GpuInstance& gb = scenario_.cluster.gpus[static_cast<std::size_t>(b)];
           if (ga.node != gb.node && ga.local == gb.local) pairs.push_back({a, b});
         }
-      n.dirs = dirs_of(pairs);
+      n.dirs = dirs_of(pairs, j.start_ps);
     }
     everyone.push_back(std::move(n));
   }

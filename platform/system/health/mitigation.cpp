@@ -418,7 +418,8 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   a.pause_ps = p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps;
   if (nodes.empty()) a.note = "no node to replace: the suspect was not localized";
   pause_all(a);
-  repair_nodes_.insert(repair_nodes_.end(), nodes.begin(), nodes.end());
+  const std::vector<int> left = !p_.spares || nodes.empty() ? nodes : move_to_spares(a, nodes);
+  repair_nodes_.insert(repair_nodes_.end(), left.begin(), left.end());
   // The restarted job splits evenly again and its incident is closed.
   if (rebalanced_) scale_all(1.0);
   rebalanced_ = false, acted_at_ = -1;
@@ -500,6 +501,7 @@ nlohmann::ordered_json Mitigation::report() const {
       }
     }
     if (a.step == MitigationStep::S4) e["nodes_replaced"] = a.nodes;
+    if (!a.spare_nodes.empty()) e["moved_to_spares"] = a.spare_nodes;
     if (!a.note.empty()) e["note"] = a.note;
     paused += sec(a.pause_ps);
     list.push_back(e);

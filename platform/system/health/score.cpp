@@ -53,7 +53,7 @@ bool neighbour_matches(const Diagnosis& d, const NeighbourTruth& n, Fabric& fabr
                    [&](const auto& sp) { return d.change_ps >= sp.first - slack_ps && d.change_ps <= sp.second; }))
     return false;
   for (auto [a, b] : blamed_edges(d))
-    for (const std::vector<int>& hop : fabric.route_layers(a, b))
+    for (const std::vector<int>& hop : fabric.layers_at(a, b, d.diagnosed_ps))
       for (int dir : hop)
         if (std::binary_search(n.dirs.begin(), n.dirs.end(), dir)) return true;
   return false;
