@@ -171,5 +171,40 @@ TEST(Tenants, ATrainingNeighbourOnTheSameUplinkIsMatchedToo) {
   EXPECT_EQ(h["neighbours"][0]["kind"], "training");
 }
 
+// Twelve nodes: leaf 2 (nodes 8-11) is held by no job. The ladder's S4 restarts job a there,
+// away from the leaves its slow edges cross, and from then on its ring runs inside leaf 2 at the
+// NIC rate while the neighbour still writes.
+TEST(Tenants, S4RestartsTheJobOnSpareNodesAwayFromTheCongestedLeavesAndItRunsAtTheNicRateAgain) {
+  json a = training({{"nodes", json::array({0, 1, 4, 5})}}, 200, "25ms");
+  a["health"] = {{"mitigation",
+                  {{"policy", "ladder"},
+                   {"steps", {"s1", "s2", "s4"}},
+                   {"rebalance_pause", "1s"},
+                   {"checkpoint_save", "1s"},
+                   {"restart", "1s"}}}};
+  json doc = scenario({a, checkpoint(json::array({2, 3}), json::array({6, 7}), "2TiB", "600s", 1, "3s")});
+  doc["cluster"]["nodes"] = 12;
+  const json r = simulate(doc);
+  const json& m = r["jobs"][0]["health"]["mitigation"];
+  const json& actions = m["actions"];
+  ASSERT_FALSE(actions.empty());
+  const json& s4 = actions.back();
+  ASSERT_EQ(s4["step"], "s4") << m.dump(1);
+  EXPECT_EQ(s4["moved_to_spares"], json::array({8, 9, 10, 11}));
+  EXPECT_EQ(s4["pause_s"], 2.0);
+  EXPECT_EQ(m["node_placement"], json::array({8, 9, 2, 3, 10, 11, 6, 7, 0, 1, 4, 5}));
+  // After the restart, every iteration that ends before the burst does: the ring inside leaf 2.
+  const double burst_end = r["jobs"][1]["bursts"][0]["end_s"];
+  const int after = s4["after_iteration"].get<int>() + 2;
+  int checked = 0;
+  for (const json& it : r["jobs"][0]["iterations"]) {
+    if (it["index"].get<int>() < after || it["end_s"].get<double>() > burst_end) continue;
+    EXPECT_NEAR(comm_of(it), kLayers * ring(eth_beta()), 0.01 * kLayers * ring(eth_beta()));
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+  EXPECT_EQ(r["jobs"][0]["health"]["diagnoses"][0]["neighbour"], "ckpt");
+}
+
 }  // namespace test_tenants
 }  // namespace trainvp

@@ -31,8 +31,8 @@ CheckpointJob::CheckpointJob(sc_core::sc_module_name name, const JobConfig& job,
 }
 
 bool CheckpointJob::done() const {
-  if (left_ > 0) return false;
-  return job_.checkpoint.bursts == 0 || static_cast<int>(bursts_.size()) >= job_.checkpoint.bursts || stopped_;
+  if (job_.checkpoint.bursts == 0) return true;  // it bursts while training runs: it holds no run
+  return left_ == 0 && (static_cast<int>(bursts_.size()) >= job_.checkpoint.bursts || stopped_);
 }
 
 void CheckpointJob::launch_burst() {

@@ -30,7 +30,8 @@ class CheckpointJob : public sc_core::sc_module {
   const std::vector<Burst>& bursts() const { return bursts_; }
   // (source rank, destination rank) of each transfer of a burst, in launch order.
   const std::vector<std::pair<int, int>>& transfers() const { return transfers_; }
-  // No burst left to start or to finish (a job without a burst count: none running).
+  // No burst left to start or to finish; always, for a job without a burst count (it bursts while
+  // training runs, and the run ends with the training, cutting a burst still running).
   bool done() const;
   const sc_core::sc_event& changed_event() const { return changed_; }  // a burst ended
   // results.json's entry of the job.
