@@ -166,11 +166,10 @@ RunResults job_results(const Simulation& sim) {
       g->report(o, jc->scenario->training.warmup);
       o["job"] = jc->name;
     } else {  // no job holds its node: it ran nothing
-      o = {{"name", g->name()},
-           {"rank", g->rank()},
-           {"gpu", g->params().model},
-           {"speed", g->params().speed},
-           {"job", nullptr}};
+      o = {{"name", g->name()},           {"rank", g->rank()},
+           {"gpu", g->params().model},    {"speed", g->params().speed},
+           {"iteration_time_s", nullptr}, {"compute_s", nullptr},
+           {"blocked_s", nullptr},        {"job", nullptr}};
       for (const JobConfig& c : s.jobs) {  // a checkpoint job's writers and storage nodes compute nothing
         const int node = s.cluster.gpus[static_cast<std::size_t>(g->rank())].node;
         const auto& st = c.checkpoint.storage;
