@@ -117,10 +117,6 @@ void check_job_health(const HealthConfig& h) {
   if (h.mitigation.policy == MitigationPolicy::Oracle)
     throw ScenarioError("/health/mitigation/policy",
                         "the oracle acts on every injected fault, whichever job it touches; not inside `jobs`");
-  for (std::size_t i = 0; i < h.mitigation.steps.size(); ++i)
-    if (h.mitigation.steps[i] == MitigationStep::S3)
-      throw ScenarioError(ptr_join("/health/mitigation/steps", i),
-                          "S3 moves nodes among the whole cluster's slots; not inside `jobs` (yet)");
 }
 
 // A checkpoint job: its bursts' parameters and its storage nodes, taken from the free ones.

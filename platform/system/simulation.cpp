@@ -260,6 +260,16 @@ void Simulation::build_job_mitigations(const Scenario& s) {
     }
     mp.replicas = plan ? js.training.parallel.dp : static_cast<int>(h.job->ranks.size());
     mp.units = plan ? js.training.parallel.micro_batches : static_cast<int>(js.workload.samples_per_iteration());
+    if (plan) {  // S3 weighs the job's stages by a micro-batch's healthy time there
+      mp.stage_of.assign(cluster_.gpus.size(), 0);
+      for (int r : h.job->ranks) mp.stage_of[static_cast<std::size_t>(r)] = plan->layout.coord(r).pp;
+      const std::vector<double> layer = layer_times_ps(
+          js.workload, js.training.parallel, s.cluster.gpus[static_cast<std::size_t>(h.job->ranks.front())].params);
+      mp.stage_work.assign(static_cast<std::size_t>(js.training.parallel.pp), 0.0);
+      for (int c = 0; c < plan->partition.chunks(); ++c)
+        for (int l = plan->partition.begin(c); l < plan->partition.end(c); ++l)
+          mp.stage_work[static_cast<std::size_t>(c % js.training.parallel.pp)] += layer[static_cast<std::size_t>(l)];
+    }
     mp.faults = faults_.get();
     mp.fabric = cluster_.fabric.get();
     mp.engine = cluster_.engine.get();

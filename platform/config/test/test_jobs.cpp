@@ -208,8 +208,8 @@ TEST(JobsConfig, HealthAndSloAreEachJobsOwn) {
   // Their errors name the job's pointer; what a job's mitigation cannot do beside others is refused.
   d["jobs"][0]["health"] = {{"detector", {{"noise", -1}}}};
   EXPECT_EQ(error_path(d), "/jobs/0/health/detector/noise");
-  d["jobs"][0]["health"] = {{"mitigation", {{"policy", "ladder"}, {"steps", {"s1", "s3"}}}}};
-  EXPECT_EQ(error_path(d), "/jobs/0/health/mitigation/steps/1");
+  d["jobs"][0]["health"] = {{"mitigation", {{"policy", "ladder"}, {"steps", {"s1", "s4", "s3"}}}}};
+  EXPECT_EQ(error_path(d), "/jobs/0/health/mitigation/steps/2");
   d["jobs"][0]["health"] = {{"mitigation", {{"policy", "oracle"}}}};
   EXPECT_EQ(error_path(d), "/jobs/0/health/mitigation/policy");
   d["jobs"][0].erase("health");

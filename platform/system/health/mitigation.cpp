@@ -317,12 +317,20 @@ bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
 // S3: the nodes' cells (their GPUs' replica and stage, in local order) and the diagnosed factors
 // of the hardware in them go to the planner; its swaps are made at the pause, and what this
 // mitigation knows of slow GPUs follows the hardware to its new ranks.
+std::vector<int> Mitigation::job_slots() const {
+  std::set<int> slots;
+  for (int r : p_.ranks) slots.insert(slot_of_[static_cast<std::size_t>(r)]);
+  return {slots.begin(), slots.end()};
+}
+
 bool Mitigation::consolidate(Action& a) {
-  std::vector<std::vector<int>> ranks_of;
-  for (std::size_t r = 0; r < p_.gpus.size(); ++r) {
-    const int n = slot_of_[r];
-    if (n >= static_cast<int>(ranks_of.size())) ranks_of.resize(static_cast<std::size_t>(n) + 1);
-    ranks_of[static_cast<std::size_t>(n)].push_back(static_cast<int>(r));
+  // The job's slots (every slot without `jobs`), each with its ranks in local order; the planner
+  // counts them 0.. in that order.
+  const std::vector<int> slots = job_slots();
+  std::vector<std::vector<int>> ranks_of(slots.size());
+  for (int r : p_.ranks) {
+    const auto k = std::lower_bound(slots.begin(), slots.end(), slot_of_[static_cast<std::size_t>(r)]) - slots.begin();
+    ranks_of[static_cast<std::size_t>(k)].push_back(r);
   }
   ConsolidationInput in;
   std::vector<int> pattern;  // cell index per local GPU: alike on every node, or nothing moves
@@ -355,7 +363,8 @@ bool Mitigation::consolidate(Action& a) {
     return false;
   }
   a.swaps = c.swaps;
-  const std::vector<int> where = moved_ranks(c.swaps);
+  for (auto& [x, y] : a.swaps) x = slots[static_cast<std::size_t>(x)], y = slots[static_cast<std::size_t>(y)];
+  const std::vector<int> where = moved_ranks(a.swaps);
   moves_.emplace_back(now(), where);
   std::vector<double> moved(gpu_factor_.size(), 1.0);
   for (std::size_t r = 0; r < where.size(); ++r) moved[static_cast<std::size_t>(where[r])] = gpu_factor_[r];
@@ -367,7 +376,7 @@ bool Mitigation::consolidate(Action& a) {
     double& f = factor_[static_cast<std::size_t>(p_.replica_of[r])];
     f = std::max(f, gpu_factor_[r]);
   }
-  pending_swaps_.insert(pending_swaps_.end(), c.swaps.begin(), c.swaps.end());
+  pending_swaps_.insert(pending_swaps_.end(), a.swaps.begin(), a.swaps.end());
   if (in.rebalance && !rebalance(a, 0) && rebalanced_) {
     scale_all(1.0);  // nothing slow left to split around
     a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);

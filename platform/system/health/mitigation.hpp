@@ -97,6 +97,7 @@ class Mitigation : public IterationBoundary {
   bool consolidate(Action& a);                       // S3 for slow GPUs; false: no move pays
   bool swap_roles(Action& a);                        // S3 for a slow link (role_swap.cpp); false: no move pays
   bool link_incident() const;                        // the incident's diagnoses name slow edges and no slow GPU
+  std::vector<int> job_slots() const;                // the node slots of the job's ranks, ascending (S3 moves these)
   // Per rank: the rank its hardware takes after these slot swaps (whole nodes, local order kept).
   std::vector<int> moved_ranks(const std::vector<std::pair<int, int>>& swaps) const;
   void take_swaps(const std::vector<std::pair<int, int>>& swaps);  // made at the common boundary
