@@ -171,6 +171,32 @@ TEST(Tenants, ATrainingNeighbourOnTheSameUplinkIsMatchedToo) {
   EXPECT_EQ(h["neighbours"][0]["kind"], "training");
 }
 
+// Two monitors on one engine: job b on leaf 2 (nodes 8-11) shares no link with the checkpoint, so
+// its own monitor sees steady iterations and diagnoses nothing, while job a's finds the burst.
+TEST(Tenants, EachJobsMonitorWatchesOnlyItsOwnRanks) {
+  json a = training({{"nodes", json::array({0, 1, 4, 5})}}, 80, "25ms");
+  a["health"] = json::object();
+  json b = training({{"nodes", json::array({8, 9, 10, 11})}}, 80, "25ms");
+  b["name"] = "b";
+  b["health"] = json::object();
+  json doc = scenario({a, b, checkpoint(json::array({2, 3}), json::array({6, 7}), "256GiB", "60s", 1, "3s")});
+  doc["cluster"]["nodes"] = 12;
+  const json r = simulate(doc);
+  const json& ha = r["jobs"][0]["health"];
+  const json& hb = r["jobs"][1]["health"];
+  EXPECT_EQ(ha["diagnoses"][0]["neighbour"], "ckpt") << ha.dump(1);
+  EXPECT_EQ(hb["detector"]["period_calls"], ha["detector"]["period_calls"]);  // its own calls, as a's
+  EXPECT_TRUE(hb["detector"]["changes"].empty()) << hb.dump(1);
+  EXPECT_TRUE(hb["diagnoses"].empty());
+  // b's neighbours are a and the checkpoint job, neither seen: neither slowed it.
+  ASSERT_EQ(hb["neighbours"].size(), 2u);
+  EXPECT_FALSE(hb["neighbours"][0]["detected"].get<bool>());
+  // b's ring stays inside leaf 2: every measured iteration at the closed form.
+  for (const json& it : r["jobs"][1]["iterations"])
+    if (!it["warmup"].get<bool>())
+      EXPECT_NEAR(comm_of(it), kLayers * ring(eth_beta()), 0.01 * kLayers * ring(eth_beta()));
+}
+
 // Twelve nodes: leaf 2 (nodes 8-11) is held by no job. The ladder's S4 restarts job a there,
 // away from the leaves its slow edges cross, and from then on its ring runs inside leaf 2 at the
 // NIC rate while the neighbour still writes.
