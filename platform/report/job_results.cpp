@@ -128,9 +128,9 @@ RunResults job_results(const Simulation& sim) {
       for (const CheckpointJob* c : sim.checkpoints()) {
         if (&c->config() != &jc) continue;
         ojson o = c->report();
-        std::snprintf(buf, sizeof buf, "  %-16s checkpoint from %zu node%s, from %s: %zu bursts\n", jc.name.c_str(),
+        std::snprintf(buf, sizeof buf, "  %-16s checkpoint from %zu node%s, from %s: %zu burst%s\n", jc.name.c_str(),
                       jc.nodes.size(), jc.nodes.size() == 1 ? "" : "s", format_time_s(sec(jc.start_ps)).c_str(),
-                      c->bursts().size());
+                      c->bursts().size(), c->bursts().size() == 1 ? "" : "s");
         sum << buf;
         jobs.push_back(std::move(o));
       }
@@ -148,9 +148,10 @@ RunResults job_results(const Simulation& sim) {
     sum << buf;
     if (const FailSlowMonitor* m = sim.job_monitor(jc)) {
       const ojson& h = sim.job_health_results(jc);
-      std::snprintf(buf, sizeof buf, "  %-16s health: %zu diagnoses, %d true, %d of %zu neighbours seen\n", "",
-                    m->diagnoses().size(), h["score"]["true_positives"].get<int>(),
-                    h["score"].value("neighbours_detected", 0), h.contains("neighbours") ? h["neighbours"].size() : 0);
+      std::snprintf(buf, sizeof buf, "  %-16s health: %zu diagnos%s, %d true, %d of %zu neighbours seen\n", "",
+                    m->diagnoses().size(), m->diagnoses().size() == 1 ? "is" : "es",
+                    h["score"]["true_positives"].get<int>(), h["score"].value("neighbours_detected", 0),
+                    h.contains("neighbours") ? h["neighbours"].size() : 0);
       sum << buf;
     }
     jobs.push_back(std::move(f.json));
