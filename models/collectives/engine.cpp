@@ -127,9 +127,9 @@ void CollectiveEngine::join(int id, int rank) {
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
   CollectiveRecord& rec = this->rec(id);
   if (rec.start_ps < 0 && position < c.cp->program.gpu_ranks) rec.start_ps = now_ps();
-  if (observer_ && position < c.cp->program.gpu_ranks) {
-    observer_->call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
-  }
+  if (position < c.cp->program.gpu_ranks)
+    for (CollectiveObserver* o : observers_)
+      o->call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
   if (c.left[static_cast<std::size_t>(position)] == 0) {  // nothing to do here (a single rank)
     finish_rank(id, c, position);
     return;
@@ -402,10 +402,10 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   if (gpu) intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
   ++ctx_.events;
   RankDone cb = gpu ? c.on_rank_done : RankDone{};
-  if (observer_ && gpu) {
-    observer_->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
-                           c.joined_at[static_cast<std::size_t>(position)], now});
-  }
+  if (gpu)
+    for (CollectiveObserver* o : observers_)
+      o->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
+                     c.joined_at[static_cast<std::size_t>(position)], now});
   if (--c.ranks_left == 0) {
     if (c.layout)  // the devices' window data of this collective may go
       for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < c.cp->program.ranks.size(); ++i)

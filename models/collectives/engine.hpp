@@ -160,8 +160,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // after since_ps, copy m shifted by m x period_ps (the ranks' communication time of skipped
   // iterations).
   void repeat_intervals(std::int64_t since_ps, int times, std::int64_t period_ps);
-  // Told of every GPU rank's call start and return (the fail-slow monitor); null: none.
-  void set_observer(CollectiveObserver* o) { observer_ = o; }
+  // Told of every GPU rank's call start and return (the fail-slow monitors: one per job that has
+  // `health`), in the order they were added.
+  void add_observer(CollectiveObserver* o) { observers_.push_back(o); }
   // Steady-state fast-forward: appends `times` copies of the complete records `which` (in that
   // order), copy m shifted by m x period_ps and labelled relabel(label, m), so that results list
   // the collectives of skipped iterations.
@@ -242,7 +243,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   CollectiveRecord& rec(int id) { return records_[static_cast<std::size_t>(id) - first_]; }
   std::vector<std::vector<Interval>> intervals_;
   FunctionalData* functional_ = nullptr;
-  CollectiveObserver* observer_ = nullptr;
+  std::vector<CollectiveObserver*> observers_;
   std::int64_t give_up_ps_ = 0;
   std::size_t watched_ = 0;         // transfers in flight with a give-up clock
   sc_core::sc_event watchdog_;      // armed only while watched_ > 0, so idle runs still end

@@ -38,11 +38,20 @@ FailSlowMonitor::FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunC
       detector_(p_.params),
       prober_(*p_.engine, p_.nodes_of, p_.params.link_probe_min, p_.params.link_probe_repeats,
               [this](std::function<void()> f) { defer(std::move(f)); }) {
-  p_.engine->set_observer(this);
-  if (!p_.gpus.empty()) p_.gpus.front()->on_phase_end([this](int, int, const Phase&) { rank0_phase_end(); });
+  p_.engine->add_observer(this);
+  if (p_.ranks.empty())
+    for (std::size_t r = 0; r < p_.gpus.size(); ++r) p_.ranks.push_back(static_cast<int>(r));
+  local_.assign(p_.gpus.size(), -1);
+  for (std::size_t i = 0; i < p_.ranks.size(); ++i) local_[static_cast<std::size_t>(p_.ranks[i])] = static_cast<int>(i);
+  if (!p_.ranks.empty())
+    p_.gpus[static_cast<std::size_t>(p_.ranks.front())]->on_phase_end(
+        [this](int, int, const Phase&) { rank0_phase_end(); });
   // The interposer's bookkeeping runs on the host between kernels: charged as slower compute.
-  for (Gpu* g : p_.gpus) g->set_speed(g->speed() / (1.0 + p_.params.tracking_overhead));
-  lateness_.assign(p_.gpus.size(), 0.0);
+  for (int r : p_.ranks) {
+    Gpu* g = p_.gpus[static_cast<std::size_t>(r)];
+    g->set_speed(g->speed() / (1.0 + p_.params.tracking_overhead));
+  }
+  lateness_.assign(p_.ranks.size(), 0.0);
   SC_HAS_PROCESS(FailSlowMonitor);
   SC_METHOD(run_deferred);
   sensitive << deferred_event_;
@@ -61,7 +70,7 @@ void FailSlowMonitor::run_deferred() {
 }
 
 void FailSlowMonitor::rank0_phase_end() {
-  if (++phases_ % p_.gpus.front()->phases_per_iteration() != 0) return;
+  if (++phases_ % p_.gpus[static_cast<std::size_t>(lead_rank())]->phases_per_iteration() != 0) return;
   ++rank0_iterations_;
   if (skip_delay_ps_ > 0) paused_ps_ += skip_delay_ps_, skip_delay_ps_ = 0;
   // The first iteration (warm-up, pipeline fill) is not read: collection starts after it.
@@ -102,8 +111,8 @@ int FailSlowMonitor::group_of(const CollectiveCall& c) {
 }
 
 void FailSlowMonitor::call_started(const CollectiveCall& c) {
-  if (is_probe(c)) return;
-  if (c.rank == 0 && collecting_) {
+  if (is_probe(c) || local_[static_cast<std::size_t>(c.communicator[0])] < 0) return;  // another job's
+  if (c.rank == lead_rank() && collecting_) {
     if (period_ == 0) {
       rank0_starts_.push_back(c.start_ps);
     } else if (rank0_calls_ % period_ == 0) {  // a window boundary: one period of rank 0's calls
@@ -122,7 +131,8 @@ void FailSlowMonitor::call_started(const CollectiveCall& c) {
   in.max_start = std::max(in.max_start, c.start_ps);
   in.starts.push_back({c.rank, c.start_ps});
   if (in.joined == in.size && window_start_ >= 0)
-    for (auto& [r, s] : in.starts) lateness_[static_cast<std::size_t>(r)] += sec(s - in.min_start);
+    for (auto& [r, s] : in.starts)
+      lateness_[static_cast<std::size_t>(local_[static_cast<std::size_t>(r)])] += sec(s - in.min_start);
 }
 
 void FailSlowMonitor::call_ended(const CollectiveCall& c) {
@@ -175,7 +185,9 @@ void FailSlowMonitor::handle(const ChangeFinding& f, std::int64_t at) {
   for (auto& l : change_listeners_) l(e);
   if (!f.slowdown) return;
   const int change = static_cast<int>(changes_.size()) - 1;
-  defer([this, f, change] { validate(f, change); });  // probes start outside the engine's callback
+  ChangeFinding g = f;  // the detector counts ranks by position among those watched
+  for (int& r : g.compute_suspects) r = p_.ranks[static_cast<std::size_t>(r)];
+  defer([this, g, change] { validate(g, change); });  // probes start outside the engine's callback
 }
 
 void FailSlowMonitor::validate(const ChangeFinding& f, int change) {

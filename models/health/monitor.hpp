@@ -41,11 +41,14 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   struct Parts {
     DetectorParams params;
     std::vector<Gpu*> gpus;  // by rank
+    // The ranks it watches, ascending (one job's of several; empty: every rank). Their first is
+    // its "rank 0"; calls of communicators outside them are another job's and are not read.
+    std::vector<int> ranks;
     CollectiveEngine* engine = nullptr;
     std::vector<int> nodes_of;
   };
-  // Attaches itself to the engine and to rank 0, and charges the tracking overhead to every GPU
-  // (construct it before anything reads the GPUs' base speed, such as the fault injector).
+  // Attaches itself to the engine and to its rank 0, and charges the tracking overhead to every GPU
+  // it watches (construct it before anything reads the GPUs' base speed, such as the fault injector).
   FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
 
   void call_started(const CollectiveCall& c) override;
@@ -80,6 +83,7 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   double windows_per_iteration() const;
 
   int period_calls() const { return period_; }
+  int lead_rank() const { return p_.ranks.front(); }  // the rank whose calls cut the windows
   const DetectorParams& params() const { return p_.params; }
   const std::vector<ChangeEvent>& changes() const { return changes_; }
   const std::vector<Diagnosis>& diagnoses() const { return diagnoses_; }
@@ -136,8 +140,9 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   int first_window_iteration_ = -1;    // rank 0's iterations when the first window opened
   std::optional<MonitorWindow> last_;  // the last window read (fast-forward copies it)
   // The open window's sums.
-  std::vector<double> lateness_, transfer_, bytes_;
-  std::unordered_map<std::uint64_t, int> groups_;  // communicator key -> index
+  std::vector<double> lateness_, transfer_, bytes_;  // lateness_ by position in p_.ranks
+  std::vector<int> local_;                           // per cluster rank: its position in p_.ranks (-1: not watched)
+  std::unordered_map<std::uint64_t, int> groups_;    // communicator key -> index
   std::vector<std::vector<int>> group_ranks_;
   std::vector<int> group_size_;
   std::unordered_map<int, Instance> live_;

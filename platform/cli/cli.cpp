@@ -98,9 +98,15 @@ int cmd_validate(const std::vector<std::string>& args) {
   } else if (!s.jobs.empty()) {
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "
               << s.cluster.gpus_per_node << "), " << s.jobs.size() << " jobs:";
-    for (const JobConfig& j : s.jobs)
-      std::cout << " " << j.name << " (" << j.scenario->workload.model << ", " << j.nodes.size() << " node"
-                << (j.nodes.size() == 1 ? "" : "s") << ", " << j.scenario->training.iterations << " iterations)";
+    for (const JobConfig& j : s.jobs) {
+      std::cout << " " << j.name << " (";
+      if (j.kind == JobKind::Checkpoint)
+        std::cout << "checkpoint, " << j.nodes.size() << " writer node" << (j.nodes.size() == 1 ? "" : "s") << ", "
+                  << j.checkpoint.storage.size() << " storage)";
+      else
+        std::cout << j.scenario->workload.model << ", " << j.nodes.size() << " node" << (j.nodes.size() == 1 ? "" : "s")
+                  << ", " << j.scenario->training.iterations << " iterations)";
+    }
     std::cout << "\n";
   } else {
     std::cout << "ok: " << s.name << ": " << s.cluster.gpus.size() << " GPUs (" << s.cluster.nodes << " x "

@@ -348,9 +348,9 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
   if (json v = load_validation(s.validation, member(doc, "validation")); !v.is_null()) resolved["validation"] = v;
   if (json h = load_health(s.health, member(doc, "health")); !h.is_null()) resolved["health"] = h;
   if (jobs && s.health.enabled)
-    throw ScenarioError("/health", "the fail-slow monitor watches one job's training; not with `jobs` (yet)");
+    throw ScenarioError("/health", "with `jobs`, each job has its own fail-slow monitor: /jobs/N/health");
   if (jobs && s.slo.given)
-    throw ScenarioError("/slo", "the degraded-throughput report measures one job's iterations; not with `jobs` (yet)");
+    throw ScenarioError("/slo", "with `jobs`, each job has its own degraded-throughput report: /jobs/N/slo");
   if (s.chakra) {  // a trace runs once, its own communication as recorded
     if (s.health.enabled)
       throw ScenarioError("/health", "watches training iterations; Chakra traces run once, without them");

@@ -17,11 +17,18 @@ const ParamSet<JobRaw>& job_schema() {
                        "and synchronization, on whole nodes, from its own start time.");
     p.text("name", &JobRaw::name, nullptr,
            "Job name in results.json and the trace: letters, digits, '.', '_' and '-', unique; default: jobN")
-        .nested("workload", "object", nullptr, "What the job trains, as the top-level `workload` (kind training)")
+        .choice("kind", &JobRaw::kind, "training",
+                {{"training", JobKind::Training}, {"checkpoint", JobKind::Checkpoint}},
+                "training: trains `workload`; checkpoint: writes bursts to storage nodes (see `checkpoint`)")
+        .nested("workload", "object", nullptr,
+                "What the job trains, as the top-level `workload` (kind training); required for a training job")
         .nested("training", "object", json::object(), "Its iterations and synchronization, as the top-level `training`")
+        .nested("health", "object", nullptr,
+                "The job's own fail-slow monitor and mitigation, as the top-level `health` (docs/health.md#with-jobs)")
+        .nested("slo", "object", nullptr, "The job's degraded-throughput report, as the top-level `slo`")
+        .nested("checkpoint", "object", nullptr, "Kind checkpoint: its bursts (see `checkpoint`)")
         .nested("placement", "object", nullptr, "The nodes it runs on (see `placement`)")
-        .time("start", &JobRaw::start_ps, "0s", "When its first iteration starts")
-        .required("workload")
+        .time("start", &JobRaw::start_ps, "0s", "When its first iteration (or burst) starts")
         .required("placement");
     return p;
   }();
@@ -104,6 +111,38 @@ void check_job_features(const Scenario& js, const json& job) {
                         "the transport's give-up is the fabric's, shared by every job; retries run with one job");
 }
 
+// What a job's monitor and mitigation may not do (yet) beside other jobs.
+void check_job_health(const HealthConfig& h) {
+  if (!h.enabled) return;
+  if (h.mitigation.policy == MitigationPolicy::Oracle)
+    throw ScenarioError("/health/mitigation/policy",
+                        "the oracle acts on every injected fault, whichever job it touches; not inside `jobs`");
+}
+
+// A checkpoint job: its bursts' parameters and its storage nodes, taken from the free ones.
+json load_checkpoint(JobConfig& jc, const json& job, const std::string& base, std::vector<bool>& taken,
+                     const ClusterConfig& c) {
+  for (const char* key : {"workload", "training", "health", "slo"})
+    if (job.contains(key))
+      throw ScenarioError(base + "/" + key, "a checkpoint job writes bursts and trains nothing; leave it out");
+  const std::string cp = base + "/checkpoint";
+  if (!job.contains("checkpoint"))
+    throw ScenarioError(cp, "missing required key \"checkpoint\" (a checkpoint job's bursts)");
+  json res = checkpoint_schema().load(jc.checkpoint, job["checkpoint"], cp);
+  const json& st = job["checkpoint"]["storage"];
+  if (!st.is_array() || st.empty()) fail_expected(cp + "/storage", "a non-empty list of node indices", st);
+  for (std::size_t k = 0; k < st.size(); ++k) {
+    const std::string np = ptr_join(cp + "/storage", k);
+    const int n = static_cast<int>(
+        params_detail::as_integer(st[k], np, Range{0, static_cast<double>(c.nodes - 1), false, false}));
+    if (taken[static_cast<std::size_t>(n)])
+      throw ScenarioError(np, "node " + std::to_string(n) + " is held by a job (or listed twice)");
+    taken[static_cast<std::size_t>(n)] = true;
+    jc.checkpoint.storage.push_back(n);
+  }
+  return res;
+}
+
 }  // namespace
 
 json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir) {
@@ -129,6 +168,10 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
     if (!names.insert(jc.name).second) fail_expected(base + "/name", "a name no other job has", json(jc.name));
     res["name"] = jc.name;
     jc.start_ps = raw.start_ps;
+    jc.kind = raw.kind;
+    if (!job.contains("kind")) res.erase("kind");  // a training job as it always resolved
+    if (jc.kind == JobKind::Training && !job.contains("workload"))
+      throw ScenarioError(base + "/workload", "missing required key \"workload\" (what the job trains)");
 
     const std::string pp = base + "/placement";
     PlacementRaw praw;
@@ -169,6 +212,14 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
     js->name = jc.name;
     js->seed = top.seed;
     js->cluster = top.cluster;  // all of it: ranks and nodes keep their numbers
+    if (jc.kind == JobKind::Checkpoint) {
+      res["checkpoint"] = load_checkpoint(jc, job, base, taken, top.cluster);
+      res.erase("training");
+      jc.scenario = std::move(js);
+      top.jobs.push_back(std::move(jc));
+      out.push_back(res);
+      continue;
+    }
     // What the job's own checks see: its nodes and GPUs (a parallel layout counts them).
     ClusterConfig view = top.cluster;
     view.nodes = static_cast<int>(jc.nodes.size());
@@ -182,6 +233,9 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
       check_job_features(*js, job);
       check_training_workload(*js, job["workload"], wraw);
       check_parallel_workload(*js, &view.gpus);
+      if (json slo = load_slo(js->slo, member(job, "slo")); !slo.is_null()) res["slo"] = slo;
+      if (json h = load_health(js->health, member(job, "health")); !h.is_null()) res["health"] = h;
+      check_job_health(js->health);
       for (int r : jc.ranks) {  // the job's own GPUs compute in its dtype
         const GpuInstance& g = top.cluster.gpus[static_cast<std::size_t>(r)];
         if (g.params.compute_rate(js->workload.shape.dtype) <= 0)
@@ -197,6 +251,8 @@ json load_jobs(Scenario& top, const json& value, const std::string& scenario_dir
     top.jobs.push_back(std::move(jc));
     out.push_back(res);
   }
+  if (std::none_of(top.jobs.begin(), top.jobs.end(), [](const JobConfig& j) { return j.kind == JobKind::Training; }))
+    throw ScenarioError("/jobs", "at least one training job (checkpoint jobs burst while training runs)");
   top.training.time_limit_ps = horizon;  // the run ends when the last job's limit is reached
   top.training.iterations = 0, top.training.warmup = 0;
   return out;

@@ -5,25 +5,20 @@
 namespace trainvp {
 
 std::vector<SchemaInfo> all_schemas() {
-  std::vector<SchemaInfo> out = {scenario_schema().info(),     cluster_schema().info(),
-                                 node_schema().info(),         gpu_schema().info(),
-                                 nvlink_schema().info(),       pcie_schema().info(),
-                                 fabric_schema().info(),       nccl_schema().info(),
-                                 dcqcn_schema().info(),        pfc_schema().info(),
-                                 override_schema().info(),     workload_schema().info(),
-                                 train_schema().info(),        transformer_schema().info(),
-                                 layer_schema().info(),        tp_replicated_schema().info(),
-                                 kernel_schema().info(),       bench_schema().info(),
-                                 chakra_schema().info(),       training_schema().info(),
-                                 fast_forward_schema().info(), parallel_schema().info(),
-                                 sync_schema().info(),         job_schema().info(),
-                                 placement_schema().info(),    slo_schema().info(),
-                                 validation_schema().info(),   health_schema().info(),
-                                 detector_schema().info(),     mitigation_schema().info(),
-                                 compression_schema().info(),  class_streams_schema().info(),
-                                 elastic_schema().info(),      retry_schema().info(),
-                                 profile_schema().info(),      cxl_schema().info(),
-                                 aggregators_schema().info(),  cpu_schema().info()};
+  std::vector<SchemaInfo> out = {
+      scenario_schema().info(),      cluster_schema().info(),     node_schema().info(),
+      gpu_schema().info(),           nvlink_schema().info(),      pcie_schema().info(),
+      fabric_schema().info(),        nccl_schema().info(),        dcqcn_schema().info(),
+      pfc_schema().info(),           override_schema().info(),    workload_schema().info(),
+      train_schema().info(),         transformer_schema().info(), layer_schema().info(),
+      tp_replicated_schema().info(), kernel_schema().info(),      bench_schema().info(),
+      chakra_schema().info(),        training_schema().info(),    fast_forward_schema().info(),
+      parallel_schema().info(),      sync_schema().info(),        job_schema().info(),
+      placement_schema().info(),     checkpoint_schema().info(),  slo_schema().info(),
+      validation_schema().info(),    health_schema().info(),      detector_schema().info(),
+      mitigation_schema().info(),    compression_schema().info(), class_streams_schema().info(),
+      elastic_schema().info(),       retry_schema().info(),       profile_schema().info(),
+      cxl_schema().info(),           aggregators_schema().info(), cpu_schema().info()};
   for (auto& kind : fault_kind_names()) out.push_back(fault_kind_schema(kind.second).info());
   for (SchemaInfo& g : fault_generator_schemas()) out.push_back(std::move(g));
   out.push_back(output_schema().info());

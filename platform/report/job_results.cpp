@@ -1,5 +1,6 @@
 #include "platform/report/job_results.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -27,9 +28,35 @@ struct JobFigures {
   double iter_time = 0, samples_per_s = 0;
 };
 
+// The job's own degraded-throughput report (with its `slo`, faults or `health`) and its health
+// section: its monitor scored against the faults touching it and the other jobs' traffic.
+void add_job_health(ojson& o, const Simulation& sim, const JobRun& run, const std::vector<ClusterIteration>& iters) {
+  const JobConfig& jc = *run.config;
+  const Scenario& js = *jc.scenario;
+  const FailSlowMonitor* monitor = sim.job_monitor(jc);
+  if (js.slo.given || sim.faults() || monitor) {
+    const ojson faults = sim.faults() ? ojson(sim.faults()->results()) : ojson::array();
+    std::vector<std::string> affected;
+    for (const std::string& n : ranks_affected(sim, faults))
+      for (const Gpu* g : run.gpus)
+        if (n == g->name()) affected.push_back(n);
+    const auto period = sync_strategy(js.training.sync.strategy).period;
+    const int window = period ? period(js, nullptr) : 1;
+    // Its healthy baseline is taken before any other job's traffic began.
+    std::int64_t neighbours_from = INT64_MAX;
+    for (const JobConfig& other : sim.scenario().jobs)
+      if (&other != &jc && other.kind == JobKind::Training) neighbours_from = std::min(neighbours_from, other.start_ps);
+    for (const CheckpointJob* c : sim.checkpoints())
+      if (!c->bursts().empty()) neighbours_from = std::min(neighbours_from, c->bursts().front().start_ps);
+    o["degradation"] =
+        degradation_of(js, window, iters, faults, affected, static_cast<double>(run.gpus.size()), neighbours_from);
+  }
+  if (monitor) o["health"] = sim.job_health_results(jc);
+}
+
 // One job's entry: where it ran, its iterations (as a single training's results list them) and
 // their means after its warm-up.
-JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
+JobFigures job_entry(const Simulation& sim, const JobRun& run, std::ostringstream& csv) {
   const JobConfig& jc = *run.config;
   const Scenario& js = *jc.scenario;
   const Workload& w = js.workload;
@@ -73,6 +100,7 @@ JobFigures job_entry(const JobRun& run, std::ostringstream& csv) {
     run.strategy->report(o);
   }
   if (plan) add_parallel_section(o, *plan, js, gpus, iter_time, nullptr);
+  add_job_health(o, sim, run, iters);
   f.iter_time = iter_time;
   f.samples_per_s = samples / iter_time;
   return f;
@@ -90,19 +118,42 @@ RunResults job_results(const Simulation& sim) {
 
   std::ostringstream csv, sum;
   csv << "job,iteration,warmup,start_s,end_s,duration_s,compute_s,comm_s,exposed_comm_s\n";
-  sum << "trainvp: " << s.name << ": " << sim.jobs().size() << " jobs on " << s.cluster.gpus.size() << " GPUs ("
+  sum << "trainvp: " << s.name << ": " << s.jobs.size() << " jobs on " << s.cluster.gpus.size() << " GPUs ("
       << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
       << gpu_models(s.cluster) << ")\n";
   ojson jobs = ojson::array();
   char buf[512];
-  for (const JobRun& run : sim.jobs()) {
-    JobFigures f = job_entry(run, csv);
-    const JobConfig& jc = *run.config;
+  for (const JobConfig& jc : s.jobs) {
+    if (jc.kind == JobKind::Checkpoint) {
+      for (const CheckpointJob* c : sim.checkpoints()) {
+        if (&c->config() != &jc) continue;
+        ojson o = c->report();
+        std::snprintf(buf, sizeof buf, "  %-16s checkpoint from %zu node%s, from %s: %zu burst%s\n", jc.name.c_str(),
+                      jc.nodes.size(), jc.nodes.size() == 1 ? "" : "s", format_time_s(sec(jc.start_ps)).c_str(),
+                      c->bursts().size(), c->bursts().size() == 1 ? "" : "s");
+        sum << buf;
+        jobs.push_back(std::move(o));
+      }
+      continue;
+    }
+    const JobRun* found = nullptr;
+    for (const JobRun& r : sim.jobs())
+      if (r.config == &jc) found = &r;
+    const JobRun& run = *found;
+    JobFigures f = job_entry(sim, run, csv);
     std::snprintf(buf, sizeof buf, "  %-16s %s on %zu node%s (%s), from %s: iteration %s, %.1f samples/s\n",
                   jc.name.c_str(), jc.scenario->workload.model.c_str(), jc.nodes.size(),
                   jc.nodes.size() == 1 ? "" : "s", placement_name(jc), format_time_s(sec(jc.start_ps)).c_str(),
                   format_time_s(f.iter_time).c_str(), f.samples_per_s);
     sum << buf;
+    if (const FailSlowMonitor* m = sim.job_monitor(jc)) {
+      const ojson& h = sim.job_health_results(jc);
+      std::snprintf(buf, sizeof buf, "  %-16s health: %zu diagnos%s, %d true, %d of %zu neighbours seen\n", "",
+                    m->diagnoses().size(), m->diagnoses().size() == 1 ? "is" : "es",
+                    h["score"]["true_positives"].get<int>(), h["score"].value("neighbours_detected", 0),
+                    h.contains("neighbours") ? h["neighbours"].size() : 0);
+      sum << buf;
+    }
     jobs.push_back(std::move(f.json));
   }
   j["jobs"] = jobs;
@@ -116,11 +167,17 @@ RunResults job_results(const Simulation& sim) {
       g->report(o, jc->scenario->training.warmup);
       o["job"] = jc->name;
     } else {  // no job holds its node: it ran nothing
-      o = {{"name", g->name()},
-           {"rank", g->rank()},
-           {"gpu", g->params().model},
-           {"speed", g->params().speed},
-           {"job", nullptr}};
+      o = {{"name", g->name()},           {"rank", g->rank()},
+           {"gpu", g->params().model},    {"speed", g->params().speed},
+           {"iteration_time_s", nullptr}, {"compute_s", nullptr},
+           {"blocked_s", nullptr},        {"job", nullptr}};
+      for (const JobConfig& c : s.jobs) {  // a checkpoint job's writers and storage nodes compute nothing
+        const int node = s.cluster.gpus[static_cast<std::size_t>(g->rank())].node;
+        const auto& st = c.checkpoint.storage;
+        if (c.kind == JobKind::Checkpoint && (std::find(c.nodes.begin(), c.nodes.end(), node) != c.nodes.end() ||
+                                              std::find(st.begin(), st.end(), node) != st.end()))
+          o["job"] = c.name;
+      }
     }
     ranks.push_back(o);
   }

@@ -160,10 +160,16 @@ int report_window(const Simulation& sim) {
 
 nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vector<ClusterIteration>& iters,
                                           const nlohmann::ordered_json& faults) {
+  return degradation_of(sim.scenario(), report_window(sim), iters, faults, ranks_affected(sim, faults),
+                        static_cast<double>(sim.gpus().size()));
+}
+
+nlohmann::ordered_json degradation_of(const Scenario& s, int W, const std::vector<ClusterIteration>& iters,
+                                      const nlohmann::ordered_json& faults, const std::vector<std::string>& affected,
+                                      double gpus, std::int64_t neighbours_from_ps) {
   using ojson = nlohmann::ordered_json;
-  const Scenario& s = sim.scenario();
-  const int n = static_cast<int>(iters.size()), W = report_window(sim);
-  std::int64_t first_fault = INT64_MAX;
+  const int n = static_cast<int>(iters.size());
+  std::int64_t first_fault = neighbours_from_ps;
   for (auto& f : faults)
     if (f.value("applied", false))
       first_fault = std::min(first_fault, static_cast<std::int64_t>(std::llround(f["start_s"].get<double>() * 1e12)));
@@ -189,7 +195,8 @@ nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vect
       if (w.end <= first_fault) prefix.push_back(w.duration / W);
     if (!prefix.empty()) {
       std::sort(prefix.begin(), prefix.end());
-      baseline = prefix[prefix.size() / 2], source = "fault-free prefix";
+      baseline = prefix[prefix.size() / 2];
+      source = neighbours_from_ps < INT64_MAX ? "prefix free of faults and neighbours" : "fault-free prefix";
     }
   }
   ojson timeline = ojson::array();
@@ -209,8 +216,6 @@ nlohmann::ordered_json degradation_report(const Simulation& sim, const std::vect
     std::size_t k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(rates.size())));
     return rates[std::min(rates.size() - 1, k == 0 ? 0 : k - 1)];
   };
-  const auto affected = ranks_affected(sim, faults);
-  const double gpus = static_cast<double>(sim.gpus().size());
   ojson r;
   r["window_iterations"] = W;
   r["baseline_iteration_s"] = baseline > 0 ? ojson(baseline) : ojson(nullptr);

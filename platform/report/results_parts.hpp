@@ -40,6 +40,14 @@ double flops_per_iteration(const Workload& w);
 nlohmann::ordered_json collective_records(const Simulation& sim);
 nlohmann::ordered_json collective_totals(const Simulation& sim);
 nlohmann::json scenario_as_run(const Simulation& sim);
+// results.json `degradation` of scenario `s` (a job's own, with `jobs`): throughput over windows of
+// W iterations against its `slo` baseline, `affected` the GPUs the faults touch among `gpus`.
+// Without a declared baseline, the median window that ended before the first fault and before
+// `neighbours_from_ps` (when another job's traffic began; a job's own report).
+nlohmann::ordered_json degradation_of(const Scenario& s, int W, const std::vector<ClusterIteration>& iters,
+                                      const nlohmann::ordered_json& faults, const std::vector<std::string>& affected,
+                                      double gpus, std::int64_t neighbours_from_ps = INT64_MAX);
+std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::ordered_json& faults);
 // The fabric, the faults, the devices, warnings and the simulator's own figures, and the
 // summary's last lines: what every run ends its results with.
 void finish_run_results(RunResults& r, const Simulation& sim, std::ostringstream& sum);

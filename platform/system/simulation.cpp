@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "models/parallel/parallel_sync.hpp"
 #include "platform/core/asan_stack.hpp"
@@ -73,8 +74,19 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     bench_ = std::make_unique<CollectiveBench>("collective_bench", s.bench, *cluster_.engine, nodes_of, ctx_);
   else if (s.chakra)
     chakra_ = std::make_unique<ChakraRun>("chakra", s.chakra_workload, all, *cluster_.engine, nodes_of, ctx_);
-  else if (!s.jobs.empty()) jobs_ = build_jobs(s, cluster_, job_plans_, ctx_);
-  else if (parallel_) strategy_ = make_parallel_sync(s, sync, nodes_of);
+  else if (!s.jobs.empty()) {
+    jobs_ = build_jobs(s, cluster_, job_plans_, ctx_);
+    for (const JobConfig& j : s.jobs)
+      if (j.kind == JobKind::Checkpoint)
+        checkpoints_.push_back(
+            std::make_unique<CheckpointJob>(("checkpoint" + std::to_string(checkpoints_.size())).c_str(), j, s.cluster,
+                                            *cluster_.engine, nodes_of, [this] {
+                                              for (const JobRun& r : jobs_)
+                                                for (const Gpu* g : r.gpus)
+                                                  if (!g->finished()) return false;
+                                              return true;
+                                            }));
+  } else if (parallel_) strategy_ = make_parallel_sync(s, sync, nodes_of);
   else if (!(planned && elaborate_only))
     strategy_ = sync.make({s, *cluster_.engine, all, nodes_of, s.training.iterations, ctx_, dreamddp()});
   // Transfers may fail only where a strategy retries them (docs/faults.md#transport-failure).
@@ -100,6 +112,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     mp.nodes_of = nodes_of;
     monitor_ = std::make_unique<FailSlowMonitor>("health_monitor", std::move(mp), ctx_);
   }
+  if (!s.jobs.empty() && !elaborate_only) build_job_monitors(s);
   if (!fault_list_.empty())
     faults_ = std::make_unique<FaultInjector>(fault_list_, *cluster_.fabric, all, ctx_, s.cluster.fabric.chunk);
   // Several jobs: one job's skip would take away traffic the others compete with (docs/jobs.md).
@@ -169,6 +182,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     mp.next = fast_forward_.get();
     mitigation_ = std::make_unique<Mitigation>(std::move(mp), ctx_);
   }
+  if (!job_health_.empty()) build_job_mitigations(s);
   // Training runs only: a collective benchmark has no iterations to count.
   if (progress && !elaborate_only && s.trains() && s.jobs.empty() && !all.empty()) {
     progress_ = std::make_unique<RunProgress>(stderr, s.training.iterations, static_cast<int>(all.size()),
@@ -176,11 +190,13 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     ctx_.on_iteration_end = [this](int it) { progress_->iteration_end(it); };
     all.front()->on_phase_end([this](int, int it, const Phase&) { progress_->phase_end(it); });
   }
-  // Background traffic never lets the kernel starve: end the run when the work is done.
-  if (faults_ && faults_->has_background()) {
+  // Background traffic (and a checkpoint job's next burst) never lets the kernel starve: end the
+  // run when the work is done.
+  if ((faults_ && faults_->has_background()) || !checkpoints_.empty()) {
     std::vector<const sc_core::sc_event*> also;
     if (bench_) also.push_back(&bench_->finished_event());
     if (chakra_) also.push_back(&chakra_->finished_event());
+    for (const auto& c : checkpoints_) also.push_back(&c->changed_event());
     run_end_ = std::make_unique<RunEnd>(
         "run_end", [this] { return work_done(); }, also);
     const int last = s.training.iterations - 1;
@@ -189,6 +205,154 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
       if (it >= last) run_end_->poke();
     };
   }
+}
+
+// One monitor per training job with `health`, watching the job's ranks only. Built before the
+// fault injector, as the single monitor is: each charges its tracking cost to its GPUs' base speed.
+void Simulation::build_job_monitors(const Scenario& s) {
+  for (std::size_t k = 0; k < s.jobs.size(); ++k) {
+    const JobConfig& j = s.jobs[k];
+    if (j.kind != JobKind::Training || !j.scenario->health.enabled) continue;
+    FailSlowMonitor::Parts mp;
+    mp.params = j.scenario->health.detector;
+    mp.gpus = cluster_.gpus;
+    mp.ranks = j.ranks;
+    mp.engine = cluster_.engine.get();
+    mp.nodes_of = cluster_.nodes_of;
+    JobHealth h;
+    h.job = &j;
+    h.monitor =
+        std::make_unique<FailSlowMonitor>(("health_monitor_job" + std::to_string(k)).c_str(), std::move(mp), ctx_);
+    job_health_.push_back(std::move(h));
+  }
+}
+
+// Each job's mitigation acts within the job's means: its own ranks' pauses and splits, and
+// restarts that replace its own nodes. S3 and the oracle are refused with `jobs` (config).
+void Simulation::build_job_mitigations(const Scenario& s) {
+  // The nodes no job holds: every job's S4 restarts on them (a pool they share).
+  std::vector<bool> held(static_cast<std::size_t>(s.cluster.nodes), false);
+  for (const JobConfig& j : s.jobs) {
+    for (int n : j.nodes) held[static_cast<std::size_t>(n)] = true;
+    for (int n : j.checkpoint.storage) held[static_cast<std::size_t>(n)] = true;
+  }
+  auto spares = std::make_shared<std::vector<int>>();
+  std::vector<int> leaf_of;
+  for (int n = 0; n < s.cluster.nodes; ++n) {
+    if (!held[static_cast<std::size_t>(n)]) spares->push_back(n);
+    leaf_of.push_back(placement_group(s.cluster, n));
+  }
+  for (JobHealth& h : job_health_) {
+    const Scenario& js = *h.job->scenario;
+    if (js.health.mitigation.policy == MitigationPolicy::None) continue;
+    const ParallelPlan* plan = nullptr;
+    for (const JobRun& r : jobs_)
+      if (r.config == h.job) plan = r.plan;
+    Mitigation::Parts mp;
+    mp.cfg = js.health.mitigation;
+    mp.monitor = h.monitor.get();
+    mp.gpus = cluster_.gpus;
+    mp.ranks = h.job->ranks;
+    mp.replica_of.assign(cluster_.gpus.size(), 0);
+    for (std::size_t i = 0; i < h.job->ranks.size(); ++i) {
+      const int r = h.job->ranks[i];
+      mp.replica_of[static_cast<std::size_t>(r)] = plan ? plan->layout.coord(r).dp : static_cast<int>(i);
+    }
+    mp.replicas = plan ? js.training.parallel.dp : static_cast<int>(h.job->ranks.size());
+    mp.units = plan ? js.training.parallel.micro_batches : static_cast<int>(js.workload.samples_per_iteration());
+    if (plan) {  // S3 weighs the job's stages by a micro-batch's healthy time there
+      mp.stage_of.assign(cluster_.gpus.size(), 0);
+      for (int r : h.job->ranks) mp.stage_of[static_cast<std::size_t>(r)] = plan->layout.coord(r).pp;
+      const std::vector<double> layer = layer_times_ps(
+          js.workload, js.training.parallel, s.cluster.gpus[static_cast<std::size_t>(h.job->ranks.front())].params);
+      mp.stage_work.assign(static_cast<std::size_t>(js.training.parallel.pp), 0.0);
+      for (int c = 0; c < plan->partition.chunks(); ++c)
+        for (int l = plan->partition.begin(c); l < plan->partition.end(c); ++l)
+          mp.stage_work[static_cast<std::size_t>(c % js.training.parallel.pp)] += layer[static_cast<std::size_t>(l)];
+    }
+    mp.faults = faults_.get();
+    mp.fabric = cluster_.fabric.get();
+    mp.engine = cluster_.engine.get();
+    mp.spares = spares;
+    mp.leaf_of = leaf_of;
+    h.mitigation = std::make_unique<Mitigation>(std::move(mp), ctx_);
+  }
+}
+
+// Each job's monitor scored against the faults that may touch it (a GPU or host fault on its own
+// ranks; every link and congestion fault) and against the other jobs' traffic.
+void Simulation::score_jobs() {
+  if (job_health_.empty()) return;
+  Fabric& fabric = *cluster_.fabric;
+  const std::vector<FaultTruth> all = faults_ ? faults_->truth() : std::vector<FaultTruth>{};
+  // Where the pairs were at their job's start and where they are now (its own S4 may move it).
+  auto dirs_of = [&](const std::vector<std::pair<int, int>>& pairs, std::int64_t start_ps) {
+    std::set<int> dirs;
+    for (auto [a, b] : pairs) {
+      for (const std::vector<int>& hop : fabric.layers_at(a, b, start_ps)) dirs.insert(hop.begin(), hop.end());
+      for (const std::vector<int>& hop : fabric.route_layers(a, b)) dirs.insert(hop.begin(), hop.end());
+    }
+    return std::vector<int>(dirs.begin(), dirs.end());
+  };
+  std::vector<NeighbourTruth> everyone;  // per job of the scenario, in list order
+  for (const JobConfig& j : scenario_.jobs) {
+    NeighbourTruth n;
+    n.job = j.name;
+    if (j.kind == JobKind::Checkpoint) {
+      n.kind = "checkpoint";
+      for (const auto& c : checkpoints_) {
+        if (&c->config() != &j) continue;
+        for (const CheckpointJob::Burst& b : c->bursts())
+          n.spans.push_back({b.start_ps, b.end_ps >= 0 ? b.end_ps : now_ps()});
+        n.dirs = dirs_of(c->transfers(), j.start_ps);
+      }
+    } else {
+      // A training job may send between any two of its nodes on a rail (NIC k to NIC k).
+      n.kind = "training";
+      n.spans.push_back({j.start_ps, now_ps()});
+      std::vector<std::pair<int, int>> pairs;
+      for (int a : j.ranks)
+        for (int b : j.ranks) {
+          const GpuInstance& ga = scenario_.cluster.gpus[static_cast<std::size_t>(a)];
+          const GpuInstance& gb = scenario_.cluster.gpus[static_cast<std::size_t>(b)];
+          if (ga.node != gb.node && ga.local == gb.local) pairs.push_back({a, b});
+        }
+      n.dirs = dirs_of(pairs, j.start_ps);
+    }
+    everyone.push_back(std::move(n));
+  }
+  for (JobHealth& h : job_health_) {
+    std::vector<FaultTruth> mine;
+    for (const FaultTruth& f : all)
+      if (f.gpus.empty() || std::any_of(f.gpus.begin(), f.gpus.end(), [&](int g) {
+            return std::binary_search(h.job->ranks.begin(), h.job->ranks.end(), g);
+          }))
+        mine.push_back(f);
+    std::vector<NeighbourTruth> others;
+    for (std::size_t k = 0; k < scenario_.jobs.size(); ++k)
+      if (&scenario_.jobs[k] != h.job) others.push_back(everyone[k]);
+    h.results = score_health(*h.monitor, mine, fabric, &others);
+    if (h.mitigation) h.results["mitigation"] = h.mitigation->report();
+  }
+}
+
+std::vector<const CheckpointJob*> Simulation::checkpoints() const {
+  std::vector<const CheckpointJob*> out;
+  for (const auto& c : checkpoints_) out.push_back(c.get());
+  return out;
+}
+
+const FailSlowMonitor* Simulation::job_monitor(const JobConfig& j) const {
+  for (const JobHealth& h : job_health_)
+    if (h.job == &j) return h.monitor.get();
+  return nullptr;
+}
+
+const nlohmann::ordered_json& Simulation::job_health_results(const JobConfig& j) const {
+  static const nlohmann::ordered_json none;
+  for (const JobHealth& h : job_health_)
+    if (h.job == &j) return h.results;
+  return none;
 }
 
 std::unique_ptr<SyncStrategy> Simulation::make_parallel_sync(const Scenario& s, const SyncStrategyEntry& sync,
@@ -282,6 +446,7 @@ void Simulation::run() {
     health_ = score_health(*monitor_, faults_ ? faults_->truth() : std::vector<FaultTruth>{}, *cluster_.fabric);
     if (mitigation_) health_["mitigation"] = mitigation_->report();
   }
+  score_jobs();
   cluster_.fabric->flush_trace();
   stats_.wall_s = wall_now() - wall_start_;
   stats_.events = ctx_.events;
@@ -307,6 +472,7 @@ void Simulation::run() {
 bool Simulation::work_done() const {
   bool done = (!bench_ || bench_->finished()) && (!chakra_ || chakra_->finished());
   for (const Gpu* g : cluster_.gpus) done = done && g->finished();
+  for (const auto& c : checkpoints_) done = done && c->done();
   return done;
 }
 

@@ -18,6 +18,7 @@
 #include "platform/system/fast_forward/fast_forward.hpp"
 #include "platform/system/faults/faults.hpp"
 #include "platform/system/health/mitigation.hpp"
+#include "platform/system/jobs/checkpoint_job.hpp"
 #include "platform/system/jobs/job_run.hpp"
 #include "platform/system/run_end.hpp"
 #include "platform/system/run_progress.hpp"
@@ -61,8 +62,14 @@ class Simulation {
     return parallel_ ? static_cast<const ParallelSync*>(strategy_.get()) : nullptr;
   }
   const CollectiveBench* bench() const { return bench_.get(); }
-  // /jobs: every job's GPUs and strategy (empty for a scenario of one training).
+  // /jobs: every training job's GPUs and strategy (empty for a scenario of one training).
   const std::vector<JobRun>& jobs() const { return jobs_; }
+  // /jobs: the checkpoint jobs, in list order.
+  std::vector<const CheckpointJob*> checkpoints() const;
+  // /jobs/N/health: job `j`'s monitor (null without) and, after run(), its results.json `health`
+  // scored against the faults that touch it and the neighbours' traffic (docs/health.md#with-jobs).
+  const FailSlowMonitor* job_monitor(const JobConfig& j) const;
+  const nlohmann::ordered_json& job_health_results(const JobConfig& j) const;
   // /workload/chakra: the traces' run (null otherwise).
   const ChakraRun* chakra() const { return chakra_.get(); }
   // The scenario's faults (null without any).
@@ -114,6 +121,17 @@ class Simulation {
   std::vector<std::unique_ptr<ParallelPlan>> job_plans_;  // per job (null without training.parallel)
   std::vector<const ParallelPlan*> plan_of_;              // per rank, its job's plan
   std::vector<JobRun> jobs_;
+  std::vector<std::unique_ptr<CheckpointJob>> checkpoints_;
+  struct JobHealth {  // one per training job with `health`
+    const JobConfig* job = nullptr;
+    std::unique_ptr<FailSlowMonitor> monitor;
+    std::unique_ptr<Mitigation> mitigation;
+    nlohmann::ordered_json results;
+  };
+  std::vector<JobHealth> job_health_;
+  void build_job_monitors(const Scenario& s);
+  void build_job_mitigations(const Scenario& s);
+  void score_jobs();
   std::vector<std::unique_ptr<DreamDdpPlan>> dreamddp_;  // one, or one per pipeline stage
   std::unique_ptr<CollectiveBench> bench_;
   std::unique_ptr<ChakraRun> chakra_;

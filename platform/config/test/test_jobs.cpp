@@ -135,5 +135,90 @@ TEST(JobsConfig, TheRunsTimeLimitIsTheLatestJobsStartPlusItsLimit) {
   EXPECT_EQ(s.training.time_limit_ps, 3600'000'000'000'000);
 }
 
+// A checkpoint neighbour: nodes 2 and 3 write to storage nodes 6 and 7 (docs/jobs.md#checkpoint-jobs).
+json with_checkpoint(const json& checkpoint) {
+  json d = two_jobs(R"({"nodes": [0, 1]})", R"({"nodes": 1})");
+  d["jobs"][1] = {
+      {"name", "ckpt"}, {"kind", "checkpoint"}, {"placement", {{"nodes", {2, 3}}}}, {"checkpoint", checkpoint}};
+  return d;
+}
+
+TEST(JobsConfig, ACheckpointJobReadsItsBurstsWithUnitsAndHoldsItsStorageNodes) {
+  Scenario s = load_scenario(with_checkpoint({{"bytes", "25GiB"}, {"period", "30s"}, {"storage", {6, 7}}}), "t");
+  const JobConfig& c = s.jobs[1];
+  EXPECT_EQ(c.kind, JobKind::Checkpoint);
+  EXPECT_EQ(c.checkpoint.bytes, 25ull << 30);
+  EXPECT_EQ(c.checkpoint.period_ps, 30'000'000'000'000);
+  EXPECT_EQ(c.checkpoint.bursts, 0);  // one per period while training runs
+  EXPECT_EQ(c.checkpoint.storage, (std::vector<int>{6, 7}));
+  EXPECT_EQ(c.nodes, (std::vector<int>{2, 3}));
+  EXPECT_EQ(s.resolved["jobs"][1]["kind"], "checkpoint");
+  EXPECT_FALSE(s.resolved["jobs"][1].contains("training"));
+  EXPECT_FALSE(s.resolved["jobs"][0].contains("kind"));  // a training job resolves as it always did
+  // The storage nodes are held: a later job cannot take them.
+  json d = with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {6}}});
+  d["jobs"].push_back(d["jobs"][0]);
+  d["jobs"][2]["name"] = "c";
+  d["jobs"][2]["placement"] = {{"nodes", {6}}};
+  EXPECT_EQ(error_path(d), "/jobs/2/placement/nodes/0");
+}
+
+TEST(JobsConfig, EachBadCheckpointParameterNamesItsPointer) {
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "lots"}, {"period", "1s"}, {"storage", {6}}})),
+            "/jobs/1/checkpoint/bytes");
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "0B"}, {"period", "1s"}, {"storage", {6}}})),
+            "/jobs/1/checkpoint/bytes");
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "1GiB"}, {"period", "0s"}, {"storage", {6}}})),
+            "/jobs/1/checkpoint/period");
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "1GiB"}, {"storage", {6}}})), "/jobs/1/checkpoint/period");
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {1}}})),
+            "/jobs/1/checkpoint/storage/0");  // job a holds node 1
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {8}}})),
+            "/jobs/1/checkpoint/storage/0");
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", json::array()}})),
+            "/jobs/1/checkpoint/storage");
+  EXPECT_EQ(error_path(with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {6}}, {"bursts", -1}})),
+            "/jobs/1/checkpoint/bursts");
+  json d = with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {6}}});
+  d["jobs"][1]["workload"] = {{"model", "gpt2"}};
+  EXPECT_EQ(error_path(d), "/jobs/1/workload");
+  d = with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {6}}});
+  d["jobs"][1].erase("checkpoint");
+  EXPECT_EQ(error_path(d), "/jobs/1/checkpoint");
+  d = with_checkpoint({{"bytes", "1GiB"}, {"period", "1s"}, {"storage", {6}}});
+  d["jobs"].erase(0);  // nothing trains
+  EXPECT_EQ(error_path(d), "/jobs");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][1].erase("workload");
+  EXPECT_EQ(error_path(d), "/jobs/1/workload");
+}
+
+TEST(JobsConfig, HealthAndSloAreEachJobsOwn) {
+  json d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["jobs"][0]["health"] = {{"mitigation", {{"policy", "ladder"}}}};
+  d["jobs"][0]["slo"] = {{"fraction", 0.8}, {"baseline", "10ms"}};
+  Scenario s = load_scenario(d, "t");
+  EXPECT_TRUE(s.jobs[0].scenario->health.enabled);
+  EXPECT_EQ(s.jobs[0].scenario->health.mitigation.policy, MitigationPolicy::Ladder);
+  EXPECT_TRUE(s.jobs[0].scenario->slo.given);
+  EXPECT_EQ(s.jobs[0].scenario->slo.baseline_ps, 10'000'000'000);
+  EXPECT_FALSE(s.jobs[1].scenario->health.enabled);
+  EXPECT_FALSE(s.health.enabled);
+  EXPECT_TRUE(s.resolved["jobs"][0].contains("health"));
+  // Their errors name the job's pointer; what a job's mitigation cannot do beside others is refused.
+  d["jobs"][0]["health"] = {{"detector", {{"noise", -1}}}};
+  EXPECT_EQ(error_path(d), "/jobs/0/health/detector/noise");
+  d["jobs"][0]["health"] = {{"mitigation", {{"policy", "ladder"}, {"steps", {"s1", "s4", "s3"}}}}};
+  EXPECT_EQ(error_path(d), "/jobs/0/health/mitigation/steps/2");
+  d["jobs"][0]["health"] = {{"mitigation", {{"policy", "oracle"}}}};
+  EXPECT_EQ(error_path(d), "/jobs/0/health/mitigation/policy");
+  d["jobs"][0].erase("health");
+  d["jobs"][0]["slo"] = {{"fraction", 2}};
+  EXPECT_EQ(error_path(d), "/jobs/0/slo/fraction");
+  d = two_jobs(R"({"nodes": 1})", R"({"nodes": 1})");
+  d["slo"] = json::object();
+  EXPECT_EQ(error_path(d), "/slo");
+}
+
 }  // namespace test_jobs
 }  // namespace trainvp

@@ -47,6 +47,7 @@ TEST(SchemaRegistry, ListsEverySchemaOnceInDescribesOrder) {
                                              "sync",
                                              "job",
                                              "placement",
+                                             "checkpoint",
                                              "slo",
                                              "validation",
                                              "health",

@@ -124,6 +124,8 @@ class Fabric : public RouteProvider {
   using Layers = std::vector<std::vector<int>>;
   Layers route_layers(int src_rank, int dst_rank);
   Layers elaborated_layers(int src, int dst);
+  // Every equal-cost path from rank to rank where they were at at_ps (place_nodes may have moved them since).
+  Layers layers_at(int src_rank, int dst_rank, std::int64_t at_ps);
   const std::vector<FabricDevice>& devices() const { return devices_; }
   const std::vector<FabricDir>& dirs() const { return dirs_; }
   const std::vector<FabricLink>& links() const { return links_; }

@@ -111,6 +111,10 @@ Fabric::Layers Fabric::route_layers(int src_rank, int dst_rank) {
   return build_layers(gpu_device_[s], nic_of_gpu_[s], gpu_device_[d], nic_of_gpu_[d]);
 }
 
+Fabric::Layers Fabric::layers_at(int src_rank, int dst_rank, std::int64_t at_ps) {
+  return elaborated_layers(placed_endpoint(src_rank, at_ps), placed_endpoint(dst_rank, at_ps));
+}
+
 Fabric::Layers Fabric::elaborated_layers(int src, int dst) {
   const auto [sd, sn] = elaborated_at(src);
   const auto [dd, dn] = elaborated_at(dst);

@@ -29,7 +29,9 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
   ended_.assign(p_.gpus.size(), -1);
   factor_.assign(static_cast<std::size_t>(p_.replicas), 1.0);
   gpu_factor_.assign(p_.gpus.size(), 1.0);
-  for (Gpu* g : p_.gpus) g->set_boundary(this);
+  if (p_.ranks.empty())
+    for (std::size_t r = 0; r < p_.gpus.size(); ++r) p_.ranks.push_back(static_cast<int>(r));
+  for (int r : p_.ranks) p_.gpus[static_cast<std::size_t>(r)]->set_boundary(this);
   for (std::size_t r = 0; r < p_.gpus.size(); ++r)
     slot_of_.push_back(p_.fabric ? p_.fabric->elaborated_node(static_cast<int>(r)) : 0);
   remap_ = p_.fabric && p_.fabric->flow();
@@ -53,8 +55,9 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   if (s.iterations > 0 || iteration < apply_after_) return s;
   // A restart replaces its nodes, a move exchanges them, when the first rank reaches the common
   // boundary (with or without a pause to take there); a move of ranks (remap_) waits for the last.
-  if (!pending_swaps_.empty() &&
-      (!remap_ || std::all_of(ended_.begin(), ended_.end(), [&](int e) { return e >= apply_after_; }))) {
+  if (!pending_swaps_.empty() && (!remap_ || std::all_of(p_.ranks.begin(), p_.ranks.end(), [&](int k) {
+        return ended_[static_cast<std::size_t>(k)] >= apply_after_;
+      }))) {
     take_swaps(pending_swaps_);
     pending_swaps_.clear();
   }
@@ -65,7 +68,7 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
   }
   if (pending_pause_[r] > 0) {
     s.pause_ps = pending_pause_[r];
-    if (rank == 0 && p_.monitor) p_.monitor->note_pause(pending_pause_[r]);
+    if (rank == p_.ranks.front() && p_.monitor) p_.monitor->note_pause(pending_pause_[r]);
     if (track_ >= 0)
       ctx_.trace.slice(track_, "pause r" + std::to_string(rank), "mitigation", now(), now() + s.pause_ps, {});
     pending_pause_[r] = 0;
@@ -98,9 +101,17 @@ int Mitigation::skip_limit() const {
 }
 
 void Mitigation::pause_all(Action& a) {
-  for (auto& p : pending_pause_) p += a.pause_ps;
-  apply_after_ = *std::max_element(ended_.begin(), ended_.end()) + 1;
+  int last = -1;
+  for (int r : p_.ranks) {
+    pending_pause_[static_cast<std::size_t>(r)] += a.pause_ps;
+    last = std::max(last, ended_[static_cast<std::size_t>(r)]);
+  }
+  apply_after_ = last + 1;
   a.after_iteration = apply_after_;
+}
+
+void Mitigation::scale_all(double s) {
+  for (int r : p_.ranks) pending_scale_[static_cast<std::size_t>(r)] = s;
 }
 
 bool Mitigation::has_step(MitigationStep s) const {
@@ -282,7 +293,7 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
 }
 
 void Mitigation::even_split(Action& a) {
-  for (auto& s : pending_scale_) s = 1.0;
+  scale_all(1.0);
   a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
   a.pause_ps = p_.cfg.rebalance_pause_ps;
   pause_all(a);
@@ -292,8 +303,10 @@ void Mitigation::even_split(Action& a) {
 bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
   if (std::all_of(factor_.begin(), factor_.end(), [](double f) { return f <= 1.0; })) return false;
   const std::vector<int> m = rebalance_micro_batches(factor_, p_.units * p_.replicas);
-  for (std::size_t r = 0; r < p_.gpus.size(); ++r)
+  for (int k : p_.ranks) {
+    const auto r = static_cast<std::size_t>(k);
     pending_scale_[r] = static_cast<double>(m[static_cast<std::size_t>(p_.replica_of[r])]) / p_.units;
+  }
   a.units = m;
   a.pause_ps = pause_ps;
   pause_all(a);
@@ -304,12 +317,20 @@ bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
 // S3: the nodes' cells (their GPUs' replica and stage, in local order) and the diagnosed factors
 // of the hardware in them go to the planner; its swaps are made at the pause, and what this
 // mitigation knows of slow GPUs follows the hardware to its new ranks.
+std::vector<int> Mitigation::job_slots() const {
+  std::set<int> slots;
+  for (int r : p_.ranks) slots.insert(slot_of_[static_cast<std::size_t>(r)]);
+  return {slots.begin(), slots.end()};
+}
+
 bool Mitigation::consolidate(Action& a) {
-  std::vector<std::vector<int>> ranks_of;
-  for (std::size_t r = 0; r < p_.gpus.size(); ++r) {
-    const int n = slot_of_[r];
-    if (n >= static_cast<int>(ranks_of.size())) ranks_of.resize(static_cast<std::size_t>(n) + 1);
-    ranks_of[static_cast<std::size_t>(n)].push_back(static_cast<int>(r));
+  // The job's slots (every slot without `jobs`), each with its ranks in local order; the planner
+  // counts them 0.. in that order.
+  const std::vector<int> slots = job_slots();
+  std::vector<std::vector<int>> ranks_of(slots.size());
+  for (int r : p_.ranks) {
+    const auto k = std::lower_bound(slots.begin(), slots.end(), slot_of_[static_cast<std::size_t>(r)]) - slots.begin();
+    ranks_of[static_cast<std::size_t>(k)].push_back(r);
   }
   ConsolidationInput in;
   std::vector<int> pattern;  // cell index per local GPU: alike on every node, or nothing moves
@@ -342,7 +363,8 @@ bool Mitigation::consolidate(Action& a) {
     return false;
   }
   a.swaps = c.swaps;
-  const std::vector<int> where = moved_ranks(c.swaps);
+  for (auto& [x, y] : a.swaps) x = slots[static_cast<std::size_t>(x)], y = slots[static_cast<std::size_t>(y)];
+  const std::vector<int> where = moved_ranks(a.swaps);
   moves_.emplace_back(now(), where);
   std::vector<double> moved(gpu_factor_.size(), 1.0);
   for (std::size_t r = 0; r < where.size(); ++r) moved[static_cast<std::size_t>(where[r])] = gpu_factor_[r];
@@ -354,9 +376,9 @@ bool Mitigation::consolidate(Action& a) {
     double& f = factor_[static_cast<std::size_t>(p_.replica_of[r])];
     f = std::max(f, gpu_factor_[r]);
   }
-  pending_swaps_.insert(pending_swaps_.end(), c.swaps.begin(), c.swaps.end());
+  pending_swaps_.insert(pending_swaps_.end(), a.swaps.begin(), a.swaps.end());
   if (in.rebalance && !rebalance(a, 0) && rebalanced_) {
-    for (auto& s : pending_scale_) s = 1.0;  // nothing slow left to split around
+    scale_all(1.0);  // nothing slow left to split around
     a.units.assign(static_cast<std::size_t>(p_.replicas), p_.units);
     rebalanced_ = false;
   }
@@ -405,10 +427,10 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   a.pause_ps = p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps;
   if (nodes.empty()) a.note = "no node to replace: the suspect was not localized";
   pause_all(a);
-  repair_nodes_.insert(repair_nodes_.end(), nodes.begin(), nodes.end());
+  const std::vector<int> left = !p_.spares || nodes.empty() ? nodes : move_to_spares(a, nodes);
+  repair_nodes_.insert(repair_nodes_.end(), left.begin(), left.end());
   // The restarted job splits evenly again and its incident is closed.
-  if (rebalanced_)
-    for (auto& s : pending_scale_) s = 1.0;
+  if (rebalanced_) scale_all(1.0);
   rebalanced_ = false, acted_at_ = -1;
   slow_gpus_.clear(), found_slow_ps_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
@@ -488,6 +510,7 @@ nlohmann::ordered_json Mitigation::report() const {
       }
     }
     if (a.step == MitigationStep::S4) e["nodes_replaced"] = a.nodes;
+    if (!a.spare_nodes.empty()) e["moved_to_spares"] = a.spare_nodes;
     if (!a.note.empty()) e["note"] = a.note;
     paused += sec(a.pause_ps);
     list.push_back(e);

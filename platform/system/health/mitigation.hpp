@@ -43,7 +43,13 @@ class Mitigation : public IterationBoundary {
     MitigationConfig cfg;
     FailSlowMonitor* monitor = nullptr;  // null for the oracle
     std::vector<Gpu*> gpus;              // by rank
-    std::vector<int> replica_of;         // per rank: its data-parallel replica
+    std::vector<int> ranks;              // the job's ranks it acts on, ascending (empty: every rank)
+    // With `jobs`: the nodes no job holds, a pool the jobs' mitigations share (S4 restarts a job
+    // on them, flow fidelity), and per node its leaf (placement group), to pick spares away from
+    // the congested leaves.
+    std::shared_ptr<std::vector<int>> spares;
+    std::vector<int> leaf_of;
+    std::vector<int> replica_of;  // per rank: its data-parallel replica (0 for others' ranks)
     int replicas = 1;
     int units = 1;                       // micro-batches (or samples) per replica and iteration
     std::vector<int> stage_of;           // per rank: its pipeline stage (empty: all 0)
@@ -79,6 +85,7 @@ class Mitigation : public IterationBoundary {
     double estimate_before = 0, estimate_after = 0;  // S3: its cost model's iteration / healthy
     double share_before = 0, share_after = 0;        // S3 role swap: bytes on suspect paths / inter-node
     std::vector<std::string> suspect_links;          // S3 role swap: the directions it avoids
+    std::vector<int> spare_nodes;                    // S4 on spares: the nodes the job moved to (by its slots)
     std::string note;
   };
   void diagnosed(const Diagnosis& d);
@@ -90,18 +97,24 @@ class Mitigation : public IterationBoundary {
   bool consolidate(Action& a);                       // S3 for slow GPUs; false: no move pays
   bool swap_roles(Action& a);                        // S3 for a slow link (role_swap.cpp); false: no move pays
   bool link_incident() const;                        // the incident's diagnoses name slow edges and no slow GPU
+  std::vector<int> job_slots() const;                // the node slots of the job's ranks, ascending (S3 moves these)
   // Per rank: the rank its hardware takes after these slot swaps (whole nodes, local order kept).
   std::vector<int> moved_ranks(const std::vector<std::pair<int, int>>& swaps) const;
   void take_swaps(const std::vector<std::pair<int, int>>& swaps);  // made at the common boundary
   bool has_step(MitigationStep s) const;
   void even_split(Action& a);  // back to m units per replica, paying the re-plan pause
   void restart(Action& a, const std::vector<int>& nodes);
+  // S4 with spare nodes (spare_move.cpp): the job restarts on spares away from the leaves its slow
+  // edges cross, the whole job where enough spares are there, else the named nodes only. Returns
+  // the named nodes it found no spare for (their faults are then cleared, as without spares).
+  std::vector<int> move_to_spares(Action& a, const std::vector<int>& nodes);
   void revert(int diagnosis, const char* why);
   void recheck();
   bool recheck_known() const;  // a re-check now would find every GPU it probes slow again
   void healthy_again(std::vector<int> healed);
   std::vector<int> nodes_of(const Diagnosis& d) const;
   void pause_all(Action& a);  // every rank pauses a.pause_ps after a.after_iteration
+  void scale_all(double s);   // every rank of the job takes work scale s at the pause
   std::int64_t now() const;
 
   Parts p_;

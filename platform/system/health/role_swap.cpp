@@ -83,7 +83,14 @@ bool Mitigation::swap_roles(Action& a) {
   // a suspect: from GPU g of one to GPU g of the other (a node moves whole, in local order), a
   // flow spread evenly over each hop's directions misses the suspects with probability
   // prod over hops of (1 - the hop's share of suspects).
-  const std::size_t nodes = static_cast<std::size_t>(*std::max_element(slot_of_.begin(), slot_of_.end()) + 1);
+  // Only the job's own slots move (all of them without `jobs`), counted 0.. in ascending order,
+  // and only the bytes between its own ranks weigh.
+  const std::vector<int> slots = job_slots();
+  const std::size_t nodes = slots.size();
+  std::vector<int> local(slot_of_.size(), -1);  // per rank of the job: its slot's position in `slots`
+  for (int r : p_.ranks)
+    local[static_cast<std::size_t>(r)] = static_cast<int>(
+        std::lower_bound(slots.begin(), slots.end(), slot_of_[static_cast<std::size_t>(r)]) - slots.begin());
   // Summed as integers: the map's order is not the run's, and the sums must not depend on it.
   std::vector<std::vector<std::uint64_t>> sent(nodes, std::vector<std::uint64_t>(nodes, 0));
   std::uint64_t between = 0;
@@ -91,8 +98,9 @@ bool Mitigation::swap_roles(Action& a) {
     pairs->for_each([&](std::uint64_t key, std::uint64_t bytes) {
       const int s = static_cast<int>(key >> 32), t = static_cast<int>(key & 0xffffffffu);
       if (s >= world || t >= world) return;  // device ports stay with their node's ranks
-      const auto x = static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(s)]);
-      const auto y = static_cast<std::size_t>(slot_of_[static_cast<std::size_t>(t)]);
+      const int lx = local[static_cast<std::size_t>(s)], ly = local[static_cast<std::size_t>(t)];
+      if (lx < 0 || ly < 0) return;  // another job's
+      const auto x = static_cast<std::size_t>(lx), y = static_cast<std::size_t>(ly);
       if (x != y) sent[x][y] += bytes, between += bytes;
     });
   RoleSwapInput in;
@@ -104,7 +112,12 @@ bool Mitigation::swap_roles(Action& a) {
     a.note = "no role swap: the job sent nothing between nodes";
     return false;
   }
-  const int per_node = world / static_cast<int>(nodes);
+  // The physical nodes the job's slots sit on, counted 0.. as its slots are: the planner moves
+  // the job's slots among its own nodes.
+  const std::vector<int> placement = p_.fabric->node_placement();
+  const int per_node = world / static_cast<int>(placement.size());
+  std::vector<int> phys;
+  for (int s : slots) phys.push_back(placement[static_cast<std::size_t>(s)]);
   in.crossing.assign(nodes, std::vector<double>(nodes, 0.0));
   for (std::size_t p = 0; p < nodes; ++p)
     for (std::size_t q = 0; q < nodes; ++q) {
@@ -112,7 +125,7 @@ bool Mitigation::swap_roles(Action& a) {
       double share = 0;
       for (int g = 0; g < per_node; ++g) {
         double miss = 1;
-        const int src = static_cast<int>(p) * per_node + g, dst = static_cast<int>(q) * per_node + g;
+        const int src = phys[p] * per_node + g, dst = phys[q] * per_node + g;
         for (const std::vector<int>& hop : p_.fabric->elaborated_layers(src, dst)) {
           const auto bad = std::count_if(hop.begin(), hop.end(), [&](int d) { return suspect.count(d) > 0; });
           miss *= 1.0 - static_cast<double>(bad) / static_cast<double>(hop.size());
@@ -121,7 +134,8 @@ bool Mitigation::swap_roles(Action& a) {
       }
       in.crossing[p][q] = share / per_node;
     }
-  in.at = p_.fabric->node_placement();
+  in.at.resize(nodes);
+  for (std::size_t i = 0; i < nodes; ++i) in.at[i] = static_cast<int>(i);
   const RoleSwap plan = plan_role_swap(in);
   a.share_before = plan.before / inter, a.share_after = plan.after / inter;
   if (plan.swaps.empty()) {
@@ -129,8 +143,9 @@ bool Mitigation::swap_roles(Action& a) {
     return false;
   }
   a.swaps = plan.swaps;
-  moves_.emplace_back(now(), moved_ranks(plan.swaps));
-  pending_swaps_.insert(pending_swaps_.end(), plan.swaps.begin(), plan.swaps.end());
+  for (auto& [x, y] : a.swaps) x = slots[static_cast<std::size_t>(x)], y = slots[static_cast<std::size_t>(y)];
+  moves_.emplace_back(now(), moved_ranks(a.swaps));
+  pending_swaps_.insert(pending_swaps_.end(), a.swaps.begin(), a.swaps.end());
   a.pause_ps = p_.cfg.topology_pause_ps;
   pause_all(a);
   acted_at_ = now(), acted_pause_ps_ = a.pause_ps;

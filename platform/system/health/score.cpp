@@ -36,7 +36,28 @@ bool route_hits(Fabric& fabric, int a, int b, std::int64_t at_ps, const FaultTru
   return false;
 }
 
+// The edges a diagnosis blames: its slow edges, or without one its suspect communicators' rings.
+std::vector<std::pair<int, int>> blamed_edges(const Diagnosis& d) {
+  if (!d.links.empty()) return d.links;
+  std::vector<std::pair<int, int>> out;
+  for (const std::vector<int>& g : d.groups)
+    for (std::size_t i = 0; i < g.size(); ++i) out.push_back({g[i], g[(i + 1) % g.size()]});
+  return out;
+}
+
 }  // namespace
+
+bool neighbour_matches(const Diagnosis& d, const NeighbourTruth& n, Fabric& fabric, std::int64_t slack_ps) {
+  if (d.cause != FailCause::Communication) return false;
+  if (std::none_of(n.spans.begin(), n.spans.end(),
+                   [&](const auto& sp) { return d.change_ps >= sp.first - slack_ps && d.change_ps <= sp.second; }))
+    return false;
+  for (auto [a, b] : blamed_edges(d))
+    for (const std::vector<int>& hop : fabric.layers_at(a, b, d.diagnosed_ps))
+      for (int dir : hop)
+        if (std::binary_search(n.dirs.begin(), n.dirs.end(), dir)) return true;
+  return false;
+}
 
 bool diagnosis_matches(const Diagnosis& d, const FaultTruth& f, Fabric& fabric, std::int64_t slack_ps) {
   if (f.start_ps < 0 || d.cause != cause_of(f.kind)) return false;
@@ -55,7 +76,8 @@ bool diagnosis_matches(const Diagnosis& d, const FaultTruth& f, Fabric& fabric, 
   return false;
 }
 
-ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& truth, Fabric& fabric) {
+ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& truth, Fabric& fabric,
+                   const std::vector<NeighbourTruth>* neighbours) {
   ojson out;
   out["detector"] = m.report();
   const std::vector<Diagnosis>& ds = m.diagnoses();
@@ -70,6 +92,19 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
       if (!diagnosis_matches(d, truth[f], fabric, slack)) continue;
       if (fault_of[i] < 0) fault_of[i] = static_cast<int>(f);
       if (first[f] < 0) first[f] = static_cast<int>(i);
+    }
+  }
+  // Per diagnosis no fault explains: the neighbour it matched; per neighbour: its first diagnosis.
+  std::vector<int> neighbour_of(ds.size(), -1);
+  std::vector<int> first_n(neighbours ? neighbours->size() : 0, -1);
+  for (std::size_t i = 0; neighbours && i < ds.size(); ++i) {
+    if (fault_of[i] >= 0) continue;
+    const std::int64_t slack =
+        static_cast<std::int64_t>(changes[static_cast<std::size_t>(ds[i].change)].before_s * 1e12);
+    for (std::size_t n = 0; n < neighbours->size(); ++n) {
+      if (!neighbour_matches(ds[i], (*neighbours)[n], fabric, slack)) continue;
+      if (neighbour_of[i] < 0) neighbour_of[i] = static_cast<int>(n);
+      if (first_n[n] < 0) first_n[n] = static_cast<int>(i);
     }
   }
   ojson diag = ojson::array();
@@ -95,6 +130,9 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
          {"diagnosed_s", sec(d.diagnosed_ps)},
          {"validation_s", sec(d.diagnosed_ps - d.detected_ps)},
          {"fault", fault_of[i] >= 0 ? ojson(truth[static_cast<std::size_t>(fault_of[i])].index) : ojson(nullptr)}});
+    if (neighbours)
+      diag.back()["neighbour"] =
+          neighbour_of[i] >= 0 ? ojson((*neighbours)[static_cast<std::size_t>(neighbour_of[i])].job) : ojson(nullptr);
   }
   out["diagnoses"] = diag;
   ojson faults = ojson::array();
@@ -122,7 +160,23 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
   }
   out["faults"] = faults;
   int true_pos = 0;
-  for (int f : fault_of) true_pos += f >= 0;
+  for (std::size_t i = 0; i < ds.size(); ++i) true_pos += fault_of[i] >= 0 || neighbour_of[i] >= 0;
+  int seen = 0;  // neighbours some diagnosis matched
+  if (neighbours) {
+    ojson list = ojson::array();
+    for (std::size_t n = 0; n < neighbours->size(); ++n) {
+      const NeighbourTruth& t = (*neighbours)[n];
+      ojson o = {{"job", t.job}, {"kind", t.kind}, {"sending_spans", t.spans.size()}, {"detected", first_n[n] >= 0}};
+      if (first_n[n] >= 0) {
+        const Diagnosis& d = ds[static_cast<std::size_t>(first_n[n])];
+        o["diagnosis"] = first_n[n];
+        o["diagnosed_s"] = sec(d.diagnosed_ps);
+        ++seen;
+      }
+      list.push_back(o);
+    }
+    out["neighbours"] = list;
+  }
   const int false_pos = static_cast<int>(ds.size()) - true_pos;
   ojson score;
   score["faults_applied"] = applied;
@@ -137,6 +191,7 @@ ojson score_health(const FailSlowMonitor& m, const std::vector<FaultTruth>& trut
   score["worst_reaction_s"] = detected ? ojson(worst) : ojson(nullptr);
   score["mean_change_detection_s"] = detected ? ojson(sum_detect / detected) : ojson(nullptr);
   score["mean_validation_s"] = detected ? ojson(sum_validate / detected) : ojson(nullptr);
+  if (neighbours) score["neighbours_detected"] = seen;
   out["score"] = score;
   return out;
 }

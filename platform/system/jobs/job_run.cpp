@@ -9,7 +9,8 @@ namespace trainvp {
 std::vector<const JobConfig*> job_of_rank(const Scenario& s) {
   std::vector<const JobConfig*> out(s.cluster.gpus.size(), nullptr);
   for (const JobConfig& j : s.jobs)
-    for (int r : j.ranks) out[static_cast<std::size_t>(r)] = &j;
+    if (j.kind == JobKind::Training)  // a checkpoint job's GPUs compute nothing: its NICs write
+      for (int r : j.ranks) out[static_cast<std::size_t>(r)] = &j;
   return out;
 }
 
@@ -41,6 +42,7 @@ std::vector<JobRun> build_jobs(const Scenario& s, Cluster& c, const std::vector<
   std::vector<JobRun> out;
   for (std::size_t k = 0; k < s.jobs.size(); ++k) {
     const JobConfig& j = s.jobs[k];
+    if (j.kind != JobKind::Training) continue;
     const Scenario& js = *j.scenario;
     JobRun run;
     run.config = &j;

@@ -21,7 +21,7 @@ struct JobRun {
   std::unique_ptr<SyncStrategy> strategy;  // null for `none` without hybrid parallelism
 };
 
-// Per rank of the cluster: the job that holds its node (null: idle).
+// Per rank of the cluster: the training job that holds its node (null: idle, or a checkpoint job's).
 std::vector<const JobConfig*> job_of_rank(const Scenario& s);
 
 // Per job, its hybrid-parallel plan on its own ranks (null without training.parallel).
@@ -30,7 +30,7 @@ std::vector<std::unique_ptr<ParallelPlan>> job_plans(const Scenario& s);
 std::vector<const ParallelPlan*> plan_of_rank(const Scenario& s,
                                               const std::vector<std::unique_ptr<ParallelPlan>>& plans);
 
-// Builds each job's strategy over its own GPUs, from its own scenario (workload, training): its
+// Builds each training job's strategy over its own GPUs, from its own scenario (workload, training): its
 // sync strategy, or under hybrid parallelism a ParallelSync with a DP strategy per stage.
 // Throws ScenarioError naming /jobs/N/... where a job's strategy cannot run.
 std::vector<JobRun> build_jobs(const Scenario& s, Cluster& c, const std::vector<std::unique_ptr<ParallelPlan>>& plans,
