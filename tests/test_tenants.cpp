@@ -192,9 +192,11 @@ TEST(Tenants, EachJobsMonitorWatchesOnlyItsOwnRanks) {
   ASSERT_EQ(hb["neighbours"].size(), 2u);
   EXPECT_FALSE(hb["neighbours"][0]["detected"].get<bool>());
   // b's ring stays inside leaf 2: every measured iteration at the closed form.
-  for (const json& it : r["jobs"][1]["iterations"])
-    if (!it["warmup"].get<bool>())
+  for (const json& it : r["jobs"][1]["iterations"]) {
+    if (!it["warmup"].get<bool>()) {
       EXPECT_NEAR(comm_of(it), kLayers * ring(eth_beta()), 0.01 * kLayers * ring(eth_beta()));
+    }
+  }
 }
 
 // Twelve nodes: leaf 2 (nodes 8-11) is held by no job. The ladder's S4 restarts job a there,
