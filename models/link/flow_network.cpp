@@ -268,15 +268,22 @@ void FlowNetwork::recompute() {
   reschedule();
 }
 
-// Progressive filling of the component's flows: all grow together; the links that fill first, and
-// the flows that reach their cap, freeze theirs.
-void FlowNetwork::fill_fair() {
-  std::vector<int>& used = stack_;  // empty here: the links the flows cross
+// Each of the component's links counts its flows (all unfrozen yet); returns the links they cross,
+// in stack_ (empty until now), for the filling to scan.
+std::vector<int>& FlowNetwork::count_unfrozen() {
+  std::vector<int>& used = stack_;
   for (int fid : comp_flows_)
     for (int l : *flows_[static_cast<std::size_t>(fid)].links) {
       Link& k = links_[static_cast<std::size_t>(l)];
       if (k.unfrozen++ == 0) used.push_back(l);
     }
+  return used;
+}
+
+// Progressive filling of the component's flows: all grow together; the links that fill first, and
+// the flows that reach their cap, freeze theirs.
+void FlowNetwork::fill_fair() {
+  std::vector<int>& used = count_unfrozen();
   std::size_t left = comp_flows_.size();
   std::vector<int>& bottlenecks = bottlenecks_;
   while (left > 0) {
@@ -324,17 +331,10 @@ void FlowNetwork::fill_fair() {
 // transfers, as packet fidelity's per-flow round-robin serves chunks of different sources while
 // a GPU's DMA queue and its buffers keep its own in send order.
 void FlowNetwork::fill_in_send_order() {
-  std::vector<int>& used = stack_;  // empty here: the links the flows cross
+  std::vector<int>& used = count_unfrozen();
   std::vector<int>& growing = bottlenecks_;
   growing.clear();
-  for (int fid : comp_flows_) {
-    Flow& f = flows_[static_cast<std::size_t>(fid)];
-    f.rate = 0;
-    for (int l : *f.links) {
-      Link& k = links_[static_cast<std::size_t>(l)];
-      if (k.unfrozen++ == 0) used.push_back(l);  // here: flows not yet frozen on it
-    }
-  }
+  for (int fid : comp_flows_) flows_[static_cast<std::size_t>(fid)].rate = 0;
   auto grow = [&](int fid) {
     growing.push_back(fid);
     for (int l : *flows_[static_cast<std::size_t>(fid)].links) ++links_[static_cast<std::size_t>(l)].growing;
@@ -342,7 +342,7 @@ void FlowNetwork::fill_in_send_order() {
   for (int fid : comp_flows_)
     if (flows_[static_cast<std::size_t>(fid)].level == 0) grow(fid);
   std::size_t left = comp_flows_.size();
-  std::vector<int> frozen_now;
+  std::vector<int>& frozen_now = frozen_now_;
   while (left > 0) {
     double step = std::numeric_limits<double>::infinity();
     for (int l : used) {

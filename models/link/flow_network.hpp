@@ -143,6 +143,7 @@ class FlowNetwork : public sc_core::sc_module {
   void dirty(int link);
   void advance(Flow& f, std::int64_t now);
   void recompute();
+  std::vector<int>& count_unfrozen();
   void fill_fair();
   void fill_in_send_order();
   void leave_queue(Flow& f);
@@ -162,7 +163,7 @@ class FlowNetwork : public sc_core::sc_module {
   std::unordered_map<std::uint64_t, int> open_;  // transfer tag -> flow taking its chunks
   std::vector<int> dirty_links_;
   std::uint32_t epoch_ = 0;
-  std::vector<int> comp_links_, comp_flows_, stack_, bottlenecks_;
+  std::vector<int> comp_links_, comp_flows_, stack_, bottlenecks_, frozen_now_;
   std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
   CompletionHeap finishes_;           // projected ends of the flows with a rate, one entry each
   MinHeap deliveries_;

@@ -84,4 +84,14 @@ std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const Par
   return plan;
 }
 
+std::vector<double> stage_work_ps(const ParallelPlan& plan, const Workload& full, const ParallelConfig& cfg,
+                                  const GpuParams& gpu) {
+  const std::vector<double> layer = layer_times_ps(full, cfg, gpu);
+  std::vector<double> work(static_cast<std::size_t>(cfg.pp), 0.0);
+  for (int c = 0; c < plan.partition.chunks(); ++c)
+    for (int l = plan.partition.begin(c); l < plan.partition.end(c); ++l)
+      work[static_cast<std::size_t>(c % cfg.pp)] += layer[static_cast<std::size_t>(l)];
+  return work;
+}
+
 }  // namespace trainvp

@@ -34,6 +34,11 @@ std::unique_ptr<ParallelPlan> make_parallel_plan(const Workload& full, const Par
 // micro-batch on `gpu` (recomputation included).
 std::vector<double> layer_times_ps(const Workload& full, const ParallelConfig& cfg, const GpuParams& gpu);
 
+// Per pipeline stage, the sum of layer_times_ps over its layers (every virtual chunk it holds):
+// a micro-batch's healthy time there, as the partition balanced it (S3 weighs stages by it).
+std::vector<double> stage_work_ps(const ParallelPlan& plan, const Workload& full, const ParallelConfig& cfg,
+                                  const GpuParams& gpu);
+
 // Recomputation's extra backward work on one TP rank: full recomputation reruns each layer's
 // forward before its dX; selective reruns the attention core of Attention halves
 // (4·b·s²·h/t FLOPs, Korthikanti et al.).

@@ -42,26 +42,16 @@ int cli_report(const std::vector<std::string>& args) {
     std::cerr << "trainvp: " << e.what() << "\n(trainvp report --help for usage)\n";
     return kBadInput;
   }
-  try {
-    const bool is_db = fs::is_regular_file(dir) && fs::path(dir).extension() == ".db";
-    if (!is_db && !fs::is_directory(dir)) throw ScenarioError("", "\"" + dir + "\" is not a directory");
-    const fs::path db = is_db ? fs::path(dir) : fs::path(dir) / "sweep.db";
-    const bool sweep = fs::is_regular_file(db);
-    const std::string page = sweep ? sweep_report_html(db.string()) : html::run_report_html(dir);
-    if (out.empty()) out = ((is_db ? fs::path(dir).parent_path() : fs::path(dir)) / "report.html").string();
-    html::write_file_atomically(out, page);
-    std::cout << "report: " << out << "\n";
-    return kOk;
-  } catch (const ScenarioError& e) {
-    std::cerr << "trainvp: error: " << e.what() << "\n";
-    return kBadInput;
-  } catch (const RunError& e) {
-    std::cerr << "trainvp: report failed: " << e.what() << "\n";
-    return kRunFailed;
-  } catch (const std::exception& e) {
-    std::cerr << "trainvp: report failed: " << e.what() << "\n";
-    return kRunFailed;
-  }
+  // Errors reach cli_main's handlers: a ScenarioError exits 2 naming its file and pointer.
+  const bool is_db = fs::is_regular_file(dir) && fs::path(dir).extension() == ".db";
+  if (!is_db && !fs::is_directory(dir)) throw ScenarioError("", "\"" + dir + "\" is not a directory");
+  const fs::path db = is_db ? fs::path(dir) : fs::path(dir) / "sweep.db";
+  const bool sweep = fs::is_regular_file(db);
+  const std::string page = sweep ? sweep_report_html(db.string()) : html::run_report_html(dir);
+  if (out.empty()) out = ((is_db ? fs::path(dir).parent_path() : fs::path(dir)) / "report.html").string();
+  html::write_file_atomically(out, page);
+  std::cout << "report: " << out << "\n";
+  return kOk;
 }
 
 }  // namespace trainvp

@@ -170,11 +170,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     // S3 weighs stages by a micro-batch's healthy time there, as the partition balanced them.
     if (parallel_) {
       for (const Gpu* g : all) mp.stage_of.push_back(parallel_->layout.coord(g->rank()).pp);
-      const std::vector<double> layer = layer_times_ps(s.workload, s.training.parallel, s.cluster.gpus.front().params);
-      mp.stage_work.assign(static_cast<std::size_t>(s.training.parallel.pp), 0.0);
-      for (int c = 0; c < parallel_->partition.chunks(); ++c)
-        for (int l = parallel_->partition.begin(c); l < parallel_->partition.end(c); ++l)
-          mp.stage_work[static_cast<std::size_t>(c % s.training.parallel.pp)] += layer[static_cast<std::size_t>(l)];
+      mp.stage_work = stage_work_ps(*parallel_, s.workload, s.training.parallel, s.cluster.gpus.front().params);
     }
     mp.faults = faults_.get();
     mp.fabric = cluster_.fabric.get();
@@ -263,12 +259,8 @@ void Simulation::build_job_mitigations(const Scenario& s) {
     if (plan) {  // S3 weighs the job's stages by a micro-batch's healthy time there
       mp.stage_of.assign(cluster_.gpus.size(), 0);
       for (int r : h.job->ranks) mp.stage_of[static_cast<std::size_t>(r)] = plan->layout.coord(r).pp;
-      const std::vector<double> layer = layer_times_ps(
-          js.workload, js.training.parallel, s.cluster.gpus[static_cast<std::size_t>(h.job->ranks.front())].params);
-      mp.stage_work.assign(static_cast<std::size_t>(js.training.parallel.pp), 0.0);
-      for (int c = 0; c < plan->partition.chunks(); ++c)
-        for (int l = plan->partition.begin(c); l < plan->partition.end(c); ++l)
-          mp.stage_work[static_cast<std::size_t>(c % js.training.parallel.pp)] += layer[static_cast<std::size_t>(l)];
+      mp.stage_work = stage_work_ps(*plan, js.workload, js.training.parallel,
+                                    s.cluster.gpus[static_cast<std::size_t>(h.job->ranks.front())].params);
     }
     mp.faults = faults_.get();
     mp.fabric = cluster_.fabric.get();

@@ -217,26 +217,41 @@ TEST(FlowNetwork, PacketLossCostsTheGoBackNShareOfLinkTime) {
   });
 }
 
+// Two one-chunk transfers of kBytes from one source, along `first` and `second` (link ids, the
+// first link shared), sent in that order at time 0: their rates just after, and when each arrived.
+struct TwoSent {
+  double rate[2];
+  std::int64_t at[2];
+};
+TwoSent send_two(const std::vector<LinkDirParams>& ps, std::vector<int> first, std::vector<int> second) {
+  Net n(ps);
+  Route r1, r2;
+  r1.links = std::move(first);
+  r2.links = std::move(second);
+  Transfers t(*n.net);
+  t.send(r1, static_cast<std::uint32_t>(kBytes));
+  t.send(r2, static_cast<std::uint32_t>(kBytes));
+  test::run_to(1);
+  TwoSent out{{n.net->rate_Bps(0), n.net->rate_Bps(1)}, {0, 0}};
+  sc_core::sc_start();
+  out.at[0] = t.delivered_at[0], out.at[1] = t.delivered_at[1];
+  return out;
+}
+
+// Every route below: two hops of kLat, the faster one at 200 Gbit/s (its packet time is added).
+const std::int64_t kPath = 2 * kLat + test::ser_ps(4096, 2 * kBps);
+const std::int64_t kDrain = static_cast<std::int64_t>(kBytes) * kPsPerByte;  // B at 100 Gbit/s
+
 TEST(FlowNetwork, ASourcesTransfersOnOnePathRunInSendOrder) {
   in_own_process([] {
     // Two transfers from one source along the same two links (the first twice as fast): the head
     // takes the whole bottleneck and the second nothing until the head ends, as the GPU's DMA
     // queue sends them in packet fidelity; fair sharing would end both at 2 B / C.
-    Net n({params(2 * kBps, kLat), params(kBps, kLat)});
-    Route r;
-    r.links = {0, 1};
-    Transfers t(*n.net);
-    t.send(r, static_cast<std::uint32_t>(kBytes));
-    t.send(r, static_cast<std::uint32_t>(kBytes));
-    test::run_to(1);
-    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
-    EXPECT_EQ(n.net->rate_Bps(1), 0);
-    sc_core::sc_start();
-    // B / C, then B / C more, each plus two latencies and the faster hop's packet time.
-    const std::int64_t path = 2 * kLat + test::ser_ps(4096, 2 * kBps);
-    const std::int64_t drain = static_cast<std::int64_t>(kBytes) * kPsPerByte;
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[0]), static_cast<double>(drain + path), 1.0);
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[1]), static_cast<double>(2 * drain + path), 2.0);
+    const TwoSent r = send_two({params(2 * kBps, kLat), params(kBps, kLat)}, {0, 1}, {0, 1});
+    EXPECT_NEAR(r.rate[0], kBps / 8, 1e-3);
+    EXPECT_EQ(r.rate[1], 0);
+    EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(kDrain + kPath), 1.0);
+    EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
   });
 }
 
@@ -247,21 +262,11 @@ TEST(FlowNetwork, ASourcesNextTransferTakesWhatTheHeadLeavesOfTheFirstLink) {
     // run at 12.5 GB/s too: both end at B / 12.5 GB/s, as packet fidelity's queue lets the next
     // chunk in while the last waits downstream. Holding the second until the head ended (#45)
     // took 2 B / C for it.
-    Net n({params(2 * kBps, kLat), params(kBps, kLat), params(kBps, kLat)});
-    Route r1, r2;
-    r1.links = {0, 1};
-    r2.links = {0, 2};
-    Transfers t(*n.net);
-    t.send(r1, static_cast<std::uint32_t>(kBytes));
-    t.send(r2, static_cast<std::uint32_t>(kBytes));
-    test::run_to(1);
-    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
-    EXPECT_NEAR(n.net->rate_Bps(1), kBps / 8, 1e-3);
-    sc_core::sc_start();
-    const std::int64_t expected =
-        static_cast<std::int64_t>(kBytes) * kPsPerByte + 2 * kLat + test::ser_ps(4096, 2 * kBps);
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[0]), static_cast<double>(expected), 1.0);
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[1]), static_cast<double>(expected), 1.0);
+    const TwoSent r = send_two({params(2 * kBps, kLat), params(kBps, kLat), params(kBps, kLat)}, {0, 1}, {0, 2});
+    EXPECT_NEAR(r.rate[0], kBps / 8, 1e-3);
+    EXPECT_NEAR(r.rate[1], kBps / 8, 1e-3);
+    EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(kDrain + kPath), 1.0);
+    EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(kDrain + kPath), 1.0);
   });
 }
 
@@ -270,21 +275,11 @@ TEST(FlowNetwork, TheTransferBehindTakesNoMoreThanTheFirstLinkLeaves) {
     // The head runs alone at the first link's rate when nothing downstream holds it: the second
     // transfer, bound for an idle link, gets nothing (strict send order on the first link), and
     // then the whole first link.
-    Net n({params(kBps, kLat), params(2 * kBps, kLat), params(2 * kBps, kLat)});
-    Route r1, r2;
-    r1.links = {0, 1};
-    r2.links = {0, 2};
-    Transfers t(*n.net);
-    t.send(r1, static_cast<std::uint32_t>(kBytes));
-    t.send(r2, static_cast<std::uint32_t>(kBytes));
-    test::run_to(1);
-    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
-    EXPECT_EQ(n.net->rate_Bps(1), 0);
-    sc_core::sc_start();
-    const std::int64_t path = 2 * kLat + test::ser_ps(4096, 2 * kBps);
-    const std::int64_t drain = static_cast<std::int64_t>(kBytes) * kPsPerByte;
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[0]), static_cast<double>(drain + path), 1.0);
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[1]), static_cast<double>(2 * drain + path), 2.0);
+    const TwoSent r = send_two({params(kBps, kLat), params(2 * kBps, kLat), params(2 * kBps, kLat)}, {0, 1}, {0, 2});
+    EXPECT_NEAR(r.rate[0], kBps / 8, 1e-3);
+    EXPECT_EQ(r.rate[1], 0);
+    EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(kDrain + kPath), 1.0);
+    EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
   });
 }
 
