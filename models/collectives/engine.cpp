@@ -196,7 +196,14 @@ bool CollectiveEngine::rank_done(int id, int rank) const {
   return c.joined_at[static_cast<std::size_t>(position)] >= 0 && c.left[static_cast<std::size_t>(position)] == 0;
 }
 
+void CollectiveEngine::set_background(int id) {
+  Live* c = live_.find(id);
+  if (!c || c->moving > 0) throw std::logic_error("set_background: the collective has started moving");
+  c->background = true;
+}
+
 void CollectiveEngine::ready(int id, Live& c, int x) {
+  if (!c.background) ++c.moving, ++moving_;
   const CompiledProgram::Ref t = c.cp->at(x);
   if (t.full && t.full->reduce_contributors > 0) {
     ReduceData data;
@@ -376,6 +383,12 @@ void CollectiveEngine::on_tail() {
 
 void CollectiveEngine::arrived(int id, Live& c, int x) {
   std::shared_ptr<const CompiledProgram> cp = c.cp;  // `c` may be erased when the last rank finishes
+  // Counted off first: the dependents this arrival readies count themselves on again before the
+  // event's delta, so quiet_ is checked only once the delta's work is done.
+  if (!c.background) {
+    --c.moving;
+    if (--moving_ == 0) quiet_.notify(sc_core::SC_ZERO_TIME);
+  }
   if (cp->ring()) {
     ring_dep_arrived(id, c, x);  // `c` is live: callers pass it just found
   } else {

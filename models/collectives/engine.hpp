@@ -154,6 +154,15 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   const std::vector<Interval>& intervals(int rank) const { return intervals_[static_cast<std::size_t>(rank)]; }
   std::uint64_t chunk() const { return chunk_; }
   std::size_t in_flight() const { return live_.size(); }
+  // Transfers ready and not yet arrived (waiting out NCCL's latencies, on the wire, or reducing):
+  // while any moves, the engine has work of its own that needs no rank to act. `quiet_event`
+  // fires when the count falls to 0 (RunEnd waits for it: #45, a run with background traffic
+  // ends when the GPUs are done and nothing moves, as a run without starves then).
+  std::size_t moving() const { return moving_; }
+  // Collective `id`'s transfers do not count in moving(): background work the run may end with
+  // still under way (an unbounded checkpoint job's burst). Call before any rank joins.
+  void set_background(int id);
+  const sc_core::sc_event& quiet_event() const { return quiet_; }
   // No collective in flight has `rank` still to join or still moving its transfers.
   bool rank_idle(int rank) const;
   // Steady-state fast-forward: appends `times` copies of each rank's intervals that start at or
@@ -194,6 +203,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::vector<int> left;                // per position: transfers not yet arrived
     std::vector<std::int64_t> joined_at;  // per position, -1 before joining
     int ranks_left = 0;
+    std::size_t moving = 0;   // its transfers ready and not arrived (the engine's moving_ sums them)
+    bool background = false;  // set_background: not counted in moving_
     RankDone on_rank_done;
     std::shared_ptr<const BufferLayout> layout;      // functional mode only
     std::unordered_map<int, std::int64_t> progress;  // give-up on: transfer in flight -> its last progress
@@ -245,6 +256,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   FunctionalData* functional_ = nullptr;
   std::vector<CollectiveObserver*> observers_;
   std::int64_t give_up_ps_ = 0;
+  std::size_t moving_ = 0;          // transfers ready and not arrived, over all live collectives
+  sc_core::sc_event quiet_;         // moving_ fell to 0
   std::size_t watched_ = 0;         // transfers in flight with a give-up clock
   sc_core::sc_event watchdog_;      // armed only while watched_ > 0, so idle runs still end
   std::unordered_set<int> failed_;  // collectives given up: their late chunks are dropped

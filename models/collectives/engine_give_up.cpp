@@ -58,6 +58,8 @@ void CollectiveEngine::fail(int id) {
   watched_ -= c.progress.size();
   if (watched_ == 0) watchdog_.cancel();
   failed_.insert(id);
+  moving_ -= c.moving;  // its transfers in motion are abandoned
+  if (c.moving > 0 && moving_ == 0) quiet_.notify(sc_core::SC_ZERO_TIME);
   const std::int64_t now = now_ps();
   CollectiveRecord& rec = this->rec(id);
   rec.failed = true;

@@ -193,8 +193,11 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     if (bench_) also.push_back(&bench_->finished_event());
     if (chakra_) also.push_back(&chakra_->finished_event());
     for (const auto& c : checkpoints_) also.push_back(&c->changed_event());
+    // A collective no rank waits for (localsgd's last average) still completes, as it would in a
+    // run with no background traffic, which ends by starving only once it has (#45).
+    also.push_back(&cluster_.engine->quiet_event());
     run_end_ = std::make_unique<RunEnd>(
-        "run_end", [this] { return work_done(); }, also);
+        "run_end", [this] { return work_done() && cluster_.engine->moving() == 0; }, also);
     const int last = s.training.iterations - 1;
     ctx_.on_iteration_end = [this, last](int it) {
       if (progress_) progress_->iteration_end(it);

@@ -175,9 +175,6 @@ def links_checks(sc, res, topo):
     dev_kind = {d["name"]: d["kind"] for d in topo["devices"]}
     flow = fabric_of(res).get("fidelity", "packet") == "flow"
     rate_faults = has_fault(sc, "link_degrade", "link_down", "packet_loss")
-    # Known defect (collectives_complete): with congestion the run can end with transfers in
-    # flight, whose time a flow link has integrated but whose bytes it never counts.
-    cut = flow and has_fault(sc, "congestion") and not INCLUDE_KNOWN
     lossy = has_fault(sc, "packet_loss")
     net_in, net_out = {}, {}
     apply("link_busy_within_run")
@@ -208,7 +205,7 @@ def links_checks(sc, res, topo):
         apply("wire_bytes_framed")
         if not (lo - 1e-6 <= w <= hi + 1e-6):
             out.append(Violation("wire_bytes_framed", f"{l['name']}: wire {w} B outside [{lo:.0f}, {hi:.0f}] for {b} B in {chunks} chunks (mtu {mtu}, framing {framing})"))
-        if rate_faults or cut:
+        if rate_faults:
             continue
         bw = info["bandwidth_bps"]
         apply("busy_is_wire_time")
@@ -225,8 +222,6 @@ def links_checks(sc, res, topo):
     # with every transfer delivered; background cross-traffic is subtracted).
     if any(c["end_s"] < c["start_s"] for c in res.get("collectives", [])):
         return out  # a transfer cut by the run's end is still in some queue: collectives_complete
-    if "collectives" not in res and has_fault(sc, "congestion") and not INCLUDE_KNOWN:
-        return out  # the same known cut, unseen without the list (campaign 1045, 9630)
     apply("bytes_conserved")
     forwarding = {"switch", "leaf", "spine", "nvswitch", "pcie-switch", "nic"}
     if not sc.get("cluster", {}).get("node", {}).get("cxl", {}).get("present"):
@@ -454,11 +449,7 @@ INCLUDE_KNOWN = False
 
 
 def collectives_complete(res, sc=None):
-    """Every listed collective ended after it started, its time is end - start (docs: collectives[]).
-    Known defect (docs/reliability.md): with congestion faults the run ends when the GPUs do and
-    cuts what no GPU waits for, so those runs are left out unless INCLUDE_KNOWN."""
-    if sc is not None and not INCLUDE_KNOWN and has_fault(sc, "congestion"):
-        return []
+    """Every listed collective ended after it started, its time is end - start (docs: collectives[])."""
     apply("collectives_complete")
     out = []
     for c in res.get("collectives", []):

@@ -134,5 +134,51 @@ TEST(EngineAlone, RingAllReduceIsTwoPMinusOneStepsOfItsChunk) {
   }
 }
 
+// Records when the engine's quiet event fires (RunEnd's wake-up under background traffic).
+struct QuietProbe : sc_core::sc_module {
+  std::vector<std::int64_t> fired;
+  QuietProbe(sc_core::sc_module_name name, const CollectiveEngine& e) : sc_module(name) {
+    SC_HAS_PROCESS(QuietProbe);
+    SC_METHOD(on_quiet);
+    sensitive << e.quiet_event();
+    dont_initialize();
+  }
+  void on_quiet() { fired.push_back(static_cast<std::int64_t>(sc_core::sc_time_stamp().value())); }
+};
+
+// moving() counts the transfers under way: the p first-step transfers right after the joins, none
+// once the last has arrived, and the quiet event fires then, once (#45: a run with congestion
+// ends only when nothing moves). A background collective counts for nothing.
+TEST(EngineAlone, MovingCountsTransfersUnderWayAndQuietFiresWhenTheLastArrives) {
+  for (bool background : {false, true}) {
+    test::in_own_process([background] {
+      const int p = 4;
+      const std::uint64_t bytes = 4u << 20;
+      const std::uint32_t chunk = 4u << 20;
+      Ring ring(p, chunk);
+      QuietProbe probe("probe", *ring.engine);
+      std::vector<int> comm{0, 1, 2, 3};
+      const RingLayout one_channel{1, RingOrder::Rank, {}};
+      const int id = ring.engine->launch(build_program(CollectiveOp::AllReduce, CollectiveAlgo::Ring, comm, bytes,
+                                                       chunk, comm, 0, nullptr, &one_channel),
+                                         CollectiveOp::AllReduce, CollectiveAlgo::Ring, bytes, "ar", [](int) {});
+      if (background) ring.engine->set_background(id);
+      for (int r = 0; r < p; ++r) ring.engine->join(id, r);
+      EXPECT_EQ(ring.engine->moving(), background ? 0u : static_cast<std::size_t>(p));
+      sc_core::sc_start(sc_core::sc_time(step_ps(bytes / p) / 2, sc_core::SC_PS));
+      EXPECT_EQ(ring.engine->moving(), background ? 0u : static_cast<std::size_t>(p)) << "mid first step";
+      sc_core::sc_start();
+      EXPECT_EQ(ring.engine->moving(), 0u);
+      EXPECT_EQ(ring.engine->in_flight(), 0u);
+      if (background) {
+        EXPECT_TRUE(probe.fired.empty());
+      } else {
+        ASSERT_EQ(probe.fired.size(), 1u);
+        EXPECT_EQ(probe.fired[0], 2 * (p - 1) * step_ps(bytes / p));
+      }
+    });
+  }
+}
+
 }  // namespace test_engine_alone
 }  // namespace trainvp

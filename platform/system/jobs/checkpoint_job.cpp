@@ -55,6 +55,8 @@ void CheckpointJob::launch_burst() {
           burst_done_.notify(sc_core::SC_ZERO_TIME);
           changed_.notify(sc_core::SC_ZERO_TIME);
         });
+    // Its bursts hold the run only through done() (a job without a burst count is cut).
+    engine_.set_background(id);
     engine_.join(id, src);
     engine_.join(id, dst);
   }
