@@ -362,6 +362,9 @@ void CollectiveEngine::on_tail() {
     if (!found) {
       if (!failed_.count(id)) throw RunError("collective engine: a chunk arrived for a finished collective");
       p->release();  // a given-up collective's chunk drained from the fabric
+      // Background collectives never fail (no retry is watched on them), so every drained chunk
+      // was counted in draining_ by fail().
+      if (draining_ > 0 && --draining_ == 0 && moving_ == 0) quiet_.notify(sc_core::SC_ZERO_TIME);
       continue;
     }
     Live& c = *found;

@@ -154,11 +154,12 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   const std::vector<Interval>& intervals(int rank) const { return intervals_[static_cast<std::size_t>(rank)]; }
   std::uint64_t chunk() const { return chunk_; }
   std::size_t in_flight() const { return live_.size(); }
-  // Transfers ready and not yet arrived (waiting out NCCL's latencies, on the wire, or reducing):
+  // Transfers ready and not yet arrived (waiting out NCCL's latencies, on the wire, or reducing),
+  // and the chunks of failed collectives still draining from the fabric:
   // while any moves, the engine has work of its own that needs no rank to act. `quiet_event`
   // fires when the count falls to 0 (RunEnd waits for it: #45, a run with background traffic
   // ends when the GPUs are done and nothing moves, as a run without starves then).
-  std::size_t moving() const { return moving_; }
+  std::size_t moving() const { return moving_ + draining_; }
   // Collective `id`'s transfers do not count in moving(): background work the run may end with
   // still under way (an unbounded checkpoint job's burst). Call before any rank joins.
   void set_background(int id);
@@ -257,6 +258,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::vector<CollectiveObserver*> observers_;
   std::int64_t give_up_ps_ = 0;
   std::size_t moving_ = 0;          // transfers ready and not arrived, over all live collectives
+  std::size_t draining_ = 0;        // chunks of failed collectives still crossing the fabric
   sc_core::sc_event quiet_;         // moving_ fell to 0
   std::size_t watched_ = 0;         // transfers in flight with a give-up clock
   sc_core::sc_event watchdog_;      // armed only while watched_ > 0, so idle runs still end

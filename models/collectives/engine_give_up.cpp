@@ -58,8 +58,17 @@ void CollectiveEngine::fail(int id) {
   watched_ -= c.progress.size();
   if (watched_ == 0) watchdog_.cancel();
   failed_.insert(id);
-  moving_ -= c.moving;  // its transfers in motion are abandoned
-  if (c.moving > 0 && moving_ == 0) quiet_.notify(sc_core::SC_ZERO_TIME);
+  // Its transfers in motion are abandoned, but their chunks already sent still cross the fabric
+  // and drain where they arrive (on_tail): the engine counts as moving until they have.
+  if (!c.background) {
+    moving_ -= c.moving;
+    std::size_t sent = 0;
+    if (c.cp->ring()) c.ring_chunks_left.for_each([&sent](std::uint64_t, std::uint32_t n) { sent += n; });
+    else
+      for (std::uint32_t n : c.chunks_left) sent += n;
+    draining_ += sent;
+    if (moving() == 0 && c.moving > 0) quiet_.notify(sc_core::SC_ZERO_TIME);
+  }
   const std::int64_t now = now_ps();
   CollectiveRecord& rec = this->rec(id);
   rec.failed = true;

@@ -26,6 +26,11 @@ LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirP
   // Capped: on a link so fast that a chunk takes (nearly) no time, the quotient would overflow.
   const double across = std::min(std::ceil(static_cast<double>(p_.latency_ps) * 1e-12 / chunk_s), 1e6);
   headroom_ = p_.headroom > 0 ? p_.headroom : static_cast<int>(across) + 2;
+  // Counted in bytes, as a receiver's buffer counts them: `headroom` full chunks' worth, so that
+  // short chunks (a transfer's last, a small message's segments) pipeline as full ones do instead
+  // of each holding a whole chunk's place (#45: 4 channels of a 4 KiB all-gather waited a
+  // latency for one another).
+  headroom_bytes_ = static_cast<std::uint64_t>(headroom_) * chunk;
   ctx_.calendar();  // made now, during elaboration
   SC_HAS_PROCESS(LinkDir);
   SC_METHOD(on_resume);
@@ -150,7 +155,7 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
   p->acquire();
   ChunkExt* c = chunk_of(*p);
   if (cc_) cc_->on_enqueue(*c, queued_bytes_, std::max<std::uint32_t>(1, (p->get_data_length() + p_.mtu - 1) / p_.mtu));
-  if (flows_.empty() && express_.empty() && !busy_ && !down_ && unaccepted_ < headroom_ && !pfc_paused() &&
+  if (flows_.empty() && express_.empty() && !busy_ && !down_ && !window_full() && !pfc_paused() &&
       (!cc_ || cc_->eligible_ps(*c, now_ps()) <= now_ps())) {
     // An idle link with nothing queued sends it at once: what queueing it and serving the queue
     // would do (same statistics, round-robin position 0), without touching the flow FIFOs.
@@ -219,13 +224,13 @@ void LinkDir::arrival_at(std::int64_t head_ps) { ctx_.calendar().at(head_ps, thi
 void LinkDir::propagate(tlm::tlm_generic_payload* p, std::int64_t head_ps) {
   if (propagating_.empty()) arrival_at(head_ps);
   propagating_.push_back({head_ps, p});
-  ++unaccepted_;
+  ++unaccepted_, unaccepted_bytes_ += p->get_data_length();
 }
 
 void LinkDir::try_transmit() {
   if (busy_ || down_ || (flows_.empty() && express_.empty())) return;
   // The far end is not taking chunks: stop, as PFC pauses a sender (express messages still go).
-  const bool paused = unaccepted_ >= headroom_ || pfc_paused();
+  const bool paused = window_full() || pfc_paused();
   if (paused && express_.empty()) {
     if (paused_since_ < 0) paused_since_ = now_ps(), ++stats_.pauses;
     return;
@@ -289,7 +294,7 @@ void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   if (cc_) cc_->on_transmit(*chunk_of(*p), wire_bytes(size), now, now + head);
   if (propagating_.empty()) arrival_at(now + head);
   propagating_.push_back({now + head, p});
-  ++unaccepted_;
+  ++unaccepted_, unaccepted_bytes_ += p->get_data_length();
   // Space freed: a chunk that did not fit may now enter.
   if (pending_in_) {
     std::uint32_t want = pending_in_->get_data_length();
@@ -406,7 +411,7 @@ tlm::tlm_sync_enum LinkDir::bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, 
 }
 
 void LinkDir::accepted_downstream(tlm::tlm_generic_payload* p) {
-  --unaccepted_;
+  --unaccepted_, unaccepted_bytes_ -= p->get_data_length();
   p->release();
   try_transmit();
 }

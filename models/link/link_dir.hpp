@@ -7,8 +7,8 @@
 //
 // Back-pressure, PFC-like: the queue holds at most `buffer` bytes (a chunk is always accepted
 // into an empty queue); a chunk that does not fit is accepted later (BEGIN_RESP after TLM_ACCEPTED).
-// When the far end does not accept what arrives, at most `headroom` chunks are in flight or
-// waiting there before this direction stops transmitting. Nothing is dropped by congestion.
+// When the far end does not accept what arrives, at most `headroom` chunks' worth of bytes are in
+// flight or waiting there before this direction stops transmitting. Nothing is dropped by congestion.
 //
 // Packet loss (a fault, set_loss): each transmitted packet is lost with a probability; the NIC
 // recovers with go-back-N, so loss costs link time and never data (docs/faults.md#packet-loss).
@@ -221,7 +221,10 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   tlm::tlm_generic_payload* delivering_ = nullptr;  // BEGIN_REQ sent, not yet accepted
   tlm::tlm_fw_transport_if<>* out_fw_ = nullptr;    // the far end: here, not behind the socket's port
   int unaccepted_ = 0;                              // propagating + arrived + delivering
+  std::uint64_t unaccepted_bytes_ = 0;              // their payload bytes
   int headroom_;
+  std::uint64_t headroom_bytes_;  // headroom_ full chunks: the window unaccepted_bytes_ must stay under
+  bool window_full() const { return unaccepted_bytes_ >= headroom_bytes_; }
   std::int64_t paused_since_ = -1;
   std::unique_ptr<PfcPort> pfc_;
   bool pfc_paused() const { return pfc_ && pfc_->paused(); }

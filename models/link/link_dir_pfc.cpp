@@ -13,6 +13,7 @@ void LinkDir::set_pfc(const PfcPortParams& p, bool unbounded_queue) {
   // The ingress thresholds are now the only back-pressure on this direction: its transmitter
   // no longer stops after `headroom` chunks the far end has not taken.
   headroom_ = std::numeric_limits<int>::max();
+  headroom_bytes_ = std::numeric_limits<std::uint64_t>::max();
   if (unbounded_queue) p_.buffer = std::numeric_limits<std::uint64_t>::max();
 }
 
