@@ -315,7 +315,9 @@ void CollectiveEngine::send(int id, Live& c, int x) {
                           : t.bytes;
   const std::uint32_t chunks = static_cast<std::uint32_t>((wire + chunk_ - 1) / chunk_);
   chunks_left(c, x) = chunks;
-  if (give_up_ps_ > 0) watch(c, x);
+  // Only a collective whose owner answers its failure is watched: the others (TP, PP and ZeRO
+  // traffic, checkpoint bursts) have no retry, and failing them would stall their ranks (#45).
+  if (give_up_ps_ > 0 && c.on_failed) watch(c, x);
   rec(id).chunks += chunks;
   const DataRange* range = t.full ? &t.full->data : &c.cp->no_data;
   ChunkEndpoint* src = endpoints_[static_cast<std::size_t>(t.src)];

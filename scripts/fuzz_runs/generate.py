@@ -7,9 +7,21 @@ format.md), each with a probability, at sizes that keep a run well under a secon
 short sequences, 2-8 iterations (10-24 when fast-forward is asked to skip). The draws respect the
 loader's rules as docs/scenario-format.md states them, so the loader should accept every one; a
 refusal is reported by the runner.
+
+Besides training on explicit layers and zoo models, a few scenarios are drawn of each other door
+(#45): collective benchmarks (`workload.kind` `collective`), Chakra execution traces, Hugging Face
+configs and a PyTorch profiler trace shipped in scenarios/workloads/, fail-slow `health` (with its
+ladder), transport `retry`, the CXL engine in `rtl` fidelity, interleaved pipeline schedules, and
+clusters of 32-128 GPUs in flow fidelity.
 """
 
+import os
 import random
+
+# The shipped inputs the other doors read (absolute paths: the scenario file lives elsewhere).
+WORKLOADS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "scenarios", "workloads")
+# Hugging Face configs small enough to train data-parallel on one GPU's memory, with their layers.
+HF_CONFIGS = {"gpt2": 124e6, "bert-base-uncased": 110e6, "megatron-gpt-1.7b": 1.7e9}
 
 PRESETS = ["A100-SXM4-80GB", "H100-SXM5-80GB", "H800-SXM", "H200", "RTX-A6000"]
 FP8 = {"H100-SXM5-80GB", "H800-SXM", "H200"}
@@ -122,13 +134,29 @@ def workload_of(d, gpus_total, fp8, parallel, cxl=False):
     """A training workload; `parallel`: a zoo transformer that TP and PP can split."""
     w = {}
     if parallel:
-        w["model"] = d.pick(["gpt2-small", "bert-base"])
+        if d.p(0.2):
+            name = d.pick(["gpt2", "bert-base-uncased"])
+            w["hf_config"] = os.path.join(WORKLOADS, "hf", name, "config.json")
+            d.features.add("workload:hf:" + name)
+        else:
+            w["model"] = d.pick(["gpt2-small", "bert-base"])
+            d.features.add("workload:zoo:" + w["model"])
         w["batch"] = d.int(1, 2)
         w["seq"] = d.pick([64, 128])
-        d.features.add("workload:zoo:" + w["model"])
     else:
         k = d.r.random()
-        if k < 0.55:
+        if k < 0.04:
+            name = d.pick(sorted(HF_CONFIGS))
+            w["hf_config"] = os.path.join(WORKLOADS, "hf", name, "config.json")
+            w["batch"] = d.int(1, 2)
+            w["seq"] = d.pick([32, 64, 128])
+            d.features.add("workload:hf:" + name)
+        elif k < 0.07:
+            w["torch_profile"] = os.path.join(WORKLOADS, "torch", "tiny-gpt-cpu.trace.json")
+            w["batch"] = 4
+            w["seq"] = 32
+            d.features.add("workload:torch_profile")
+        elif k < 0.55:
             w["layers"] = explicit_layers(d, d.int(1, 8))
             d.features.add("workload:layers")
             if d.p(0.5):
@@ -155,12 +183,14 @@ def workload_of(d, gpus_total, fp8, parallel, cxl=False):
         w["grad_dtype"] = d.pick(["fp32", "bf16", "fp16"])
     if cxl and w.get("grad_dtype", w.get("dtype", "bf16")) not in ("fp32", "bf16"):
         w["grad_dtype"] = "bf16"  # the formats the CXL engine reduces
-    if "model" in w and w["model"] in ZOO_SEQ and d.p(0.15):
+    if "torch_profile" in w and "dtype" in w:
+        del w["dtype"]  # the trace was measured in fp32; keep its times meaningful
+    if ("hf_config" in w or w.get("model") in ZOO_SEQ) and d.p(0.15):
         w["attention"] = "unfused"
     return w
 
 
-def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid):
+def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid, jobs=False):
     s = {"strategy": strategy}
     d.features.add("sync:" + strategy)
     if strategy == "none":
@@ -199,6 +229,14 @@ def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid):
         s["util_low"] = round(s["util_high"] * d.real(0.5, 1.0), 4)
     if strategy == "dreamddp" and d.p(0.3):
         s["fill_in"] = True
+    if strategy not in ("ddp", "ddp_no_overlap") and not jobs and d.p(0.12):  # one job only (the give-up is the fabric's)
+        # Transport give-up and layer-granular retry (docs/faults.md#transport-failure): timers
+        # short enough that a link down of the faults drawn below outlasts them.
+        s["retry"] = {"retry_cnt": d.int(1, 3), "timeout": us(d.pick([20, 50, 200])), "backoff": us(d.int(0, 100)),
+                      "attempts": d.int(1, 4)}
+        if d.p(0.1):
+            s["retry"]["enabled"] = False
+        d.features.add("retry")
     if strategy == "elastic" and d.p(0.7):
         s["elastic"] = {"timeout": d.pick(["none", "50us", "500us", "5ms"])}
     if strategy not in ("ddp", "ddp_no_overlap") and s.get("algorithm") not in ("ps",) and d.p(0.3):
@@ -291,7 +329,10 @@ def generate(seed, index):
 
     nodes = d.pick([1, 1, 2, 2, 3, 4, 4]) if not d.p(0.05) else 8
     gpus = d.pick([1, 1, 2, 2, 4]) if not d.p(0.05) else 8
-    if nodes * gpus > 16:
+    big = d.p(0.04, "cluster:32-128")  # in flow fidelity, the mode meant for scale
+    if big:
+        nodes, gpus = d.pick([8, 16]), d.pick([4, 8])
+    elif nodes * gpus > 16:
         gpus = max(1, 16 // nodes)
     ranks = nodes * gpus
     gpu, fp8, nvlink = gpu_of(d)
@@ -313,10 +354,14 @@ def generate(seed, index):
     mode = d.r.random()
     jobs = nodes >= 2 and mode < 0.1
     hybrid = not jobs and ranks >= 2 and mode < 0.25
-    cxl = not jobs and not hybrid and mode < 0.33 and gpus >= 2
-    aggregators = not jobs and not cxl and d.p(0.08)
+    cxl = not big and not jobs and not hybrid and mode < 0.33 and gpus >= 2
+    aggregators = not big and not jobs and not cxl and d.p(0.08)
+    # The other workload doors: a collective benchmark, or Chakra execution traces.
+    door = d.r.random()
+    bench = not jobs and not hybrid and ranks >= 2 and door < 0.08
+    chakra = not jobs and not hybrid and not bench and not cxl and not aggregators and ranks >= 2 and door < 0.12
 
-    fidelity = "flow" if d.p(0.35) else "packet"
+    fidelity = "flow" if big or d.p(0.35) else "packet"
     if cxl or aggregators:  # both need packet fidelity
         fidelity = "packet"
     fabric = {}
@@ -343,7 +388,7 @@ def generate(seed, index):
             spines = max(1, leaf_ports // 2)
         if d.p(0.3):
             fabric["oversubscription"] = d.pick([1.5, 2, 4])
-    elif d.p(0.3):
+    elif big or d.p(0.3):
         fabric["switch_ports"] = nodes * nics + 2 * aggregators + d.int(0, 8)  # one per NIC
     if d.p(0.5):
         fabric["link_bw"] = d.pick(["100Gbps", "200Gbps", "400Gbps", "800Gbps"])
@@ -411,7 +456,7 @@ def generate(seed, index):
             job = {
                 "placement": {"nodes": take},
                 "workload": workload_of(d, take * gpus, fp8, False),
-                "training": {"iterations": d.int(2, 4), "warmup": 1, "sync": sync_of(d, strat, take * gpus, take, gpus, False, False, False)},
+                "training": {"iterations": d.int(2, 4), "warmup": 1, "sync": sync_of(d, strat, take * gpus, take, gpus, False, False, False, jobs=True)},
             }
             job["training"]["iterations"] = max(job["training"]["iterations"], job["training"]["sync"].get("period", 1))
             if d.p(0.3):
@@ -419,6 +464,12 @@ def generate(seed, index):
             if d.p(0.3):
                 job["start"] = us(d.int(0, 500))
             sc["jobs"].append(job)
+    elif bench:
+        sc["workload"] = benchmark_of(d, ranks, cxl, aggregators, nodes, gpus)
+    elif chakra:
+        # A trace of one rank replicated over every rank (the shipped GPT-2 XL data-parallel step).
+        sc["workload"] = {"chakra": {"traces": os.path.join(WORKLOADS, "chakra", "gpt2-xl-dp.et")}}
+        d.features.add("workload:chakra")
     else:
         w = workload_of(d, ranks, fp8, hybrid, cxl)
         sc["workload"] = w
@@ -439,11 +490,24 @@ def generate(seed, index):
             d.features.add("algorithm:cxl_hierarchical")
         if hybrid:
             tr["parallel"] = parallel_of(d, nodes, gpus, w)
-            if tr["parallel"].get("zero"):  # ZeRO's shards need plain reduce-scatters
+            if tr["parallel"].get("zero"):  # ZeRO's shards need plain reduce-scatters, and no retry
                 tr["sync"].pop("compression", None)
+                tr["sync"].pop("retry", None)
             if tr["sync"].get("algorithm") == "hierarchical":  # DP groups may be uneven across nodes
                 tr["sync"]["algorithm"] = "ring"
-        if "layers" in w and not hybrid and d.p(0.3):
+        if "layers" in w and not hybrid and ranks >= 2 and d.p(0.1):
+            # Fail-slow in the loop: long enough for the detector's windows (health.md).
+            sc["health"] = {}
+            if d.p(0.5):
+                sc["health"]["detector"] = {"baseline_iterations": d.int(2, 5), "verify_iterations": d.int(1, 2),
+                                            "link_probe_min": "1MiB", "link_probe_repeats": 1}
+            if d.p(0.5):
+                sc["health"]["mitigation"] = {"policy": d.pick(["ladder", "always_restart", "oracle", "none"])}
+                d.features.add("health:" + sc["health"]["mitigation"]["policy"])
+            tr["iterations"] = d.int(10, 20)
+            tr["warmup"] = 1
+            d.features.add("health")
+        elif "layers" in w and not hybrid and d.p(0.3):
             # Long enough for steady-state fast-forward to skip (docs/performance.md).
             tr["iterations"] = d.int(10, 24)
             tr["warmup"] = 1
@@ -460,11 +524,21 @@ def generate(seed, index):
             w["train"] = {"features": 8, "classes": 3, "hidden": [16], "train_samples": 256, "test_samples": 64, "batch": 4, "eval_every": 2}
             d.features.add("train")
 
-    if not cxl and d.p(0.3):
+    if cxl and d.p(0.4):
+        # The Verilated engine line by line: only where it reduces at most a few MB (a zoo model's
+        # gradients take minutes of RTL simulation).
+        w = sc["workload"]
+        grads = 4 * sum(l.get("params", 0) for l in w.get("layers", [])) if "layers" in w else None
+        if (w.get("kind") == "collective" and size_of(w.get("bytes", w.get("max_bytes"))) <= 1 << 20) or \
+                (grads is not None and grads <= 4 << 20):
+            node["cxl"]["fidelity"] = "rtl"
+            d.features.add("cxl:rtl")
+    if not cxl and (d.p(0.3) or "health" in sc or any(
+            "retry" in t.get("sync", {}) for t in [sc.get("training", {})] + [j.get("training", {}) for j in sc.get("jobs", [])])):
         sc["faults"] = faults_of(d, nodes, gpus, nics, topology, spines, fidelity, leaves)
     if not cxl and d.p(0.1):
         sc["fault_generator"] = fault_generator_of(d)
-    if "faults" in sc and not jobs and d.p(0.3):
+    if "faults" in sc and not jobs and not bench and not chakra and d.p(0.3):
         sc["slo"] = {"fraction": d.real(0.5, 0.95)}
         d.features.add("slo")
     bound_chunks(sc)
@@ -478,6 +552,44 @@ def generate(seed, index):
         d.features.add("collectives:false")
     sc["output"] = out
     return sc, d.features
+
+
+def benchmark_of(d, ranks, cxl, aggregators, nodes, gpus):
+    """A collective benchmark (nccl-tests' manner): an op, an algorithm, one size or a range."""
+    w = {"kind": "collective"}
+    op = "all_reduce" if cxl else d.pick(["all_reduce"] * 3 + ["reduce_scatter", "all_gather", "broadcast", "sendrecv"])
+    w["op"] = op
+    d.features.add("bench:" + op)
+    algos = ["ring"]
+    if op == "all_reduce":
+        algos += ["ring", "tree", "hierarchical"]
+        if cxl:
+            algos = ["cxl_hierarchical"] + (["cxl_allreduce"] if nodes == 1 and gpus <= 8 else [])
+        elif aggregators:
+            algos += ["ps"]
+    w["algorithm"] = d.pick(algos)
+    if d.p(0.5):
+        w["bytes"] = d.pick(["4KiB", "64KiB", "1MiB", "8MiB"])
+    else:
+        w["min_bytes"] = d.pick(["1KiB", "64KiB"])
+        w["max_bytes"] = d.pick(["256KiB", "4MiB"])
+        w["factor"] = d.pick([2, 4, 8])
+    w["iterations"] = d.int(1, 3)
+    w["warmup"] = d.int(0, 1)
+    # A communicator of some ranks, in some order (rings, trees and sendrecv only: hierarchical and
+    # the CXL and PS algorithms need whole nodes).
+    if w["algorithm"] in ("ring", "tree") and d.p(0.3):
+        comm = d.r.sample(range(ranks), d.int(2, ranks))
+        w["communicator"] = comm
+        if op == "broadcast":
+            w["root"] = d.int(0, len(comm) - 1)
+    elif op == "broadcast" and d.p(0.5):
+        w["root"] = d.int(0, ranks - 1)
+    return w
+
+
+def size_of(v):
+    return {"4KiB": 4096, "64KiB": 65536, "256KiB": 262144, "1MiB": 1 << 20, "4MiB": 4 << 20, "8MiB": 8 << 20}[v]
 
 
 ZOO_PARAMS = {"gpt2-small": 124e6, "bert-base": 110e6, "gpt2-medium": 355e6, "resnet50": 25.6e6, "vit-b16": 86e6}
@@ -495,8 +607,14 @@ def bound_chunks(sc):
     for w in works:
         if "layers" in w:
             grads = max(grads, 4.0 * sum(l.get("params", 0) for l in w["layers"]))
-        else:
+        elif "model" in w:
             grads = max(grads, 4.0 * ZOO_PARAMS[w["model"]])
+        elif "hf_config" in w:
+            grads = max(grads, 4.0 * HF_CONFIGS[os.path.basename(os.path.dirname(w["hf_config"]))])
+        elif "chakra" in w:
+            grads = max(grads, 4.0 * 1.56e9)  # GPT-2 XL's gradients
+        elif w.get("kind") == "collective":
+            grads = max(grads, 8 << 20)  # the largest size drawn
     fabric = cl.setdefault("fabric", {})
     chunk = dict(CHUNKS)[fabric.get("chunk", "1MiB")]
     for name, size in CHUNKS:
@@ -524,7 +642,10 @@ def parallel_of(d, nodes, gpus, w):
     if pp > 1:
         d.features.add("parallel:pp")
         p["micro_batches"] = d.pick([pp, 2 * pp])
-        p["schedule"] = d.pick(["1f1b", "gpipe"])
+        p["schedule"] = d.pick(["1f1b", "gpipe", "interleaved"])
+        if p["schedule"] == "interleaved":
+            p["virtual_stages"] = d.pick([2, 3])  # 12 layers: 2 stages x 2 or 3 chunks
+            d.features.add("parallel:interleaved")
     if dp > 1 and d.p(0.3):
         p["zero"] = d.int(1, 3)
         d.features.add("parallel:zero")

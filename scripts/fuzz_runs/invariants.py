@@ -220,7 +220,7 @@ def links_checks(sc, res, topo):
             out.append(Violation("busy_is_wire_time", f"{l['name']}: busy {busy} s, wire time {expect} s ({w} wire B at {bw:g} bit/s)"))
     # Forwarding devices neither make nor keep bytes once the run has ended (training runs end
     # with every transfer delivered; background cross-traffic is subtracted).
-    if any(c["end_s"] < c["start_s"] for c in res.get("collectives", [])):
+    if any(c.get("end_s", 0) < c.get("start_s", 0) for c in res.get("collectives", [])):
         return out  # a transfer cut by the run's end is still in some queue: collectives_complete
     apply("bytes_conserved")
     forwarding = {"switch", "leaf", "spine", "nvswitch", "pcie-switch", "nic"}
@@ -229,6 +229,170 @@ def links_checks(sc, res, topo):
     for dev, kind in dev_kind.items():
         if kind in forwarding and net_in.get(dev, 0) != net_out.get(dev, 0):
             out.append(Violation("bytes_conserved", f"{dev} ({kind}): {net_in.get(dev, 0)} B in, {net_out.get(dev, 0)} B out"))
+    return out
+
+
+def is_benchmark(res):
+    return res["scenario"].get("workload", {}).get("kind") == "collective"
+
+
+SIZE_UNITS = {"B": 1, "KB": 1000, "kB": 1000, "MB": 10**6, "GB": 10**9, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def size_bytes(v):
+    """A size as the scenario writes it ("64KiB", "1MB", or a number of bytes)."""
+    if isinstance(v, (int, float)):
+        return int(v)
+    num = v.rstrip("BKMGiTk")
+    return int(round(float(num) * SIZE_UNITS[v[len(num):]]))
+
+
+def benchmark_sizes(w):
+    """The sizes a benchmark runs (docs/scenario-format.md#collective_workload): `bytes`, or
+    min_bytes x factor^k up to max_bytes, max included only when a step lands on it."""
+    if "bytes" in w:
+        return [size_bytes(w["bytes"])]
+    out, n, hi = [], size_bytes(w["min_bytes"]), size_bytes(w["max_bytes"])
+    while n <= hi:
+        out.append(n)
+        n *= w.get("factor", 2)
+    return out
+
+
+# nccl-tests' bus factors (docs/scenario-format.md#resultsjson-of-a-collective-benchmark) and the
+# bytes the ranks of a ring send in all per collective of n bytes over p ranks: every segment of an
+# all-reduce is sent p - 1 times in each phase; reduce-scatter and all-gather send each of the p
+# segments (n/p) p - 1 times; the broadcast chain forwards n p - 1 times; sendrecv sends n per rank.
+BUS_FACTOR = {"all_reduce": lambda p: 2 * (p - 1) / p, "reduce_scatter": lambda p: (p - 1) / p,
+              "all_gather": lambda p: (p - 1) / p, "broadcast": lambda p: 1.0, "sendrecv": lambda p: 1.0}
+RING_SENT = {"all_reduce": lambda p, n: 2 * (p - 1) * n, "reduce_scatter": lambda p, n: (p - 1) * n,
+             "all_gather": lambda p, n: (p - 1) * n, "broadcast": lambda p, n: (p - 1) * n, "sendrecv": lambda p, n: p * n}
+
+
+def benchmark_checks(sc, res, topo):
+    """A collective benchmark's rows: one per size drawn, algbw = bytes / time, busbw = algbw x the
+    bus factor, min <= mean <= max; with nccl `bound`, rings of GPUs send exactly the closed form's
+    bytes over warm-up and measured collectives; and each size's time is at least what its busiest
+    rank must send (or receive) at the sum of its GPU's link rates."""
+    w = res["scenario"]["workload"]
+    rows = res.get("collectives", [])
+    out = []
+    apply("benchmark_closed_forms")
+    sizes = benchmark_sizes(w)
+    if [r["bytes"] for r in rows] != sizes:
+        return [Violation("benchmark_closed_forms", f"rows for sizes {[r['bytes'] for r in rows]}, the workload asks for {sizes}")]
+    comm = w["communicator"]
+    p = len(comm)
+    op = w.get("op", "all_reduce")
+    for r in rows:
+        if not r["min_time_s"] - PS <= r["time_s"] <= r["max_time_s"] + PS:
+            out.append(Violation("benchmark_closed_forms", f"{r['bytes']} B: mean {r['time_s']} s outside [min {r['min_time_s']}, max {r['max_time_s']}]"))
+        alg = r["bytes"] / r["time_s"] / 1e9
+        if rel(alg, r["algbw_GBps"]) > 1e-9:
+            out.append(Violation("benchmark_closed_forms", f"{r['bytes']} B: algbw {r['algbw_GBps']} GB/s, bytes / time = {alg}"))
+        bus = r["algbw_GBps"] * BUS_FACTOR[op](p)
+        if rel(bus, r["busbw_GBps"]) > 1e-9:
+            out.append(Violation("benchmark_closed_forms", f"{r['bytes']} B: busbw {r['busbw_GBps']} GB/s, algbw x bus factor = {bus}"))
+        # Every rank of an all-reduce sends 2(p-1)/p n and receives as much; of reduce-scatter and
+        # all-gather (p-1)/p n; of sendrecv n; every non-root of a broadcast receives n.
+        gpu_rate = {}
+        for l in topo["links"]:
+            for end in (l["a"], l["b"]):
+                gpu_rate[end] = gpu_rate.get(end, 0) + l["bandwidth_bps"]
+        need = BUS_FACTOR[op](p) * r["bytes"] * 8
+        names = [g["name"] for g in topo["devices"] if g["kind"] == "gpu"]
+        for rank in comm:
+            rate = gpu_rate.get(names[rank], 0)
+            if rate and w.get("algorithm", "ring") not in ("cxl_allreduce", "cxl_hierarchical", "ps") \
+                    and r["min_time_s"] < need / rate * (1 - 1e-9):
+                out.append(Violation("benchmark_above_bandwidth_bound", f"{r['bytes']} B {op}: fastest {r['min_time_s']} s, but rank {rank} must move {need / 8:.0f} B at its {rate:g} bit/s"))
+                break
+    apply("benchmark_above_bandwidth_bound")
+    if w.get("algorithm", "ring") == "ring" and fabric_of(res).get("nccl", {}).get("model") == "bound" \
+            and not has_fault(sc, "congestion", "packet_loss"):
+        apply("ring_bytes_closed_form")
+        runs = w.get("iterations", 20) + w.get("warmup", 5)
+        expect = sum(runs * RING_SENT[op](p, n) for n in sizes)
+        gpus = {d["name"] for d in topo["devices"] if d["kind"] == "gpu"}
+        sent = sum(l["bytes"] - l.get("background_bytes", 0) for l in res["links"] if l["name"].split("->")[0] in gpus)
+        if sent != expect:
+            out.append(Violation("ring_bytes_closed_form", f"GPUs sent {sent} B, {runs} x the ring's closed form over the sizes is {expect} B"))
+    return out
+
+
+def chakra_checks(res):
+    """Chakra traces: the run's time is the last rank's end; every rank's communication and its
+    exposed part fit in its time; and the listed collectives complete (collectives_complete)."""
+    c = res["chakra"]
+    apply("chakra_times_consistent")
+    out = []
+    last = max(r["end_s"] for r in c["per_rank"])
+    if abs(last - c["time_s"]) > PS:
+        out.append(Violation("chakra_times_consistent", f"time_s {c['time_s']} s, the last rank ends at {last} s"))
+    for r in c["per_rank"]:
+        if not 0 <= r["exposed_communication_s"] <= r["communication_s"] + PS or r["gpu_busy_s"] > r["end_s"] + PS:
+            out.append(Violation("chakra_times_consistent", f"rank {r['rank']}: {r}"))
+            break
+    return out
+
+
+def health_checks(res):
+    """The health score's figures follow from its lists (docs/scenario-format.md, `health`):
+    recall = detected / applied faults, precision = true positives / diagnoses, true + false
+    positives = diagnoses, a diagnosis is detected no earlier than its change and diagnosed no
+    earlier than detected; the ladder's actions are in time order."""
+    h = res.get("health")
+    if not h:
+        return []
+    apply("health_score_consistent")
+    out = []
+    sc_ = h.get("score", {})
+    diags = h.get("diagnoses", [])
+    faults = h.get("faults", [])
+    tp = sum(1 for d in diags if d.get("fault") is not None)
+    detected = sum(1 for f in faults if f.get("detected"))
+    checks = [("diagnoses", len(diags)), ("true_positives", tp), ("false_positives", len(diags) - tp),
+              ("faults_detected", detected)]
+    for key, want in checks:
+        if key in sc_ and sc_[key] != want:
+            out.append(Violation("health_score_consistent", f"score.{key} {sc_[key]}, the lists give {want}"))
+    if sc_.get("faults_applied"):
+        if "recall" in sc_ and rel(sc_["recall"], detected / sc_["faults_applied"]) > 1e-9:
+            out.append(Violation("health_score_consistent", f"recall {sc_['recall']}, detected / applied = {detected / sc_['faults_applied']}"))
+    if diags and "precision" in sc_ and sc_["precision"] is not None and rel(sc_["precision"], tp / len(diags)) > 1e-9:
+        out.append(Violation("health_score_consistent", f"precision {sc_['precision']}, true positives / diagnoses = {tp / len(diags)}"))
+    for d in diags:
+        if d.get("detected_s") is not None and d.get("change_s") is not None and d["detected_s"] < d["change_s"] - PS:
+            out.append(Violation("health_score_consistent", f"a diagnosis detected at {d['detected_s']} s before its change at {d['change_s']} s"))
+        if d.get("diagnosed_s") is not None and d.get("detected_s") is not None and d["diagnosed_s"] < d["detected_s"] - PS:
+            out.append(Violation("health_score_consistent", f"a diagnosis made at {d['diagnosed_s']} s before its detection at {d['detected_s']} s"))
+    acts = h.get("mitigation", {}).get("actions", [])
+    if any(b["at_s"] < a["at_s"] - PS for a, b in zip(acts, acts[1:])):
+        out.append(Violation("health_score_consistent", "mitigation actions out of time order"))
+    return out
+
+
+def retry_checks(res):
+    """Transport retry (docs/faults.md#transport-failure): the totals are the sums over units, a
+    unit fails at most as often as it tries, and every failure is a collective listed as failed."""
+    r = res.get("sync", {}).get("retry")
+    if not r or "units" not in r:
+        return []
+    apply("retry_counts_consistent")
+    out = []
+    units = r["units"]
+    for key in ("failures", "exhausted"):
+        if key in r and r[key] != sum(u.get(key, 0) for u in units):
+            out.append(Violation("retry_counts_consistent", f"retry.{key} {r[key]}, the units sum to {sum(u.get(key, 0) for u in units)}"))
+    for u in units:
+        if u.get("failures", 0) > u.get("attempts", 0):
+            out.append(Violation("retry_counts_consistent", f"unit {u['unit']}: {u['failures']} failures in {u['attempts']} attempts"))
+    # One data-parallel group: each try of a unit is one collective. With TP or PP every group
+    # launches its own, and a unit's try counts once however many of them fail.
+    if "collectives" in res and "failures" in r and "parallel" not in res["scenario"].get("training", {}):
+        failed = sum(1 for c in res["collectives"] if c.get("failed"))
+        if failed != r["failures"]:
+            out.append(Violation("retry_counts_consistent", f"retry.failures {r['failures']}, collectives marked failed {failed}"))
     return out
 
 
@@ -242,8 +406,8 @@ def ring_bytes_closed_form(sc, res, topo):
     if fabric_of(res).get("nccl", {}).get("model") != "bound" or has_fault(sc, "congestion"):
         return []
     colls = res["collectives"]
-    if not colls:
-        return []
+    if not colls or any(c.get("failed") for c in colls):
+        return []  # a failed collective sent part of its bytes (retry, docs/faults.md)
     expect = 0
     for c in colls:
         if c["algorithm"] != "ring":
@@ -460,7 +624,13 @@ def collectives_complete(res, sc=None):
 
 
 def single_run_checks(sc, res, topo):
+    if is_benchmark(res):
+        return links_checks(sc, res, topo) + benchmark_checks(sc, res, topo)
     out = collectives_complete(res, sc)
+    if "chakra" in res:
+        return out + links_checks(sc, res, topo) + chakra_checks(res)
+    out += health_checks(res)
+    out += retry_checks(res)
     out += links_checks(sc, res, topo)
     out += ring_bytes_closed_form(sc, res, topo)
     out += iteration_checks(sc, res)
