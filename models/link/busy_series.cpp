@@ -10,16 +10,10 @@ void BusySeries::coarsen() {
   width_ps_ *= 2;
 }
 
-void BusySeries::add(std::int64_t from_ps, std::int64_t to_ps, double share) {
-  if (to_ps <= from_ps || share <= 0) return;
+void BusySeries::grow(std::int64_t to_ps) {
   if (buckets_.empty()) buckets_.assign(kBuckets, 0.0);
   while (to_ps > width_ps_ * static_cast<std::int64_t>(kBuckets)) coarsen();
-  last_end_ps_ = std::max(last_end_ps_, to_ps);
-  for (std::int64_t k = from_ps / width_ps_; k * width_ps_ < to_ps; ++k) {
-    const std::int64_t overlap = std::min(to_ps, (k + 1) * width_ps_) - std::max(from_ps, k * width_ps_);
-    // Share 1 adds whole picoseconds: packet fidelity's sums stay exact (to 2^53 ps, 2.5 hours).
-    buckets_[static_cast<std::size_t>(k)] += share * static_cast<double>(overlap);
-  }
+  span_ps_ = width_ps_ * static_cast<std::int64_t>(kBuckets);
 }
 
 void BusySeries::spread(std::int64_t from_ps, std::int64_t to_ps, double busy_ps) {
