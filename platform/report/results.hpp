@@ -10,12 +10,12 @@
 namespace trainvp {
 
 struct RunResults {
-  nlohmann::ordered_json json;         // results.json
-  std::string csv;                     // iterations.csv
-  std::string train_csv;               // train.csv ("": no real training)
-  std::string summary;                 // the human summary printed on stdout
-  std::string faults;                  // faults.json: every fault injected, as a plain `faults` list ("": none)
-  nlohmann::ordered_json link_series;  // link_series.json: each link's busy time over the run
+  nlohmann::ordered_json json;  // results.json
+  std::string csv;              // iterations.csv
+  std::string train_csv;        // train.csv ("": no real training)
+  std::string summary;          // the human summary printed on stdout
+  std::string faults;           // faults.json: every fault injected, as a plain `faults` list ("": none)
+  std::string link_series;      // link_series.json: each link's busy time over the run ("": none)
 };
 
 RunResults collect_results(const Simulation& sim);

@@ -578,7 +578,9 @@ nlohmann::ordered_json Fabric::report_tiers() const {
   return t;
 }
 
-nlohmann::ordered_json Fabric::report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const {
+// Written link by link into one string: a JSON tree of every link's intervals would take tens of
+// bytes per number (hundreds of MB at thousands of GPUs) where the text takes a few.
+std::string Fabric::report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const {
   std::int64_t widest = 0, last = end_ps;
   for (const FabricDir& d : dirs_) {
     const BusySeries& b = d.dir->busy_series();
@@ -586,9 +588,12 @@ nlohmann::ordered_json Fabric::report_series(std::int64_t end_ps, const std::vec
   }
   const std::int64_t width = BusySeries::common_width(last, widest);
   const auto n = static_cast<std::size_t>((last + width - 1) / width);
-  nlohmann::ordered_json o = {{"simulated_s", sec(end_ps)}, {"interval_s", sec(width)}, {"intervals", n}};
-  if (!owners.empty()) o["jobs"] = owners;
-  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  nlohmann::ordered_json head = {{"simulated_s", sec(end_ps)}, {"interval_s", sec(width)}, {"intervals", n}};
+  if (!owners.empty()) head["jobs"] = owners;
+  std::string out = head.dump();
+  out.pop_back();  // its closing brace: the links follow
+  out += ",\"links\":[";
+  bool first = true;
   for (const FabricDir& d : dirs_) {
     if (d.dir->stats().chunks == 0) continue;  // as report_links
     nlohmann::ordered_json l = {{"name", d.dir->label()},
@@ -599,10 +604,10 @@ nlohmann::ordered_json Fabric::report_series(std::int64_t end_ps, const std::vec
     for (double ps : d.dir->busy_series().at_width(width, n)) busy.push_back(ps * 1e-12);
     l["busy"] = std::move(busy);
     if (!owners.empty()) l["job_bytes"] = d.dir->owner_bytes();
-    links.push_back(std::move(l));
+    out += (first ? "" : ",") + l.dump();
+    first = false;
   }
-  o["links"] = std::move(links);
-  return o;
+  return out + "]}";
 }
 
 }  // namespace trainvp

@@ -149,7 +149,7 @@ class Fabric : public RouteProvider {
   // link_series.json (docs/outputs.md#link_seriesjson): every link direction of report_links with
   // its tier and its busy time in each interval of the run, at one width for all; with jobs, the
   // payload bytes of each (`owners`: their names, as set_owners numbered them).
-  nlohmann::ordered_json report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const;
+  std::string report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const;
   // The key of link_tiers that counts direction d's bytes: nvlink, pcie, cxl, nic or spine.
   std::string tier_of(const FabricDir& d) const;
   // results.json `pfc` (fabric_pfc.cpp): PFC totals over every Ethernet port; null in egress mode.
