@@ -339,6 +339,16 @@ TEST(Report, BadInputIsRefusedWithItsPointerAndNothingWritten) {
             std::string::npos)
       << c.out;
   EXPECT_FALSE(fs::exists(d / "report.html"));
+  // link_series.json is read the same way: a wrong type is named by its pointer in that file.
+  std::ofstream(d / "results.json") << fail_slow().results.dump();
+  json series = json::parse(read_text(fail_slow().dir / "link_series.json"));
+  series["links"][2]["busy"] = "busy";
+  std::ofstream(d / "link_series.json") << series.dump();
+  c = trainvp("report " + d.string());
+  EXPECT_EQ(c.code, 2) << c.out;
+  EXPECT_NE(c.out.find("/links/2/busy: expected an array in " + (d / "link_series.json").string()), std::string::npos)
+      << c.out;
+  EXPECT_FALSE(fs::exists(d / "report.html"));
   EXPECT_EQ(trainvp("report").code, 2);
   EXPECT_EQ(trainvp("report " + d.string() + " --bogus").code, 2);
 }
