@@ -1,9 +1,9 @@
 // link_series.json (docs/scenario-format.md#link_seriesjson) of shipped scenarios against their
 // results.json, parsed here: the same links in the same order; each link's busy time over the
 // intervals adds up to its busy_s, in packet and flow fidelity and across fast-forward's skips;
-// the interval is the closed form (1 ns x 2^k, the smallest covering the run in 128); no interval
-// is busier than its length. With jobs, every byte belongs to the job whose ranks sent it: a link
-// of a node (its NVLink, PCIe and NIC links) carries its job's bytes only.
+// the interval is the closed form (1 ns x 2^k, the smallest covering the run in 128); without a
+// skip, no interval is busier than its length. With jobs, every byte belongs to the job whose
+// ranks sent it: a link of a node (its NVLink, PCIe and NIC links) carries its job's bytes only.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -47,6 +47,8 @@ Outputs run(const std::string& name, const std::string& scenario, const std::str
 
 void expect_series_adds_up(const Outputs& r) {
   const double end = r.results["sim"]["simulated_s"];
+  const bool skipped =
+      r.results.contains("fast_forward") && r.results["fast_forward"].value("iterations_skipped", 0) > 0;
   EXPECT_EQ(r.series["simulated_s"].get<double>(), end);
   double interval = 1e-9;  // the closed form of interval_s
   while (interval * 128 < end * (1 - 1e-12)) interval *= 2;
@@ -65,7 +67,9 @@ void expect_series_adds_up(const Outputs& r) {
     double sum = 0;
     for (const json& b : l["busy"]) {
       sum += b.get<double>();
-      EXPECT_LE(b.get<double>(), r.series["interval_s"].get<double>() * (1 + 1e-9)) << l["name"];
+      // One chunk at a time on a direction, a flow's load at most its capacity; a skip's spread
+      // may overlap the iteration before it finishing (scenario-format.md#link_seriesjson).
+      if (!skipped) EXPECT_LE(b.get<double>(), r.series["interval_s"].get<double>() * (1 + 1e-9)) << l["name"];
     }
     const double busy = truth["busy_s"];
     EXPECT_NEAR(sum, busy, busy * 1e-9 + 1e-12) << l["name"];
