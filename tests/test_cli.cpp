@@ -166,11 +166,14 @@ TEST_F(Cli, SameScenarioAndSeedGiveIdenticalResultsExceptWallTime) {
     return std::regex_replace(text, std::regex("\"wall_s\": [0-9.eE+-]+"), "\"wall_s\": X");
   };
   std::string first = run_once();
-  std::string trace1 = slurp(dir_ / "trace.json"), csv1 = slurp(dir_ / "iterations.csv");
+  std::string trace1 = slurp(dir_ / "trace.json"), csv1 = slurp(dir_ / "iterations.csv"),
+              series1 = slurp(dir_ / "link_series.json");
   std::string second = run_once();
   EXPECT_EQ(first, second);
   EXPECT_EQ(trace1, slurp(dir_ / "trace.json"));
   EXPECT_EQ(csv1, slurp(dir_ / "iterations.csv"));
+  EXPECT_FALSE(series1.empty());
+  EXPECT_EQ(series1, slurp(dir_ / "link_series.json"));
   EXPECT_NE(first.find("\"wall_s\": X"), std::string::npos);
 }
 

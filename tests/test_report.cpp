@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -173,7 +176,7 @@ const ReportRun& fail_slow() {  // faults, health (detector, diagnoses, the S2 l
   static const ReportRun r = run_with_report("s2", "scenarios/greyhound/s2-slow-gpu-16gpu.json");
   return r;
 }
-const ReportRun& pipeline() {  // TP 8 x PP 4 over 4 nodes with its trace: the Gantt chart, the NIC heat map
+const ReportRun& pipeline() {  // TP 8 x PP 4 over 4 nodes with its trace: the Gantt chart
   static const ReportRun r =
       run_with_report("pp", "scenarios/workloads/mixtral-8x7b-tp8-pp4-32gpu.json", "--set /output/trace=true");
   return r;
@@ -224,32 +227,42 @@ TEST(Report, ThePipelineGanttHasEveryMicroBatchOfEachStage) {
   EXPECT_EQ(charts["stage-split"].marks, static_cast<long>(5 * p["stages"].size()));
 }
 
-TEST(Report, TheNicHeatMapHasARowPerLinkThatTransmitted) {
-  const ReportRun& r = pipeline();
-  std::set<std::string> links;  // read from trace.json here, independently of the page
-  std::ifstream trace(r.dir / "trace.json");
-  for (std::string line; std::getline(trace, line);)
-    if (line.find("\"cat\":\"network\"") != std::string::npos) {
-      while (!line.empty() && line.back() == ',') line.pop_back();
-      links.insert(json::parse(line)["name"].get<std::string>().substr(3));  // "tx <link>"
-    }
-  ASSERT_FALSE(links.empty());
+// The row labels of heat map `id` on a page, in order.
+std::vector<std::string> heat_map_rows(const std::string& html, const std::string& id) {
+  std::vector<std::string> rows;
+  const std::size_t at = html.find("data-chart=\"" + id + "\"");
+  if (at == std::string::npos) return rows;
+  const std::string svg = html.substr(at, html.find("</svg>", at) - at);
+  static const std::regex label(R"re(class="row-label"[^>]*>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it)
+    rows.push_back(std::regex_replace((*it)[1].str(), std::regex("&gt;"), ">"));  // as HTML writes "->"
+  return rows;
+}
+
+// Every tier of link_series.json (read here) has its heat map: a row for each of its 32 busiest
+// links by busy time, busiest first, and no more cells than rows x intervals.
+void expect_tier_heat_maps(const ReportRun& r) {
+  const json series = json::parse(read_text(r.dir / "link_series.json"));
+  std::map<std::string, std::vector<std::pair<double, std::string>>> tiers;  // (-busy, name)
+  for (const json& l : series["links"]) tiers[l["tier"]].push_back({-l["busy_s"].get<double>(), l["name"]});
+  ASSERT_FALSE(tiers.empty());
   auto charts = charts_of(r.html);
-  ASSERT_TRUE(charts.count("link-heatmap"));
-  const long rows = static_cast<long>(std::min<std::size_t>(links.size(), 32));
-  EXPECT_GT(charts["link-heatmap"].marks, 0);
-  EXPECT_LE(charts["link-heatmap"].marks, rows * 80);
-  const std::size_t at = r.html.find("data-chart=\"link-heatmap\"");
-  const std::string svg = r.html.substr(at, r.html.find("</svg>", at) - at);
-  long labels = 0;
-  for (auto p = svg.find("class=\"row-label\""); p != std::string::npos; p = svg.find("class=\"row-label\"", p + 1))
-    ++labels;
-  EXPECT_EQ(labels, rows);
-  for (const std::string& l : links)
-    if (links.size() <= 32) {
-      const std::string escaped = std::regex_replace(l, std::regex(">"), "&gt;");  // as HTML writes "->"
-      EXPECT_NE(svg.find(">" + escaped + "</text>"), std::string::npos) << l;
-    }
+  for (auto& [tier, links] : tiers) {
+    std::sort(links.begin(), links.end());
+    const std::string id = "link-heatmap-" + tier;
+    ASSERT_TRUE(charts.count(id)) << id;
+    const std::size_t rows = std::min<std::size_t>(links.size(), 32);
+    EXPECT_GT(charts[id].marks, 0) << id;
+    EXPECT_LE(charts[id].marks, static_cast<long>(rows * series["intervals"].get<std::size_t>())) << id;
+    std::vector<std::string> want;
+    for (std::size_t i = 0; i < rows; ++i) want.push_back(links[i].second);
+    EXPECT_EQ(heat_map_rows(r.html, id), want) << id;
+  }
+}
+
+TEST(Report, EachLinkTierHasAHeatMapOfItsBusiestLinksOverTime) {
+  expect_tier_heat_maps(pipeline());
+  expect_tier_heat_maps(fail_slow());
 }
 
 TEST(Report, TrainingDrawsLossAndAccuracyOfEveryEvaluation) {
@@ -285,6 +298,23 @@ TEST(Report, EachJobHasItsSection) {
   }
   EXPECT_NE(r.html.find("data-omitted=\"iteration-time\""), std::string::npos);  // the run's own: per job instead
   EXPECT_GE(check_numbers(r.html, r.results), 10);
+  // The links both jobs' traffic crossed (link_series.json's job_bytes, read here): a row each,
+  // and the 12 busiest as bars of bytes stacked by job.
+  const json series = json::parse(read_text(r.dir / "link_series.json"));
+  std::size_t shared = 0;
+  for (const json& l : series["links"])
+    shared += l["job_bytes"][0].get<double>() > 0 && l["job_bytes"][1].get<double>() > 0;
+  ASSERT_GT(shared, 0u);
+  ASSERT_TRUE(charts.count("shared-links"));
+  EXPECT_GT(charts["shared-links"].marks, 0);
+  EXPECT_LE(charts["shared-links"].marks, static_cast<long>(2 * std::min<std::size_t>(shared, 12)));
+  const std::size_t at = r.html.find("data-table=\"shared-links\"");
+  ASSERT_NE(at, std::string::npos);
+  std::size_t rows = 0;
+  for (std::size_t p = r.html.find("<tr><td", at); p != std::string::npos && p < r.html.find("</table>", at);
+       p = r.html.find("<tr><td", p + 1))
+    ++rows;
+  EXPECT_EQ(rows, shared);
 }
 
 TEST(Report, TheSamePageComesFromTheSameRun) {
@@ -309,8 +339,23 @@ TEST(Report, BadInputIsRefusedWithItsPointerAndNothingWritten) {
             std::string::npos)
       << c.out;
   EXPECT_FALSE(fs::exists(d / "report.html"));
+  // link_series.json is read the same way: a wrong type is named by its pointer in that file.
+  std::ofstream(d / "results.json") << fail_slow().results.dump();
+  json series = json::parse(read_text(fail_slow().dir / "link_series.json"));
+  series["links"][2]["busy"] = "busy";
+  std::ofstream(d / "link_series.json") << series.dump();
+  c = trainvp("report " + d.string());
+  EXPECT_EQ(c.code, 2) << c.out;
+  EXPECT_NE(c.out.find("/links/2/busy: expected an array in " + (d / "link_series.json").string()), std::string::npos)
+      << c.out;
+  EXPECT_FALSE(fs::exists(d / "report.html"));
   EXPECT_EQ(trainvp("report").code, 2);
   EXPECT_EQ(trainvp("report " + d.string() + " --bogus").code, 2);
+}
+
+// The metric of write_sweep's point of `nodes` nodes and link rate `bw`; none for 4 nodes (infeasible, failed).
+json sweep_metric(int nodes, const std::string& bw) {
+  return nodes == 4 ? json() : json(1.0 / nodes + (bw[0] == '1' ? 0.5 : 0.0));
 }
 
 // A sweep.db as `trainvp sweep` writes it: two parameters, two metrics, points ok, infeasible and failed.
@@ -359,7 +404,7 @@ fs::path write_sweep(const std::string& name) {
       row.status = nodes == 4 ? (bw[0] == '1' ? "infeasible" : "failed") : "ok";
       row.exit_code = nodes == 4 ? json(2) : json(0);
       row.wall_s = 0.25 * (idx + 1);
-      row.metrics = {nodes == 4 ? json() : json(1.0 / nodes + (bw[0] == '1' ? 0.5 : 0.0))};
+      row.metrics = {sweep_metric(nodes, bw)};
       row.error = nodes == 4 ? json("/cluster/nodes: needs 4 nodes' HBM, 80 GiB each") : json();
       store.put(row);
       ++idx;
@@ -401,13 +446,14 @@ TEST(Report, PagesLoadInHeadlessChromiumWithoutErrors) {
     std::vector<std::string> charts;
     const json* results;
   };
-  const std::vector<Page> pages = {{fail_slow().dir / "report.html",
-                                    {"iteration-time", "rank-split", "collectives", "link-tiers", "ladder"},
-                                    &fail_slow().results},
-                                   {pipeline().dir / "report.html",
-                                    {"iteration-time", "stage-split", "rank-split", "pipeline", "link-heatmap"},
-                                    &pipeline().results},
-                                   {sweep_dir / "report.html", {"plot-0"}, nullptr}};
+  const std::vector<Page> pages = {
+      {fail_slow().dir / "report.html",
+       {"iteration-time", "rank-split", "collectives", "link-tiers", "ladder"},
+       &fail_slow().results},
+      {pipeline().dir / "report.html",
+       {"iteration-time", "stage-split", "rank-split", "pipeline", "link-heatmap-nvlink", "link-heatmap-nic"},
+       &pipeline().results},
+      {sweep_dir / "report.html", {"plot-0"}, nullptr}};
   for (const Page& p : pages) {
     const std::string dom = browser_dom(p.file, profile);
     EXPECT_NE(dom.find("data-report-ready=\"1\""), std::string::npos) << p.file << ": the page's script did not finish";
@@ -433,6 +479,58 @@ TEST(Report, PagesLoadInHeadlessChromiumWithoutErrors) {
   EXPECT_NE(dom.find("<div id=\"js-errors\">error: Uncaught ReferenceError: no_such_function"), std::string::npos)
       << dom.substr(0, 2000);
   EXPECT_EQ(dom.find("data-report-ready=\"1\""), std::string::npos);
+}
+
+// Clicking a heading of the sweep's table of points sorts its rows, as a person would click it: a
+// script put where the page marks itself ready clicks the metric's heading twice and records the
+// ids in the table's order after each click, which the DOM Chromium dumps then holds.
+TEST(Report, ClickingAHeadingOfTheSweepsTableSortsItsRows) {
+  if (chromium().empty())
+    GTEST_SKIP() << "chromium is not installed (scripts/install-deps installs it; $TRAINVP_CHROMIUM names another)";
+  const fs::path d = write_sweep("sweep-sort");
+  ASSERT_EQ(trainvp("report " + d.string()).code, 0);
+  std::string page = read_text(d / "report.html");
+  const char* clicks =
+      "var t=document.querySelector('table[data-table=\"points\"]');"
+      "var h=Array.prototype.filter.call(t.querySelectorAll('th'),function(x){return x.textContent==='iteration_time_s "
+      "(s)';})[0];"
+      "function order(){return Array.prototype.map.call(t.tBodies[0].rows,function(r){return "
+      "r.cells[1].textContent;}).join(' ')+' '+h.getAttribute('data-sort');}"
+      "h.click();t.setAttribute('data-first-click',order());h.click();t.setAttribute('data-second-click',order());";
+  page.replace(page.find("document.documentElement.setAttribute"), 0, clicks);
+  std::ofstream(d / "clicked.html") << page;
+  const std::string dom = browser_dom(d / "clicked.html", temp_dir("chromium-sort-profile"));
+  EXPECT_NE(dom.find("<div id=\"js-errors\"></div>"), std::string::npos) << dom.substr(dom.find("js-errors"), 400);
+  // The order the metric gives, from the points written: by value (ties in the order they were
+  // in), the points without a value after them either way.
+  struct Point {
+    std::string id;
+    json metric;
+  };
+  std::vector<Point> points;
+  int idx = 0;
+  for (int nodes : {1, 2, 4})
+    for (const char* bw : {"100Gbps", "400Gbps"})
+      points.push_back({"p" + std::to_string(idx++), sweep_metric(nodes, bw)});
+  auto sorted = [](std::vector<Point> p, bool asc) {
+    std::stable_sort(p.begin(), p.end(), [asc](const Point& a, const Point& b) {
+      if (a.metric.is_number() && b.metric.is_number())
+        return asc ? a.metric.get<double>() < b.metric.get<double>() : a.metric.get<double>() > b.metric.get<double>();
+      return a.metric.is_number() && !b.metric.is_number();
+    });
+    return p;
+  };
+  auto ids = [](const std::vector<Point>& p, const char* dir) {
+    std::string s;
+    for (const Point& x : p) s += x.id + " ";
+    return s + dir;
+  };
+  const std::vector<Point> ascending = sorted(points, true), descending = sorted(ascending, false);
+  EXPECT_NE(ids(ascending, ""), ids(points, ""));  // the click has something to do
+  EXPECT_NE(dom.find("data-first-click=\"" + ids(ascending, "asc") + "\""), std::string::npos)
+      << "expected " << ids(ascending, "asc") << " in " << dom.substr(dom.find("data-table=\"points\""), 300);
+  EXPECT_NE(dom.find("data-second-click=\"" + ids(descending, "desc") + "\""), std::string::npos)
+      << "expected " << ids(descending, "desc") << " in " << dom.substr(dom.find("data-table=\"points\""), 300);
 }
 
 }  // namespace test_report

@@ -19,6 +19,7 @@ class PfcPort;
 struct Route {
   std::vector<int> ports;
   std::vector<int> links;  // fabric link-direction ids along the path, for reports and tests
+  int owner = -1;          // the job whose rank sends by it, counted per link (LinkDir::owner_bytes); -1: none
   // Flow fidelity's path latency of a transfer whose first chunk fills a packet on every hop
   // (FlowNetwork::path_latency), kept here because every transfer of the route reads it: valid
   // while flow_latency_version is the flow network's (which moves when a link changes).

@@ -196,11 +196,19 @@ void FlowNetwork::link_changed(int link) {
   Link& l = links_[static_cast<std::size_t>(link)];
   // Integrate its busy time at the old capacity before the change.
   const std::int64_t now = now_ps();
-  l.busy_ps += (l.cap > 0 ? std::min(1.0, l.load / l.cap) : 0.0) * static_cast<double>(now - l.since);
-  l.since = now;
+  integrate(l, now);
   read_link(l);
   ++latency_version_;
   dirty(link);
+}
+
+// The link's busy time from `since` to now at its present load (a share of its capacity), into its
+// total and its LinkDir's busy series.
+void FlowNetwork::integrate(Link& k, std::int64_t now) {
+  const double share = k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0;
+  k.busy_ps += share * static_cast<double>(now - k.since);
+  k.dir->busy_series().add(k.since, now, share);
+  k.since = now;
 }
 
 void FlowNetwork::advance(Flow& f, std::int64_t now) {
@@ -241,8 +249,7 @@ void FlowNetwork::recompute() {
   }
   for (int l : comp_links_) {
     Link& k = links_[static_cast<std::size_t>(l)];
-    k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
-    k.since = now;
+    integrate(k, now);
     k.residual = k.cap;
     k.unfrozen = 0;
     k.load = 0;
@@ -440,8 +447,7 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   for (int l : *f.links) {  // settle its links' busy time before their load changes
     Link& k = links_[static_cast<std::size_t>(l)];
-    k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
-    k.since = now;
+    integrate(k, now);
   }
   advance(f, now);
   if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
@@ -474,10 +480,14 @@ void FlowNetwork::account(Flow& f) {
   const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(bytes));
   sizes_.clear();
   for (tlm::tlm_generic_payload* p : f.chunks) sizes_.push_back(p->get_data_length());  // each payload read once
+  const Route* route = f.chunks.empty() ? nullptr : chunk_of(*f.chunks.front())->route;
+  const int owner = route ? route->owner : -1;  // a transfer's chunks share their route
   for (int l : *f.links) {
     Link& k = links_[static_cast<std::size_t>(l)];
     LinkDirStats& s = k.stats;
     s.payload_bytes += whole;
+    std::vector<std::uint64_t>& owners = k.dir->owner_bytes();
+    if (owner >= 0 && static_cast<std::size_t>(owner) < owners.size()) owners[static_cast<std::size_t>(owner)] += whole;
     if (f.background) s.background_bytes += whole;
     if (!f.chunks.empty()) {
       s.chunks += f.chunks.size();
@@ -519,8 +529,7 @@ void FlowNetwork::settle() {
     advance(f, now);
   }
   for (Link& k : links_) {
-    k.busy_ps += (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now - k.since);
-    k.since = now;
+    integrate(k, now);
     LinkDirStats s = k.stats;
     s.busy_ps = std::llround(k.busy_ps);
     for (const Link::Member& m : k.flows) {

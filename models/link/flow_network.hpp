@@ -76,7 +76,8 @@ class FlowNetwork : public sc_core::sc_module {
   // from `from` to `to` for skipped iterations. Endless (background) flows are not accounted:
   // fast-forward is off while they run.
   LinkDirTotals totals(int link, std::int64_t now_ps) const;
-  void add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times);
+  void add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times, std::int64_t skip_from_ps,
+                   std::int64_t skip_to_ps);
 
   double rate_Bps(int flow) const;    // current rate, payload bytes per second
   double sent_bytes(int flow) const;  // payload bytes drained so far (as of the last recompute)
@@ -141,6 +142,7 @@ class FlowNetwork : public sc_core::sc_module {
   void activate(int id);
   void read_link(Link& l);
   void dirty(int link);
+  void integrate(Link& k, std::int64_t now);
   void advance(Flow& f, std::int64_t now);
   void recompute();
   std::vector<int>& count_unfrozen();

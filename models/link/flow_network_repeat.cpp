@@ -17,7 +17,8 @@ LinkDirTotals FlowNetwork::totals(int link, std::int64_t now_ps) const {
   return t;
 }
 
-void FlowNetwork::add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times) {
+void FlowNetwork::add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times,
+                              std::int64_t skip_from_ps, std::int64_t skip_to_ps) {
   Link& k = links_[static_cast<std::size_t>(link)];
   const auto n = static_cast<std::uint64_t>(times);
   const LinkDirStats &a = from.stats, &b = to.stats;
@@ -25,7 +26,9 @@ void FlowNetwork::add_repeats(int link, const LinkDirTotals& from, const LinkDir
   k.stats.payload_bytes += n * (b.payload_bytes - a.payload_bytes);
   k.stats.wire_bytes += n * (b.wire_bytes - a.wire_bytes);
   k.stats.background_bytes += n * (b.background_bytes - a.background_bytes);
-  k.busy_ps += static_cast<double>(times) * static_cast<double>(b.busy_ps - a.busy_ps);
+  const double skipped = static_cast<double>(times) * static_cast<double>(b.busy_ps - a.busy_ps);
+  k.busy_ps += skipped;
+  k.dir->busy_series().spread(skip_from_ps, skip_to_ps, skipped);
 }
 
 }  // namespace trainvp

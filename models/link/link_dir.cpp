@@ -205,6 +205,7 @@ void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
       ++stats_.chunks;
       stats_.payload_bytes += p->get_data_length();
       stats_.wire_bytes += wire_bytes(p->get_data_length());
+      if (!owner_bytes_.empty()) count_owner(*p, *chunk_of(*p));
       // Its time on the wire is counted once, in the chunk's: wire_end_ now includes it.
       propagate(p, express_end_ + p_.latency_ps + extra_latency_ps_);
       return;
@@ -347,8 +348,16 @@ void LinkDir::on_serialized() {
   if (chunk_of(*p)->background) stats_.background_bytes += size;
   stats_.wire_bytes += wire_bytes(size);
   stats_.busy_ps += wire_end_ - wire_start_;
+  series_.add(wire_start_, wire_end_);
+  if (!owner_bytes_.empty()) count_owner(*p, *chunk_of(*p));
   ++ctx_.events;
   try_transmit();
+}
+
+void LinkDir::count_owner(const tlm::tlm_generic_payload& p, const ChunkExt& c) {
+  const int owner = c.route ? c.route->owner : -1;
+  if (owner >= 0 && static_cast<std::size_t>(owner) < owner_bytes_.size())
+    owner_bytes_[static_cast<std::size_t>(owner)] += p.get_data_length();
 }
 
 void LinkDir::on_arrival() {

@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/link/busy_series.hpp"
 #include "models/link/pfc.hpp"
 #include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
@@ -37,6 +38,7 @@
 namespace trainvp {
 
 class CcPort;
+struct ChunkExt;
 
 struct LinkDirParams {
   double bandwidth_bps = 0;
@@ -129,7 +131,18 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   // (peaks are kept: a repeated period reaches the same peak).
   bool idle() const;
   LinkDirTotals totals(std::int64_t now_ps) const;
-  void add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times);
+  // The skipped iterations' busy time is spread over [skip_from_ps, skip_to_ps) in the busy series.
+  void add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times, std::int64_t skip_from_ps,
+                   std::int64_t skip_to_ps);
+  // Busy time over the run (link_series.json): this direction's transmissions in packet fidelity,
+  // the flow network's integration of its load in flow fidelity (which adds to it).
+  const BusySeries& busy_series() const { return series_; }
+  BusySeries& busy_series() { return series_; }
+  // Payload bytes by owner (a job: Route::owner) once set_owners(n) has made room for n; nothing
+  // counted before, nor for chunks of no owner (background traffic).
+  void set_owners(std::size_t n) { owner_bytes_.assign(n, 0); }
+  const std::vector<std::uint64_t>& owner_bytes() const { return owner_bytes_; }
+  std::vector<std::uint64_t>& owner_bytes() { return owner_bytes_; }
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) {
     track_ = track;
@@ -233,6 +246,9 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   int trace_name_ = -1;
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
   LinkDirStats stats_;
+  BusySeries series_;
+  std::vector<std::uint64_t> owner_bytes_;
+  void count_owner(const tlm::tlm_generic_payload& p, const ChunkExt& c);
   bool flow_stats_ = false;
   CcPort* cc_ = nullptr;
   bool report_pauses_ = false;

@@ -26,13 +26,15 @@ LinkDirTotals LinkDir::totals(std::int64_t now_ps) const {
   return t;
 }
 
-void LinkDir::add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times) {
+void LinkDir::add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times, std::int64_t skip_from_ps,
+                          std::int64_t skip_to_ps) {
   const auto n = static_cast<std::uint64_t>(times);
   const LinkDirStats &a = from.stats, &b = to.stats;
   stats_.chunks += n * (b.chunks - a.chunks);
   stats_.payload_bytes += n * (b.payload_bytes - a.payload_bytes);
   stats_.wire_bytes += n * (b.wire_bytes - a.wire_bytes);
   stats_.busy_ps += times * (b.busy_ps - a.busy_ps);
+  series_.spread(skip_from_ps, skip_to_ps, static_cast<double>(times * (b.busy_ps - a.busy_ps)));
   stats_.paused_ps += times * (b.paused_ps - a.paused_ps);
   stats_.lost_packets += n * (b.lost_packets - a.lost_packets);
   stats_.retransmitted_bytes += n * (b.retransmitted_bytes - a.retransmitted_bytes);

@@ -19,6 +19,8 @@ void write_run_outputs(const std::string& dir, const RunResults& results, const 
       {"results.json", [&](std::ostream& o) { o << results.json.dump(2) << '\n'; }},
       {"iterations.csv", [&](std::ostream& o) { o << results.csv; }},
   };
+  if (!results.link_series.empty())
+    files.push_back({"link_series.json", [&](std::ostream& o) { o << results.link_series << '\n'; }});
   if (trace.enabled()) files.push_back({"trace.json", [&](std::ostream& o) { trace.write(o); }});
   if (!results.faults.empty()) files.push_back({"faults.json", [&](std::ostream& o) { o << results.faults; }});
   if (!results.train_csv.empty()) files.push_back({"train.csv", [&](std::ostream& o) { o << results.train_csv; }});
@@ -43,6 +45,7 @@ void write_run_outputs(const std::string& dir, const RunResults& results, const 
   if (!trace.enabled()) fs::remove(fs::path(dir) / "trace.json", ec);
   if (results.faults.empty()) fs::remove(fs::path(dir) / "faults.json", ec);
   if (results.train_csv.empty()) fs::remove(fs::path(dir) / "train.csv", ec);
+  if (results.link_series.empty()) fs::remove(fs::path(dir) / "link_series.json", ec);
 }
 
 }  // namespace trainvp

@@ -8,8 +8,8 @@
 
 namespace trainvp {
 
-// Writes results.json, iterations.csv, trace.json (when enabled) and faults.json (with faults). Throws
-// std::runtime_error.
+// Writes results.json, iterations.csv, link_series.json, trace.json (when enabled) and faults.json
+// (with faults). Throws std::runtime_error.
 void write_run_outputs(const std::string& dir, const RunResults& results, const TraceRecorder& trace);
 
 }  // namespace trainvp

@@ -432,10 +432,21 @@ void add_time_split(nlohmann::ordered_json& o, const Workload& w, double samples
 
 using namespace report_detail;
 
+static RunResults training_results(const Simulation& sim);
+
 RunResults collect_results(const Simulation& sim) {
-  if (sim.bench()) return bench_results(sim);
-  if (sim.chakra()) return chakra_results(sim);
-  if (!sim.jobs().empty()) return job_results(sim);
+  RunResults r = sim.bench()           ? bench_results(sim)
+                 : sim.chakra()        ? chakra_results(sim)
+                 : !sim.jobs().empty() ? job_results(sim)
+                                       : training_results(sim);
+  std::vector<std::string> jobs;
+  for (const JobConfig& j : sim.scenario().jobs) jobs.push_back(j.name);
+  r.link_series = sim.fabric().report_series(sim.stats().simulated_ps, jobs);
+  return r;
+}
+
+// One training job's results (the single-job run).
+static RunResults training_results(const Simulation& sim) {
   const Scenario& s = sim.scenario();
   const Workload& w = s.workload;
   auto gpus = sim.gpus();

@@ -60,6 +60,12 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
                            s.jobs.empty() ? nullptr : &job_of_, s.jobs.empty() ? nullptr : &plan_of_);
   const std::vector<Gpu*>& all = cluster_.gpus;
   const std::vector<int>& nodes_of = cluster_.nodes_of;
+  if (!s.jobs.empty()) {  // each link counts every job's bytes (link_series.json)
+    std::vector<int> owner(s.cluster.gpus.size(), -1);
+    for (std::size_t i = 0; i < s.jobs.size(); ++i)
+      for (int r : s.jobs[i].ranks) owner[static_cast<std::size_t>(r)] = static_cast<int>(i);
+    cluster_.fabric->set_owners(std::move(owner), s.jobs.size());
+  }
   if (s.training.functional) {
     std::vector<int> world;
     std::vector<std::string> names;

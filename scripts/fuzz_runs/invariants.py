@@ -336,6 +336,39 @@ def chakra_checks(res):
     return out
 
 
+# link_series.json (docs/scenario-format.md#link_seriesjson): the links of results.json in their
+# order, each one's intervals adding up to its busy_s, the interval the closed form (1 ns x 2^k,
+# the smallest covering the run in 128); with jobs, every byte but background traffic a job's.
+def link_series_checks(sc, res, raw):
+    name = "link_series_adds_up"
+    apply(name)
+    if raw is None:
+        return [Violation(name, "no link_series.json beside results.json")]
+    s = json.loads(raw)
+    sim = res["sim"]["simulated_s"]
+    w = 1e-9
+    while w * 128 < sim * (1 - 1e-12):
+        w *= 2
+    out = []
+    if rel(s["interval_s"], w) > 1e-9:
+        out.append(Violation(name, f"interval {s['interval_s']} s, expected {w} s for a run of {sim} s"))
+    if [l["name"] for l in s["links"]] != [l["name"] for l in res["links"]]:
+        return out + [Violation(name, "its links are not results.json's, in the same order")]
+    whole = "jobs" in sc and not sc["cluster"]["node"].get("cxl", {}).get("present") \
+        and not sc["cluster"].get("aggregators", {}).get("count", 0)
+    for l, t in zip(s["links"], res["links"]):
+        if len(l["busy"]) != s["intervals"]:
+            out.append(Violation(name, f"{l['name']}: {len(l['busy'])} intervals, expected {s['intervals']}"))
+        total = sum(l["busy"])
+        if abs(total - t["busy_s"]) > 1e-9 * t["busy_s"] + 1e-12:
+            out.append(Violation(name, f"{l['name']}: intervals add up to {total} s, busy_s {t['busy_s']} s"))
+        if whole and sum(l["job_bytes"]) != t["bytes"] - t.get("background_bytes", 0):
+            out.append(Violation(name, f"{l['name']}: jobs' bytes {l['job_bytes']} do not add up to {t['bytes']} B less background"))
+        if len(out) > 3:
+            break
+    return out
+
+
 def health_checks(res):
     """The health score's figures follow from its lists (docs/scenario-format.md, `health`):
     recall = detected / applied faults, precision = true positives / diagnoses, true + false

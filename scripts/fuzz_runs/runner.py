@@ -188,6 +188,7 @@ def check(tv, sc, work, only=None, mutate_seed=None):
             res.violations += inv.single_run_checks(sc, a, topo)
         else:
             res.violations += inv.links_checks(sc, a, topo)
+        res.violations += inv.link_series_checks(sc, a, files_a.get("link_series.json"))
 
     if want("rerun_identical"):
         rc2, err2, _, files_b = run_one(tv, sc, work, "b", out_tag="a")

@@ -5,6 +5,7 @@
 // ps; rates in bytes/s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -117,6 +118,35 @@ TEST(FlowNetwork, TwoFlowsSharingALinkEachGetHalf) {
     n.net->settle();
     EXPECT_EQ(n.dir(0).stats().payload_bytes, static_cast<std::uint64_t>(2 * kBytes));
     EXPECT_EQ(n.dir(0).stats().busy_ps, static_cast<std::int64_t>(2 * kBytes) * kPsPerByte);
+  });
+}
+
+TEST(FlowNetwork, TheBusySeriesIsTheLinksLoadOverTime) {
+  in_own_process([] {
+    // A paced endless flow at a fifth of the link and a transfer of B that takes the rest (10 GB/s):
+    // the link is full until B / 10 GB/s = 104,857,600 ps, then a fifth busy until the end (1 ms).
+    Net n({params(kBps, 0)});
+    static const std::vector<int> path{0};
+    n.start(path, FlowNetwork::kEndless, 2.5e9);
+    n.start(path, kBytes);
+    const std::int64_t full = static_cast<std::int64_t>(kBytes) * 100, end = 1000000000;
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
+    n.net->stop(0);
+    n.net->settle();
+    const BusySeries& s = n.dir(0).busy_series();
+    const std::int64_t width = std::int64_t{1000} << 13;  // 1 ns x 2^13 x 128 buckets = 1.05 ms
+    ASSERT_EQ(s.width_ps(), width);
+    const std::vector<double> busy = s.at_width(width, 123);  // 123 x 8.192 us > 1 ms
+    const double f = static_cast<double>(full), e = static_cast<double>(end);
+    for (std::size_t k = 0; k < busy.size(); ++k) {
+      const double lo = static_cast<double>(k) * static_cast<double>(width), hi = lo + static_cast<double>(width);
+      const double at_full = std::max(0.0, std::min(hi, f) - lo),
+                   at_fifth = std::max(0.0, std::min(hi, e) - std::max(lo, f));
+      // Within the picosecond the transfer's finish is rounded up to.
+      EXPECT_NEAR(busy[k], at_full + 0.2 * at_fifth, 1.0) << "bucket " << k;
+    }
+    EXPECT_NEAR(s.total_ps(), static_cast<double>(n.dir(0).stats().busy_ps), 1.0);
+    EXPECT_NEAR(s.total_ps(), f + 0.2 * (e - f), 1.0);
   });
 }
 

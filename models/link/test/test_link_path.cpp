@@ -3,7 +3,8 @@
 // checker on every socket pair. Delivery times follow the closed form of docs/fabric.md: a chunk of
 // b bytes is b + ceil(b / mtu) x framing on the wire at the link rate; its first packet reaches the
 // far end one packet time plus the latency after it starts (cut-through), and its tail leaves a
-// link at max(start + wire time, tail arrival + one last-packet time).
+// link at max(start + wire time, tail arrival + one last-packet time); the link's busy series holds
+// each chunk's wire time in the buckets of the time it was on the wire.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/link/forwarder.hpp"
@@ -96,17 +98,37 @@ void expect_arrival_at(TwoHops& h, std::int64_t t, std::uint64_t before, std::ui
   EXPECT_EQ(h.delivered(), before + bytes) << "at " << t << " ps";
 }
 
+// A link's busy series holds exactly the time of `busy` (intervals, ps) in each bucket, at the
+// width that covers their last end in BusySeries::kBuckets from 1 ns up.
+void expect_series(const BusySeries& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& busy) {
+  std::int64_t width = BusySeries::kFirstWidthPs, end = 0;
+  for (auto [a, b] : busy) end = std::max(end, b);
+  while (width * static_cast<std::int64_t>(BusySeries::kBuckets) < end) width *= 2;
+  ASSERT_EQ(s.width_ps(), width);
+  const auto n = static_cast<std::size_t>((end + width - 1) / width);
+  std::vector<double> expected(n, 0.0);
+  for (auto [a, b] : busy)
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::int64_t lo = static_cast<std::int64_t>(k) * width, hi = lo + width;
+      expected[k] += static_cast<double>(std::max<std::int64_t>(0, std::min(b, hi) - std::max(a, lo)));
+    }
+  EXPECT_EQ(s.at_width(width, n), expected);
+}
+
 void paced_chunks_arrive_at_the_closed_form(const LinkDirParams& pa, const LinkDirParams& pb) {
   in_own_process([&] {
     const std::uint32_t bytes = 10000;  // three packets: 4096 + 4096 + 1808
     const int chunks = 3;
     const std::int64_t interval = 10000000;  // 10 us: each chunk has the path to itself
     TwoHops h(pa, pb, bytes, interval, (chunks - 1) * interval + 1);
+    std::vector<std::pair<std::int64_t, std::int64_t>> busy_a, busy_b;  // each chunk's time on the wire
     for (int k = 0; k < chunks; ++k) {
       const std::int64_t t0 = k * interval;
       const Times ta = through(pa, bytes, t0, t0);
       const Times tb = through(pb, bytes, ta.head, ta.tail);  // the forwarder hands it on at its head
       expect_arrival_at(h, tb.tail, std::uint64_t{bytes} * k, bytes);
+      busy_a.push_back({t0, t0 + ser(on_wire(bytes, pa), pa.bandwidth_bps)});
+      busy_b.push_back({ta.head, ta.head + ser(on_wire(bytes, pb), pb.bandwidth_bps)});
     }
     sc_core::sc_start();
     for (const LinkDir* l : {&h.a, &h.b}) {
@@ -114,7 +136,11 @@ void paced_chunks_arrive_at_the_closed_form(const LinkDirParams& pa, const LinkD
       EXPECT_EQ(l->stats().payload_bytes, std::uint64_t{bytes} * chunks);
       EXPECT_EQ(l->stats().wire_bytes, on_wire(bytes, l->params()) * chunks);
       EXPECT_EQ(l->stats().busy_ps, ser(on_wire(bytes, l->params()), l->params().bandwidth_bps) * chunks);
+      EXPECT_EQ(l->busy_series().total_ps(), static_cast<double>(l->stats().busy_ps));
     }
+    // Over time: each chunk's wire time in the buckets it falls in (link_series.json).
+    expect_series(h.a.busy_series(), busy_a);
+    expect_series(h.b.busy_series(), busy_b);
     expect_no_violations(h.wiring, chunks);
   });
 }

@@ -156,9 +156,12 @@ std::string render(const BarChart& c) {
   if (c.layout == BarChart::Layout::Horizontal) {
     const double row = 18, label_w = 300, top = 6, left = label_w, right = c.width - 90.0;
     const double h = top + row * c.bars.size() + 40;
-    std::vector<double> vals;
-    for (auto& b : c.bars)
-      for (double v : b.values) vals.push_back(v);
+    std::vector<double> vals;  // each bar's segments are laid end to end: the axis spans the totals
+    for (auto& b : c.bars) {
+      double total = 0;
+      for (double v : b.values) total += std::max(v, 0.0);
+      vals.push_back(total);
+    }
     auto [lo, hi] = axis_range(vals, true);
     const Scale sx(lo, hi, left, right);
     for (std::size_t r = 0; r < c.bars.size(); ++r) {

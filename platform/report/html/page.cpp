@@ -61,7 +61,9 @@ var ce=console.error;console.error=function(){add('console.error: '+Array.protot
 window.__reportErrors=add;})();
 )";
 
-// Last in <body>: sortable tables; then the page marks itself ready.
+// Last in <body>: sortable tables (numbers by value, then text and blank cells, in either
+// direction: a metric column of infeasible points keeps its numbers together); then the page
+// marks itself ready.
 const char* kScript = R"(
 (function(){
 function key(td){var v=td.getAttribute('data-value');return v===null?td.textContent:parseFloat(v);}
@@ -70,8 +72,10 @@ document.querySelectorAll('table.sortable').forEach(function(t){
     var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows),asc=th.getAttribute('data-sort')!=='asc';
     t.querySelectorAll('th').forEach(function(h){h.removeAttribute('data-sort');});
     th.setAttribute('data-sort',asc?'asc':'desc');
-    rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]);
-      if(typeof x==='number'&&typeof y==='number'){if(isNaN(x))return 1;if(isNaN(y))return -1;return asc?x-y:y-x;}
+    rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]),
+        nx=typeof x==='number'&&!isNaN(x),ny=typeof y==='number'&&!isNaN(y);
+      if(nx&&ny)return asc?x-y:y-x;
+      if(nx!==ny)return nx?-1:1;
       return asc?String(x).localeCompare(String(y)):String(y).localeCompare(String(x));});
     rows.forEach(function(r){body.appendChild(r);});});});});
 document.documentElement.setAttribute('data-report-ready','1');

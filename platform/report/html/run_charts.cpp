@@ -1,12 +1,13 @@
-// The run report's charts over results.json alone: iteration time, time split, links, jobs and
-// real training.
+// The run report's charts over results.json (and link_series.json): iteration time, time split,
+// links, jobs and real training.
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "platform/report/html/charts.hpp"
 #include "platform/report/html/run_sections.hpp"
 #include "platform/report/html/svg.hpp"
-#include "platform/report/html/trace_slices.hpp"
 
 namespace trainvp::html {
 
@@ -171,94 +172,153 @@ void time_split_section(Page& page, const JsonView& r) {
   page.section("time-split", "Time split per stage and rank", body);
 }
 
-// The NIC links' busy share over time from trace.json's transmissions ("tx <link>", category
-// network): the busiest kHeatRows links, kHeatColumns bins over the run. "" without a transmission.
-constexpr std::size_t kHeatRows = 32, kHeatColumns = 80;
+namespace {
 
-std::string nic_heat_map(const std::string& trace_path, double end_s) {
-  std::map<std::string, std::vector<std::pair<double, double>>> busy;  // link -> transmissions
-  for (const TraceSlice& s : read_trace_slices(trace_path, "network", -1)) {
-    const std::string link = s.name.rfind("tx ", 0) == 0 ? s.name.substr(3) : s.name;
-    busy[link].push_back({s.start_s, s.end_s});
-    end_s = std::max(end_s, s.end_s);
-  }
-  if (busy.empty() || !(end_s > 0)) return "";
-  const double bin = end_s / kHeatColumns;
-  std::vector<std::pair<double, std::string>> order;  // (busy seconds, link): busiest first, then by name
-  std::map<std::string, std::vector<double>> cells;
-  for (auto& [link, spans] : busy) {
-    std::vector<double>& row = cells[link];
-    row.assign(kHeatColumns, 0.0);
-    double total = 0;
-    for (auto [a, b] : spans) {
-      total += b - a;
-      for (auto k = static_cast<std::size_t>(a / bin); k < kHeatColumns && k * bin < b; ++k)
-        row[k] += std::max(0.0, std::min(b, (k + 1) * bin) - std::max(a, k * bin)) / bin;
-    }
-    order.push_back({-total, link});
-  }
-  std::sort(order.begin(), order.end());
-  HeatMap h;
-  h.id = "link-heatmap";
-  h.title = "NIC links over time: busy share of each of " + std::to_string(kHeatColumns) + " intervals (the " +
-            std::to_string(std::min(kHeatRows, order.size())) + " busiest of " + std::to_string(order.size()) +
-            " links that transmitted, from trace.json)";
-  h.x_label = "simulated time (s)";
-  h.x0 = 0, h.x1 = end_s;
-  for (std::size_t i = 0; i < order.size() && i < kHeatRows; ++i) {
-    h.rows.push_back(order[i].second);
-    for (double& v : cells[order[i].second]) v = std::min(v, 1.0);  // transmissions may overlap on a link
-    h.cells.push_back(cells[order[i].second]);
-  }
-  return render(h);
+// The tiers of link_series.json (the keys of results.json's link_tiers), in the order drawn.
+const std::vector<std::pair<std::string, std::string>>& series_tiers() {
+  static const std::vector<std::pair<std::string, std::string>> t = {{"nvlink", "NVLink"},
+                                                                     {"pcie", "PCIe"},
+                                                                     {"cxl", "CXL"},
+                                                                     {"nic", "NIC (scale-out)"},
+                                                                     {"spine", "spine (leaf to spine)"}};
+  return t;
 }
 
-void link_section(Page& page, const JsonView& r, const std::string& trace_path) {
+std::string tier_title(const std::string& key) {
+  for (const auto& [k, title] : series_tiers())
+    if (k == key) return title;
+  return key;
+}
+
+// A heat map shows the busiest kHeatRows links of its tier.
+constexpr std::size_t kHeatRows = 32;
+
+// Each link's busy share of each interval of link_series.json (the last interval counts only up
+// to the end of the run), clamped to 1 against rounding.
+std::vector<double> busy_shares(const JsonView& link, double interval_s, double end_s) {
+  std::vector<double> out;
+  std::size_t k = 0;
+  for (const JsonView& b : link["busy"].items()) {
+    const double from = static_cast<double>(k++) * interval_s, len = std::min(interval_s, end_s - from);
+    out.push_back(len > 0 ? std::clamp(b.number() / len, 0.0, 1.0) : 0.0);
+  }
+  return out;
+}
+
+// The hottest link of each tier by its utilization over the run (results.json), with its busiest
+// interval (link_series.json).
+Table hottest_table(const std::map<std::string, std::vector<JsonView>>& tiers, const JsonView* series) {
+  std::map<std::string, JsonView> by_name;  // link_series.json's entries, when there is one
+  double interval = 0, end = 0;
+  if (series) {
+    interval = (*series)["interval_s"].number(), end = (*series)["simulated_s"].number();
+    for (const JsonView& l : (*series)["links"].items()) by_name.emplace(l["name"].text(), l);
+  }
+  Table t;
+  t.id = "hottest-links";
+  t.head = {"tier", "hottest link", "utilization", "bytes", "peak queue", "busiest interval"};
+  for (const auto& [tier, links] : tiers) {
+    const JsonView& top = links.front();
+    std::string busiest;
+    if (auto it = by_name.find(top["name"].text()); it != by_name.end()) {
+      const std::vector<double> shares = busy_shares(it->second, interval, end);
+      const auto at = std::max_element(shares.begin(), shares.end());
+      if (at != shares.end()) {
+        const double from = static_cast<double>(at - shares.begin()) * interval;
+        busiest = num(*at * 100, 4) + "% busy from " + seconds(from) + " to " + seconds(std::min(from + interval, end));
+      }
+    }
+    t.rows.push_back({text_cell(tier), text_cell(top["name"].text()),
+                      number_cell(top["utilization"].number(), num(top["utilization"].number() * 100, 4) + "%",
+                                  top["utilization"].pointer()),
+                      number_cell(top["bytes"].number(), bytes(top["bytes"].number()), top["bytes"].pointer()),
+                      top.has("peak_queue_bytes")
+                          ? number_cell(top["peak_queue_bytes"].number(), bytes(top["peak_queue_bytes"].number()),
+                                        top["peak_queue_bytes"].pointer())
+                          : text_cell(""),
+                      text_cell(busiest)});
+  }
+  return t;
+}
+
+// Per tier of link_series.json, its links' busy share of each interval as a heat map: the
+// kHeatRows busiest links (by busy time over the run, then by name).
+std::string tier_heat_maps(const JsonView& series) {
+  const double interval = series["interval_s"].number(), end = series["simulated_s"].number();
+  const double columns = series["intervals"].number();
+  std::map<std::string, std::vector<JsonView>> by_tier;
+  for (const JsonView& l : series["links"].items()) by_tier[l["tier"].text()].push_back(l);
+  std::string out;
+  for (const auto& [key, title] : series_tiers()) {
+    auto it = by_tier.find(key);
+    if (it == by_tier.end()) continue;
+    std::vector<JsonView>& links = it->second;
+    std::stable_sort(links.begin(), links.end(), [](const JsonView& a, const JsonView& b) {
+      const double x = a["busy_s"].number(), y = b["busy_s"].number();
+      return x != y ? x > y : a["name"].text() < b["name"].text();
+    });
+    HeatMap h;
+    h.id = "link-heatmap-" + key;
+    h.title = title + " links over time: busy share of each of " + num(columns, 8) + " intervals of " +
+              seconds(interval) + " (the " + std::to_string(std::min(kHeatRows, links.size())) + " busiest of " +
+              std::to_string(links.size()) + " that carried traffic)";
+    h.x_label = "simulated time (s)";
+    h.x0 = 0, h.x1 = columns * interval;
+    for (std::size_t i = 0; i < links.size() && i < kHeatRows; ++i) {
+      h.rows.push_back(links[i]["name"].text());
+      h.cells.push_back(busy_shares(links[i], interval, end));
+    }
+    out += render(h);
+  }
+  return out;
+}
+
+}  // namespace
+
+void link_section(Page& page, const JsonView& r, const JsonView* series) {
   if (!r.has("links") || r["links"].raw().empty()) {
     page.omitted("links", "Link utilization", "results.json lists no links");
     return;
   }
+  std::map<std::string, std::string> tier_of;  // link name -> tier title, from link_series.json
+  if (series)
+    for (const JsonView& l : (*series)["links"].items()) tier_of[l["name"].text()] = tier_title(l["tier"].text());
   std::map<std::string, std::vector<JsonView>> tiers;
-  for (const JsonView& l : r["links"].items()) tiers[link_tier(l["name"].text())].push_back(l);
-  const std::string heat =
-      trace_path.empty() ? "" : nic_heat_map(trace_path, r.has("sim") ? r["sim"].number_or("simulated_s", 0) : 0);
-  std::string body =
-      heat + paragraph(std::string(heat.empty() ? trace_path.empty() ? "The run wrote no trace.json, whose NIC "
-                                                                       "transmissions would give a heat map over time. "
-                                                                     : "trace.json holds no NIC transmission. "
-                                                : "") +
-                       "results.json holds each link's utilization over the whole run, not over time: each tier is "
-                       "drawn as bars of its busiest links.");
-  Table hottest;
-  hottest.id = "hottest-links";
-  hottest.head = {"tier", "hottest link", "utilization", "bytes", "peak queue"};
-  std::size_t k = 0;
-  for (auto& [tier, links] : tiers) {
+  for (const JsonView& l : r["links"].items()) {
+    auto it = tier_of.find(l["name"].text());
+    tiers[it != tier_of.end() ? it->second : link_tier(l["name"].text())].push_back(l);
+  }
+  for (auto& [tier, links] : tiers)
     std::stable_sort(links.begin(), links.end(), [](const JsonView& a, const JsonView& b) {
       return a["utilization"].number() > b["utilization"].number();
     });
-    BarChart c;
-    c.id = "links-" + std::to_string(k++);
-    c.layout = BarChart::Layout::Horizontal;
-    c.unit = "%";
-    c.title = tier + " links: the " + std::to_string(std::min<std::size_t>(links.size(), 12)) + " busiest of " +
-              std::to_string(links.size());
-    c.value_label = "utilization (busy time / run time)";
-    c.segments = {"utilization"};
-    for (std::size_t i = 0; i < links.size() && i < 12; ++i)
-      c.bars.push_back({links[i]["name"].text(), {links[i]["utilization"].number()}});
-    body += render(c);
-    const JsonView& top = links.front();
-    hottest.rows.push_back({text_cell(tier), text_cell(top["name"].text()),
-                            number_cell(top["utilization"].number(), num(top["utilization"].number() * 100, 4) + "%",
-                                        top["utilization"].pointer()),
-                            number_cell(top["bytes"].number(), bytes(top["bytes"].number()), top["bytes"].pointer()),
-                            top.has("peak_queue_bytes")
-                                ? number_cell(top["peak_queue_bytes"].number(), bytes(top["peak_queue_bytes"].number()),
-                                              top["peak_queue_bytes"].pointer())
-                                : text_cell("")});
+  std::string body = "<h3>Hottest link of each tier</h3>\n" + render(hottest_table(tiers, series));
+  if (series) {
+    body += paragraph(
+                "Each link's busy time in each interval of the run, from link_series.json; a cell's shade is "
+                "the busy share of its interval (white to the map's busiest cell in blue; the legend names the "
+                "shares, hovering a cell gives its value).") +
+            tier_heat_maps(*series);
+  } else {
+    // A run directory from before link_series.json: whole-run utilization only.
+    body += paragraph(
+        "The run directory has no link_series.json, which would give each tier's links over time: each "
+        "tier is drawn as bars of its busiest links' utilization over the whole run (results.json).");
+    std::size_t k = 0;
+    for (auto& [tier, links] : tiers) {
+      BarChart c;
+      c.id = "links-" + std::to_string(k++);
+      c.layout = BarChart::Layout::Horizontal;
+      c.unit = "%";
+      c.title = tier + " links: the " + std::to_string(std::min<std::size_t>(links.size(), 12)) + " busiest of " +
+                std::to_string(links.size());
+      c.value_label = "utilization (busy time / run time)";
+      c.segments = {"utilization"};
+      for (std::size_t i = 0; i < links.size() && i < 12; ++i)
+        c.bars.push_back({links[i]["name"].text(), {links[i]["utilization"].number()}});
+      body += render(c);
+    }
   }
-  body = "<h3>Hottest link of each tier</h3>\n" + render(hottest) + body;
   if (r.has("link_tiers")) {
     BarChart c;
     c.id = "link-tiers";
@@ -274,7 +334,68 @@ void link_section(Page& page, const JsonView& r, const std::string& trace_path) 
   page.section("links", "Link utilization by tier", body);
 }
 
-void job_sections(Page& page, const JsonView& r) {
+namespace {
+
+// The links that carried two jobs' traffic or more (link_series.json's job_bytes): a table of each
+// one's bytes by job, the busiest first, and the 12 busiest as bars of bytes stacked by job.
+void shared_links_section(Page& page, const JsonView& r, const JsonView* series) {
+  const char* heading = "Links the jobs share";
+  if (!series || !series->has("jobs"))
+    return page.omitted("shared-links", heading,
+                        "the run directory has no link_series.json with each job's bytes on each link");
+  std::vector<std::string> jobs;
+  for (const JsonView& j : (*series)["jobs"].items()) jobs.push_back(j.text());
+  std::map<std::string, JsonView> results_link;  // results.json's entry of each link, for its pointers
+  for (const JsonView& l : r["links"].items()) results_link.emplace(l["name"].text(), l);
+  std::vector<JsonView> shared;
+  for (const JsonView& l : (*series)["links"].items()) {
+    int carrying = 0;
+    for (const JsonView& b : l["job_bytes"].items()) carrying += b.number() > 0;
+    if (carrying >= 2 && results_link.count(l["name"].text())) shared.push_back(l);
+  }
+  if (shared.empty())
+    return page.section("shared-links", heading,
+                        paragraph("No link carried traffic of two jobs: the jobs' traffic never met in the fabric."));
+  std::stable_sort(shared.begin(), shared.end(),
+                   [](const JsonView& a, const JsonView& b) { return a["busy_s"].number() > b["busy_s"].number(); });
+  Table t;
+  t.id = "shared-links";
+  t.sortable = true;
+  t.head = {"link", "tier", "utilization", "bytes"};
+  for (const std::string& j : jobs) t.head.push_back(j + " bytes");
+  BarChart c;
+  c.id = "shared-links";
+  c.layout = BarChart::Layout::Horizontal;
+  c.unit = "B";
+  c.title = "Bytes each job sent over the " + std::to_string(std::min<std::size_t>(shared.size(), 12)) +
+            " busiest of the " + std::to_string(shared.size()) + " links two jobs or more share";
+  c.value_label = "bytes";
+  c.segments = jobs;
+  for (std::size_t i = 0; i < shared.size(); ++i) {
+    const JsonView& l = shared[i];
+    const JsonView& res = results_link.at(l["name"].text());
+    std::vector<Cell> row = {text_cell(l["name"].text()), text_cell(tier_title(l["tier"].text())),
+                             number_cell(res["utilization"].number(), num(res["utilization"].number() * 100, 4) + "%",
+                                         res["utilization"].pointer()),
+                             number_cell(res["bytes"].number(), bytes(res["bytes"].number()), res["bytes"].pointer())};
+    std::vector<double> by_job;
+    for (const JsonView& b : l["job_bytes"].items()) {
+      row.push_back(number_cell(b.number(), bytes(b.number())));
+      by_job.push_back(b.number());
+    }
+    t.rows.push_back(std::move(row));
+    if (i < 12) c.bars.push_back({l["name"].text(), by_job});
+  }
+  page.section("shared-links", heading,
+               paragraph("Each job's bytes are those of the transfers its ranks sent (link_series.json /links/*/"
+                         "job_bytes); utilization and bytes are the link's over the run, all jobs together "
+                         "(results.json).") +
+                   render(c) + render(t));
+}
+
+}  // namespace
+
+void job_sections(Page& page, const JsonView& r, const JsonView* series) {
   if (!r.has("jobs")) return page.omitted("jobs", "Jobs", "the run is one job (the scenario has no jobs)");
   std::size_t j = 0;
   for (const JsonView& job : r["jobs"].items()) {
@@ -296,11 +417,9 @@ void job_sections(Page& page, const JsonView& r) {
     if (job.has("iterations") && !job["iterations"].raw().empty())
       body += iteration_chart(job, r, "job-" + std::to_string(j) + "-iteration-time");
     page.section("job-" + std::to_string(j), "Job " + job["name"].text(), body);
-    if (j + 1 == r["jobs"].raw().size())
-      page.omitted("shared-links", "Links the jobs share",
-                   "results.json counts each link's bytes for all jobs together, not per job");
     ++j;
   }
+  if (r.has("links")) shared_links_section(page, r, series);
 }
 
 void train_section(Page& page, const JsonView& r) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "platform/core/errors.hpp"
 #include "platform/core/units.hpp"
@@ -165,16 +166,24 @@ std::string run_report_html(const std::string& dir) {
   const JsonView sc = r["scenario"];
   Page page("trainvp report: " + sc.text_or("name", dir),
             "run directory " + dir + ", trainvp " + r.text_or("trainvp_version", "?") + ". Every figure is read from " +
-                "results.json" + (fs::is_regular_file(d / "trace.json") ? " and trace.json" : "") +
-                "; hover a mark for its value.");
+                "results.json" + (fs::is_regular_file(d / "link_series.json") ? ", link_series.json" : "") +
+                (fs::is_regular_file(d / "trace.json") ? " and trace.json" : "") + "; hover a mark for its value.");
   summary_section(page, r);
   iteration_section(page, r);
   time_split_section(page, r);
   const fs::path trace = d / "trace.json";
   schedule_sections(page, r, fs::is_regular_file(trace) ? trace.string() : "");
-  link_section(page, r, fs::is_regular_file(trace) ? trace.string() : "");
+  const std::string series_path = (d / "link_series.json").string();
+  std::optional<nlohmann::json> series_doc;
+  std::optional<JsonView> series;
+  if (fs::is_regular_file(series_path)) {
+    series_doc = read_input_json(series_path, "link series file");
+    series.emplace(*series_doc, series_path);
+    if (!series_doc->is_object()) series->fail("an object");
+  }
+  link_section(page, r, series ? &*series : nullptr);
   health_sections(page, r);
-  job_sections(page, r);
+  job_sections(page, r, series ? &*series : nullptr);
   train_section(page, r);
   return page.render();
 }

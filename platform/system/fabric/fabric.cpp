@@ -7,6 +7,7 @@
 
 #include "platform/core/errors.hpp"
 #include "platform/core/hash.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
@@ -262,9 +263,17 @@ LinkDirTotals Fabric::dir_totals(std::size_t d, std::int64_t now_ps) const {
   return flow_ ? flow_->totals(static_cast<int>(d), now_ps) : dirs_[d].dir->totals(now_ps);
 }
 
-void Fabric::add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times) {
-  if (flow_) flow_->add_repeats(static_cast<int>(d), from, to, times);
-  else dirs_[d].dir->add_repeats(from, to, times);
+void Fabric::add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times,
+                             std::int64_t skip_from_ps, std::int64_t skip_to_ps) {
+  if (flow_) flow_->add_repeats(static_cast<int>(d), from, to, times, skip_from_ps, skip_to_ps);
+  else dirs_[d].dir->add_repeats(from, to, times, skip_from_ps, skip_to_ps);
+}
+
+void Fabric::set_owners(std::vector<int> owner_of_rank, std::size_t owners) {
+  owner_of_rank_ = std::move(owner_of_rank);
+  single_path_.clear();  // routes made before carry no owner: made afresh (the same paths)
+  routes_.clear();
+  for (FabricDir& d : dirs_) d.dir->set_owners(owners);
 }
 
 void Fabric::links_changed(const std::vector<int>& dirs) {
@@ -457,6 +466,7 @@ const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
   auto r = std::make_unique<Route>();
   const auto s = static_cast<std::size_t>(src_rank), d = static_cast<std::size_t>(dst_rank);
   const bool choice = build_route(*r, gpu_device_[s], nic_of_gpu_[s], gpu_device_[d], nic_of_gpu_[d], bucket);
+  if (s < owner_of_rank_.size()) r->owner = owner_of_rank_[s];
   const Route& out = *r;
   owned_routes_.push_back(std::move(r));
   routes_[key] = &out;
@@ -552,17 +562,52 @@ nlohmann::ordered_json Fabric::report_links(std::int64_t end_ps) const {
   return links;
 }
 
+std::string Fabric::tier_of(const FabricDir& d) const {
+  const FabricLink& l = links_[static_cast<std::size_t>(d.link)];
+  const bool spine = devices_[static_cast<std::size_t>(l.a)].kind == DeviceKind::Spine ||
+                     devices_[static_cast<std::size_t>(l.b)].kind == DeviceKind::Spine;
+  return l.kind == LinkKind::Ethernet ? (spine ? "spine" : "nic") : link_kind_name(l.kind);
+}
+
 nlohmann::ordered_json Fabric::report_tiers() const {
   nlohmann::ordered_json t = {{"nvlink_bytes", 0}, {"pcie_bytes", 0}, {"nic_bytes", 0}, {"spine_bytes", 0}};
   for (const FabricDir& d : dirs_) {
-    const FabricLink& l = links_[static_cast<std::size_t>(d.link)];
-    const bool spine = devices_[static_cast<std::size_t>(l.a)].kind == DeviceKind::Spine ||
-                       devices_[static_cast<std::size_t>(l.b)].kind == DeviceKind::Spine;
-    const std::string key = l.kind == LinkKind::Ethernet ? (spine ? "spine_bytes" : "nic_bytes")
-                                                         : std::string(link_kind_name(l.kind)) + "_bytes";
+    const std::string key = tier_of(d) + "_bytes";
     t[key] = t.value(key, std::uint64_t{0}) + d.dir->stats().payload_bytes;
   }
   return t;
+}
+
+// Written link by link into one string: a JSON tree of every link's intervals would take tens of
+// bytes per number (hundreds of MB at thousands of GPUs) where the text takes a few.
+std::string Fabric::report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const {
+  std::int64_t widest = 0, last = end_ps;
+  for (const FabricDir& d : dirs_) {
+    const BusySeries& b = d.dir->busy_series();
+    if (!b.empty()) widest = std::max(widest, b.width_ps()), last = std::max(last, b.last_end_ps());
+  }
+  const std::int64_t width = BusySeries::common_width(last, widest);
+  const auto n = static_cast<std::size_t>((last + width - 1) / width);
+  nlohmann::ordered_json head = {{"simulated_s", sec(end_ps)}, {"interval_s", sec(width)}, {"intervals", n}};
+  if (!owners.empty()) head["jobs"] = owners;
+  std::string out = head.dump();
+  out.pop_back();  // its closing brace: the links follow
+  out += ",\"links\":[";
+  bool first = true;
+  for (const FabricDir& d : dirs_) {
+    if (d.dir->stats().chunks == 0) continue;  // as report_links
+    nlohmann::ordered_json l = {{"name", d.dir->label()},
+                                {"tier", tier_of(d)},
+                                {"bytes", d.dir->stats().payload_bytes},
+                                {"busy_s", sec(d.dir->stats().busy_ps)}};
+    nlohmann::ordered_json busy = nlohmann::ordered_json::array();
+    for (double ps : d.dir->busy_series().at_width(width, n)) busy.push_back(ps * 1e-12);
+    l["busy"] = std::move(busy);
+    if (!owners.empty()) l["job_bytes"] = d.dir->owner_bytes();
+    out += (first ? "" : ",") + l.dump();
+    first = false;
+  }
+  return out + "]}";
 }
 
 }  // namespace trainvp

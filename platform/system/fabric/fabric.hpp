@@ -93,7 +93,12 @@ class Fabric : public RouteProvider {
   // Steady-state fast-forward: link direction d's counters up to now_ps, and `times` x their
   // growth from `from` to `to` added for skipped iterations; the flow network's in flow fidelity.
   LinkDirTotals dir_totals(std::size_t d, std::int64_t now_ps) const;
-  void add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times);
+  // The skipped iterations' busy time is spread over [skip_from_ps, skip_to_ps) in the busy series.
+  void add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times,
+                       std::int64_t skip_from_ps, std::int64_t skip_to_ps);
+  // Jobs (elaboration, before traffic): owner_of_rank[r] is the index of the job rank r sends for
+  // (-1: none) among `owners`; every link direction then counts its payload bytes per job.
+  void set_owners(std::vector<int> owner_of_rank, std::size_t owners);
   // The endpoints the collective engine sends through: the GPUs, or their flow-fidelity stand-ins.
   std::vector<ChunkEndpoint*> endpoints(const std::vector<Gpu*>& gpus);
 
@@ -141,6 +146,12 @@ class Fabric : public RouteProvider {
   // nvlink, pcie (GPUs and NICs to their PCIe switch, switches to the root complex), nic (NIC to
   // its switch or leaf), spine (leaf to spine), and cxl when the nodes have CXL devices.
   nlohmann::ordered_json report_tiers() const;
+  // link_series.json (docs/outputs.md#link_seriesjson): every link direction of report_links with
+  // its tier and its busy time in each interval of the run, at one width for all; with jobs, the
+  // payload bytes of each (`owners`: their names, as set_owners numbered them).
+  std::string report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const;
+  // The key of link_tiers that counts direction d's bytes: nvlink, pcie, cxl, nic or spine.
+  std::string tier_of(const FabricDir& d) const;
   // results.json `pfc` (fabric_pfc.cpp): PFC totals over every Ethernet port; null in egress mode.
   nlohmann::ordered_json report_pfc(std::int64_t end_ps) const;
   // Trace tracks for the NICs' network ports; flush at the end of the run.
@@ -204,6 +215,7 @@ class Fabric : public RouteProvider {
   std::vector<std::unique_ptr<Route>> owned_routes_;
   FlatMap64<const Route*> routes_;       // (src, dst, ECMP bucket) -> route
   FlatMap64<const Route*> single_path_;  // (src, dst) with one shortest path -> its route
+  std::vector<int> owner_of_rank_;       // set_owners: stamped on each route made from then on
   // A CXL device's host driver on its node's root complex: the driver's socket is the root
   // complex's out-port `rc_port` (not a link: no routes but these use it).
   struct HostPath {

@@ -133,8 +133,9 @@ IterationSkip FastForward::decide(int rank, int B) {
 void FastForward::apply(int B, const IterationSkip& skip) {
   const int times = skip.iterations / skip.period;
   const Snapshot &from = snaps_.at(B - skip.period), &to = snaps_.at(B);
+  // The skipped iterations' link time stands for the stretch the next iteration starts after.
   for (std::size_t d = 0; d < p_.fabric->dirs().size(); ++d)
-    p_.fabric->add_dir_repeats(d, from.links[d], to.links[d], times);
+    p_.fabric->add_dir_repeats(d, from.links[d], to.links[d], times, to.at_ps, to.at_ps + skip.delay_ps());
   decided_[B] = skip;
   if (p_.on_skip) p_.on_skip(B, skip);
   if (++arrived_[B] == p_.gpus.size()) complete(B, skip);

@@ -2,6 +2,8 @@
 // every mark has a hover title, and the output is the same text for the same chart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
 #include <string>
 
 #include "platform/report/html/charts.hpp"
@@ -81,6 +83,26 @@ TEST(HtmlCharts, HorizontalBarsWriteEachRowLabelAndValue) {
   EXPECT_NE(svg.find("node0.gpu0-&gt;node0.nvswitch"), std::string::npos);
   EXPECT_NE(svg.find(">50%<"), std::string::npos);
   EXPECT_NE(svg.find("data-marks=\"2\""), std::string::npos);
+}
+
+// Segments laid end to end (a link's bytes by job): the axis spans each bar's total, so the
+// longest bar ends inside the plot (x from 300 to width - 90 = 870).
+TEST(HtmlCharts, StackedHorizontalBarsEndInsideTheAxis) {
+  BarChart c;
+  c.id = "shared";
+  c.layout = BarChart::Layout::Horizontal;
+  c.unit = "";
+  c.segments = {"a", "b"};
+  c.bars = {{"leaf0->spine1", {3, 5}}, {"leaf1->spine1", {1, 1}}};
+  const std::string svg = render(c);
+  static const std::regex rect(R"re(<rect x="([0-9.]+)" y="[^"]*" width="([0-9.]+)")re");
+  double end = 0;
+  std::size_t rects = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), rect); it != std::sregex_iterator(); ++it, ++rects)
+    end = std::max(end, std::stod((*it)[1]) + std::stod((*it)[2]));
+  EXPECT_EQ(rects, 4u);
+  EXPECT_GT(end, 300 + 0.5 * 570);  // the longer bar is drawn, not clipped to nothing
+  EXPECT_LE(end, 870.01);
 }
 
 TEST(HtmlCharts, AGanttChartHasARowPerStageAndABarPerSlice) {

@@ -1,0 +1,59 @@
+// BusySeries against hand-worked buckets: intervals split at bucket edges, the width doubling as
+// intervals end later, a share of an interval, a spread, and a series shown at a wider width.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "models/link/busy_series.hpp"
+
+namespace trainvp {
+namespace test_busy_series {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
+
+constexpr std::int64_t kW = BusySeries::kFirstWidthPs;
+constexpr auto kN = static_cast<std::int64_t>(BusySeries::kBuckets);
+
+TEST(BusySeries, AnIntervalIsSplitAtTheBucketEdges) {
+  BusySeries s;
+  EXPECT_TRUE(s.empty());
+  s.add(1500, 3200);  // 500 ps in bucket 1, 1000 in bucket 2, 200 in bucket 3
+  EXPECT_EQ(s.width_ps(), kW);
+  const std::vector<double> b = s.at_width(kW, 4);
+  EXPECT_EQ(b, (std::vector<double>{0, 500, 1000, 200}));
+  EXPECT_EQ(s.total_ps(), 1700);
+}
+
+TEST(BusySeries, TheWidthDoublesWhenAnIntervalEndsPastTheLastBucket) {
+  BusySeries s;
+  s.add(0, 100);
+  s.add(kN * kW - 10, kN * kW + 10);  // ends 10 ps past bucket 127: two buckets become one
+  EXPECT_EQ(s.width_ps(), 2 * kW);
+  const std::vector<double> b = s.at_width(2 * kW, 65);
+  EXPECT_EQ(b[0], 100);
+  EXPECT_EQ(b[63], 10);  // [126 w, 128 w) at the new width
+  EXPECT_EQ(b[64], 10);
+  s.add(0, 5 * kN * kW);  // busy throughout 5 x the first span: 8 x the first width
+  EXPECT_EQ(s.width_ps(), 8 * kW);
+  EXPECT_EQ(s.at_width(8 * kW, 80)[0], 100 + 8 * kW);
+  EXPECT_EQ(s.at_width(8 * kW, 80)[79], 8 * kW);
+  EXPECT_EQ(s.total_ps(), 100 + 20 + 5 * kN * kW);
+}
+
+TEST(BusySeries, AShareOfAnIntervalAndASpreadAddTheirPart) {
+  BusySeries s;
+  s.add(0, 2000, 0.25);          // a quarter of each of buckets 0 and 1
+  s.spread(2000, 6000, 1000.0);  // 1000 ps over 4 buckets: 250 each
+  EXPECT_EQ(s.at_width(kW, 6), (std::vector<double>{250, 250, 250, 250, 250, 250}));
+  EXPECT_EQ(s.at_width(2 * kW, 3), (std::vector<double>{500, 500, 500}));
+}
+
+TEST(BusySeries, TheCommonWidthCoversTheRunAndTheWidestSeries) {
+  EXPECT_EQ(BusySeries::common_width(0, 0), kW);
+  EXPECT_EQ(BusySeries::common_width(kN * kW, 0), kW);
+  EXPECT_EQ(BusySeries::common_width(kN * kW + 1, 0), 2 * kW);
+  EXPECT_EQ(BusySeries::common_width(kN * kW, 4 * kW), 4 * kW);
+  EXPECT_EQ(BusySeries::common_width(1000000000000, 0), kW << 23);  // 1 s: 1 ns x 2^23 x 128 = 1.07 s
+}
+
+}  // namespace test_busy_series
+}  // namespace trainvp
