@@ -22,6 +22,7 @@
 #include "models/link/endpoint.hpp"
 #include "models/link/route_provider.hpp"
 #include "platform/core/flat_map.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/slot_table.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
@@ -98,6 +99,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // `ranks`: the GPUs' endpoints, by rank.
   CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
                    std::uint64_t chunk, RunContext& ctx);
+  static const ModelInfo& info();
 
   // Registers a collective; nothing moves until ranks join. `on_rank_done` runs when all of a
   // rank's transfers (sent and received) have arrived. Returns the collective's id.

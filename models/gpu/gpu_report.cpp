@@ -11,7 +11,7 @@ const ModelInfo& Gpu::info() {
       "A GPU: runs its rank's phases (roofline-timed), sends collective chunks through its copy engines and serves "
       "peers' DMA from HBM.",
       {"gpu"},
-      "ranks",
+      "ranks[*]",
       {{"dma", "initiator, TLM-2.0 AT (multi-passthrough)", "its NVLink, PCIe and NIC link directions (fabric)"},
        {"mem", "target, TLM-2.0 AT (multi-passthrough)", "link directions arriving at the GPU (its HBM)"}},
       {{"iteration_time_s", "s", "mean duration of the rank's measured iterations"},

@@ -31,6 +31,32 @@ struct FailSlowMonitor::Validation {
   std::vector<LinkProbeResult> links;
 };
 
+const ModelInfo& FailSlowMonitor::info() {
+  static const ModelInfo i{
+      "failslow_monitor",
+      "GREYHOUND's fail-slow monitor and detector in the loop: from collective calls alone (as an interposer sees "
+      "them) it finds the iteration period, cuts windows, detects change points (BOCPD) and validates suspects with "
+      "GEMM and link probes run as real work, then tells the mitigation its diagnosis (docs/health.md).",
+      {"health", "health_detector"},
+      "health.detector",
+      {},
+      {{"tracking_overhead", "fraction", "the interposer's cost, charged to every GPU it watches"},
+       {"period_calls", "count", "collective calls per iteration found by autocorrelation (null: none found)"},
+       {"period_note", "text", "why no period was found", "no period found"},
+       {"windows", "count", "windows read by the detector"},
+       {"windows_disturbed", "count", "windows its own probes ran in (not read)"},
+       {"windows_fast_forwarded", "count", "windows standing for iterations fast-forward skipped"},
+       {"communicators", "count", "communicators it has seen"},
+       {"changes", "list", "change points: change_s, detected_s, direction, before_s, after_s"},
+       {"gemm_probes", "count", "GEMM probes run on suspect GPUs"},
+       {"link_probe_edges", "count", "link probes run over suspect edges"}},
+      {{"call_started, call_ended", "serves CollectiveObserver", "the collective engine: every rank's calls"},
+       {"on_phase_end", "listens to Gpu", "its lead rank's phases: iteration ends"},
+       {"probes", "calls Gpu (queue_probe) and LinkProber", "GEMMs on suspect GPUs, transfers over suspect edges"},
+       {"on_diagnosis, on_change, on_window", "calls listeners", "the mitigation ladder"}}};
+  return i;
+}
+
 FailSlowMonitor::FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx)
     : sc_module(name),
       p_(std::move(parts)),

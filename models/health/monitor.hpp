@@ -31,6 +31,7 @@
 #include "models/health/diagnosis.hpp"
 #include "models/health/link_prober.hpp"
 #include "models/gpu/gpu.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -50,6 +51,7 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   // Attaches itself to the engine and to its rank 0, and charges the tracking overhead to every GPU
   // it watches (construct it before anything reads the GPUs' base speed, such as the fault injector).
   FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
+  static const ModelInfo& info();
 
   void call_started(const CollectiveCall& c) override;
   void call_ended(const CollectiveCall& c) override;

@@ -1,7 +1,8 @@
 #pragma once
-// What `trainvp describe` says about a model beyond its parameters: its TLM sockets and the
-// statistics it reports in results.json. Each model declares its own once, beside its class
-// (a static `info()`), and writes those statistics in its `report()`.
+// What `trainvp describe` says about a model beyond its parameters: its TLM sockets (or, for a
+// model that has none, the C++ interfaces it meets the others through) and the statistics it
+// reports in results.json. Each model declares its own once, beside its class (a static
+// `info()`), and writes those statistics in its `report()`.
 #include <string>
 #include <vector>
 
@@ -24,9 +25,16 @@ struct ModelInfo {
   std::string name;  // as `trainvp describe model NAME` knows it
   std::string help;
   std::vector<std::string> schemas;  // the parameter schemas it is configured by (describe)
-  std::string results;               // the results.json array its entries are in, e.g. "links"
+  // Where its entries are in results.json: an array's elements ("links[*]") or one object
+  // ("health.detector"), dots stepping into objects. Empty: it writes no entry of its own.
+  std::string results;
   std::vector<SocketInfo> sockets;
   std::vector<StatInfo> statistics;
+  // A model without TLM sockets (a gate, an observer, a solver) meets the others through narrow
+  // C++ interfaces instead: `protocol` names the interface and whether it serves or calls it.
+  std::vector<SocketInfo> interfaces = {};
+  // A model with no statistics of its own: where its figures are reported instead.
+  std::string reported_by = {};
 };
 
 }  // namespace trainvp
