@@ -29,6 +29,7 @@
 #include "models/collectives/engine.hpp"
 #include "models/health/detector.hpp"
 #include "models/health/diagnosis.hpp"
+#include "models/health/diagnosis_source.hpp"
 #include "models/health/link_prober.hpp"
 #include "models/gpu/gpu.hpp"
 #include "platform/core/model_info.hpp"
@@ -37,7 +38,7 @@
 
 namespace trainvp {
 
-class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
+class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver, public DiagnosisSource {
  public:
   struct Parts {
     DetectorParams params;
@@ -56,21 +57,17 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   void call_started(const CollectiveCall& c) override;
   void call_ended(const CollectiveCall& c) override;
 
-  using Listener = std::function<void(const Diagnosis&)>;
-  void on_diagnosis(Listener l) { diagnosis_listeners_.push_back(std::move(l)); }
-  using ChangeListener = std::function<void(const ChangeEvent&)>;
-  void on_change(ChangeListener l) { change_listeners_.push_back(std::move(l)); }
-
-  using WindowListener = std::function<void(const MonitorWindow&)>;
-  void on_window(WindowListener l) { window_listeners_.push_back(std::move(l)); }
+  void on_diagnosis(Listener l) override { diagnosis_listeners_.push_back(std::move(l)); }
+  void on_change(ChangeListener l) override { change_listeners_.push_back(std::move(l)); }
+  void on_window(WindowListener l) override { window_listeners_.push_back(std::move(l)); }
 
   // Re-validation (a mitigation checking whether a GPU it works around is still slow): one FP16
   // GEMM probe on `rank`; `done` gets measured / datasheet time.
-  void gemm_check(int rank, std::function<void(double ratio)> done);
+  void gemm_check(int rank, std::function<void(double ratio)> done) override;
 
   // A mitigation paused rank 0 for `ps` (checkpoint, restart, re-plan): the time is its cost, not
   // the job's pace, so the open window does not count it.
-  void note_pause(std::int64_t ps) { paused_ps_ += ps; }
+  void note_pause(std::int64_t ps) override { paused_ps_ += ps; }
 
   // Steady-state fast-forward: the monitor lets a skip happen only while nothing of its own is
   // under way (period known, a window open, no probe running, no change waiting for its
@@ -81,16 +78,16 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   bool may_skip() const;
   void skipped(int boundary, int iterations, std::int64_t delay_ps);
   // The last window read (its time without pauses), and windows per rank-0 iteration so far.
-  double last_window_s() const { return last_ ? last_->seconds() : 0.0; }
-  double windows_per_iteration() const;
+  double last_window_s() const override { return last_ ? last_->seconds() : 0.0; }
+  double windows_per_iteration() const override;
 
   int period_calls() const { return period_; }
   int lead_rank() const { return p_.ranks.front(); }  // the rank whose calls cut the windows
-  const DetectorParams& params() const { return p_.params; }
-  const std::vector<ChangeEvent>& changes() const { return changes_; }
-  const std::vector<Diagnosis>& diagnoses() const { return diagnoses_; }
-  const std::vector<GemmProbeResult>& gemm_probes() const { return gemm_results_; }
-  const std::vector<LinkProbeResult>& link_probes() const { return link_results_; }
+  const DetectorParams& params() const override { return p_.params; }
+  const std::vector<ChangeEvent>& changes() const override { return changes_; }
+  const std::vector<Diagnosis>& diagnoses() const override { return diagnoses_; }
+  const std::vector<GemmProbeResult>& gemm_probes() const override { return gemm_results_; }
+  const std::vector<LinkProbeResult>& link_probes() const override { return link_results_; }
   int windows() const { return windows_; }
   // results.json `health.detector`.
   nlohmann::ordered_json report() const;
