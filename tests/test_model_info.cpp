@@ -95,6 +95,10 @@ TEST(ModelInfo, DescribeShowsEachModelsSocketsAndStatistics) {
         EXPECT_NE(all.find("    " + s.name + "  "), std::string::npos) << m->name << " " << s.name;
       }
     if (!m->reported_by.empty()) EXPECT_NE(one.find(m->reported_by), std::string::npos) << m->name;
+    for (const TraceSourceInfo& t : m->trace_sources) {
+      EXPECT_NE(one.find("    " + t.name + "  ("), std::string::npos) << m->name << " " << t.name;
+      EXPECT_NE(all.find("    " + t.name + "  ("), std::string::npos) << m->name << " " << t.name;
+    }
     for (const StatInfo& st : m->statistics) {
       EXPECT_NE(one.find("    " + st.name + " "), std::string::npos) << m->name << " " << st.name;
       EXPECT_NE(all.find("    " + st.name + " "), std::string::npos) << m->name << " " << st.name;

@@ -42,8 +42,11 @@ const ModelInfo& CollectiveEngine::info() {
        {"chunk_delivered", "serves ChunkSink", "the receiving endpoints, as each chunk arrives"},
        {"routes", "calls RouteProvider", "the fabric's source routes (ECMP by a hash of the flow)"},
        {"reducers", "calls ReduceDevice", "CXL devices and CPU aggregators, which reduce what they receive"},
-       {"launch, join", "serves C++ calls", "synchronization strategies (DDP, layer-wise, hybrid parallelism)"},
-       {"observers", "calls CollectiveObserver", "each rank's call start and return: the fail-slow monitor"}}};
+       {"launch, join", "serves C++ calls", "synchronization strategies (DDP, layer-wise, hybrid parallelism)"}},
+      {},
+      {{"call_started", "CollectiveCall: id, rank, record, communicator, start_ps",
+        "a GPU rank joined a collective, as an NCCL interposer sees the call (the fail-slow monitor listens)"},
+       {"call_ended", "CollectiveCall: the same, with end_ps", "the call returned on that rank (done or given up)"}}};
   return i;
 }
 
@@ -162,9 +165,8 @@ void CollectiveEngine::join(int id, int rank) {
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
   CollectiveRecord& rec = this->rec(id);
   if (rec.start_ps < 0 && position < c.cp->program.gpu_ranks) rec.start_ps = now_ps();
-  if (position < c.cp->program.gpu_ranks)
-    for (CollectiveObserver* o : observers_)
-      o->call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
+  if (position < c.cp->program.gpu_ranks && !call_started.empty())
+    call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
   if (c.left[static_cast<std::size_t>(position)] == 0) {  // nothing to do here (a single rank)
     finish_rank(id, c, position);
     return;
@@ -437,10 +439,9 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   if (gpu) intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
   ++ctx_.events;
   RankDone cb = gpu ? c.on_rank_done : RankDone{};
-  if (gpu)
-    for (CollectiveObserver* o : observers_)
-      o->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
-                     c.joined_at[static_cast<std::size_t>(position)], now});
+  if (gpu && !call_ended.empty())
+    call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
+                c.joined_at[static_cast<std::size_t>(position)], now});
   if (--c.ranks_left == 0) {
     if (c.layout)  // the devices' window data of this collective may go
       for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < c.cp->program.ranks.size(); ++i)

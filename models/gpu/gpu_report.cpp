@@ -17,7 +17,14 @@ const ModelInfo& Gpu::info() {
       {{"iteration_time_s", "s", "mean duration of the rank's measured iterations"},
        {"compute_s", "s", "mean time per measured iteration spent executing phases"},
        {"blocked_s", "s",
-        "mean time per measured iteration waiting at the synchronization gate (exposed communication)"}}};
+        "mean time per measured iteration waiting at the synchronization gate (exposed communication)"}},
+      {},
+      {},
+      {{"gradient_ready", "GradientReady: rank, iteration, layer",
+        "a layer's gradient is complete on the rank, its last micro-batch's dW ended (DDP and the layer-wise "
+        "strategies launch their all-reduces here)"},
+       {"phase_end", "rank, iteration, Phase",
+        "a phase ended (pipeline sends and TP joins, Local SGD's average, the monitor's iteration ends)"}}};
   return i;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // What a mitigation reads of the fail-slow monitor (platform/system/health/mitigation.hpp): its
-// findings, its windows as they close, and the two services it lends (a GEMM re-check, a pause
-// note). FailSlowMonitor is the one in runs; a unit test drives the mitigation with a fake.
+// findings, its windows as they close (trace sources), and the two services it lends (a GEMM
+// re-check, a pause note). FailSlowMonitor is the one in runs; a unit test drives the mitigation
+// with a fake.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "models/health/detector_params.hpp"
 #include "models/health/diagnosis.hpp"
 #include "models/health/window.hpp"
+#include "platform/core/trace_source.hpp"
 
 namespace trainvp {
 
@@ -16,12 +18,11 @@ class DiagnosisSource {
  public:
   virtual ~DiagnosisSource() = default;
 
-  using Listener = std::function<void(const Diagnosis&)>;
-  using ChangeListener = std::function<void(const ChangeEvent&)>;
-  using WindowListener = std::function<void(const MonitorWindow&)>;
-  virtual void on_diagnosis(Listener l) = 0;
-  virtual void on_change(ChangeListener l) = 0;
-  virtual void on_window(WindowListener l) = 0;
+  // Its trace sources: a diagnosis made, a change point verified, a window closed.
+  TraceSource<const Diagnosis&> diagnosed{"diagnosis"};
+  TraceSource<const ChangeEvent&> changed{"change"};
+  TraceSource<const MonitorWindow&> window_closed{"window"};
+  const TraceSources& trace_sources() const { return trace_sources_; }
 
   virtual const DetectorParams& params() const = 0;
   virtual const std::vector<ChangeEvent>& changes() const = 0;
@@ -36,6 +37,9 @@ class DiagnosisSource {
   virtual void gemm_check(int rank, std::function<void(double ratio)> done) = 0;
   // The lead rank was paused for `ps` (a mitigation's cost, not the job's pace).
   virtual void note_pause(std::int64_t ps) = 0;
+
+ private:
+  TraceSources trace_sources_{{&diagnosed, &changed, &window_closed}};
 };
 
 }  // namespace trainvp

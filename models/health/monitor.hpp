@@ -25,7 +25,6 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
-#include "models/collectives/collective_observer.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/health/detector.hpp"
 #include "models/health/diagnosis.hpp"
@@ -38,7 +37,7 @@
 
 namespace trainvp {
 
-class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver, public DiagnosisSource {
+class FailSlowMonitor : public sc_core::sc_module, public DiagnosisSource {
  public:
   struct Parts {
     DetectorParams params;
@@ -53,13 +52,6 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver, pu
   // it watches (construct it before anything reads the GPUs' base speed, such as the fault injector).
   FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
   static const ModelInfo& info();
-
-  void call_started(const CollectiveCall& c) override;
-  void call_ended(const CollectiveCall& c) override;
-
-  void on_diagnosis(Listener l) override { diagnosis_listeners_.push_back(std::move(l)); }
-  void on_change(ChangeListener l) override { change_listeners_.push_back(std::move(l)); }
-  void on_window(WindowListener l) override { window_listeners_.push_back(std::move(l)); }
 
   // Re-validation (a mitigation checking whether a GPU it works around is still slow): one FP16
   // GEMM probe on `rank`; `done` gets measured / datasheet time.
@@ -93,6 +85,9 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver, pu
   nlohmann::ordered_json report() const;
 
  private:
+  // What it hears of the engine's trace sources call_started and call_ended.
+  void call_started(const CollectiveCall& c);
+  void call_ended(const CollectiveCall& c);
   struct Instance {  // one collective in flight, as the interposers of its ranks saw it
     int group = 0, size = 0, joined = 0, ended = 0;
     std::int64_t min_start = 0, max_start = 0, max_end = 0;
@@ -149,9 +144,6 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver, pu
   std::vector<Diagnosis> diagnoses_;
   std::vector<GemmProbeResult> gemm_results_;
   std::vector<LinkProbeResult> link_results_;
-  std::vector<Listener> diagnosis_listeners_;
-  std::vector<ChangeListener> change_listeners_;
-  std::vector<WindowListener> window_listeners_;
   int track_ = -1;  // the trace's health track, once a diagnosis is marked
   std::deque<std::function<void()>> deferred_;
   sc_core::sc_event deferred_event_;

@@ -72,7 +72,7 @@ const ModelInfo& ParallelSync::info() {
        {"zero3", "object", "ZeRO-3's layer all-gathers: count, bytes, time in flight and waited",
         "parallel.zero 3 with dp > 1"}},
       {{"gate", "serves PhaseGate (SyncStrategy)", "every GPU of the layout, before each phase"},
-       {"on_phase_end", "listens to Gpu", "every GPU's phase ends: TP joins, pipeline sends"},
+       {"phase_end", "listens to Gpu's trace source", "every GPU's phase ends: TP joins, pipeline sends"},
        {"engine", "calls CollectiveEngine (launch, join)", "TP collectives, pipeline sends, ZeRO all-gathers"},
        {"dp", "calls SyncStrategy",
         "each DP group's strategy (DDP buckets, ZeRO, layer-wise), built by the registry"}}};
@@ -105,7 +105,7 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
       continue;
     }
     changed_.push_back(std::make_unique<sc_core::sc_event>());
-    parts_.gpus[r]->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
+    parts_.gpus[r]->phase_end.connect([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
     std::string full = parts_.gpus[r]->name();  // nodeN.gpuM
     tracks_.push_back(ctx.trace.enabled() ? ctx.trace.track(parts_.trace_group_prefix + full.substr(0, full.find('.')),
                                                             full.substr(full.find('.') + 1) + " pipeline")

@@ -21,6 +21,13 @@ struct StatInfo {
   std::string when = {};  // empty: in every entry of the model; else the setting that makes it appear
 };
 
+// A named source of notifications (platform/core/trace_source.hpp) that listeners connect to.
+struct TraceSourceInfo {
+  std::string name;       // as its TraceSources table knows it, e.g. "phase_end"
+  std::string arguments;  // what each notification carries
+  std::string meaning;
+};
+
 struct ModelInfo {
   std::string name;  // as `trainvp describe model NAME` knows it
   std::string help;
@@ -35,6 +42,7 @@ struct ModelInfo {
   std::vector<SocketInfo> interfaces = {};
   // A model with no statistics of its own: where its figures are reported instead.
   std::string reported_by = {};
+  std::vector<TraceSourceInfo> trace_sources = {};  // in the order of its TraceSources table
 };
 
 }  // namespace trainvp

@@ -58,6 +58,9 @@ void sockets_and_statistics_text(std::ostringstream& o, const ModelInfo& m) {
     o << "    " << s.name << "  " << s.protocol << "; bound to " << s.connects << "\n";
   if (!m.interfaces.empty()) o << "  interfaces (no TLM socket):\n";
   for (const SocketInfo& s : m.interfaces) o << "    " << s.name << "  " << s.protocol << ": " << s.connects << "\n";
+  if (!m.trace_sources.empty()) o << "  trace sources:\n";
+  for (const TraceSourceInfo& t : m.trace_sources)
+    o << "    " << t.name << "  (" << t.arguments << ") " << t.meaning << "\n";
   if (m.statistics.empty()) {
     o << "  statistics: none of its own; " << m.reported_by << "\n";
     return;
@@ -98,7 +101,7 @@ std::vector<const SchemaInfo*> schemas_of(const ModelInfo& m) {
 
 nlohmann::ordered_json model_info_json(const ModelInfo& m) {
   using oj = nlohmann::ordered_json;
-  oj sockets = oj::array(), interfaces = oj::array(), stats = oj::array();
+  oj sockets = oj::array(), interfaces = oj::array(), stats = oj::array(), sources = oj::array();
   for (const SocketInfo& s : m.sockets)
     sockets.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
   for (const SocketInfo& s : m.interfaces)
@@ -107,8 +110,10 @@ nlohmann::ordered_json model_info_json(const ModelInfo& m) {
     stats.push_back({{"name", s.name}, {"unit", s.unit}, {"meaning", s.meaning}});
     if (!s.when.empty()) stats.back()["when"] = s.when;
   }
-  oj out = {{"name", m.name},     {"help", m.help},           {"schemas", m.schemas}, {"results", m.results},
-            {"sockets", sockets}, {"interfaces", interfaces}, {"statistics", stats}};
+  for (const TraceSourceInfo& t : m.trace_sources)
+    sources.push_back({{"name", t.name}, {"arguments", t.arguments}, {"meaning", t.meaning}});
+  oj out = {{"name", m.name},     {"help", m.help},           {"schemas", m.schemas},     {"results", m.results},
+            {"sockets", sockets}, {"interfaces", interfaces}, {"trace_sources", sources}, {"statistics", stats}};
   if (!m.reported_by.empty()) out["reported_by"] = m.reported_by;
   return out;
 }
@@ -147,15 +152,18 @@ std::string describe_models_text() {
 
 std::string model_table() {
   std::ostringstream o;
-  o << "| Model | Parameters (schemas) | Sockets or interfaces | Statistics (results.json) |\n|---|---|---|---|\n";
+  o << "| Model | Parameters (schemas) | Sockets or interfaces | Trace sources | Statistics (results.json) |\n"
+    << "|---|---|---|---|---|\n";
   for (const ModelInfo* m : platform_models()) {
-    std::string schemas, ports, stats;
+    std::string schemas, ports, sources, stats;
     for (const std::string& s : m->schemas) schemas += (schemas.empty() ? "" : ", ") + ("`" + s + "`");
     for (const SocketInfo& s : m->sockets) ports += (ports.empty() ? "" : ", ") + ("`" + s.name + "` (TLM)");
     for (const SocketInfo& s : m->interfaces) ports += (ports.empty() ? "" : ", ") + ("`" + s.name + "`");
+    for (const TraceSourceInfo& t : m->trace_sources) sources += (sources.empty() ? "" : ", ") + ("`" + t.name + "`");
     for (const StatInfo& s : m->statistics) stats += (stats.empty() ? "" : ", ") + ("`" + s.name + "`");
     stats = m->statistics.empty() ? "none of its own: " + m->reported_by : "`" + m->results + "`: " + stats;
-    o << "| `" << m->name << "` | " << schemas << " | " << cell(ports) << " | " << cell(stats) << " |\n";
+    o << "| `" << m->name << "` | " << schemas << " | " << cell(ports) << " | " << (sources.empty() ? "-" : sources)
+      << " | " << cell(stats) << " |\n";
   }
   return o.str();
 }

@@ -14,6 +14,7 @@
 
 #include "models/gpu/gpu.hpp"
 #include "models/health/diagnosis_source.hpp"
+#include "models/health/monitor.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/system/health/mitigation.hpp"
@@ -28,9 +29,6 @@ std::int64_t ps(double seconds) { return static_cast<std::int64_t>(seconds * 1e1
 // What the monitor would have found and seen; the test decides when.
 class FakeMonitor : public DiagnosisSource {
  public:
-  void on_diagnosis(Listener l) override { diagnosis_.push_back(std::move(l)); }
-  void on_change(ChangeListener l) override { change_.push_back(std::move(l)); }
-  void on_window(WindowListener l) override { window_.push_back(std::move(l)); }
   const DetectorParams& params() const override { return params_; }
   const std::vector<ChangeEvent>& changes() const override { return changes_; }
   const std::vector<Diagnosis>& diagnoses() const override { return diagnoses_; }
@@ -47,7 +45,7 @@ class FakeMonitor : public DiagnosisSource {
     MonitorWindow w;
     w.end_ps = now_ps(), w.start_ps = w.end_ps - ps(seconds);
     last_s_ = w.seconds();
-    for (auto& l : window_) l(w);
+    window_closed(w);
   }
   // A verified slowdown from `healthy_s` and its diagnosis: rank `gpu`'s host late by `slowdown`.
   void diagnose(double healthy_s, int gpu, double slowdown) {
@@ -59,13 +57,10 @@ class FakeMonitor : public DiagnosisSource {
     d.change_ps = d.detected_ps = d.diagnosed_ps = now_ps();
     d.cause = FailCause::Cpu, d.gpus = {gpu}, d.slowdown = slowdown, d.confidence = 1;
     diagnoses_.push_back(d);
-    for (auto& l : diagnosis_) l(diagnoses_.back());
+    diagnosed(diagnoses_.back());
   }
 
  private:
-  std::vector<Listener> diagnosis_;
-  std::vector<ChangeListener> change_;
-  std::vector<WindowListener> window_;
   DetectorParams params_;
   std::vector<ChangeEvent> changes_;
   std::vector<Diagnosis> diagnoses_;
@@ -179,6 +174,16 @@ TEST(Mitigation, NoStepBelowTheThresholdHoweverLong) {
     EXPECT_EQ(l.actions()[1]["step"], "s2");
     EXPECT_DOUBLE_EQ(l.actions()[1]["loss_s"].get<double>(), 2.0);
   });
+}
+
+// What the ladder listens to are DiagnosisSource's trace sources, named as the monitor's ModelInfo
+// names them (the monitor and the fake share them).
+TEST(Mitigation, ListensToTheMonitorsNamedTraceSources) {
+  FakeMonitor m;
+  const std::vector<TraceSourceBase*>& sources = m.trace_sources().all();
+  ASSERT_EQ(sources.size(), FailSlowMonitor::info().trace_sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    EXPECT_EQ(sources[i]->name(), FailSlowMonitor::info().trace_sources[i].name);
 }
 
 }  // namespace test_mitigation
