@@ -118,7 +118,7 @@ TEST(GpuSim, GradientReadyFiresPerLayerInReverseOrderWhenDwEnds) {
     RunContext ctx(1, false);
     Gpu gpu("gpu", s.cluster.gpus[0].params, 0, s.workload, 1, ctx);
     std::string log;
-    gpu.on_gradient_ready([&](const GradientReady& g) {
+    gpu.gradient_ready.connect([&](const GradientReady& g) {
       log += std::to_string(g.layer) + "@" + std::to_string(sc_core::sc_time_stamp().value()) + " ";
     });
     sc_core::sc_start();

@@ -80,7 +80,7 @@ const ModelInfo& Aggregator::info() {
       "A CPU aggregator node (parameter server, as BytePS): NIC ports on the network, and a CPU that sums the "
       "contributions of each part at the roofline of its SIMD adds and memory bandwidth.",
       {"aggregators", "cpu"},
-      "aggregators",
+      "aggregators[*]",
       {{"ports[i].dma", "initiator, TLM-2.0 AT (multi-passthrough)",
         "the port's PCIe link to its NIC: sums back to the GPUs"},
        {"ports[i].mem", "target, TLM-2.0 AT (multi-passthrough)",

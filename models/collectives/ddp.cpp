@@ -78,7 +78,7 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   (void)iterations;  // per-iteration state grows as iterations are reached
   for (std::size_t r = 0; r < n; ++r) {
     changed_.push_back(std::make_unique<sc_core::sc_event>());
-    gpus_[r]->on_gradient_ready([this](const GradientReady& g) { on_gradient(g); });
+    gpus_[r]->gradient_ready.connect([this](const GradientReady& g) { on_gradient(g); });
     gpus_[r]->set_gate(this);
     std::string full = gpus_[r]->name();  // nodeN.gpuM
     tracks_.push_back(ctx.trace.enabled()

@@ -12,6 +12,44 @@
 
 namespace trainvp {
 
+const ModelInfo& CollectiveEngine::info() {
+  // Its records are listed by platform/report (collective_records); without output.collectives
+  // only their totals by kind are (collective_totals).
+  static const ModelInfo i{
+      "collective_engine",
+      "Runs collective programs (ring, double binary tree, hierarchical, ... as DAGs of transfers) as real "
+      "traffic: each transfer's chunks of fabric.chunk bytes leave through its source's copy engine once its "
+      "dependencies have arrived and both ranks have joined; with fabric.nccl.model tuner each pays the latency "
+      "and bandwidth of the protocol NCCL 2.18.3's tuner picks (docs/fabric.md#nccls-protocols).",
+      {"fabric", "nccl", "retry"},
+      "collectives[*]",
+      {},
+      {{"bytes", "bytes", "the collective's buffer size"},
+       {"time_s", "s", "from the first rank's join to the last rank done"},
+       {"algbw_GBps", "GB/s", "bytes over time_s (nccl-tests' algbw)"},
+       {"busbw_GBps", "GB/s", "algbw times the op's bus factor, e.g. 2(n-1)/n for all_reduce (nccl-tests' busbw)"},
+       {"op", "name", "all_reduce, reduce_scatter, all_gather, ...", "a training run (the benchmark lists sizes)"},
+       {"algorithm", "name", "ring, tree, hierarchical, ...", "a training run (the benchmark lists sizes)"},
+       {"label", "name", "who launched it, e.g. \"ddp it3 bucket7\"", "a training run (the benchmark lists sizes)"},
+       {"ranks", "count", "ranks in its communicator", "a training run (the benchmark lists sizes)"},
+       {"start_s", "s", "the first rank's join", "a training run (the benchmark lists sizes)"},
+       {"end_s", "s", "the last rank done", "a training run (the benchmark lists sizes)"},
+       {"protocol", "name", "LL, LL128 or Simple, as NCCL's tuner picks for the size", "fabric.nccl.model tuner"},
+       {"failed", "boolean", "abandoned by the transport's give-up", "training.sync.retry"}},
+      {{"endpoints", "calls ChunkEndpoint",
+        "each rank's copy engines (a GPU's dma socket, or its FlowEndpoint in flow fidelity), CXL and aggregator "
+        "ports"},
+       {"chunk_delivered", "serves ChunkSink", "the receiving endpoints, as each chunk arrives"},
+       {"routes", "calls RouteProvider", "the fabric's source routes (ECMP by a hash of the flow)"},
+       {"reducers", "calls ReduceDevice", "CXL devices and CPU aggregators, which reduce what they receive"},
+       {"launch, join", "serves C++ calls", "synchronization strategies (DDP, layer-wise, hybrid parallelism)"}},
+      {},
+      {{"call_started", "CollectiveCall: id, rank, record, communicator, start_ps",
+        "a GPU rank joined a collective, as an NCCL interposer sees the call (the fail-slow monitor listens)"},
+       {"call_ended", "CollectiveCall: the same, with end_ps", "the call returned on that rank (done or given up)"}}};
+  return i;
+}
+
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks,
                                    RouteProvider& routes, std::uint64_t chunk, RunContext& ctx)
     : sc_module(name),
@@ -127,9 +165,8 @@ void CollectiveEngine::join(int id, int rank) {
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
   CollectiveRecord& rec = this->rec(id);
   if (rec.start_ps < 0 && position < c.cp->program.gpu_ranks) rec.start_ps = now_ps();
-  if (position < c.cp->program.gpu_ranks)
-    for (CollectiveObserver* o : observers_)
-      o->call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
+  if (position < c.cp->program.gpu_ranks && !call_started.empty())
+    call_started({id, rank, &rec, c.cp->program.ranks.data(), c.cp->program.gpu_ranks, now_ps(), -1});
   if (c.left[static_cast<std::size_t>(position)] == 0) {  // nothing to do here (a single rank)
     finish_rank(id, c, position);
     return;
@@ -420,10 +457,9 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   if (gpu) intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
   ++ctx_.events;
   RankDone cb = gpu ? c.on_rank_done : RankDone{};
-  if (gpu)
-    for (CollectiveObserver* o : observers_)
-      o->call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
-                     c.joined_at[static_cast<std::size_t>(position)], now});
+  if (gpu && !call_ended.empty())
+    call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
+                c.joined_at[static_cast<std::size_t>(position)], now});
   if (--c.ranks_left == 0) {
     if (c.layout)  // the devices' window data of this collective may go
       for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < c.cp->program.ranks.size(); ++i)

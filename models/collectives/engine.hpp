@@ -16,16 +16,18 @@
 #include <systemc>
 
 #include "models/collectives/functional.hpp"
-#include "models/collectives/collective_observer.hpp"
+#include "models/collectives/collective_call.hpp"
 #include "models/collectives/program.hpp"
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/link/route_provider.hpp"
 #include "platform/core/flat_map.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/slot_table.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
 #include "platform/core/tlm/timed_queue.hpp"
+#include "platform/core/trace_source.hpp"
 
 namespace trainvp {
 
@@ -98,6 +100,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // `ranks`: the GPUs' endpoints, by rank.
   CollectiveEngine(sc_core::sc_module_name name, std::vector<ChunkEndpoint*> ranks, RouteProvider& routes,
                    std::uint64_t chunk, RunContext& ctx);
+  static const ModelInfo& info();
 
   // Registers a collective; nothing moves until ranks join. `on_rank_done` runs when all of a
   // rank's transfers (sent and received) have arrived. Returns the collective's id.
@@ -172,7 +175,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void repeat_intervals(std::int64_t since_ps, int times, std::int64_t period_ps);
   // Told of every GPU rank's call start and return (the fail-slow monitors: one per job that has
   // `health`), in the order they were added.
-  void add_observer(CollectiveObserver* o) { observers_.push_back(o); }
+  // Its trace sources: each GPU rank's call of a collective and its return, as an NCCL
+  // interposer sees them (the fail-slow monitor listens).
+  TraceSource<const CollectiveCall&> call_started{"call_started"}, call_ended{"call_ended"};
+  const TraceSources& trace_sources() const { return trace_sources_; }
   // Steady-state fast-forward: appends `times` copies of the complete records `which` (in that
   // order), copy m shifted by m x period_ps and labelled relabel(label, m), so that results list
   // the collectives of skipped iterations.
@@ -255,7 +261,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   CollectiveRecord& rec(int id) { return records_[static_cast<std::size_t>(id) - first_]; }
   std::vector<std::vector<Interval>> intervals_;
   FunctionalData* functional_ = nullptr;
-  std::vector<CollectiveObserver*> observers_;
+  TraceSources trace_sources_{{&call_started, &call_ended}};
   std::int64_t give_up_ps_ = 0;
   std::size_t moving_ = 0;          // transfers ready and not arrived, over all live collectives
   std::size_t draining_ = 0;        // chunks of failed collectives still crossing the fabric

@@ -78,8 +78,8 @@ void CollectiveEngine::fail(int id) {
     const auto p = static_cast<std::size_t>(position);
     if (c.joined_at[p] < 0 || c.left[p] == 0) continue;
     intervals_[static_cast<std::size_t>(ranks[p])].push_back({c.joined_at[p], now});
-    for (CollectiveObserver* o : observers_)
-      o->call_ended({id, ranks[p], &rec, ranks.data(), c.cp->program.gpu_ranks, c.joined_at[p], now});
+    if (!call_ended.empty())
+      call_ended({id, ranks[p], &rec, ranks.data(), c.cp->program.gpu_ranks, c.joined_at[p], now});
   }
   if (c.layout)
     for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i)

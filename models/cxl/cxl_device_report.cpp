@@ -11,7 +11,7 @@ const ModelInfo& CxlDevice::info() {
       "A CXL gradient-aggregation device per node: ports on the node's fabric, a reduction engine (calibrated or "
       "the Verilated RTL), CSRs and MSIs over CXL.io, and the host driver that programs it.",
       {"cxl"},
-      "cxl",
+      "cxl[*]",
       {{"ports[i].dma", "initiator, TLM-2.0 AT (multi-passthrough)",
         "the port's link directions: reduced chunks back to GPUs; port 0 also CXL.io TLPs to the host"},
        {"ports[i].mem", "target, TLM-2.0 AT (multi-passthrough)",

@@ -152,10 +152,10 @@ void Gpu::end_phase() {
                           (ph.layer >= 0 ? " " + workload_.layers[static_cast<std::size_t>(ph.layer)].name : "")),
           "compute", own_end, now, current_iteration_);
   }
-  for (auto& cb : phase_listeners_) cb(rank_, current_iteration_, ph);
+  phase_end(rank_, current_iteration_, ph);
   if (ph.kind == PhaseKind::BackwardWeight && ph.micro_batch == workload_.micro_batches - 1) {
     GradientReady g{rank_, current_iteration_, ph.layer};
-    for (auto& cb : grad_listeners_) cb(g);
+    gradient_ready(g);
     grad_event_.notify(sc_core::SC_ZERO_TIME);
   }
   if (++next_ < schedule_.size()) return;

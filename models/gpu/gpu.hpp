@@ -25,6 +25,7 @@
 #include "models/link/endpoint.hpp"
 #include "models/workload/workload.hpp"
 #include "platform/core/model_info.hpp"
+#include "platform/core/trace_source.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/tlm/at_initiator.hpp"
 #include "platform/core/tlm/at_memory_target.hpp"
@@ -58,11 +59,13 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   void set_start(std::int64_t t_ps) { delay_ps_ = t_ps, rec_.start_ps = t_ps; }
   // Consulted at the end of every iteration (fast-forward); null means "never skip".
   void set_boundary(IterationBoundary* b) { boundary_ = b; }
-  void on_gradient_ready(std::function<void(const GradientReady&)> cb) { grad_listeners_.push_back(std::move(cb)); }
+  // Its trace sources (platform/core/trace_source.hpp), by name in trace_sources(): a layer's
+  // gradient is complete on this rank (its last micro-batch's dW ended), and any phase ended, with
+  // rank, iteration and phase (Local SGD starts its parameter average after the optimizer step).
+  TraceSource<const GradientReady&> gradient_ready{"gradient_ready"};
+  TraceSource<int, int, const Phase&> phase_end{"phase_end"};
+  const TraceSources& trace_sources() const { return trace_sources_; }
   const sc_core::sc_event& gradient_ready_event() const { return grad_event_; }
-  // Called when any phase ends (Local SGD starts its parameter average after the optimizer step).
-  using PhaseEnd = std::function<void(int rank, int iteration, const Phase& phase)>;
-  void on_phase_end(PhaseEnd cb) { phase_listeners_.push_back(std::move(cb)); }
   std::size_t phases_per_iteration() const { return schedule_.size(); }
   const PhaseSchedule& schedule() const { return schedule_; }
   int iterations_planned() const { return iterations_; }
@@ -142,8 +145,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   const PhaseGate* gate_ = nullptr;
   IterationBoundary* boundary_ = nullptr;
   std::int64_t delay_ps_ = 0;  // a fast-forward or a late start: wait this long before the next iteration
-  std::vector<std::function<void(const GradientReady&)>> grad_listeners_;
-  std::vector<PhaseEnd> phase_listeners_;
+  TraceSources trace_sources_{{&gradient_ready, &phase_end}};
   ExtraWork extra_work_;
   std::int64_t phase_extra_ps_ = 0;  // of the phase running now
   sc_core::sc_event grad_event_;

@@ -11,13 +11,20 @@ const ModelInfo& Gpu::info() {
       "A GPU: runs its rank's phases (roofline-timed), sends collective chunks through its copy engines and serves "
       "peers' DMA from HBM.",
       {"gpu"},
-      "ranks",
+      "ranks[*]",
       {{"dma", "initiator, TLM-2.0 AT (multi-passthrough)", "its NVLink, PCIe and NIC link directions (fabric)"},
        {"mem", "target, TLM-2.0 AT (multi-passthrough)", "link directions arriving at the GPU (its HBM)"}},
       {{"iteration_time_s", "s", "mean duration of the rank's measured iterations"},
        {"compute_s", "s", "mean time per measured iteration spent executing phases"},
        {"blocked_s", "s",
-        "mean time per measured iteration waiting at the synchronization gate (exposed communication)"}}};
+        "mean time per measured iteration waiting at the synchronization gate (exposed communication)"}},
+      {},
+      {},
+      {{"gradient_ready", "GradientReady: rank, iteration, layer",
+        "a layer's gradient is complete on the rank, its last micro-batch's dW ended (DDP and the layer-wise "
+        "strategies launch their all-reduces here)"},
+       {"phase_end", "rank, iteration, Phase",
+        "a phase ended (pipeline sends and TP joins, Local SGD's average, the monitor's iteration ends)"}}};
   return i;
 }
 

@@ -31,6 +31,36 @@ struct FailSlowMonitor::Validation {
   std::vector<LinkProbeResult> links;
 };
 
+const ModelInfo& FailSlowMonitor::info() {
+  static const ModelInfo i{
+      "failslow_monitor",
+      "GREYHOUND's fail-slow monitor and detector in the loop: from collective calls alone (as an interposer sees "
+      "them) it finds the iteration period, cuts windows, detects change points (BOCPD) and validates suspects with "
+      "GEMM and link probes run as real work, then tells the mitigation its diagnosis (docs/health.md).",
+      {"health", "health_detector"},
+      "health.detector",
+      {},
+      {{"tracking_overhead", "fraction", "the interposer's cost, charged to every GPU it watches"},
+       {"period_calls", "count", "collective calls per iteration found by autocorrelation (null: none found)"},
+       {"period_note", "text", "why no period was found", "no period found"},
+       {"windows", "count", "windows read by the detector"},
+       {"windows_disturbed", "count", "windows its own probes ran in (not read)"},
+       {"windows_fast_forwarded", "count", "windows standing for iterations fast-forward skipped"},
+       {"communicators", "count", "communicators it has seen"},
+       {"changes", "list", "change points: change_s, detected_s, direction, before_s, after_s"},
+       {"gemm_probes", "count", "GEMM probes run on suspect GPUs"},
+       {"link_probe_edges", "count", "link probes run over suspect edges"}},
+      {{"call_started, call_ended", "listens to CollectiveEngine's trace sources", "every rank's collective calls"},
+       {"phase_end", "listens to Gpu's trace source", "its lead rank's phases: iteration ends"},
+       {"probes", "calls Gpu (queue_probe) and LinkProber", "GEMMs on suspect GPUs, transfers over suspect edges"},
+       {"gemm_check, note_pause", "serves DiagnosisSource", "the mitigation ladder's re-checks and pauses"}},
+      {},
+      {{"diagnosis", "Diagnosis", "a slowdown diagnosed: cause, GPUs or links, confidence (the mitigation acts)"},
+       {"change", "ChangeEvent", "a change point verified, a slowdown or a recovery"},
+       {"window", "MonitorWindow", "a window closed (the ladder sums its loss over them)"}}};
+  return i;
+}
+
 FailSlowMonitor::FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx)
     : sc_module(name),
       p_(std::move(parts)),
@@ -38,13 +68,14 @@ FailSlowMonitor::FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunC
       detector_(p_.params),
       prober_(*p_.engine, p_.nodes_of, p_.params.link_probe_min, p_.params.link_probe_repeats,
               [this](std::function<void()> f) { defer(std::move(f)); }) {
-  p_.engine->add_observer(this);
+  p_.engine->call_started.connect([this](const CollectiveCall& c) { call_started(c); });
+  p_.engine->call_ended.connect([this](const CollectiveCall& c) { call_ended(c); });
   if (p_.ranks.empty())
     for (std::size_t r = 0; r < p_.gpus.size(); ++r) p_.ranks.push_back(static_cast<int>(r));
   local_.assign(p_.gpus.size(), -1);
   for (std::size_t i = 0; i < p_.ranks.size(); ++i) local_[static_cast<std::size_t>(p_.ranks[i])] = static_cast<int>(i);
   if (!p_.ranks.empty())
-    p_.gpus[static_cast<std::size_t>(p_.ranks.front())]->on_phase_end(
+    p_.gpus[static_cast<std::size_t>(p_.ranks.front())]->phase_end.connect(
         [this](int, int, const Phase&) { rank0_phase_end(); });
   // The interposer's bookkeeping runs on the host between kernels: charged as slower compute.
   for (int r : p_.ranks) {
@@ -170,7 +201,7 @@ void FailSlowMonitor::read(const MonitorWindow& w, std::int64_t at) {
   ++windows_;
   if (w.disturbed) ++disturbed_windows_;
   else if (w.seconds() > 0) f = detector_.add(w, group_size_), last_ = w;
-  for (auto& l : window_listeners_) l(w);
+  window_closed(w);
   if (f) handle(*f, at);
 }
 
@@ -182,7 +213,7 @@ void FailSlowMonitor::handle(const ChangeFinding& f, std::int64_t at) {
   e.against_healthy = f.against_healthy;
   e.before_s = f.before_s, e.after_s = f.after_s;
   changes_.push_back(e);
-  for (auto& l : change_listeners_) l(e);
+  changed(e);
   if (!f.slowdown) return;
   const int change = static_cast<int>(changes_.size()) - 1;
   ChangeFinding g = f;  // the detector counts ranks by position among those watched
@@ -458,7 +489,7 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
                          {{"gpus", d.gpus}, {"confidence", d.confidence}, {"change_s", sec(d.change_ps)}});
     }
     diagnoses_.push_back(d);
-    for (auto& l : diagnosis_listeners_) l(d);
+    diagnosed(d);
   }
 }
 

@@ -25,18 +25,19 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
-#include "models/collectives/collective_observer.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/health/detector.hpp"
 #include "models/health/diagnosis.hpp"
+#include "models/health/diagnosis_source.hpp"
 #include "models/health/link_prober.hpp"
 #include "models/gpu/gpu.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
-class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
+class FailSlowMonitor : public sc_core::sc_module, public DiagnosisSource {
  public:
   struct Parts {
     DetectorParams params;
@@ -50,25 +51,15 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   // Attaches itself to the engine and to its rank 0, and charges the tracking overhead to every GPU
   // it watches (construct it before anything reads the GPUs' base speed, such as the fault injector).
   FailSlowMonitor(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
-
-  void call_started(const CollectiveCall& c) override;
-  void call_ended(const CollectiveCall& c) override;
-
-  using Listener = std::function<void(const Diagnosis&)>;
-  void on_diagnosis(Listener l) { diagnosis_listeners_.push_back(std::move(l)); }
-  using ChangeListener = std::function<void(const ChangeEvent&)>;
-  void on_change(ChangeListener l) { change_listeners_.push_back(std::move(l)); }
-
-  using WindowListener = std::function<void(const MonitorWindow&)>;
-  void on_window(WindowListener l) { window_listeners_.push_back(std::move(l)); }
+  static const ModelInfo& info();
 
   // Re-validation (a mitigation checking whether a GPU it works around is still slow): one FP16
   // GEMM probe on `rank`; `done` gets measured / datasheet time.
-  void gemm_check(int rank, std::function<void(double ratio)> done);
+  void gemm_check(int rank, std::function<void(double ratio)> done) override;
 
   // A mitigation paused rank 0 for `ps` (checkpoint, restart, re-plan): the time is its cost, not
   // the job's pace, so the open window does not count it.
-  void note_pause(std::int64_t ps) { paused_ps_ += ps; }
+  void note_pause(std::int64_t ps) override { paused_ps_ += ps; }
 
   // Steady-state fast-forward: the monitor lets a skip happen only while nothing of its own is
   // under way (period known, a window open, no probe running, no change waiting for its
@@ -79,21 +70,24 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   bool may_skip() const;
   void skipped(int boundary, int iterations, std::int64_t delay_ps);
   // The last window read (its time without pauses), and windows per rank-0 iteration so far.
-  double last_window_s() const { return last_ ? last_->seconds() : 0.0; }
-  double windows_per_iteration() const;
+  double last_window_s() const override { return last_ ? last_->seconds() : 0.0; }
+  double windows_per_iteration() const override;
 
   int period_calls() const { return period_; }
   int lead_rank() const { return p_.ranks.front(); }  // the rank whose calls cut the windows
-  const DetectorParams& params() const { return p_.params; }
-  const std::vector<ChangeEvent>& changes() const { return changes_; }
-  const std::vector<Diagnosis>& diagnoses() const { return diagnoses_; }
-  const std::vector<GemmProbeResult>& gemm_probes() const { return gemm_results_; }
-  const std::vector<LinkProbeResult>& link_probes() const { return link_results_; }
+  const DetectorParams& params() const override { return p_.params; }
+  const std::vector<ChangeEvent>& changes() const override { return changes_; }
+  const std::vector<Diagnosis>& diagnoses() const override { return diagnoses_; }
+  const std::vector<GemmProbeResult>& gemm_probes() const override { return gemm_results_; }
+  const std::vector<LinkProbeResult>& link_probes() const override { return link_results_; }
   int windows() const { return windows_; }
   // results.json `health.detector`.
   nlohmann::ordered_json report() const;
 
  private:
+  // What it hears of the engine's trace sources call_started and call_ended.
+  void call_started(const CollectiveCall& c);
+  void call_ended(const CollectiveCall& c);
   struct Instance {  // one collective in flight, as the interposers of its ranks saw it
     int group = 0, size = 0, joined = 0, ended = 0;
     std::int64_t min_start = 0, max_start = 0, max_end = 0;
@@ -150,9 +144,6 @@ class FailSlowMonitor : public sc_core::sc_module, public CollectiveObserver {
   std::vector<Diagnosis> diagnoses_;
   std::vector<GemmProbeResult> gemm_results_;
   std::vector<LinkProbeResult> link_results_;
-  std::vector<Listener> diagnosis_listeners_;
-  std::vector<ChangeListener> change_listeners_;
-  std::vector<WindowListener> window_listeners_;
   int track_ = -1;  // the trace's health track, once a diagnosis is marked
   std::deque<std::function<void()>> deferred_;
   sc_core::sc_event deferred_event_;

@@ -9,6 +9,32 @@
 
 namespace trainvp {
 
+const ModelInfo& FlowNetwork::info() {
+  // Its statistics are the link directions' entries, integrated from the flows' rates
+  // (set_flow_stats); packet fidelity's queue and loss statistics have no counterpart here.
+  static const ModelInfo i{
+      "flow_network",
+      "The fabric at flow fidelity (fabric.fidelity flow or auto above 512 GPUs): each transfer one flow along its "
+      "route at its max-min fair share of the link directions it crosses, a source's queued transfers taking "
+      "capacity in send order; a link's capacity is its payload rate, bandwidth x mtu / (mtu + framing). No queues, "
+      "back-pressure or packet events (docs/fabric.md#flow-fidelity).",
+      {"fabric", "nvlink", "pcie"},
+      "links[*]",
+      {},
+      {{"bytes", "bytes", "payload bytes its flows carried over the direction"},
+       {"wire_bytes", "bytes", "bytes on the wire: the payload framed into mtu-sized packets"},
+       {"chunks", "count", "collective chunks carried"},
+       {"busy_s", "s", "time with flows on the direction, weighted by the share of its capacity they use"},
+       {"utilization", "fraction", "busy_s over the simulated time"},
+       {"background_bytes", "bytes", "bytes of paced background flows (congestion faults)"}},
+      {{"submit", "serves ChunkEndpoint (a FlowEndpoint per GPU)",
+        "the collective engine's chunks, in place of the GPU's dma socket"},
+       {"start, stop", "serves C++ calls", "paced traffic sources (congestion faults)"},
+       {"link_changed", "serves C++ calls", "faults changing a direction's bandwidth, latency, loss or down state"},
+       {"links", "calls LinkDir (parameters, set_flow_stats)", "the fabric's link directions, which report for it"}}};
+  return i;
+}
+
 FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links) : sc_module(name) {
   links_.resize(links.size());
   for (std::size_t i = 0; i < links.size(); ++i) {

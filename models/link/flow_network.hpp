@@ -40,6 +40,7 @@
 #include "models/link/endpoint.hpp"
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
+#include "platform/core/model_info.hpp"
 
 namespace trainvp {
 
@@ -58,6 +59,7 @@ class FlowNetwork : public sc_core::sc_module {
 
   // `links`: the fabric's link directions by id (Route::links indexes them).
   FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links);
+  static const ModelInfo& info();
 
   // Starts a flow of `bytes` (kEndless: until stop()) along `links` (ids; the vector must outlive
   // the flow). A positive `rate_cap_Bps` caps its rate (a paced source). `done` runs when its data

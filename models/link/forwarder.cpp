@@ -12,6 +12,25 @@ Forwarder::Forwarder(sc_core::sc_module_name name, std::string label)
   out.register_nb_transport_bw(this, &Forwarder::bw);
 }
 
+const ModelInfo& Forwarder::info() {
+  static const ModelInfo i{
+      "forwarder",
+      "A device that forwards chunks between links by their source route: an Ethernet switch, leaf or spine, a "
+      "NIC (between its PCIe and network ports), an NVSwitch, a PCIe switch or root complex. A pass-through in the "
+      "AT sense: BEGIN_REQ goes on to the egress link the route names, whose queue is the device's output buffer "
+      "and whose latency holds its forwarding time (fabric.switch_latency, fabric.nic_latency, "
+      "nvlink.switch_latency, pcie.switch_latency).",
+      {"fabric", "nvlink", "pcie"},
+      "",
+      {{"in", "target, TLM-2.0 AT (multi-passthrough)", "the link directions arriving at the device, one per port"},
+       {"out", "initiator, TLM-2.0 AT (multi-passthrough)", "the link directions leaving the device, one per port"}},
+      {},
+      {},
+      "its egress link directions report its output buffers' queues and pauses (the links[*] entries named "
+      "\"DEVICE->...\")"};
+  return i;
+}
+
 void Forwarder::end_of_elaboration() {
   ports_.resize(out.size());
   for (std::size_t i = 0; i < ports_.size(); ++i) ports_[i].egress = out[static_cast<int>(i)];

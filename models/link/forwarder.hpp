@@ -15,6 +15,8 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "platform/core/model_info.hpp"
+
 namespace trainvp {
 
 class Forwarder : public sc_core::sc_module {
@@ -24,6 +26,7 @@ class Forwarder : public sc_core::sc_module {
 
   Forwarder(sc_core::sc_module_name name, std::string label);
   const std::string& label() const { return label_; }
+  static const ModelInfo& info();
 
  private:
   // Ports are sized once binding is complete: calls re-enter this device (an acceptance travels

@@ -13,7 +13,7 @@ const ModelInfo& LinkDir::info() {
       "device it leaves: fair per-flow queues, serialization, propagation, PFC-like back-pressure, packet loss, "
       "ECN marking and DCQCN pacing (fabric.congestion_control; then also pauses, ecn_marked_packets, cnps_sent, dcqcn).",
       {"fabric", "nvlink", "pcie"},
-      "links",
+      "links[*]",
       {{"in", "target, TLM-2.0 AT", "the sending device: a GPU's or CXL port's dma, a switch's out"},
        {"out", "initiator, TLM-2.0 AT", "the receiving device: a GPU's or CXL port's mem, a switch's in"}},
       {{"bytes", "bytes", "payload bytes carried"},

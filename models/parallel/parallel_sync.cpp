@@ -45,6 +45,40 @@ std::size_t ParallelSync::TpKeyHash::operator()(const TpKey& k) const {
   return std::hash<std::uint64_t>()(h);
 }
 
+const ModelInfo& ParallelSync::info() {
+  static const ModelInfo i{
+      "parallel_sync",
+      "Hybrid parallelism's gates and traffic (Megatron-LM): each layer's TP all-reduces, the pipeline's "
+      "activation and gradient sends between stages, one data-parallel strategy per DP group with ZeRO's "
+      "reduce-scatters and parameter all-gathers; the time each GPU waits is attributed to the gate that held it "
+      "(TP, PP or DP), exactly (docs/parallelism.md).",
+      {"parallel"},
+      "parallel.stages[*]",
+      {},
+      {{"stage", "index", "the pipeline stage"},
+       {"layers", "names", "its first and last layer"},
+       {"layer_count", "count", "layers it holds"},
+       {"gpus", "count", "GPUs running it (t x d)"},
+       {"compute_s", "s", "mean per GPU and measured iteration: executing phases"},
+       {"model_compute_s", "s", "the same, forward and backward phases only (no optimizer step)"},
+       {"bubble_s", "s", "mean per GPU and iteration: waiting for a pipeline input (the PP wait)"},
+       {"bubble_fraction", "fraction", "bubble_s over model_compute_s"},
+       {"tp_comm_s", "s", "time with its TP collectives in flight"},
+       {"tp_exposed_s", "s", "waiting for a TP collective (the TP wait)"},
+       {"pp_comm_s", "s", "time with its pipeline sends in flight"},
+       {"dp_comm_s", "s", "time with its DP traffic in flight (ZeRO gathers and the DP strategy's)"},
+       {"dp_exposed_s", "s", "waiting at the DP gate (the DP wait)"},
+       {"comm_s", "s", "time with any of its collectives in flight"},
+       {"zero3", "object", "ZeRO-3's layer all-gathers: count, bytes, time in flight and waited",
+        "parallel.zero 3 with dp > 1"}},
+      {{"gate", "serves PhaseGate (SyncStrategy)", "every GPU of the layout, before each phase"},
+       {"phase_end", "listens to Gpu's trace source", "every GPU's phase ends: TP joins, pipeline sends"},
+       {"engine", "calls CollectiveEngine (launch, join)", "TP collectives, pipeline sends, ZeRO all-gathers"},
+       {"dp", "calls SyncStrategy",
+        "each DP group's strategy (DDP buckets, ZeRO, layer-wise), built by the registry"}}};
+  return i;
+}
+
 ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext& ctx)
     : sc_module(name), parts_(std::move(parts)), ctx_(ctx) {
   const ParallelConfig& c = parts_.layout->config();
@@ -71,7 +105,7 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
       continue;
     }
     changed_.push_back(std::make_unique<sc_core::sc_event>());
-    parts_.gpus[r]->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
+    parts_.gpus[r]->phase_end.connect([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
     std::string full = parts_.gpus[r]->name();  // nodeN.gpuM
     tracks_.push_back(ctx.trace.enabled() ? ctx.trace.track(parts_.trace_group_prefix + full.substr(0, full.find('.')),
                                                             full.substr(full.find('.') + 1) + " pipeline")

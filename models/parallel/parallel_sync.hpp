@@ -33,6 +33,7 @@
 #include "models/parallel/layout.hpp"
 #include "models/parallel/running_union.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/core/model_info.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
@@ -78,6 +79,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy {
     std::string trace_group_prefix;    // before "nodeN" in its trace tracks' group ("JOB: " for a job)
   };
   ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext& ctx);
+  static const ModelInfo& info();
 
   const char* name() const override;
   bool may_start(int rank, int iteration, const Phase& phase) const override;

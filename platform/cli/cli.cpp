@@ -297,6 +297,15 @@ int cmd_describe(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << help_of("describe"), kOk;
   if (!args.empty() && args[0] == "topology") return cmd_describe_topology({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "workload") return cmd_describe_workload({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "models") {
+    if (args.size() > 2 || (args.size() == 2 && args[1] != "--json" && args[1] != "--markdown"))
+      throw UsageError("describe models takes --json or --markdown (see trainvp describe --help)");
+    const std::string how = args.size() == 2 ? args[1] : "";
+    std::cout << (how == "--markdown" ? model_table()
+                  : how == "--json"   ? describe_json()["models"].dump(2) + "\n"
+                                      : describe_models_text());
+    return kOk;
+  }
   bool as_json = false, as_markdown = false;
   std::string model;
   WorkloadShape shape;

@@ -90,6 +90,7 @@ const char* kValidateHelp =
 
 const char* kDescribeHelp =
     "usage: trainvp describe [--json | --markdown]\n"
+    "       trainvp describe models [--json | --markdown]\n"
     "       trainvp describe model NAME [--batch B] [--seq S] [--image-size N] [--dtype D] [KERNELS] [--json]\n"
     "       trainvp describe topology FILE [--set /json/pointer=VALUE]... [--json]\n"
     "       trainvp describe workload FILE [--set /json/pointer=VALUE]... [KERNELS] [--json]\n"
@@ -97,8 +98,10 @@ const char* kDescribeHelp =
     "       trainvp describe workload TRACE.json [--dtype D] [--json]\n"
     "\n"
     "Without arguments: every scenario key (type, units, default, range, meaning), the GPU\n"
-    "presets, the zoo models and the platform models (gpu, cxl_device, link_dir) with their\n"
-    "sockets and statistics. With `model NAME`: a platform model's parameters, sockets and\n"
+    "presets, the zoo models and the platform models (gpu, link_dir, forwarder,\n"
+    "collective_engine, parallel_sync, failslow_monitor, ...) with their sockets or interfaces\n"
+    "and statistics; `models` lists those alone (--markdown: the table of docs/architecture.md).\n"
+    "With `model NAME`: a platform model's parameters, sockets and\n"
     "statistics; for a zoo model, its layers with parameters,\n"
     "forward/backward FLOPs per micro-batch, activation and gradient bytes. With\n"
     "`topology FILE`: every device (GPU, NIC, NVSwitch, PCIe switch, root complex, switch,\n"

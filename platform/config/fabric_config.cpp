@@ -25,14 +25,14 @@ const ParamSet<FabricConfig>& fabric_schema() {
                  "On-wire bytes per packet beyond the payload (Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + "
                  "preamble/IFG 20)",
                  Range::non_negative())
-        .time("switch_latency", &FabricConfig::switch_latency_ps, "500ns", "Switch port-to-port latency")
+        .time("switch_latency", &FabricConfig::switch_latency_ps, "500ns", "Switch port-to-port latency (our default)")
         .size("switch_buffer", &FabricConfig::switch_buffer, "1MiB",
               "Output-queue capacity of every link (switch, NIC, NVSwitch, PCIe and GPU ports); when full the sender "
               "is paused (PFC-like), nothing is dropped",
               Range::positive())
         .integer("switch_ports", &FabricConfig::switch_ports, 64, "Ports of the single switch (topology switch)",
                  {1, 1024})
-        .time("nic_latency", &FabricConfig::nic_latency_ps, "500ns", "NIC processing latency, each way")
+        .time("nic_latency", &FabricConfig::nic_latency_ps, "500ns", "NIC processing latency, each way (our default)")
         .size("chunk", &FabricConfig::chunk, "1MiB",
               "Transfer granularity: smaller is more faithful (pipelining, sharing), larger is faster to simulate",
               Range::at_least(64))

@@ -4,9 +4,14 @@
 #include <sstream>
 
 #include "models/aggregator/aggregator.hpp"
+#include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
+#include "models/health/monitor.hpp"
+#include "models/link/flow_network.hpp"
+#include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
+#include "models/parallel/parallel_sync.hpp"
 #include "models/workload/hf_config.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/units.hpp"
@@ -48,10 +53,19 @@ void params_text(std::ostringstream& o, const SchemaInfo& s) {
 }
 
 void sockets_and_statistics_text(std::ostringstream& o, const ModelInfo& m) {
-  o << "  sockets:\n";
+  if (!m.sockets.empty()) o << "  sockets:\n";
   for (const SocketInfo& s : m.sockets)
     o << "    " << s.name << "  " << s.protocol << "; bound to " << s.connects << "\n";
-  o << "  statistics (results.json " << m.results << "[*]):\n";
+  if (!m.interfaces.empty()) o << "  interfaces (no TLM socket):\n";
+  for (const SocketInfo& s : m.interfaces) o << "    " << s.name << "  " << s.protocol << ": " << s.connects << "\n";
+  if (!m.trace_sources.empty()) o << "  trace sources:\n";
+  for (const TraceSourceInfo& t : m.trace_sources)
+    o << "    " << t.name << "  (" << t.arguments << ") " << t.meaning << "\n";
+  if (m.statistics.empty()) {
+    o << "  statistics: none of its own; " << m.reported_by << "\n";
+    return;
+  }
+  o << "  statistics (results.json " << m.results << "):\n";
   for (const StatInfo& s : m.statistics) {
     char line[256];
     std::snprintf(line, sizeof line, "    %-26s %-9s ", s.name.c_str(), s.unit.c_str());
@@ -87,23 +101,71 @@ std::vector<const SchemaInfo*> schemas_of(const ModelInfo& m) {
 
 nlohmann::ordered_json model_info_json(const ModelInfo& m) {
   using oj = nlohmann::ordered_json;
-  oj sockets = oj::array(), stats = oj::array();
+  oj sockets = oj::array(), interfaces = oj::array(), stats = oj::array(), sources = oj::array();
   for (const SocketInfo& s : m.sockets)
     sockets.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
+  for (const SocketInfo& s : m.interfaces)
+    interfaces.push_back({{"name", s.name}, {"protocol", s.protocol}, {"connects", s.connects}});
   for (const StatInfo& s : m.statistics) {
     stats.push_back({{"name", s.name}, {"unit", s.unit}, {"meaning", s.meaning}});
     if (!s.when.empty()) stats.back()["when"] = s.when;
   }
-  return {{"name", m.name},       {"help", m.help},     {"schemas", m.schemas},
-          {"results", m.results}, {"sockets", sockets}, {"statistics", stats}};
+  for (const TraceSourceInfo& t : m.trace_sources)
+    sources.push_back({{"name", t.name}, {"arguments", t.arguments}, {"meaning", t.meaning}});
+  oj out = {{"name", m.name},     {"help", m.help},           {"schemas", m.schemas},     {"results", m.results},
+            {"sockets", sockets}, {"interfaces", interfaces}, {"trace_sources", sources}, {"statistics", stats}};
+  if (!m.reported_by.empty()) out["reported_by"] = m.reported_by;
+  return out;
+}
+
+// A markdown cell: a `|` would split it.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
 }
 
 }  // namespace
 
 const std::vector<const ModelInfo*>& platform_models() {
-  static const std::vector<const ModelInfo*> models = {&Gpu::info(), &CxlDevice::info(), &Aggregator::info(),
-                                                       &LinkDir::info()};
+  static const std::vector<const ModelInfo*> models = {&Gpu::info(),
+                                                       &CxlDevice::info(),
+                                                       &Aggregator::info(),
+                                                       &LinkDir::info(),
+                                                       &Forwarder::info(),
+                                                       &FlowNetwork::info(),
+                                                       &CollectiveEngine::info(),
+                                                       &ParallelSync::info(),
+                                                       &FailSlowMonitor::info()};
   return models;
+}
+
+std::string describe_models_text() {
+  std::ostringstream o;
+  o << "Models (`trainvp describe model NAME` shows one with its parameters):\n";
+  for (const ModelInfo* m : platform_models()) {
+    o << m->name << ": " << m->help << "\n";
+    sockets_and_statistics_text(o, *m);
+  }
+  return o.str();
+}
+
+std::string model_table() {
+  std::ostringstream o;
+  o << "| Model | Parameters (schemas) | Sockets or interfaces | Trace sources | Statistics (results.json) |\n"
+    << "|---|---|---|---|---|\n";
+  for (const ModelInfo* m : platform_models()) {
+    std::string schemas, ports, sources, stats;
+    for (const std::string& s : m->schemas) schemas += (schemas.empty() ? "" : ", ") + ("`" + s + "`");
+    for (const SocketInfo& s : m->sockets) ports += (ports.empty() ? "" : ", ") + ("`" + s.name + "` (TLM)");
+    for (const SocketInfo& s : m->interfaces) ports += (ports.empty() ? "" : ", ") + ("`" + s.name + "`");
+    for (const TraceSourceInfo& t : m->trace_sources) sources += (sources.empty() ? "" : ", ") + ("`" + t.name + "`");
+    for (const StatInfo& s : m->statistics) stats += (stats.empty() ? "" : ", ") + ("`" + s.name + "`");
+    stats = m->statistics.empty() ? "none of its own: " + m->reported_by : "`" + m->results + "`: " + stats;
+    o << "| `" << m->name << "` | " << schemas << " | " << cell(ports) << " | " << (sources.empty() ? "-" : sources)
+      << " | " << cell(stats) << " |\n";
+  }
+  return o.str();
 }
 
 std::string describe_text() {
@@ -116,11 +178,7 @@ std::string describe_text() {
     o << "\n" << s.name << "  [" << s.where << "]\n  " << s.help << "\n";
     params_text(o, s);
   }
-  o << "\nModels (`trainvp describe model NAME` shows one with its parameters):\n";
-  for (const ModelInfo* m : platform_models()) {
-    o << m->name << ": " << m->help << "\n";
-    sockets_and_statistics_text(o, *m);
-  }
+  o << "\n" << describe_models_text();
   o << "\nGPU presets (/cluster/node/gpu):\n";
   for (const GpuPreset& g : gpu_presets()) {
     o << "  " << g.name << ": " << g.description << "\n   ";

@@ -14,6 +14,14 @@ namespace trainvp {
 
 // The platform's models that have sockets and report statistics (each declares its own info()).
 const std::vector<const ModelInfo*>& platform_models();
+// Each platform model with its help, sockets or interfaces and statistics (part of describe_text;
+// `trainvp describe models`).
+std::string describe_models_text();
+// One row per platform model (name, schemas, sockets or interfaces, statistics): the generated
+// table of docs/architecture.md (`trainvp describe models --markdown`, scripts/update-docs).
+std::string model_table();
+constexpr const char* kModelTableBegin = "<!-- models:begin -->";
+constexpr const char* kModelTableEnd = "<!-- models:end -->";
 
 std::string describe_text();
 nlohmann::ordered_json describe_json();

@@ -190,7 +190,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     progress_ = std::make_unique<RunProgress>(stderr, s.training.iterations, static_cast<int>(all.size()),
                                               all.front()->phases_per_iteration());
     ctx_.on_iteration_end = [this](int it) { progress_->iteration_end(it); };
-    all.front()->on_phase_end([this](int, int it, const Phase&) { progress_->phase_end(it); });
+    all.front()->phase_end.connect([this](int, int it, const Phase&) { progress_->phase_end(it); });
   }
   // Background traffic (and a checkpoint job's next burst) never lets the kernel starve: end the
   // run when the work is done.

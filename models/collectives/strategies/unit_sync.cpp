@@ -61,8 +61,8 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
     changed_.push_back(std::make_unique<sc_core::sc_event>());
     Gpu* g = gpus_[r];
     if (cfg_.trigger == SyncTrigger::GradientReady)
-      g->on_gradient_ready([this](const GradientReady& e) { on_gradient(e); });
-    else g->on_phase_end([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
+      g->gradient_ready.connect([this](const GradientReady& e) { on_gradient(e); });
+    else g->phase_end.connect([this](int rank, int it, const Phase& ph) { on_phase_end(rank, it, ph); });
     bool any_work = false;
     for (const PhaseWork& pw : cfg_.layer_work) any_work = any_work || pw.flops > 0 || pw.bytes > 0 || pw.kernels > 0;
     if (any_work) g->set_extra_work([this](int it, const Phase& ph) { return extra_work(it, ph); });

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -178,6 +179,32 @@ TEST(EngineAlone, MovingCountsTransfersUnderWayAndQuietFiresWhenTheLastArrives) 
       }
     });
   }
+}
+
+// Each GPU rank's call and its return are announced by the engine's trace sources, named as its
+// ModelInfo names them: p calls at time 0, p returns at the closed-form end.
+TEST(EngineAlone, CallsAndReturnsAreAnnouncedByItsNamedTraceSources) {
+  test::in_own_process([] {
+    const int p = 4;
+    Ring ring(p, 4u << 20);
+    const std::vector<TraceSourceBase*>& sources = ring.engine->trace_sources().all();
+    ASSERT_EQ(sources.size(), CollectiveEngine::info().trace_sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      EXPECT_EQ(sources[i]->name(), CollectiveEngine::info().trace_sources[i].name);
+    std::vector<CollectiveCall> started, ended;
+    using Heard = std::function<void(const CollectiveCall&)>;
+    ring.engine->trace_sources().connect("call_started", Heard([&](const CollectiveCall& c) { started.push_back(c); }));
+    ring.engine->trace_sources().connect("call_ended", Heard([&](const CollectiveCall& c) { ended.push_back(c); }));
+    all_reduce(ring, p, 4u << 20, 4u << 20);
+    ASSERT_EQ(started.size(), static_cast<std::size_t>(p));
+    ASSERT_EQ(ended.size(), static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) {
+      EXPECT_EQ(started[static_cast<std::size_t>(r)].rank, r);  // joined in rank order
+      EXPECT_EQ(started[static_cast<std::size_t>(r)].start_ps, 0);
+      EXPECT_EQ(started[static_cast<std::size_t>(r)].comm_size, p);
+      EXPECT_EQ(ended[static_cast<std::size_t>(r)].end_ps, 2 * (p - 1) * step_ps((4u << 20) / p));
+    }
+  });
 }
 
 }  // namespace test_engine_alone

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "models/gpu/gpu.hpp"
@@ -56,7 +58,7 @@ TEST(GpuAlone, PhasesRunBackToBackAtTheirRooflineTimes) {
     const Workload w = two_layers();
     Gpu gpu("gpu", small_gpu(), 0, w, 2, ctx);
     std::vector<std::int64_t> ends;
-    gpu.on_phase_end([&](int, int, const Phase&) { ends.push_back(now_ps()); });
+    gpu.phase_end.connect([&](int, int, const Phase&) { ends.push_back(now_ps()); });
     sc_core::sc_start();
     const double bf16 = 50e12, hbm = 0.8e12, launch = 5e-9;
     // Sgd over 2000 parameters in fp32: 4 FLOPs and 16 B of fp32 state + 2 B gradient + 2 B bf16
@@ -117,6 +119,31 @@ TEST(GpuAlone, DmaAndHbmSocketsMoveDataAtTheClosedFormThroughTheChecker) {
       EXPECT_TRUE(c->violations().empty()) << c->violations().front();
       EXPECT_EQ(c->completed(), static_cast<std::uint64_t>(n)) << c->name();
     }
+  });
+}
+
+// Its trace sources are the ones its ModelInfo names, and reachable by name: a layer's gradient is
+// ready once per iteration, after its dW (b's before a's: backward runs in reverse), and every
+// phase's end is announced, six per iteration.
+TEST(GpuAlone, TraceSourcesByNameAreThoseItsModelInfoNames) {
+  in_own_process([] {
+    RunContext ctx(1, false);
+    const Workload w = two_layers();
+    Gpu gpu("gpu", small_gpu(), 0, w, 2, ctx);
+    const std::vector<TraceSourceBase*>& sources = gpu.trace_sources().all();
+    ASSERT_EQ(sources.size(), Gpu::info().trace_sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) EXPECT_EQ(sources[i]->name(), Gpu::info().trace_sources[i].name);
+    std::vector<std::pair<int, int>> ready;  // (iteration, layer)
+    int phases = 0;
+    gpu.trace_sources().connect("gradient_ready",
+                                std::function<void(const GradientReady&)>([&](const GradientReady& g) {
+                                  ready.push_back({g.iteration, g.layer});
+                                }));
+    gpu.trace_sources().connect("phase_end",
+                                std::function<void(int, int, const Phase&)>([&](int, int, const Phase&) { ++phases; }));
+    sc_core::sc_start();
+    EXPECT_EQ(ready, (std::vector<std::pair<int, int>>{{0, 1}, {0, 0}, {1, 1}, {1, 0}}));
+    EXPECT_EQ(phases, 12);
   });
 }
 

@@ -128,10 +128,7 @@ void FaultInjector::apply_due(std::int64_t now_ps) {
       a.end_ps = now_ps;
     }
     changed = true;
-    if (c.step <= 0 && !listeners_.empty()) {
-      const FaultTruth t = truth_of(a);
-      for (auto& l : listeners_) l(t, c.step == 0);
-    }
+    if (c.step <= 0 && !fault_changed.empty()) fault_changed(truth_of(a), c.step == 0);
   }
   if (changed) recompute(), last_change_ps_ = now_ps;
 }

@@ -21,6 +21,7 @@
 #include "platform/system/faults/congestion.hpp"
 #include "platform/system/fabric/fabric.hpp"
 #include "platform/core/run_context.hpp"
+#include "platform/core/trace_source.hpp"
 #include "platform/config/scenario.hpp"
 
 namespace trainvp {
@@ -72,8 +73,8 @@ class FaultInjector {
   // move: the fabric moved the slots' ranks onto each other's devices (Fabric::place_nodes), so
   // every link fault already acts where the ranks now are.
   void swap_nodes(int a, int b, bool links = true);
-  // Told when a fault starts (true) or ends (false) (the oracle mitigation policy acts on it).
-  void on_change(std::function<void(const FaultTruth&, bool started)> f) { listeners_.push_back(std::move(f)); }
+  // Its trace source: a fault started (true) or ended (false) (the oracle mitigation acts on it).
+  TraceSource<const FaultTruth&, bool> fault_changed{"fault_change"};
   // Time of the last change applied (-1 before any): fast-forward compares only iterations after it.
   std::int64_t last_change_ps() const { return last_change_ps_; }
   // A packet-loss fault is active: its losses are random draws, which a skip would not make.
@@ -119,7 +120,6 @@ class FaultInjector {
   std::vector<bool> moved_gpu_, moved_dir_;
   void init_moves();
   int node_of_gpu(std::size_t g) const { return fabric_.elaborated_node(gpus_[g]->rank()); }  // its slot
-  std::vector<std::function<void(const FaultTruth&, bool)>> listeners_;
   FaultTruth truth_of(const Active& a) const;
 };
 

@@ -37,11 +37,11 @@ Mitigation::Mitigation(Parts parts, RunContext& ctx) : p_(std::move(parts)), ctx
   remap_ = p_.fabric && p_.fabric->flow();
   if (remap_ && has_step(MitigationStep::S3) && p_.engine) p_.engine->count_pairs();
   if (p_.cfg.policy == MitigationPolicy::Oracle) {
-    if (p_.faults) p_.faults->on_change([this](const FaultTruth& f, bool started) { fault(f, started); });
+    if (p_.faults) p_.faults->fault_changed.connect([this](const FaultTruth& f, bool started) { fault(f, started); });
   } else if (p_.cfg.policy != MitigationPolicy::None && p_.monitor) {
-    p_.monitor->on_diagnosis([this](const Diagnosis& d) { diagnosed(d); });
-    p_.monitor->on_change([this](const ChangeEvent& e) { changed(e); });
-    p_.monitor->on_window([this](const MonitorWindow& w) { window(w); });
+    p_.monitor->diagnosed.connect([this](const Diagnosis& d) { diagnosed(d); });
+    p_.monitor->changed.connect([this](const ChangeEvent& e) { changed(e); });
+    p_.monitor->window_closed.connect([this](const MonitorWindow& w) { window(w); });
   }
   if (p_.cfg.policy != MitigationPolicy::None) track_ = ctx_.trace.track("health", "mitigation");
 }

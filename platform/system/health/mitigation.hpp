@@ -26,7 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/health/monitor.hpp"
+#include "models/collectives/engine.hpp"
+#include "models/health/diagnosis_source.hpp"
 #include "models/gpu/gpu.hpp"
 #include "models/gpu/iteration_boundary.hpp"
 #include "models/health/algorithms/ski_rental.hpp"
@@ -41,7 +42,7 @@ class Mitigation : public IterationBoundary {
  public:
   struct Parts {
     MitigationConfig cfg;
-    FailSlowMonitor* monitor = nullptr;  // null for the oracle
+    DiagnosisSource* monitor = nullptr;  // the fail-slow monitor; null for the oracle
     std::vector<Gpu*> gpus;              // by rank
     std::vector<int> ranks;              // the job's ranks it acts on, ascending (empty: every rank)
     // With `jobs`: the nodes no job holds, a pool the jobs' mitigations share (S4 restarts a job

@@ -97,5 +97,51 @@ TEST(FabricRouting, OneLeafTurnsAtTheLeafAcrossLeavesEcmpSpreadsOverBothSpines) 
   });
 }
 
+// The devices a path visits after its source, by name.
+std::vector<std::string> names(const Fabric& f, const std::vector<int>& path) {
+  std::vector<std::string> out;
+  for (const FabricDevice* d : hops(f, path)) out.push_back(d->name);
+  return out;
+}
+
+// Next hops by name: each node's GPU reaches its NIC through its PCIe switch, the NIC its leaf
+// (ranks 0 and 1 on leaf0, 2 and 3 on leaf1), a leaf the other leaf through either spine; a path
+// is the shortest there is, and its way back visits the same devices in reverse.
+TEST(FabricRouting, NextHopsOnTheTwoByTwoAreEachPairsShortestByName) {
+  test::in_own_process([] {
+    Simulation sim(load_scenario(two_by_two(), "t"));
+    Fabric& f = sim.fabric();
+    auto up = [](int n) {  // a GPU's way out to its NIC
+      const std::string node = "node" + std::to_string(n);
+      return std::vector<std::string>{node + ".pcie0", node + ".nic0"};
+    };
+    auto down = [](int n) {  // and in from its NIC
+      const std::string node = "node" + std::to_string(n);
+      return std::vector<std::string>{node + ".nic0", node + ".pcie0", node + ".gpu0"};
+    };
+    auto join = [](std::vector<std::vector<std::string>> parts) {
+      std::vector<std::string> out;
+      for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+      return out;
+    };
+    for (std::uint32_t flow = 0; flow < 64; ++flow) {
+      EXPECT_EQ(names(f, f.elaborated_path(0, 1, flow)), join({up(0), {"leaf0"}, down(1)}));
+      EXPECT_EQ(names(f, f.elaborated_path(3, 2, flow)), join({up(3), {"leaf1"}, down(2)}));
+    }
+    const std::vector<std::pair<int, int>> across = {{0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 0}, {3, 1}};
+    for (auto [a, b] : across) {
+      const std::string from_leaf = a < 2 ? "leaf0" : "leaf1", to_leaf = b < 2 ? "leaf0" : "leaf1";
+      std::set<std::string> spines;
+      for (std::uint32_t flow = 0; flow < 64; ++flow) {
+        const std::vector<std::string> got = names(f, f.elaborated_path(a, b, flow));
+        ASSERT_EQ(got.size(), 8u) << a << " -> " << b;
+        spines.insert(got[3]);
+        EXPECT_EQ(got, join({up(a), {from_leaf, got[3], to_leaf}, down(b)})) << a << " -> " << b;
+      }
+      EXPECT_EQ(spines, (std::set<std::string>{"spine0", "spine1"})) << a << " -> " << b << ": ECMP uses both";
+    }
+  });
+}
+
 }  // namespace test_fabric_routing
 }  // namespace trainvp

@@ -1,6 +1,7 @@
 #pragma once
 // What an NCCL interposer sees (GREYHOUND's tracking layer): on each rank, the start and end of
 // every collective call, with the call's communicator and size, and nothing of the fabric below.
+// The engine announces them through its trace sources call_started and call_ended.
 #include <cstdint>
 
 namespace trainvp {
@@ -15,13 +16,6 @@ struct CollectiveCall {
   int comm_size = 0;
   std::int64_t start_ps = 0;  // when this rank called
   std::int64_t end_ps = -1;   // when the call returned on this rank (-1: at the start)
-};
-
-class CollectiveObserver {
- public:
-  virtual ~CollectiveObserver() = default;
-  virtual void call_started(const CollectiveCall& c) = 0;
-  virtual void call_ended(const CollectiveCall& c) = 0;
 };
 
 }  // namespace trainvp
