@@ -75,6 +75,8 @@ CompiledProgram::CompiledProgram(Program p) : program(std::move(p)) {
   const std::size_t n = program.transfers.size(), ranks = program.ranks.size();
   if (program.gpu_ranks < 0) program.gpu_ranks = static_cast<int>(ranks);
   for (std::size_t i = 0; i < ranks; ++i) pos[program.ranks[i]] = static_cast<int>(i);
+  comm_key = kGoldenGamma;
+  for (int r : program.ranks) comm_key = fmix64(comm_key ^ static_cast<std::uint64_t>(r));
   if (ring()) return;
   waiting0.resize(n);
   by_position.resize(ranks);
@@ -343,7 +345,17 @@ void CollectiveEngine::send(int id, Live& c, int x) {
         static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
         kGoldenGamma;
   const std::uint32_t flow = static_cast<std::uint32_t>(fmix64(key));
-  const Route* route = &routes_.route(t.src, t.dst, flow);
+  // ECMP hashes the connection, not the collective: NCCL opens a queue pair per peer and channel
+  // when the communicator is created and every collective reuses it, and a RoCE switch hashes its
+  // 5-tuple, so a connection keeps one path for the job's life, iteration after iteration (and a
+  // collision between two connections persists).
+  std::uint64_t conn =
+      c.cp->comm_key ^ (static_cast<std::uint64_t>(t.src) << 40) ^ (static_cast<std::uint64_t>(t.dst) << 20);
+  if (c.cp->ring() && c.cp->program.ring.channels > 1)
+    conn ^=
+        static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
+        kGoldenGamma;
+  const Route* route = &routes_.route(t.src, t.dst, static_cast<std::uint32_t>(fmix64(conn)));
   if (pair_bytes_)
     (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
   // The protocol's bytes on the wire (LL's flags, LL128's line headers, the per-channel caps).

@@ -68,6 +68,9 @@ struct CompiledProgram {
   std::vector<std::vector<int>> by_position;  // transfers with the position's rank as an endpoint
   std::unordered_map<int, int> pos;           // global rank -> position
   std::vector<int> src_pos, dst_pos;          // per transfer (explicit form): its endpoints' positions
+  // The communicator (its ranks in order): with a transfer's channel and endpoints it names the
+  // connection ECMP hashes (CollectiveEngine::send).
+  std::uint64_t comm_key = 0;
 
   bool ring() const { return program.ring.steps > 0; }
   std::size_t size() const {

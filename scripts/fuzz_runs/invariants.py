@@ -702,8 +702,6 @@ def fast_forward_agrees(res_on, res_off):
     for a, b in zip(res_on["ranks"], res_off["ranks"]):
         for k in ("iteration_time_s", "compute_s", "blocked_s"):
             close(a[k], b[k], f"ranks/{a['name']}/{k}", d * 2)
-    if not routes_repeat(res_on):
-        return out
     la = {l["name"]: l for l in res_on["links"]}
     lb = {l["name"]: l for l in res_off["links"]}
     if set(la) != set(lb):
@@ -714,15 +712,6 @@ def fast_forward_agrees(res_on, res_off):
                 out.append(Violation("fast_forward_agrees", f"links/{name}/{k}: {la[name][k]} with fast-forward, {lb[name][k]} without"))
         close(la[name]["busy_s"], lb[name]["busy_s"], f"links/{name}/busy_s", tol * lb[name]["busy_s"] + 1e-12 * skipped)
     return out
-
-
-def routes_repeat(res):
-    """Whether every iteration's transfers take the routes of the one before: no ECMP choice.
-    A flow's spine is a hash of its collective, so iterations hash independently
-    (docs/fabric.md#routing) and a skip's copies of the last period's link counters differ from
-    what the skipped iterations would have put on each spine."""
-    f = res["scenario"]["cluster"].get("fabric", {})
-    return f.get("topology", "switch") == "switch" or f.get("spines", 1) <= 1
 
 
 def compute_only_bound(res_sync, res_none):
