@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "platform/core/sim_time.hpp"
 #include "platform/core/units.hpp"
 #include "platform/report/build_record.hpp"
+#include "platform/report/fleet.hpp"
 #include "platform/report/parallel_results.hpp"
 #include "platform/report/results_parts.hpp"
 #include "platform/system/sync/registry.hpp"
@@ -18,6 +20,13 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
+// GPU-hours as the summary prints them: three significant digits.
+std::string format_hours(double h) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", h);
+  return b;
+}
+
 const char* placement_name(const JobConfig& j) {
   if (j.explicit_nodes) return "nodes";
   return j.policy == PlacementPolicy::Spread ? "spread" : "packed";
@@ -26,32 +35,57 @@ const char* placement_name(const JobConfig& j) {
 struct JobFigures {
   ojson json;
   double iter_time = 0, samples_per_s = 0;
+  FleetJob fleet;
 };
 
 // The job's own degraded-throughput report (with its `slo`, faults or `health`) and its health
 // section: its monitor scored against the faults touching it and the other jobs' traffic.
-void add_job_health(ojson& o, const Simulation& sim, const JobRun& run, const std::vector<ClusterIteration>& iters) {
+// Its degradation is computed for every job (the fleet report reads it) and listed where asked.
+void add_job_health(ojson& o, const Simulation& sim, const JobRun& run, const std::vector<ClusterIteration>& iters,
+                    FleetJob& fleet) {
   const JobConfig& jc = *run.config;
   const Scenario& js = *jc.scenario;
   const FailSlowMonitor* monitor = sim.job_monitor(jc);
-  if (js.slo.given || sim.faults() || monitor) {
-    const ojson faults = sim.faults() ? ojson(sim.faults()->results()) : ojson::array();
-    std::vector<std::string> affected;
-    for (const std::string& n : ranks_affected(sim, faults))
-      for (const Gpu* g : run.gpus)
-        if (n == g->name()) affected.push_back(n);
-    const auto period = sync_strategy(js.training.sync.strategy).period;
-    const int window = period ? period(js, nullptr) : 1;
-    // Its healthy baseline is taken before any other job's traffic began.
-    std::int64_t neighbours_from = INT64_MAX;
-    for (const JobConfig& other : sim.scenario().jobs)
-      if (&other != &jc && other.kind == JobKind::Training) neighbours_from = std::min(neighbours_from, other.start_ps);
-    for (const CheckpointJob* c : sim.checkpoints())
-      if (!c->bursts().empty()) neighbours_from = std::min(neighbours_from, c->bursts().front().start_ps);
-    o["degradation"] =
-        degradation_of(js, window, iters, faults, affected, static_cast<double>(run.gpus.size()), neighbours_from);
-  }
+  const ojson faults = sim.faults() ? ojson(sim.faults()->results()) : ojson::array();
+  std::vector<std::string> affected;
+  for (const std::string& n : ranks_affected(sim, faults))
+    for (const Gpu* g : run.gpus)
+      if (n == g->name()) affected.push_back(n);
+  const auto period = sync_strategy(js.training.sync.strategy).period;
+  const int window = period ? period(js, nullptr) : 1;
+  // Its healthy baseline is taken before any other job's traffic began.
+  std::int64_t neighbours_from = INT64_MAX;
+  for (const JobConfig& other : sim.scenario().jobs)
+    if (&other != &jc && other.kind == JobKind::Training) neighbours_from = std::min(neighbours_from, other.start_ps);
+  for (const CheckpointJob* c : sim.checkpoints())
+    if (!c->bursts().empty()) neighbours_from = std::min(neighbours_from, c->bursts().front().start_ps);
+  fleet.degradation =
+      degradation_of(js, window, iters, faults, affected, static_cast<double>(run.gpus.size()), neighbours_from);
+  if (js.slo.given || sim.faults() || monitor) o["degradation"] = fleet.degradation;
   if (monitor) o["health"] = sim.job_health_results(jc);
+
+  // What could explain its slow windows: the faults that touch its GPUs (or touch no GPU at all:
+  // the shared network's links), and the other jobs' traffic while it ran.
+  constexpr double kOpen = std::numeric_limits<double>::infinity();
+  for (const ojson& f : faults) {
+    if (!f.value("applied", false)) continue;
+    const std::vector<std::string> touched = ranks_affected(sim, ojson::array({f}));
+    bool ours = touched.empty() && fault_cause(f["kind"].get<std::string>()) == "communication";
+    for (const std::string& n : touched)
+      ours = ours || std::find(affected.begin(), affected.end(), n) != affected.end();
+    if (!ours) continue;
+    const double end = f.contains("end_s") && f["end_s"].is_number() ? f["end_s"].get<double>() : kOpen;
+    fleet.causes.push_back({fault_cause(f["kind"].get<std::string>()), f["start_s"].get<double>(), end});
+  }
+  for (const JobRun& other : sim.jobs()) {
+    if (&other == &run || other.gpus.empty() || (!other.strategy && !other.plan)) continue;  // no traffic
+    const auto it = cluster_iterations(std::vector<const Gpu*>(other.gpus.begin(), other.gpus.end()),
+                                       other.config->scenario->training.iterations, other.strategy.get());
+    if (!it.empty()) fleet.causes.push_back({"neighbour", sec(other.config->start_ps), sec(it.back().end)});
+  }
+  for (const CheckpointJob* c : sim.checkpoints())
+    for (const CheckpointJob::Burst& b : c->bursts())
+      fleet.causes.push_back({"neighbour", sec(b.start_ps), b.end_ps >= 0 ? sec(b.end_ps) : kOpen});
 }
 
 // One job's entry: where it ran, its iterations (as a single training's results list them) and
@@ -100,7 +134,11 @@ JobFigures job_entry(const Simulation& sim, const JobRun& run, std::ostringstrea
     run.strategy->report(o);
   }
   if (plan) add_parallel_section(o, *plan, js, gpus, iter_time, nullptr);
-  add_job_health(o, sim, run, iters);
+  f.fleet.name = jc.name;
+  f.fleet.gpus = static_cast<double>(gpus.size());
+  f.fleet.start_s = n > 0 ? sec(iters.front().start) : sec(jc.start_ps);
+  f.fleet.end_s = n > 0 ? sec(iters.back().end) : sec(jc.start_ps);
+  add_job_health(o, sim, run, iters, f.fleet);
   f.iter_time = iter_time;
   f.samples_per_s = samples / iter_time;
   return f;
@@ -122,6 +160,7 @@ RunResults job_results(const Simulation& sim) {
       << s.cluster.nodes << " node" << (s.cluster.nodes == 1 ? "" : "s") << " x " << s.cluster.gpus_per_node << " "
       << gpu_models(s.cluster) << ")\n";
   ojson jobs = ojson::array();
+  std::vector<FleetJob> fleet;
   char buf[512];
   for (const JobConfig& jc : s.jobs) {
     if (jc.kind == JobKind::Checkpoint) {
@@ -155,8 +194,24 @@ RunResults job_results(const Simulation& sim) {
       sum << buf;
     }
     jobs.push_back(std::move(f.json));
+    fleet.push_back(std::move(f.fleet));
   }
   j["jobs"] = jobs;
+  j["fleet"] = fleet_report(fleet);
+  {
+    const ojson& t = j["fleet"]["total"];
+    std::string causes;
+    for (auto& [k, v] : t["lost_by_cause"].items())
+      if (v.get<double>() > 0) causes += (causes.empty() ? " (" : ", ") + k + " " + format_hours(v.get<double>());
+    if (!causes.empty()) causes += ")";
+    std::snprintf(buf, sizeof buf,
+                  "  %-16s %s GPU-h allocated, %s within the SLO, %s lost%s, %s of healthy GPUs stranded\n", "fleet",
+                  format_hours(t["gpu_hours_allocated"].get<double>()).c_str(),
+                  format_hours(t["gpu_hours_within_slo"].get<double>()).c_str(),
+                  format_hours(t["gpu_hours_lost"].get<double>()).c_str(), causes.c_str(),
+                  format_hours(t["healthy_gpu_hours_stranded"].get<double>()).c_str());
+    sum << buf;
+  }
 
   ojson ranks = ojson::array();
   const std::vector<const JobConfig*> job_of = job_of_rank(s);
