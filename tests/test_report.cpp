@@ -315,6 +315,15 @@ TEST(Report, EachJobHasItsSection) {
        p = r.html.find("<tr><td", p + 1))
     ++rows;
   EXPECT_EQ(rows, shared);
+  // The fleet table: a row per training job and one for all (its numbers checked above against
+  // results.json with the rest).
+  const std::size_t fleet = r.html.find("data-table=\"fleet\"");
+  ASSERT_NE(fleet, std::string::npos);
+  rows = 0;
+  for (std::size_t p = r.html.find("<tr><td", fleet); p != std::string::npos && p < r.html.find("</table>", fleet);
+       p = r.html.find("<tr><td", p + 1))
+    ++rows;
+  EXPECT_EQ(rows, jobs.size() + 1);
 }
 
 TEST(Report, TheSamePageComesFromTheSameRun) {

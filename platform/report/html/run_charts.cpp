@@ -393,6 +393,40 @@ void shared_links_section(Page& page, const JsonView& r, const JsonView* series)
                    render(c) + render(t));
 }
 
+// The fleet report (results.json /fleet): per job and in all, the GPU-hours allocated, within the
+// SLO, lost and stranded, and the lost ones by cause.
+void fleet_section(Page& page, const JsonView& r) {
+  if (!r.has("fleet")) return page.omitted("fleet", "Fleet", "results.json has no fleet report (a run before it)");
+  Table t;
+  t.id = "fleet";
+  t.sortable = true;
+  const std::vector<std::pair<const char*, const char*>> cols = {{"gpu_hours_allocated", "allocated"},
+                                                                 {"gpu_hours_within_slo", "within the SLO"},
+                                                                 {"gpu_hours_below_slo", "below the SLO"},
+                                                                 {"gpu_hours_lost", "lost"},
+                                                                 {"healthy_gpu_hours_stranded", "healthy stranded"}};
+  const char* const causes[] = {"compute", "cpu", "communication", "neighbour", "unattributed"};
+  t.head = {"job"};
+  for (auto [key, name] : cols) t.head.push_back(std::string(name) + " (GPU-h)");
+  for (const char* c : causes) t.head.push_back(std::string("lost: ") + c);
+  auto row = [&](const std::string& name, const JsonView& h) {
+    std::vector<Cell> cells = {text_cell(name)};
+    for (auto [key, label] : cols)
+      cells.push_back(number_cell(h[key].number(), num(h[key].number(), 4), h[key].pointer()));
+    for (const char* c : causes) {
+      const JsonView v = h["lost_by_cause"][c];
+      cells.push_back(number_cell(v.number(), num(v.number(), 4), v.pointer()));
+    }
+    t.rows.push_back(std::move(cells));
+  };
+  for (const JsonView& j : r["fleet"]["jobs"].items()) row(j["job"].text(), j);
+  row("all jobs", r["fleet"]["total"]);
+  page.section("fleet", "Fleet: GPU-hours by job and cause",
+               paragraph("Each training job's GPUs over its span, split by its throughput windows against its "
+                         "SLO; the hours lost to slow windows by the cause active then (jobs.md#the-fleet-report).") +
+                   render(t));
+}
+
 }  // namespace
 
 void job_sections(Page& page, const JsonView& r, const JsonView* series) {
@@ -420,6 +454,7 @@ void job_sections(Page& page, const JsonView& r, const JsonView* series) {
     ++j;
   }
   if (r.has("links")) shared_links_section(page, r, series);
+  fleet_section(page, r);
 }
 
 void train_section(Page& page, const JsonView& r) {
