@@ -110,6 +110,12 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
     else if (t.cxl) bind_pair(d.dir->out, t.cxl->mem);
     else if (t.agg) bind_pair(d.dir->out, t.agg->mem);
     else bind_pair(d.dir->out, t.fwd->in);
+    // Between a link and a forwarder each side offers one chunk at a time, so a held chunk can end
+    // its request and leave the socket free for express messages (request exclusion, 15.2.6 e);
+    // a GPU's or aggregator's AT initiator would send its next chunk at END_REQ, so its link holds
+    // without one (they send no express messages).
+    if (f.fwd || f.cxl) d.dir->end_held_requests();  // a CXL port's AT initiator holds (hold_until_response)
+    if (t.fwd) t.fwd->end_held_requests(t.in_ports++);
     f.out.push_back(static_cast<int>(dirs_.size()));
     dirs_.push_back(std::move(d));
   }
@@ -194,6 +200,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       if (k == 0) {  // the device's driver sits on the root complex; its CXL.io goes to port 0
         FabricDevice& rc = devices_[static_cast<std::size_t>(root)];
         bind_pair(dev->driver().mmio, rc.fwd->in);
+        ++rc.in_ports;
         host_paths_.push_back({dev, root, port, static_cast<int>(rc.out.size())});
         bind_pair(rc.fwd->out, dev->driver().host);
       }
@@ -500,6 +507,7 @@ bool Fabric::build_route(Route& r, int src, int snic, int dst, int dnic, std::ui
 
 void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) {
   bind_pair(source, devices_[static_cast<std::size_t>(nic_device)].fwd->in);
+  ++devices_[static_cast<std::size_t>(nic_device)].in_ports;
 }
 
 int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>& sink) {

@@ -46,6 +46,7 @@ struct FabricDevice {
   AggregatorPort* agg = nullptr;
   std::unique_ptr<Forwarder> fwd;  // everything else
   std::vector<int> out;            // directions leaving this device, by out-port index
+  int in_ports = 0;                // bound into fwd->in so far (in-ports number in bind order)
   std::int64_t egress_latency_ps = 0;
 };
 
