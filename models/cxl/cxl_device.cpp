@@ -27,6 +27,7 @@ CxlPort::CxlPort(sc_core::sc_module_name name, CxlDevice& device)
                   }) {
   dma.register_nb_transport_bw(this, &CxlPort::nb_transport_bw);
   mem.register_nb_transport_fw(this, &CxlPort::nb_transport_fw);
+  dma_engine_.hold_until_response();  // its TLPs pass its chunks on the same sockets (send_chunk)
 }
 
 void CxlPort::send_chunk(tlm::tlm_generic_payload* chunk) {

@@ -31,6 +31,11 @@ const ModelInfo& Forwarder::info() {
   return i;
 }
 
+void Forwarder::end_held_requests(int in_port) {
+  if (end_held_.size() <= static_cast<std::size_t>(in_port)) end_held_.resize(static_cast<std::size_t>(in_port) + 1);
+  end_held_[static_cast<std::size_t>(in_port)] = true;
+}
+
 void Forwarder::end_of_elaboration() {
   ports_.resize(out.size());
   for (std::size_t i = 0; i < ports_.size(); ++i) ports_[i].egress = out[static_cast<int>(i)];
@@ -53,7 +58,10 @@ tlm::tlm_sync_enum Forwarder::fw(int in_port, tlm::tlm_generic_payload& p, tlm::
   p.acquire();
   ingress_of_[&p] = in_port;
   if (pt.waiting_accept != &p) pt.queue.push_back(&p);
-  return tlm::TLM_ACCEPTED;
+  if (static_cast<std::size_t>(in_port) >= end_held_.size() || !end_held_[static_cast<std::size_t>(in_port)])
+    return tlm::TLM_ACCEPTED;
+  ph = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
 }
 
 bool Forwarder::offer(int out_port, tlm::tlm_generic_payload* p) {
@@ -61,7 +69,9 @@ bool Forwarder::offer(int out_port, tlm::tlm_generic_payload* p) {
   sc_core::sc_time t = sc_core::SC_ZERO_TIME;
   tlm::tlm_sync_enum r = ports_[static_cast<std::size_t>(out_port)].egress->nb_transport_fw(*p, ph, t);
   if (r == tlm::TLM_COMPLETED) return true;
-  if (r != tlm::TLM_ACCEPTED) throw RunError(label_ + ": egress answered BEGIN_REQ with TLM_UPDATED");
+  // Held by the egress link, with or without END_REQ (LinkDir::end_held_requests): BEGIN_RESP follows.
+  if (r != tlm::TLM_ACCEPTED && (r != tlm::TLM_UPDATED || ph != tlm::END_REQ))
+    throw RunError(label_ + ": egress answered BEGIN_REQ with TLM_UPDATED");
   ports_[static_cast<std::size_t>(out_port)].waiting_accept = p;
   return false;
 }

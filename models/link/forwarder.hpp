@@ -27,6 +27,10 @@ class Forwarder : public sc_core::sc_module {
   Forwarder(sc_core::sc_module_name name, std::string label);
   const std::string& label() const { return label_; }
   static const ModelInfo& info();
+  // The chunks from in-port `in_port` that wait here are held with END_REQ (TLM_UPDATED), not
+  // TLM_ACCEPTED, freeing the request channel for express messages. Only for a port whose sender
+  // offers no other chunk before the held one's BEGIN_RESP (a LinkDir). Elaboration only.
+  void end_held_requests(int in_port);
 
  private:
   // Ports are sized once binding is complete: calls re-enter this device (an acceptance travels
@@ -51,6 +55,7 @@ class Forwarder : public sc_core::sc_module {
   std::string label_;
   std::vector<Port> ports_;
   std::unordered_map<tlm::tlm_generic_payload*, int> ingress_of_;  // held payload -> ingress port
+  std::vector<bool> end_held_;                                     // by in-port: end_held_requests
 };
 
 }  // namespace trainvp

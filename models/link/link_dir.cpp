@@ -139,9 +139,12 @@ tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, 
       enqueue(&p);
       return tlm::TLM_COMPLETED;
     }
+    if (pending_in_) throw RunError(label_ + ": a second chunk offered while one is held");
     p.acquire();  // held until it fits; BEGIN_RESP then tells the sender
     pending_in_ = &p;
-    return tlm::TLM_ACCEPTED;
+    if (!end_held_) return tlm::TLM_ACCEPTED;
+    ph = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
   }
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
   throw RunError(label_ + ": unexpected phase on the forward path");
@@ -399,7 +402,9 @@ void LinkDir::offer_downstream(tlm::tlm_generic_payload* p) {
   switch (out_fw_->nb_transport_fw(*p, ph, t)) {
     case tlm::TLM_COMPLETED: accepted_downstream(p); break;
     case tlm::TLM_ACCEPTED: delivering_ = p; break;
-    default: throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");
+    default:  // held with END_REQ (Forwarder::end_held_requests): its BEGIN_RESP follows
+      if (ph != tlm::END_REQ) throw RunError(label_ + ": the far end answered BEGIN_REQ with TLM_UPDATED");
+      delivering_ = p;
   }
 }
 

@@ -119,6 +119,10 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   // `unbounded_queue`: the output queue takes every chunk (a switch port under PFC, whose buffer
   // is bounded by its ingress ports' thresholds instead). Elaboration only.
   void set_pfc(const PfcPortParams& p, bool unbounded_queue);
+  // A chunk that does not fit is held with END_REQ (TLM_UPDATED) instead of TLM_ACCEPTED, freeing
+  // the request channel for express messages. Only for a sender that sends no other chunk before
+  // the held one's BEGIN_RESP (a Forwarder); an AT initiator would send its next one at END_REQ.
+  void end_held_requests() { end_held_ = true; }
   const PfcPort* pfc() const { return pfc_.get(); }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   // Time average of queued_bytes() from 0 to `end_ps` (end_ps >= the last change).
@@ -218,6 +222,7 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   std::deque<tlm::tlm_generic_payload*> express_;   // express messages waiting for the link (served first)
   std::int64_t express_end_ = 0;                    // end of the last one slipped into a chunk's packets
   tlm::tlm_generic_payload* pending_in_ = nullptr;  // accepted later, when it fits
+  bool end_held_ = false;                           // end_held_requests()
   // Transmission.
   bool busy_ = false;
   tlm::tlm_generic_payload* on_wire_ = nullptr;

@@ -55,7 +55,10 @@ const char* kRunHelp =
     "                     done of planned, rate, time left); on by default when stderr is a\n"
     "                     terminal\n"
     "  --report           also write DIR/report.html, the page of `trainvp report DIR`; the\n"
-    "                     summary names it\n";
+    "                     summary names it\n"
+    "\n"
+    "With TRAINVP_CHECK_TLM=1 in the environment, every socket pair of the fabric goes through a\n"
+    "TLM-2.0 base-protocol checker: a violation fails the run, a clean run says so on stderr.\n";
 
 const char* kReportHelp =
     "usage: trainvp report DIR [-o FILE]\n"

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
+#include <map>
 #include <set>
 
 #include "models/parallel/parallel_sync.hpp"
@@ -459,6 +461,28 @@ void Simulation::run() {
   for (auto& d : cluster_.cxl)
     if (failure.empty()) failure = d->failure();
   if (failure.empty() && functional_) failure = functional_->failure();
+  // TRAINVP_CHECK_TLM: a violation fails the run, as a broken contract would fail a model's unit test.
+  // Reported by rule (a broken rule breaks on most hops), each with its first occurrence.
+  if (const auto& checkers = cluster_.fabric->protocol_checkers(); !checkers.empty() && failure.empty()) {
+    std::uint64_t begun = 0;
+    std::map<std::string, std::pair<std::size_t, std::string>> by_rule;
+    for (const auto& c : checkers) {
+      begun += c->begun();
+      for (const std::string& v : c->violations()) {
+        const std::size_t from = v.find(": ") + 2, to = v.find(" (IEEE");
+        auto& r = by_rule[v.substr(from, to == std::string::npos ? std::string::npos : to - from)];
+        if (r.first++ == 0) r.second = v;
+      }
+    }
+    if (!by_rule.empty()) {
+      failure = "TRAINVP_CHECK_TLM: base-protocol violations on the fabric's sockets:";
+      for (const auto& [rule, r] : by_rule)
+        failure += "\n  " + std::to_string(r.first) + " x " + rule + ", first " + r.second;
+    } else {
+      std::cerr << "tlm check: " << begun << " transactions on " << checkers.size()
+                << " socket pairs, none against the base protocol\n";
+    }
+  }
   if (failure.empty() && !work_done()) failure = stall_report();
   // The final line only for a run that did all its iterations; a failed one ends the line it drew.
   if (progress_) failure.empty() ? progress_->finish() : progress_->stop();

@@ -18,6 +18,7 @@
 #include "models/link/chunk.hpp"
 #include "models/link/flow_network.hpp"
 #include "models/link/link_dir.hpp"
+#include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/test/timing.hpp"
 
@@ -26,15 +27,17 @@ namespace test_flow_network {  // named for the file: unity builds join test fil
 
 using test::in_own_process;
 
-// A link direction with its sockets bound to stubs (the flow network never uses them).
+// A link direction with its sockets bound to stubs through protocol checkers: the flow network
+// moves its flows without the links' sockets, so no transaction may cross them (Net's destructor).
 struct Wired : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Wired> to;
   tlm_utils::simple_target_socket<Wired> from;
   LinkDir dir;
+  test::CheckedWiring wiring;
   Wired(sc_core::sc_module_name module, const std::string& n, const LinkDirParams& p, RunContext& ctx)
       : sc_module(module), to("to"), from("from"), dir(("d_" + n).c_str(), n, p, 1 << 20, ctx) {
-    to.bind(dir.in);
-    dir.out.bind(from);
+    wiring.bind(to, dir.in);
+    wiring.bind(dir.out, from);
   }
 };
 
@@ -61,6 +64,11 @@ struct Net {
     }
     net = std::make_unique<FlowNetwork>("net", dirs);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated: flows start during simulation
+  }
+  ~Net() {
+    for (const auto& w : wired)
+      for (const auto& c : w->wiring.checkers())
+        EXPECT_EQ(c->begun(), 0u) << c->name() << ": a chunk on a link's socket";
   }
   LinkDir& dir(int i) { return wired[static_cast<std::size_t>(i)]->dir; }
   // Starts a flow and records when its data has arrived in done_at[k] (k: the order of starts).

@@ -77,8 +77,11 @@ bool AtInitiator::issue(int index, tlm::tlm_generic_payload* p, Done done) {
   // Recorded after the call: responses come through the PEQ, never from inside it.
   in_flight_[key(p)] = {index, std::move(done)};
   switch (r) {
-    case tlm::TLM_ACCEPTED: break;                                // END_REQ comes on the backward path
-    case tlm::TLM_UPDATED: peq_.notify(*p, phase, delay); break;  // END_REQ or BEGIN_RESP
+    case tlm::TLM_ACCEPTED: break;  // END_REQ comes on the backward path
+    case tlm::TLM_UPDATED:
+      if (hold_until_response_ && phase == tlm::END_REQ) break;  // nothing to do before BEGIN_RESP
+      peq_.notify(*p, phase, delay);                             // END_REQ or BEGIN_RESP
+      break;
     case tlm::TLM_COMPLETED: peq_.notify(*p, internal_completed, delay); break;
   }
   return false;
@@ -96,7 +99,7 @@ void AtInitiator::on_peq(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phas
   const int index = f->index;
   Port& pt = port(index);
   if (phase == tlm::END_REQ) {
-    if (pt.in_request == &p) pt.in_request = nullptr;
+    if (pt.in_request == &p && !hold_until_response_) pt.in_request = nullptr;
   } else if (phase == tlm::BEGIN_RESP) {
     if (pt.in_request == &p) pt.in_request = nullptr;  // BEGIN_RESP implies END_REQ
     tlm::tlm_phase end = tlm::END_RESP;

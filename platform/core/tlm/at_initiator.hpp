@@ -44,6 +44,10 @@ class AtInitiator {
   void reserve_ports(std::size_t n) {
     if (ports_.size() < n) ports_.resize(n);
   }
+  // A port's next request goes out at the current one's response, not at its END_REQ: for an
+  // owner that also sends on the socket past this queue (CxlPort's express messages), so that a
+  // target may end a request it holds and leave the request channel free for them.
+  void hold_until_response() { hold_until_response_ = true; }
   std::size_t outstanding() const;
   std::uint64_t completed() const { return completed_; }
 
@@ -78,6 +82,7 @@ class AtInitiator {
   static std::uint64_t key(const tlm::tlm_generic_payload* p) { return reinterpret_cast<std::uintptr_t>(p); }
   FlatMap64<InFlight> in_flight_;  // by payload; looked up per transfer (a flat table: no node to miss)
   std::uint64_t completed_ = 0;
+  bool hold_until_response_ = false;
 };
 
 }  // namespace trainvp

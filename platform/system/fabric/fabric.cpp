@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <queue>
 
@@ -44,6 +45,17 @@ static std::string sc_safe(std::string s) {
   for (char& c : s)
     if (c == '.' || c == ':' || c == '-' || c == '>') c = '_';
   return s;
+}
+
+template <class From, class To>
+void Fabric::bind_pair(From& from, To& to) {
+  if (!check_tlm_) {
+    from.bind(to);
+    return;
+  }
+  checkers_.push_back(std::make_unique<ProtocolChecker>(("tlm_check" + std::to_string(checkers_.size())).c_str()));
+  from.bind(checkers_.back()->in);
+  checkers_.back()->out.bind(to);
 }
 
 int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps) {
@@ -90,14 +102,20 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
                      sw);
     }
     d.cost = static_cast<double>(p.latency_ps) * 1e-12 + static_cast<double>(d.dir->wire_bytes(1 << 20)) * 8.0 / bps;
-    if (f.gpu) f.gpu->dma.bind(d.dir->in);
-    else if (f.cxl) f.cxl->dma.bind(d.dir->in);
-    else if (f.agg) f.agg->dma.bind(d.dir->in);
-    else f.fwd->out.bind(d.dir->in);
-    if (t.gpu) d.dir->out.bind(t.gpu->mem);
-    else if (t.cxl) d.dir->out.bind(t.cxl->mem);
-    else if (t.agg) d.dir->out.bind(t.agg->mem);
-    else d.dir->out.bind(t.fwd->in);
+    if (f.gpu) bind_pair(f.gpu->dma, d.dir->in);
+    else if (f.cxl) bind_pair(f.cxl->dma, d.dir->in);
+    else if (f.agg) bind_pair(f.agg->dma, d.dir->in);
+    else bind_pair(f.fwd->out, d.dir->in);
+    if (t.gpu) bind_pair(d.dir->out, t.gpu->mem);
+    else if (t.cxl) bind_pair(d.dir->out, t.cxl->mem);
+    else if (t.agg) bind_pair(d.dir->out, t.agg->mem);
+    else bind_pair(d.dir->out, t.fwd->in);
+    // Between a link and a forwarder each side offers one chunk at a time, so a held chunk can end
+    // its request and leave the socket free for express messages (request exclusion, 15.2.6 e);
+    // a GPU's or aggregator's AT initiator would send its next chunk at END_REQ, so its link holds
+    // without one (they send no express messages).
+    if (f.fwd || f.cxl) d.dir->end_held_requests();  // a CXL port's AT initiator holds (hold_until_response)
+    if (t.fwd) t.fwd->end_held_requests(t.in_ports++);
     f.out.push_back(static_cast<int>(dirs_.size()));
     dirs_.push_back(std::move(d));
   }
@@ -106,6 +124,8 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
 Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx,
                const std::vector<Aggregator*>& aggs)
     : s_(s), ctx_(ctx) {
+  // A debugging aid, off by default: a checker costs a hash lookup per hop (docs/fabric.md).
+  if (const char* v = std::getenv("TRAINVP_CHECK_TLM"); v && *v && std::string(v) != "0") check_tlm_ = true;
   const ClusterConfig& c = s.cluster;
   const FabricConfig& f = c.fabric;
   const int G = c.gpus_per_node, N = c.nodes, nics = c.nics_per_node;
@@ -179,9 +199,10 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
       nic_of_gpu_.push_back(nic_devices[static_cast<std::size_t>(nic)]);
       if (k == 0) {  // the device's driver sits on the root complex; its CXL.io goes to port 0
         FabricDevice& rc = devices_[static_cast<std::size_t>(root)];
-        dev->driver().mmio.bind(rc.fwd->in);
+        bind_pair(dev->driver().mmio, rc.fwd->in);
+        ++rc.in_ports;
         host_paths_.push_back({dev, root, port, static_cast<int>(rc.out.size())});
-        rc.fwd->out.bind(dev->driver().host);
+        bind_pair(rc.fwd->out, dev->driver().host);
       }
     }
   }
@@ -243,6 +264,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
 // one leaving by a linear search from their end, so first-to-last (std::vector's order) was
 // quadratic in the links (a sixth of an 8,192-GPU run's CPU time).
 Fabric::~Fabric() {
+  while (!checkers_.empty()) checkers_.pop_back();
   flow_ports_.clear();
   flow_.reset();
   while (!dirs_.empty()) dirs_.pop_back();
@@ -484,13 +506,14 @@ bool Fabric::build_route(Route& r, int src, int snic, int dst, int dnic, std::ui
 }
 
 void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) {
-  source.bind(devices_[static_cast<std::size_t>(nic_device)].fwd->in);
+  bind_pair(source, devices_[static_cast<std::size_t>(nic_device)].fwd->in);
+  ++devices_[static_cast<std::size_t>(nic_device)].in_ports;
 }
 
 int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>& sink) {
   Forwarder& f = *devices_[static_cast<std::size_t>(nic_device)].fwd;
   const int port = static_cast<int>(f.out.size());
-  f.out.bind(sink);
+  bind_pair(f.out, sink);
   return port;
 }
 

@@ -30,6 +30,7 @@
 #include "models/link/link_dir.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/flat_map.hpp"
+#include "platform/core/tlm/protocol_checker.hpp"
 
 namespace trainvp {
 
@@ -45,6 +46,7 @@ struct FabricDevice {
   AggregatorPort* agg = nullptr;
   std::unique_ptr<Forwarder> fwd;  // everything else
   std::vector<int> out;            // directions leaving this device, by out-port index
+  int in_ports = 0;                // bound into fwd->in so far (in-ports number in bind order)
   std::int64_t egress_latency_ps = 0;
 };
 
@@ -159,8 +161,14 @@ class Fabric : public RouteProvider {
   // ECN and DCQCN (fabric.congestion_control "dcqcn"), null otherwise.
   const CongestionControl* congestion() const { return cc_.get(); }
   void flush_trace();
+  // With TRAINVP_CHECK_TLM set (non-empty, not "0"), every socket pair the fabric binds goes
+  // through one of these, so a whole run is checked against the TLM-2.0 base protocol; empty otherwise.
+  const std::vector<std::unique_ptr<ProtocolChecker>>& protocol_checkers() const { return checkers_; }
 
  private:
+  // from -> to, or from -> checker -> to when checking (protocol_checkers).
+  template <class From, class To>
+  void bind_pair(From& from, To& to);
   int add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps);
   void connect(int a, int b, LinkKind kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
@@ -191,6 +199,8 @@ class Fabric : public RouteProvider {
   std::vector<FabricDevice> devices_;
   std::vector<FabricDir> dirs_;
   std::vector<FabricLink> links_;
+  bool check_tlm_ = false;
+  std::vector<std::unique_ptr<ProtocolChecker>> checkers_;
   std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
   std::vector<int> elab_device_, elab_nic_;   // the same as elaborated (kept by place_nodes)
   // Endpoint e's device and NIC as elaborated (the current ones until place_nodes).
