@@ -14,15 +14,13 @@ std::uint64_t BufferLayout::bytes() const {
   return n;
 }
 
-static std::uint64_t mix(std::uint64_t z) { return splitmix64_mix(z); }
-
 std::uint32_t synthetic_gradient(std::uint64_t seed, int iteration, int rank, int layer, std::uint64_t element,
                                  bool bf16) {
-  std::uint64_t z = mix(seed + kGoldenGamma);
-  z = mix(z ^ static_cast<std::uint64_t>(iteration));
-  z = mix(z ^ static_cast<std::uint64_t>(rank));
-  z = mix(z ^ static_cast<std::uint64_t>(layer));
-  z = mix(z ^ element);
+  std::uint64_t z = splitmix64_mix(seed + kGoldenGamma);
+  z = splitmix64_mix(z ^ static_cast<std::uint64_t>(iteration));
+  z = splitmix64_mix(z ^ static_cast<std::uint64_t>(rank));
+  z = splitmix64_mix(z ^ static_cast<std::uint64_t>(layer));
+  z = splitmix64_mix(z ^ element);
   const std::uint32_t sign = static_cast<std::uint32_t>(z >> 63) << 31;
   const std::uint32_t exponent = 117 + static_cast<std::uint32_t>((z >> 40) % 8);  // 2^-10 .. 2^-3
   const std::uint32_t bits = sign | (exponent << 23) | static_cast<std::uint32_t>(z & 0x7FFFFF);

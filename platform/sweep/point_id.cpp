@@ -10,15 +10,6 @@ std::string canonical_assignment(const Assignment& a) {
   return obj.dump();
 }
 
-std::uint64_t fnv1a64(const std::string& bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 std::string point_id(const Assignment& a) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%012llx",

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/core/hash.hpp"  // fnv1a64
+
 namespace trainvp::sweep {
 
 using Assignment = std::vector<std::pair<std::string, nlohmann::json>>;  // (pointer, value), spec order
@@ -16,8 +18,6 @@ using Assignment = std::vector<std::pair<std::string, nlohmann::json>>;  // (poi
 // {"/a":1,"/b":"x"}: nlohmann's compact dump of an object, which sorts keys and writes numbers
 // in shortest round-trip form.
 std::string canonical_assignment(const Assignment& a);
-
-std::uint64_t fnv1a64(const std::string& bytes);
 
 // The low 48 bits of fnv1a64(canonical_assignment(a)) as 12 lower-case hex digits.
 std::string point_id(const Assignment& a);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "platform/core/errors.hpp"
+#include "platform/core/hash.hpp"
 #include "platform/config/scenario.hpp"
 
 namespace trainvp::sweep {

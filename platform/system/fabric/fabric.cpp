@@ -466,7 +466,7 @@ bool Fabric::append_path(Route& r, int from, int to, std::uint32_t flow) {
   while (cur != to) {
     next_hops(cur, from, to, dist, via, best);
     choice |= best.size() > 1;
-    h = fmix32(h + 0x9e3779b9u);  // a fresh hash per hop, deterministic per flow
+    h = fmix32(h + kGoldenGamma32);  // a fresh hash per hop, deterministic per flow
     const int k = best[h % best.size()];
     const int dir = devices_[static_cast<std::size_t>(cur)].out[static_cast<std::size_t>(k)];
     r.ports.push_back(k);
