@@ -4,9 +4,10 @@
 
 #include <cmath>
 
-#include "platform/core/errors.hpp"
-#include "platform/report/results.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
+#include "platform/report/results.hpp"
 #include "platform/system/simulation.hpp"
 #include "tests/fabric_closed_form.hpp"
 #include "tests/scenario_cases.hpp"
@@ -82,14 +83,14 @@ class Injector : public sc_core::sc_module {
  private:
   void go() {
     int id = engine_.launch(program_, CollectiveOp::SendRecv, CollectiveAlgo::Ring, 0, "test",
-                            [this](int r) { done[r] = sc_core::sc_time_stamp().to_seconds(); });
+                            [this](int r) { done[r] = sec(now_ps()); });
     if (stagger_ps_ <= 0) {
       for (int r : program_.ranks) engine_.join(id, r);
       return;
     }
     for (auto it = program_.ranks.rbegin(); it != program_.ranks.rend(); ++it) {
       engine_.join(id, *it);
-      wait(sc_core::sc_time(static_cast<double>(stagger_ps_), sc_core::SC_PS));
+      wait(ps_time(stagger_ps_));
     }
   }
   CollectiveEngine& engine_;

@@ -15,6 +15,7 @@
 
 #include "models/link/chunk.hpp"
 #include "models/link/link_dir.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/core/tlm/payload_pool.hpp"
 #include "tests/command.hpp"
 #include "tests/scenario_cases.hpp"
@@ -273,7 +274,7 @@ struct Feeder : sc_core::sc_module {
   }
   void run() {
     for (auto [at, flow] : plan) {
-      wait(sc_core::sc_time(static_cast<double>(at), sc_core::SC_PS) - sc_core::sc_time_stamp());
+      wait(ps_time(at - now_ps()));
       tlm::tlm_generic_payload* p = pool.acquire();
       auto* e = new ChunkExt;
       e->flow = flow;

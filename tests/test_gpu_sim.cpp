@@ -5,9 +5,10 @@
 #include <systemc>
 
 #include "models/gpu/gpu.hpp"
-#include "platform/core/errors.hpp"
-#include "platform/report/results.hpp"
 #include "platform/config/scenario.hpp"
+#include "platform/core/errors.hpp"
+#include "platform/core/sim_time.hpp"
+#include "platform/report/results.hpp"
 #include "platform/system/simulation.hpp"
 #include "tests/sim_child.hpp"
 
@@ -118,9 +119,8 @@ TEST(GpuSim, GradientReadyFiresPerLayerInReverseOrderWhenDwEnds) {
     RunContext ctx(1, false);
     Gpu gpu("gpu", s.cluster.gpus[0].params, 0, s.workload, 1, ctx);
     std::string log;
-    gpu.gradient_ready.connect([&](const GradientReady& g) {
-      log += std::to_string(g.layer) + "@" + std::to_string(sc_core::sc_time_stamp().value()) + " ";
-    });
+    gpu.gradient_ready.connect(
+        [&](const GradientReady& g) { log += std::to_string(g.layer) + "@" + std::to_string(now_ps()) + " "; });
     sc_core::sc_start();
     return log;
   });
@@ -212,7 +212,7 @@ class DmaDriver : public sc_core::sc_module {
   void go() {
     for (int i = 0; i < count_; ++i)
       gpu_.dma_transfer(0, tlm::TLM_WRITE_COMMAND, static_cast<std::uint64_t>(i) * bytes_, bytes_,
-                        [this] { done.push_back(static_cast<std::int64_t>(sc_core::sc_time_stamp().value())); });
+                        [this] { done.push_back(now_ps()); });
   }
   Gpu& gpu_;
   int count_;

@@ -20,6 +20,7 @@
 #include "models/link/link_dir.hpp"
 #include "models/link/route_provider.hpp"
 #include "platform/core/run_context.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/core/test/at_modules.hpp"
 #include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
@@ -97,9 +98,8 @@ std::vector<std::int64_t> all_reduce(Ring& ring, int p, std::uint64_t bytes, std
   std::vector<std::int64_t> done(static_cast<std::size_t>(p), -1);
   const int id = ring.engine->launch(
       build_program(CollectiveOp::AllReduce, CollectiveAlgo::Ring, comm, bytes, chunk, nodes, 0, nullptr, &one_channel),
-      CollectiveOp::AllReduce, CollectiveAlgo::Ring, bytes, "ar", [&done](int rank) {
-        done[static_cast<std::size_t>(rank)] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
-      });
+      CollectiveOp::AllReduce, CollectiveAlgo::Ring, bytes, "ar",
+      [&done](int rank) { done[static_cast<std::size_t>(rank)] = now_ps(); });
   for (int r = 0; r < p; ++r) ring.engine->join(id, r);
   sc_core::sc_start();
   return done;
@@ -144,7 +144,7 @@ struct QuietProbe : sc_core::sc_module {
     sensitive << e.quiet_event();
     dont_initialize();
   }
-  void on_quiet() { fired.push_back(static_cast<std::int64_t>(sc_core::sc_time_stamp().value())); }
+  void on_quiet() { fired.push_back(now_ps()); }
 };
 
 // moving() counts the transfers under way: the p first-step transfers right after the joins, none

@@ -18,6 +18,7 @@
 #include "models/link/chunk.hpp"
 #include "models/link/flow_network.hpp"
 #include "models/link/link_dir.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/test/timing.hpp"
@@ -75,8 +76,7 @@ struct Net {
   int start(const std::vector<int>& links, double bytes, double cap = 0) {
     const std::size_t k = done_at.size();
     done_at.push_back(-1);
-    return net->start(links, bytes, cap,
-                      [this, k] { done_at[k] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); });
+    return net->start(links, bytes, cap, [this, k] { done_at[k] = now_ps(); });
   }
 };
 
@@ -98,9 +98,7 @@ struct Transfers : ChunkSink {
     delivered_at.push_back(-1);
     net.submit(chunks.back().get());
   }
-  void chunk_delivered(tlm::tlm_generic_payload& p) override {
-    delivered_at[chunk_of(p)->tag] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value());
-  }
+  void chunk_delivered(tlm::tlm_generic_payload& p) override { delivered_at[chunk_of(p)->tag] = now_ps(); }
 };
 
 // 80 ps per byte at 100 Gbit/s (no framing), so times are whole picoseconds.

@@ -18,6 +18,7 @@
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
 #include "models/link/traffic.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
@@ -92,7 +93,7 @@ struct TwoHops {
 // what is due at its end time, so running to `t` shows what arrived before it, and one more
 // picosecond what arrived at it.
 void expect_arrival_at(TwoHops& h, std::int64_t t, std::uint64_t before, std::uint64_t bytes) {
-  sc_core::sc_start(sc_core::sc_time(static_cast<double>(t), sc_core::SC_PS) - sc_core::sc_time_stamp());
+  sc_core::sc_start(ps_time(t - now_ps()));
   EXPECT_EQ(h.delivered(), before) << "before " << t << " ps";
   sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_PS));
   EXPECT_EQ(h.delivered(), before + bytes) << "at " << t << " ps";
@@ -175,7 +176,7 @@ void back_to_back_through_back_pressure(bool end_held) {
     const Times first = through(pa, bytes, 0, 0);
     const std::int64_t b_wire = ser(on_wire(bytes, pb), pb.bandwidth_bps);
     const std::int64_t n = static_cast<std::int64_t>(chunks);
-    EXPECT_EQ(sc_core::sc_time_stamp().value(), static_cast<std::uint64_t>(first.head + n * b_wire + pb.latency_ps));
+    EXPECT_EQ(now_ps(), static_cast<std::int64_t>(first.head + n * b_wire + pb.latency_ps));
     EXPECT_GT(h.b.stats().paused_ps + h.a.stats().paused_ps, 0);
     EXPECT_EQ(h.b.stats().busy_ps, n * b_wire);
     expect_no_violations(h.wiring, chunks);

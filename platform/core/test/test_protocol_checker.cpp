@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "platform/core/test/at_modules.hpp"
+#include "platform/core/sim_time.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
 
@@ -17,8 +18,6 @@ namespace trainvp {
 namespace test_protocol_checker {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
-
-std::int64_t now_ps() { return static_cast<std::int64_t>(sc_core::sc_time_stamp().value()); }
 
 bool flagged(const ProtocolChecker& c, const std::string& what) {
   for (const std::string& v : c.violations())

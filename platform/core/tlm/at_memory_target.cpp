@@ -1,7 +1,5 @@
 #include "platform/core/tlm/at_memory_target.hpp"
 
-#include <cmath>
-
 #include "platform/core/errors.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -45,14 +43,13 @@ void AtMemoryTarget::on_peq(tlm::tlm_generic_payload& p, const tlm::tlm_phase& p
     tlm::tlm_phase end = tlm::END_REQ;
     sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
     backward_(index, p, end, zero);
-    sc_core::sc_time now = sc_core::sc_time_stamp();
-    sc_core::sc_time start = free_at_ > now ? free_at_ : now;
-    double transfer_ps = std::round(static_cast<double>(p.get_data_length()) / bytes_per_s_ * 1e12);
-    free_at_ = start + sc_core::sc_time(transfer_ps, sc_core::SC_PS);
+    const std::int64_t now = now_ps();
+    const std::int64_t start = free_at_ps_ > now ? free_at_ps_ : now;
+    free_at_ps_ = start + round_ps(static_cast<double>(p.get_data_length()) / bytes_per_s_ * 1e12);
     bytes_ += p.get_data_length();
     ++transactions_;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
-    peq_.notify(p, internal_response_ready, free_at_ - now + ps_time(latency_ps_));
+    peq_.notify(p, internal_response_ready, ps_time(free_at_ps_ - now + latency_ps_));
   } else if (phase == internal_response_ready) {
     port(index).responses.push_back(&p);
     send_response(index);

@@ -48,7 +48,7 @@ class AtMemoryTarget {
   tlm_utils::peq_with_cb_and_phase<AtMemoryTarget> peq_;
   std::vector<Port> ports_;
   std::unordered_map<tlm::tlm_generic_payload*, int> index_of_;
-  sc_core::sc_time free_at_ = sc_core::SC_ZERO_TIME;  // when the data path is next free
+  std::int64_t free_at_ps_ = 0;  // when the data path is next free
   std::uint64_t bytes_ = 0;
   std::uint64_t transactions_ = 0;
 };
