@@ -69,9 +69,8 @@ DdpSync::DdpSync(sc_core::sc_module_name name, const DdpConfig& cfg, const Workl
   for (auto& p : pending_layers_)
     for (std::size_t b = 0; b < buckets_.size(); ++b) p[b] = static_cast<int>(buckets_[b].layers.size());
   done_.assign(n, PerIteration<int>(0));
-  join_at_.assign(n, std::vector<std::int64_t>(buckets_.size(), -1));
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
-  streams_.reset(n, cfg.comm_streams);
+  streams_.reset(n, cfg.comm_streams, buckets_.size());
   in_flight_.assign(n, 0);
   peak_in_flight_.assign(n, 0);
   ids_ = PerIteration<std::vector<int>>(std::vector<int>(buckets_.size(), -1));
@@ -125,16 +124,13 @@ void DdpSync::bucket_ready(int rank, int iteration, int b) {
 }
 
 void DdpSync::try_join(int rank, int stream) {
-  const std::optional<StreamQueues::Work> next = streams_.start_next(at(rank), stream);
-  if (!next) return;
-  const auto [iteration, b] = *next;
-  join_at_[at(rank)][static_cast<std::size_t>(b)] = now_ps();
-  engine_.join(collective(iteration, b), rank);
+  if (const std::optional<StreamQueues::Work> next = streams_.start_next(at(rank), stream, now_ps()))
+    engine_.join(collective(next->iteration, next->index), rank);
 }
 
 void DdpSync::rank_finished(int rank, int iteration, int b) {
   std::int64_t now = now_ps();
-  const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(b)];
+  const std::int64_t joined = streams_.started_ps(at(rank), b);
   busy_[at(rank)][iteration].push_back({joined, now});
   in_flight_[at(rank)] -= buckets_[static_cast<std::size_t>(b)].bytes;
   if (tracks_[at(rank)] >= 0)

@@ -74,9 +74,8 @@ class DdpSync : public sc_core::sc_module, public SyncStrategy {
   // Per rank: layers still to come per bucket (current iteration), buckets done per iteration.
   std::vector<std::vector<int>> pending_layers_;
   std::vector<PerIteration<int>> done_;                        // [rank][iteration]
-  std::vector<std::vector<std::int64_t>> join_at_;             // [rank][bucket], current iteration
   std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
-  StreamQueues streams_;                // per rank and stream: buckets ready but not yet joined, in order
+  StreamQueues streams_;  // per rank and stream: buckets ready but not yet joined, in order; when each joined
   PerIteration<std::vector<int>> ids_;  // [iteration][bucket] -> collective id, -1 before launch
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of buckets ready, not done

@@ -43,9 +43,8 @@ UnitSync::UnitSync(sc_core::sc_module_name name, UnitSyncConfig cfg, const Workl
   for (auto& left : layers_left_)
     for (std::size_t u = 0; u < units; ++u) left[u] = static_cast<int>(cfg_.units[u].layers.size());
   done_.assign(n, PerIteration<int>(0));
-  join_at_.assign(n, std::vector<std::int64_t>(units, -1));
   busy_.assign(n, PerIteration<std::vector<TimeInterval>>());
-  streams_.reset(n, cfg_.streams);
+  streams_.reset(n, cfg_.streams, units);
   in_flight_.assign(n, 0);
   peak_in_flight_.assign(n, 0);
   if (cfg_.deadline_ps >= 0) {
@@ -204,11 +203,8 @@ void UnitSync::unit_ready(int rank, int iteration, int unit) {
 }
 
 void UnitSync::try_join(int rank, int stream) {
-  const std::optional<StreamQueues::Work> next = streams_.start_next(at(rank), stream);
-  if (!next) return;
-  const auto [iteration, unit] = *next;
-  join_at_[at(rank)][static_cast<std::size_t>(unit)] = now_ps();
-  join_step(rank, iteration, unit, 0);
+  if (const std::optional<StreamQueues::Work> next = streams_.start_next(at(rank), stream, now_ps()))
+    join_step(rank, next->iteration, next->index, 0);
 }
 
 void UnitSync::step_done(int rank, int iteration, int unit, int step) {
@@ -232,7 +228,7 @@ void UnitSync::unit_done(int rank, int iteration, int unit, bool averaged) {
     v[at(rank)] = averaged ? iteration : -1;
   }
   const std::int64_t now = now_ps();
-  const std::int64_t joined = join_at_[at(rank)][static_cast<std::size_t>(unit)];
+  const std::int64_t joined = streams_.started_ps(at(rank), unit);
   busy_[at(rank)][iteration].push_back({joined, now});
   in_flight_[at(rank)] -= u.bytes;
   const bool weak = !stepped_.empty() && iteration <= stepped_[at(rank)];

@@ -145,9 +145,8 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   mutable PerIteration<double> util_{-1.0};
   std::vector<std::vector<int>> layers_left_;                  // [rank][unit]
   std::vector<PerIteration<int>> done_;                        // [rank][iteration] units done
-  std::vector<std::vector<std::int64_t>> join_at_;             // [rank][unit]
   std::vector<PerIteration<std::vector<TimeInterval>>> busy_;  // [rank][iteration]
-  StreamQueues streams_;                          // per rank and stream: units ready but not yet joined, in order
+  StreamQueues streams_;  // per rank and stream: units ready but not yet joined, in order; when each joined
   std::map<std::tuple<int, int, int>, int> ids_;  // (iteration, unit, step) -> collective id
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   std::vector<std::uint64_t> in_flight_, peak_in_flight_;  // [rank]: bytes of units ready, not done
