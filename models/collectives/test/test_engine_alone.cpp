@@ -18,6 +18,7 @@
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/link/link_dir.hpp"
+#include "models/link/test/stub_endpoint.hpp"
 #include "models/link/route_provider.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/sim_time.hpp"
@@ -28,24 +29,7 @@
 namespace trainvp {
 namespace test_engine_alone {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
-// A GPU reduced to its fabric ports: chunks leave by the AT initiator of test::InitiatorModule (the
-// base protocol's request exclusion, as a GPU's copy engine), and arriving chunks are taken at once
-// and handed to their sink, as GPU memory takes them.
-struct StubEndpoint : test::InitiatorModule, ChunkEndpoint {
-  tlm_utils::simple_target_socket<StubEndpoint> in;
-
-  explicit StubEndpoint(sc_core::sc_module_name name) : InitiatorModule(name), in("in") {
-    in.register_nb_transport_fw(this, &StubEndpoint::fw);
-  }
-  void send_chunk(tlm::tlm_generic_payload* chunk) override { at.send(0, chunk, nullptr); }
-  const char* endpoint_name() const override { return name(); }
-  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
-    if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
-    chunk_of(p)->sink->chunk_delivered(p);
-    return tlm::TLM_COMPLETED;
-  }
-};
+using test::StubEndpoint;
 
 // Every rank reaches only the next one, by its port 0.
 struct RingRoutes : RouteProvider {

@@ -17,6 +17,7 @@
 #include "models/gpu/gpu.hpp"
 #include "models/link/chunk.hpp"
 #include "models/link/link_dir.hpp"
+#include "models/link/test/stub_endpoint.hpp"
 #include "models/parallel/parallel_sync.hpp"
 #include "models/parallel/pipeline.hpp"
 #include "platform/core/test/at_modules.hpp"
@@ -30,21 +31,7 @@ using test::in_own_process;
 
 constexpr std::int64_t kUs = 1000000;  // ps
 
-// A rank's copy engine reduced to one AT initiator; arriving chunks go straight to their sink.
-struct StubEndpoint : test::InitiatorModule, ChunkEndpoint {
-  tlm_utils::simple_target_socket<StubEndpoint> in;
-  explicit StubEndpoint(sc_core::sc_module_name name) : InitiatorModule(name), in("in") {
-    in.register_nb_transport_fw(this, &StubEndpoint::fw);
-  }
-  void send_chunk(tlm::tlm_generic_payload* chunk) override { at.send(0, chunk, nullptr); }
-  const char* endpoint_name() const override { return name(); }
-  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time&) {
-    if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
-    chunk_of(p)->sink->chunk_delivered(p);
-    return tlm::TLM_COMPLETED;
-  }
-};
+using test::StubEndpoint;
 
 // Two ranks: each reaches the other by its one link.
 struct OtherRank : RouteProvider {
