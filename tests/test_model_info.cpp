@@ -94,7 +94,9 @@ TEST(ModelInfo, DescribeShowsEachModelsSocketsAndStatistics) {
         EXPECT_NE(one.find("    " + s.name + "  "), std::string::npos) << m->name << " " << s.name;
         EXPECT_NE(all.find("    " + s.name + "  "), std::string::npos) << m->name << " " << s.name;
       }
-    if (!m->reported_by.empty()) EXPECT_NE(one.find(m->reported_by), std::string::npos) << m->name;
+    if (!m->reported_by.empty()) {
+      EXPECT_NE(one.find(m->reported_by), std::string::npos) << m->name;
+    }
     for (const TraceSourceInfo& t : m->trace_sources) {
       EXPECT_NE(one.find("    " + t.name + "  ("), std::string::npos) << m->name << " " << t.name;
       EXPECT_NE(all.find("    " + t.name + "  ("), std::string::npos) << m->name << " " << t.name;
