@@ -69,7 +69,9 @@ void expect_series_adds_up(const Outputs& r) {
       sum += b.get<double>();
       // One chunk at a time on a direction, a flow's load at most its capacity; a skip's spread
       // may overlap the iteration before it finishing (scenario-format.md#link_seriesjson).
-      if (!skipped) EXPECT_LE(b.get<double>(), r.series["interval_s"].get<double>() * (1 + 1e-9)) << l["name"];
+      if (!skipped) {
+        EXPECT_LE(b.get<double>(), r.series["interval_s"].get<double>() * (1 + 1e-9)) << l["name"];
+      }
     }
     const double busy = truth["busy_s"];
     EXPECT_NEAR(sum, busy, busy * 1e-9 + 1e-12) << l["name"];
