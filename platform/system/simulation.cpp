@@ -436,7 +436,9 @@ void Simulation::run() {
     const std::int64_t t = faults_->next_change_ps();
     run_until(t);
     if (now_ps() < t) {
-      if (work_done() || stopped()) break;
+      // Done only once nothing of the engine moves either: chunks held behind a link that is down
+      // (a given-up collective's among them) cross when it comes back, as the fabric would carry them.
+      if ((work_done() && cluster_.engine->moving() == 0) || stopped()) break;
       if (run_end_ && run_end_->ended()) break;
       start(ps(t - now_ps()), sc_core::SC_RUN_TO_TIME), started = true;
     }
