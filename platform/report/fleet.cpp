@@ -8,12 +8,6 @@ namespace trainvp::report_detail {
 
 using ojson = nlohmann::ordered_json;
 
-std::string fault_cause(const std::string& kind) {
-  if (kind == "gpu_slowdown") return "compute";
-  if (kind == "cpu_contention") return "cpu";
-  return "communication";  // link_degrade, link_down, packet_loss, congestion
-}
-
 namespace {
 
 const char* const kCauses[] = {"compute", "cpu", "communication", "neighbour", "unattributed"};
@@ -39,7 +33,10 @@ ojson hours_json(const Hours& h) {
 
 }  // namespace
 
-ojson fleet_report(const std::vector<FleetJob>& jobs) {
+ojson fleet_report(std::vector<FleetJob> jobs) {
+  for (FleetJob& j : jobs)
+    for (const FleetJob& other : jobs)
+      if (&other != &j && other.sends) j.causes.push_back({"neighbour", other.start_s, other.end_s});
   ojson list = ojson::array();
   Hours total;
   for (const FleetJob& j : jobs) {

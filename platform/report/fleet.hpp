@@ -23,13 +23,11 @@ struct FleetJob {
   double gpus = 0;
   double start_s = 0, end_s = 0;       // its first iteration's start, its last one's end
   nlohmann::ordered_json degradation;  // degradation_of's report (timeline, baseline, ...)
-  std::vector<CauseSpan> causes;       // the faults touching its GPUs, and its neighbours
+  bool sends = false;                  // it has traffic: a neighbour of the others while it runs
+  std::vector<CauseSpan> causes;       // the faults touching its GPUs or links, and the checkpoint bursts
 };
 
-// Causes a fault of `kind` stands for (faults.md): a slower GPU is compute, a slower host cpu, a
-// link's or the network's trouble communication.
-std::string fault_cause(const std::string& kind);
-
-nlohmann::ordered_json fleet_report(const std::vector<FleetJob>& jobs);
+// The other jobs that send are each job's neighbours over their spans (added here, once).
+nlohmann::ordered_json fleet_report(std::vector<FleetJob> jobs);
 
 }  // namespace trainvp::report_detail

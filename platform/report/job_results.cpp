@@ -8,9 +8,12 @@
 #include "platform/core/sim_time.hpp"
 #include "platform/core/units.hpp"
 #include "platform/report/build_record.hpp"
+#include "platform/config/faults.hpp"
+#include "platform/core/name_table.hpp"
 #include "platform/report/fleet.hpp"
 #include "platform/report/parallel_results.hpp"
 #include "platform/report/results_parts.hpp"
+#include "platform/system/health/score.hpp"
 #include "platform/system/sync/registry.hpp"
 
 namespace trainvp {
@@ -65,24 +68,20 @@ void add_job_health(ojson& o, const Simulation& sim, const JobRun& run, const st
   if (monitor) o["health"] = sim.job_health_results(jc);
 
   // What could explain its slow windows: the faults that touch its GPUs (or touch no GPU at all:
-  // the shared network's links), and the other jobs' traffic while it ran.
+  // the shared network's links), and the checkpoint jobs' bursts.
   constexpr double kOpen = std::numeric_limits<double>::infinity();
   for (const ojson& f : faults) {
     if (!f.value("applied", false)) continue;
+    const FailCause cause = cause_of(*value_in(fault_kind_names(), f["kind"].get<std::string>()));
     const std::vector<std::string> touched = ranks_affected(sim, ojson::array({f}));
-    bool ours = touched.empty() && fault_cause(f["kind"].get<std::string>()) == "communication";
+    bool ours = touched.empty() && cause == FailCause::Communication;
     for (const std::string& n : touched)
       ours = ours || std::find(affected.begin(), affected.end(), n) != affected.end();
     if (!ours) continue;
     const double end = f.contains("end_s") && f["end_s"].is_number() ? f["end_s"].get<double>() : kOpen;
-    fleet.causes.push_back({fault_cause(f["kind"].get<std::string>()), f["start_s"].get<double>(), end});
+    fleet.causes.push_back({cause_name(cause), f["start_s"].get<double>(), end});
   }
-  for (const JobRun& other : sim.jobs()) {
-    if (&other == &run || other.gpus.empty() || (!other.strategy && !other.plan)) continue;  // no traffic
-    const auto it = cluster_iterations(std::vector<const Gpu*>(other.gpus.begin(), other.gpus.end()),
-                                       other.config->scenario->training.iterations, other.strategy.get());
-    if (!it.empty()) fleet.causes.push_back({"neighbour", sec(other.config->start_ps), sec(it.back().end)});
-  }
+  fleet.sends = run.strategy || run.plan;  // the other training jobs' spans are added by fleet_report
   for (const CheckpointJob* c : sim.checkpoints())
     for (const CheckpointJob::Burst& b : c->bursts())
       fleet.causes.push_back({"neighbour", sec(b.start_ps), b.end_ps >= 0 ? sec(b.end_ps) : kOpen});

@@ -7,10 +7,6 @@
 
 namespace trainvp {
 
-namespace {
-
-using ojson = nlohmann::ordered_json;
-
 FailCause cause_of(FaultKind k) {
   switch (k) {
     case FaultKind::GpuSlowdown: return FailCause::Compute;
@@ -18,6 +14,10 @@ FailCause cause_of(FaultKind k) {
     default: return FailCause::Communication;
   }
 }
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
 
 // Does the route from a to b, where they were at `at_ps` (S3 may have moved them since), cross
 // what fault f acts on?

@@ -15,6 +15,10 @@
 
 namespace trainvp {
 
+// The cause a fault of kind k stands for: a slower GPU is compute, a slower host cpu, a link's or
+// the network's trouble communication (the scoring's truth, and the fleet report's causes).
+FailCause cause_of(FaultKind k);
+
 // Whether diagnosis `d` names fault `f`: the cause of the fault's kind, a suspect the fault touches
 // (a GPU it slows; a probed edge or, without one, a suspect communicator's ring whose route
 // crosses a link it degrades or a NIC it congests), and a change that began while it was on (one
