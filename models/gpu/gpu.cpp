@@ -44,6 +44,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuParams& params, int rank, const 
         ctx.trace.name(ph.layer >= 0 ? label + " " + workload.layers[static_cast<std::size_t>(ph.layer)].name : label));
   }
   finished_ = iterations <= 0 || schedule_.empty();
+  ctx.calendar();  // made now: it spawns its process, which elaboration must do
   SC_HAS_PROCESS(Gpu);
   SC_METHOD(step);
   sensitive << probe_event_;  // what wakes a finished GPU (a waiting one adds it to its trigger)
@@ -55,11 +56,16 @@ void Gpu::queue_probe(PhaseWork work, DType dtype, ProbeDone done, int slice, co
   probe_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
+void Gpu::sleep_for(std::int64_t delay_ps) {
+  ctx_.calendar().at(now_ps() + delay_ps, this, 0);
+  next_trigger(wake_);
+}
+
 void Gpu::start_probe() {
   Probe& p = probes_.front();
   in_probe_ = true;
   probe_start_ = now_ps();
-  next_trigger(ps_time(phase_time_ps(params_, p.dtype, p.work, speed_, launch_scale_)));
+  sleep_for(phase_time_ps(params_, p.dtype, p.work, speed_, launch_scale_));
 }
 
 void Gpu::end_probe() {
@@ -95,7 +101,7 @@ void Gpu::step() {
   if (!probes_.empty() && !in_phase_) return start_probe();
   if (finished_) return;
   if (delay_ps_ > 0) {  // skipped iterations: the next one starts a whole number of periods later
-    next_trigger(ps_time(delay_ps_));
+    sleep_for(delay_ps_);
     delay_ps_ = 0;
     return;
   }
@@ -131,7 +137,7 @@ void Gpu::start_phase() {
       phase_extra_ps_ = phase_time_ps(params_, dt, extra, speed_, launch_scale_);
     }
   }
-  next_trigger(ps_time(phase_duration_ps(next_) + phase_extra_ps_));
+  sleep_for(phase_duration_ps(next_) + phase_extra_ps_);
 }
 
 void Gpu::end_phase() {

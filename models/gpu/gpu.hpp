@@ -44,7 +44,7 @@ struct RankIteration {
   std::int64_t paused_ps = 0;   // a mitigation's pause before the iteration (checkpoint, restart, move)
 };
 
-class Gpu : public sc_core::sc_module, public ChunkEndpoint {
+class Gpu : public sc_core::sc_module, public ChunkEndpoint, private EventCalendar::Client {
  public:
   tlm_utils::multi_passthrough_initiator_socket_optional<Gpu> dma;
   tlm_utils::multi_passthrough_target_socket_optional<Gpu> mem;
@@ -122,6 +122,11 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
     hbm_.reserve_ports(mem.size());
   }
   void step();
+  // Wakes step() `delay_ps` from now through the run's calendar, so that GPUs ending phases at the
+  // same picosecond run in the order they started them (first come, first served) rather than in
+  // the order of the SystemC kernel's timed-event heap, which IEEE 1666 leaves unspecified.
+  void sleep_for(std::int64_t delay_ps);
+  void on_due(std::uint32_t, std::uint32_t) override { wake_.notify(); }
   void start_probe();
   void end_probe();
   void start_phase();
@@ -175,6 +180,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint {
   bool probes_used_ = false;  // a waiting GPU also wakes for a queued probe
   std::int64_t probe_start_ = 0;
   sc_core::sc_event probe_event_;
+  sc_core::sc_event wake_;  // notified by the calendar (sleep_for)
 };
 
 }  // namespace trainvp

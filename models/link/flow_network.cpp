@@ -35,7 +35,8 @@ const ModelInfo& FlowNetwork::info() {
   return i;
 }
 
-FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links) : sc_module(name) {
+FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links, EventCalendar& calendar)
+    : sc_module(name), calendar_(calendar) {
   links_.resize(links.size());
   for (std::size_t i = 0; i < links.size(); ++i) {
     links_[i].dir = links[i];
@@ -45,12 +46,14 @@ FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> lin
   SC_METHOD(recompute);
   sensitive << recompute_ev_;
   dont_initialize();
-  SC_METHOD(on_finish);
-  sensitive << finish_ev_;
-  dont_initialize();
-  SC_METHOD(on_deliver);
-  sensitive << deliver_ev_;
-  dont_initialize();
+}
+
+void FlowNetwork::on_due(std::uint32_t kind, std::uint32_t tag) {
+  if (kind == kFinish) {
+    if (tag == finish_tag_) on_finish();
+  } else if (tag == deliver_tag_) {
+    on_deliver();
+  }
 }
 
 // Payload bytes per ps: the wire rate less framing, less the go-back-N recoveries' share of link
@@ -114,6 +117,7 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   else id = static_cast<int>(flows_.size()), flows_.emplace_back();
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.links = &links;
+  f.born = born_++;
   f.slot.assign(links.size(), 0);
   f.remaining = f.total = bytes;
   f.sent = 0;
@@ -273,6 +277,14 @@ void FlowNetwork::recompute() {
       }
     }
   }
+  // In creation order, not in the order the search met them (which follows the links' flow lists,
+  // reordered by every departure): equal projected ends then tie in a defined order, and the
+  // filling's sums round alike every time the same flows meet, so a repeating workload repeats
+  // (fuzz-runs' localsgd case drifted by 2e-5 of an iteration between identical averages).
+  if (comp_flows_.size() > 1)
+    std::sort(comp_flows_.begin(), comp_flows_.end(), [this](int a, int b) {
+      return flows_[static_cast<std::size_t>(a)].born < flows_[static_cast<std::size_t>(b)].born;
+    });
   for (int l : comp_links_) {
     Link& k = links_[static_cast<std::size_t>(l)];
     integrate(k, now);
@@ -445,14 +457,13 @@ void FlowNetwork::fill_in_send_order() {
 
 void FlowNetwork::reschedule() {
   if (finishes_.empty()) {
-    if (finish_at_ >= 0) finish_ev_.cancel(), finish_at_ = -1;
+    if (finish_at_ >= 0) ++finish_tag_, finish_at_ = -1;
     return;
   }
   const std::int64_t at = finishes_.top().at;
   if (at == finish_at_) return;
-  finish_ev_.cancel();
   finish_at_ = at;
-  finish_ev_.notify(ps_time(at - now_ps()));
+  calendar_.at(at, this, kFinish, ++finish_tag_);
 }
 
 void FlowNetwork::on_finish() {
@@ -494,11 +505,7 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   finishes_.erase(id);  // stopped before its projected end
   --active_;
   deliveries_.push({now + f.latency, seq_++, id});
-  // Re-notified even when due at the same time: where the notification sits in the kernel's queue
-  // orders same-time processes, and leaving the pending one moved a flow-fidelity golden (a tie
-  // order, not a better model; docs/performance.md#flow-fidelity-round-3-2026-12-06-40).
-  deliver_ev_.cancel();
-  deliver_ev_.notify(ps_time(deliveries_.top().at - now));
+  calendar_.at(deliveries_.top().at, this, kDeliver, ++deliver_tag_);
 }
 
 void FlowNetwork::account(Flow& f) {
@@ -544,15 +551,17 @@ void FlowNetwork::on_deliver() {
     }
     if (done) done();
   }
-  if (!deliveries_.empty()) deliver_ev_.notify(ps_time(deliveries_.top().at - now));
+  if (!deliveries_.empty()) calendar_.at(deliveries_.top().at, this, kDeliver, ++deliver_tag_);
 }
 
 void FlowNetwork::settle() {
   const std::int64_t now = now_ps();
-  for (std::size_t i = 0; i < flows_.size(); ++i) {  // endless flows still on: their bytes so far
+  // Flows still on when the run ends (endless paced traffic, or a transfer cut with the run: a
+  // checkpoint burst, fuzz-runs campaign 90 scenario 120): their bytes so far, as the busy time
+  // integrated so far already holds them.
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
     Flow& f = flows_[i];
-    if (!f.live || std::isfinite(f.total)) continue;
-    advance(f, now);
+    if (f.live) advance(f, now);
   }
   for (Link& k : links_) {
     integrate(k, now);
@@ -560,14 +569,20 @@ void FlowNetwork::settle() {
     s.busy_ps = std::llround(k.busy_ps);
     for (const Link::Member& m : k.flows) {
       const Flow& f = flows_[static_cast<std::size_t>(m.flow)];
-      if (std::isfinite(f.total)) continue;
+      const bool endless = !std::isfinite(f.total);
       const std::uint64_t b = static_cast<std::uint64_t>(std::llround(f.sent));
-      s.payload_bytes += b, s.background_bytes += b;
+      s.payload_bytes += b;
+      if (endless || f.background) s.background_bytes += b;
+      const Route* route = f.chunks.empty() ? nullptr : chunk_of(*f.chunks.front())->route;
+      std::vector<std::uint64_t>& owners = k.dir->owner_bytes();  // added to, not set: once only
+      if (!owners_settled_ && route && route->owner >= 0 && static_cast<std::size_t>(route->owner) < owners.size())
+        owners[static_cast<std::size_t>(route->owner)] += b;
       s.wire_bytes += b + (b + k.dir->params().mtu - 1) / k.dir->params().mtu * k.dir->params().overhead;
-      s.chunks += 1;
+      if (endless) s.chunks += 1;  // a cut transfer's chunks did not arrive: none counts
     }
     k.dir->set_flow_stats(s);
   }
+  owners_settled_ = true;
 }
 
 double FlowNetwork::rate_Bps(int flow) const { return flows_[static_cast<std::size_t>(flow)].rate * 1e12; }

@@ -44,7 +44,7 @@
 
 namespace trainvp {
 
-class FlowNetwork : public sc_core::sc_module {
+class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
  public:
   static constexpr double kEndless = std::numeric_limits<double>::infinity();
   // How many of a source's queued transfers take capacity at once; the ones behind wait off their
@@ -58,7 +58,7 @@ class FlowNetwork : public sc_core::sc_module {
   using Done = std::function<void()>;
 
   // `links`: the fabric's link directions by id (Route::links indexes them).
-  FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links);
+  FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links, EventCalendar& calendar);
   static const ModelInfo& info();
 
   // Starts a flow of `bytes` (kEndless: until stop()) along `links` (ids; the vector must outlive
@@ -121,6 +121,7 @@ class FlowNetwork : public sc_core::sc_module {
     std::int64_t updated = 0;  // remaining/sent are as of this time
     std::int64_t latency = 0;
     std::uint32_t mark = 0;
+    std::uint64_t born = 0;  // creation order: the order a component's flows are filled and projected in
     bool frozen = false, live = false, background = false;
     std::uint64_t tag = 0;
     bool open = false;                   // still taking chunks of its transfer
@@ -171,14 +172,21 @@ class FlowNetwork : public sc_core::sc_module {
   std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
   CompletionHeap finishes_;           // projected ends of the flows with a rate, one entry each
   MinHeap deliveries_;
-  std::uint64_t seq_ = 0, recomputes_ = 0;
+  std::uint64_t seq_ = 0, recomputes_ = 0, born_ = 0;
   std::uint64_t latency_version_ = 1;  // moves when a link changes: routes' cached latencies are stale
-  sc_core::sc_event recompute_ev_, finish_ev_, deliver_ev_;
-  // When finish_ev_ is due (-1: not scheduled). Moved, not left early, when the first projected
-  // end moves later: a wake that finds nothing due would still run its process in that instant,
-  // and the order of same-instant processes moves results (test_s3_role_swap's suspects did).
+  sc_core::sc_event recompute_ev_;
+  // Projected ends and deliveries are entries in the run's calendar, so that they take their turn
+  // among the GPUs' and links' same-time events first come, first served, not in the SystemC
+  // kernel's heap order (platform/core/calendar.hpp). A tag drops a superseded entry.
+  enum DueKind : std::uint32_t { kFinish, kDeliver };
+  void on_due(std::uint32_t kind, std::uint32_t tag) override;
+  EventCalendar& calendar_;
+  // When the finish entry is due (-1: none). Moved, not left early, when the first projected end
+  // moves later: a wake that finds nothing due would still take a turn in that instant.
   std::int64_t finish_at_ = -1;
+  std::uint32_t finish_tag_ = 0, deliver_tag_ = 0;
   bool recompute_pending_ = false;
+  bool owners_settled_ = false;  // settle() has added the cut flows' bytes to their owners
 };
 
 // A GPU's copy engines as the engine sees them in flow fidelity: chunks go to the flow network.

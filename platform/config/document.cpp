@@ -201,6 +201,39 @@ class JsonScanner {
   std::vector<Frame> stack_;
 };
 
+// A validation row compares one figure of this run's results with a published one: refuse, at
+// load, a metric the run will not report (it was a failed run, exit 1, after the simulation; or
+// silently no comparison with jobs and Chakra traces).
+void check_validation_applies(const Scenario& s) {
+  const ValidationMetric m = s.validation.metric;
+  const std::string metric = name_in(validation_metric_names(), m);
+  if (!s.jobs.empty())
+    throw ScenarioError("/validation",
+                        "compares one run's figure with a published one; with `jobs` each job has its own");
+  if (s.chakra)
+    throw ScenarioError("/validation",
+                        "compares a training or a collective benchmark with a published figure; Chakra "
+                        "traces run once, without iterations");
+  if (s.collective_bench) {
+    if (m != ValidationMetric::BusBandwidth)
+      throw ScenarioError("/validation/metric",
+                          "\"" + metric + "\" is a training figure; a collective benchmark reports busbw_GBps");
+    const auto& sizes = s.bench.sizes;
+    if (std::find(sizes.begin(), sizes.end(), s.validation.bytes) == sizes.end())
+      throw ScenarioError("/validation/bytes", "is not one of the benchmark's message sizes");
+    return;
+  }
+  if (m == ValidationMetric::BusBandwidth)
+    throw ScenarioError("/validation/metric",
+                        "busbw_GBps is a collective benchmark's figure (workload.kind collective)");
+  if ((m == ValidationMetric::TflopsPerGpu || m == ValidationMetric::Mfu) &&
+      !(s.training.parallel.enabled && s.workload.dims.valid()))
+    throw ScenarioError("/validation/metric",
+                        "\"" + metric +
+                            "\" needs Megatron-LM's FLOP count: a transformer (zoo or Hugging Face) "
+                            "under /training/parallel");
+}
+
 }  // namespace
 
 void check_json_text(const std::string& text, const std::string& source, const std::string& base, int base_depth) {
@@ -345,7 +378,10 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
     resolved["fault_generator"] = s.fault_generator.resolved;
   }
   if (json slo = load_slo(s.slo, member(doc, "slo")); !slo.is_null()) resolved["slo"] = slo;
-  if (json v = load_validation(s.validation, member(doc, "validation")); !v.is_null()) resolved["validation"] = v;
+  if (json v = load_validation(s.validation, member(doc, "validation")); !v.is_null()) {
+    resolved["validation"] = v;
+    check_validation_applies(s);
+  }
   if (json h = load_health(s.health, member(doc, "health")); !h.is_null()) resolved["health"] = h;
   if (jobs && s.health.enabled)
     throw ScenarioError("/health", "with `jobs`, each job has its own fail-slow monitor: /jobs/N/health");

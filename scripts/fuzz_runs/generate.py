@@ -11,8 +11,9 @@ refusal is reported by the runner.
 Besides training on explicit layers and zoo models, a few scenarios are drawn of each other door
 (#45): collective benchmarks (`workload.kind` `collective`), Chakra execution traces, Hugging Face
 configs and a PyTorch profiler trace shipped in scenarios/workloads/, fail-slow `health` (with its
-ladder), transport `retry`, the CXL engine in `rtl` fidelity, interleaved pipeline schedules, and
-clusters of 32-128 GPUs in flow fidelity.
+ladder), transport `retry`, the CXL engine in `rtl` fidelity and functional mode, interleaved
+pipeline schedules, placements (`order`, `rank_map`, `stage_layers`), checkpoint jobs and per-job
+fail-slow monitors, kernel shapes, `validation`, and clusters of 32-128 GPUs in flow fidelity.
 """
 
 import os
@@ -126,8 +127,27 @@ def explicit_layers(d, n_layers):
             lay["bwd_flops"] = float(d.int(2, 800)) * 1e9
             lay["fwd_bytes"] = f"{d.int(1, 200)}MB"
             lay["kernels"] = d.int(0, 4)
+            if d.p(0.3, "layers:kernel_shapes"):  # timed by the kernel model (models.md#kernels)
+                lay["kernel_shapes"] = {ph: kernels_of(d) for ph in ("fwd", "bwd_input", "bwd_weight") if ph == "fwd" or d.p(0.7)}
         layers.append(lay)
     return layers
+
+
+def kernels_of(d):
+    """A phase's kernels by shape: GEMMs, a memory-bound pass, sometimes a fused attention."""
+    ks = []
+    for _ in range(d.int(1, 3)):
+        kind = d.pick(["gemm", "gemm", "memory", "attention"])
+        if kind == "gemm":
+            k = {"kind": "gemm", "m": d.pick([64, 512, 2048, 3000]), "n": d.pick([128, 768, 4096]), "k": d.pick([64, 768, 1024])}
+        elif kind == "memory":
+            k = {"kind": "memory", "bytes": float(d.int(1, 64)) * 1e6}
+        else:  # m query and n key positions, k the head dimension, count the heads x the batch
+            k = {"kind": "attention", "m": d.pick([128, 512]), "n": d.pick([128, 512]), "k": 64, "causal": d.p(0.5)}
+        if d.p(0.3):
+            k["count"] = d.int(1, 8)
+        ks.append(k)
+    return ks
 
 
 def workload_of(d, gpus_total, fp8, parallel, cxl=False):
@@ -448,7 +468,19 @@ def generate(seed, index):
         d.features.add("jobs")
         sc["jobs"] = []
         left = nodes
-        for j in range(d.int(1, min(3, nodes))):
+        if nodes >= 3 and d.p(0.25, "jobs:checkpoint"):
+            # A storage tenant (jobs.md#checkpoint-jobs) on the last two nodes: one writer, one
+            # storage node, explicit so that the training jobs placed after it keep the others.
+            ck = {"kind": "checkpoint", "placement": {"nodes": [nodes - 2]},
+                  "checkpoint": {"bytes": d.pick(["16MiB", "64MiB", "256MiB"]), "period": us(d.pick([200, 1000, 5000])),
+                                 "storage": [nodes - 1]}}
+            if d.p(0.5):
+                ck["checkpoint"]["bursts"] = d.int(1, 3)
+            if d.p(0.3):
+                ck["start"] = us(d.int(0, 500))
+            sc["jobs"].append(ck)
+            left -= 2
+        for j in range(d.int(1, min(3, left))):
             take = 1 if left <= 1 else d.int(1, left - 1 if j == 0 else left)
             if take > left or left == 0:
                 break
@@ -464,6 +496,12 @@ def generate(seed, index):
                 job["placement"]["policy"] = "spread"
             if d.p(0.3):
                 job["start"] = us(d.int(0, 500))
+            if "layers" in job["workload"] and take * gpus >= 2 and d.p(0.2, "jobs:health"):
+                # Each job's own monitor and ladder (health.md#with-jobs), long enough for its windows.
+                job["health"] = {"mitigation": {"policy": d.pick(["ladder", "none", "always_restart"])}}
+                job["training"]["iterations"] = d.int(10, 16)
+                if d.p(0.5):
+                    job["slo"] = {"fraction": d.real(0.5, 0.95)}
             sc["jobs"].append(job)
     elif bench:
         sc["workload"] = benchmark_of(d, ranks, cxl, aggregators, nodes, gpus)
@@ -486,6 +524,10 @@ def generate(seed, index):
         if hybrid and strategy in ("dreamddp", "localsgd", "plsgd", "elastic"):
             strategy = "ddp"
         tr["sync"] = sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid)
+        if strategy == "dreamddp" and "layers" in w and d.p(0.4, "dreamddp:profile"):
+            # The layers' measured backward and communication times in place of the profiling pass.
+            tr["sync"]["profile"] = [{"layer": l["name"], "bwd_time": us(d.int(5, 300)), "comm_time": us(d.int(0, 300) if l.get("params") else 0)}
+                                     for l in w["layers"]]
         if cxl and tr["sync"].get("algorithm") not in ("cxl_allreduce", "cxl_hierarchical"):
             tr["sync"]["algorithm"] = "cxl_hierarchical"
             d.features.add("algorithm:cxl_hierarchical")
@@ -534,6 +576,13 @@ def generate(seed, index):
                 (grads is not None and grads <= 4 << 20):
             node["cxl"]["fidelity"] = "rtl"
             d.features.add("cxl:rtl")
+    if cxl and "training" in sc and sc["training"]["sync"]["strategy"] in ("ddp", "ddp_no_overlap") and d.p(0.3):
+        # Real gradients through the device and the engine (cxl.md#functional-mode): small ones.
+        w = sc["workload"]
+        grads = 4 * sum(l.get("params", 0) for l in w.get("layers", [])) if "layers" in w else None
+        if grads is not None and grads <= 8 << 20:
+            w["functional"] = True
+            d.features.add("cxl:functional")
     if not cxl and (d.p(0.3) or "health" in sc or any(
             "retry" in t.get("sync", {}) for t in [sc.get("training", {})] + [j.get("training", {}) for j in sc.get("jobs", [])])):
         sc["faults"] = faults_of(d, nodes, gpus, nics, topology, spines, fidelity, leaves)
@@ -542,6 +591,17 @@ def generate(seed, index):
     if "faults" in sc and not jobs and not bench and not chakra and d.p(0.3):
         sc["slo"] = {"fraction": d.real(0.5, 0.95)}
         d.features.add("slo")
+    if not jobs and not chakra and d.p(0.08, "validation"):
+        # A published figure to compare with (validation.md): any value is valid, but the metric
+        # must be one the run reports (a benchmark's busbw at one of its sizes; Megatron-LM's FLOP
+        # count for a transformer under training.parallel).
+        w = sc["workload"]
+        if w.get("kind") == "collective":
+            sc["validation"] = {"metric": "busbw_GBps", "published": d.real(1, 400), "bytes": w.get("bytes", w.get("min_bytes"))}
+        else:
+            sc["validation"] = {"metric": d.pick(["iteration_s", "iterations_per_min"] + (["tflops_per_gpu", "mfu"] if hybrid else [])),
+                                "published": d.real(0.001, 100)}
+        sc["validation"]["source"] = "fuzz-runs"
     bound_chunks(sc)
     out = {"trace": d.p(0.1)}
     if out["trace"]:
@@ -603,7 +663,7 @@ def bound_chunks(sc):
     chunk size, docs/fabric.md#chunk-size-speed-against-fidelity)."""
     cl = sc["cluster"]
     ranks = cl["nodes"] * cl["node"]["gpus"]
-    works = [j["workload"] for j in sc.get("jobs", [])] or [sc["workload"]]
+    works = [j["workload"] for j in sc.get("jobs", []) if "workload" in j] or [sc["workload"]]
     grads = 0.0
     for w in works:
         if "layers" in w:
@@ -654,4 +714,21 @@ def parallel_of(d, nodes, gpus, w):
         p["sequence_parallel"] = True
     if d.p(0.2):
         p["recompute"] = d.pick(["selective", "full"])
+    if d.p(0.15, "parallel:order"):
+        p["order"] = d.pick(["tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "pp-tp-dp"])
+    if d.p(0.15, "parallel:rank_map"):  # every GPU's [tp, pp, dp], each coordinate once, shuffled
+        coords = [[t, s, r] for s in range(pp) for r in range(dp) for t in range(tp)]
+        d.r.shuffle(coords)
+        p["rank_map"] = coords
+    layers = 26 if "bert" in w.get("model", w.get("hf_config", "")) else 27  # the zoo's and HF's Layer entries
+    chunks = pp * p.get("virtual_stages", 1)
+    if pp > 1 and d.p(0.3, "parallel:stage_layers"):  # a random composition of the layers into chunks
+        cuts = sorted(d.r.sample(range(1, layers), chunks - 1))
+        p["stage_layers"] = [b - a for a, b in zip([0] + cuts, cuts + [layers])]
+    for key in ("overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "overlap_p2p"):
+        if d.p(0.2):
+            p[key] = d.p(0.5)
+            d.features.add("parallel:" + key)
+    if pp > 1 and d.p(0.2, "parallel:global_batch"):  # B = b m d, in place of m
+        p["global_batch"] = w["batch"] * p.pop("micro_batches", 1) * dp
     return p

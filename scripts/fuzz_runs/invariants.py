@@ -677,12 +677,14 @@ def single_run_checks(sc, res, topo):
 # ---------------------------------------------------------------------------------------------
 # Twins: the same scenario with one thing changed.
 def fast_forward_agrees(res_on, res_off):
-    """Skipped iterations repeat the last period, within `tolerance` x the period per iteration
-    (docs/performance.md#steady-state-fast-forward); link counters add whole periods exactly."""
+    """Skipped iterations repeat the last period, within `tolerance` x the period P
+    (docs/performance.md#steady-state-fast-forward: the repeat check compares iteration i with
+    i - L, L iterations a period, within tolerance x P, P the span of those L iterations, so a
+    localsgd period of 3 admits three iterations' worth); link counters add whole periods exactly."""
     apply("fast_forward_agrees")
     ff = res_on["fast_forward"]
     tol = res_on["scenario"]["training"]["fast_forward"]["tolerance"]
-    period = max(s["period_s"] / max(s["period_iterations"], 1) for s in ff["skips"])
+    period = max(s["period_s"] for s in ff["skips"])
     skipped = ff["iterations_skipped"]
     d = tol * period + 2 * PS
     out = []

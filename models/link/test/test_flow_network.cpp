@@ -63,7 +63,7 @@ struct Net {
       wired.push_back(std::make_unique<Wired>(("w_" + n).c_str(), n, ps[i], ctx));
       dirs.push_back(&wired.back()->dir);
     }
-    net = std::make_unique<FlowNetwork>("net", dirs);
+    net = std::make_unique<FlowNetwork>("net", dirs, ctx.calendar());
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated: flows start during simulation
   }
   ~Net() {

@@ -256,7 +256,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
     std::vector<LinkDir*> dirs;
     dirs.reserve(dirs_.size());
     for (FabricDir& d : dirs_) dirs.push_back(d.dir.get());
-    flow_ = std::make_unique<FlowNetwork>("flow_network", std::move(dirs));
+    flow_ = std::make_unique<FlowNetwork>("flow_network", std::move(dirs), ctx_.calendar());
   }
 }
 
