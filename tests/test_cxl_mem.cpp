@@ -157,6 +157,21 @@ TEST(CxlMem, AStreamingReadMovesAtTheSlowestStagesRate) {
   EXPECT_LE(ta, 1024 * stage + load_ps(s) + tail_after(p.up, group_data, 0));
 }
 
+// With one message's lines allowed in flight (mem_outstanding 4), the next request leaves when the
+// last answer reaches the CPU: a stream takes (lines / 4) whole round trips of a 4-line message.
+TEST(CxlMem, AStreamLimitedToOneMessageInFlightTakesWholeRoundTrips) {
+  TRAINVP_REQUIRE_RTL();
+  json doc = readback_bench("64KiB", 1);
+  doc["cluster"]["node"]["cxl"]["mem_outstanding"] = 4;
+  const Scenario s = load_scenario(doc, "t");
+  const Paths p = paths(s);
+  const std::int64_t round_trip =
+      tail_after(p.up, 4 * kDataMsg, tail_after(p.down, 4 * kReq, 0) + mem_ps(s.cluster.cxl, 256)) + p.to_cpu;
+  const json r = test::simulate(doc);
+  ASSERT_EQ(r["cxl"][0]["mem_reads"], 1024);
+  EXPECT_EQ(std::llround(r["cxl"][0]["mem_s"].get<double>() * 1e12), 256 * round_trip);
+}
+
 // Stores and loads from the host through the driver's API: a store's and a load's latency are
 // their closed forms, a later load returns what was stored, and the HDM decoder splits an access
 // over the ports by the interleave granularity.
