@@ -29,7 +29,7 @@ const ModelInfo& CxlDevice::info() {
        {"mmio_reads", "count", "driver MMIO reads of the CSRs"},
        {"msis", "count", "MSIs the device raised"},
        {"driver_s", "s", "time the host driver was busy"},
-       {"mem_reads", "count", "64-byte lines the host loaded over CXL.mem (with readback, or host accesses)",
+       {"mem_reads", "count", "64-byte lines the host loaded over CXL.mem",
         "cluster.node.cxl.readback, or host CXL.mem accesses"},
        {"mem_writes", "count", "64-byte lines the host stored over CXL.mem",
         "cluster.node.cxl.readback, or host CXL.mem accesses"},

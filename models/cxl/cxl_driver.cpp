@@ -71,6 +71,7 @@ void CxlDriver::mem_run() {
     std::vector<unsigned char> buf = std::move(a.data);
     const bool bytes = a.write ? !buf.empty() : a.carry;
     transfer(a.write, a.addr, a.bytes, bytes ? &buf : nullptr);
+    if (a.write) buf.clear();  // a store answers with no data
     if (a.done) a.done(now_ps(), buf);
   }
 }
