@@ -59,6 +59,10 @@ tlm::tlm_sync_enum CxlPort::nb_transport_fw(int, tlm::tlm_generic_payload& p, tl
     io->receive(p);
     return tlm::TLM_COMPLETED;
   }
+  if (cxl_mem_of(p)) {  // a host load or store to device memory
+    device_.mem_request(p);
+    return tlm::TLM_COMPLETED;
+  }
   // Writes into the reduction window stream into the engine's input buffer at link rate.
   bytes_in_ += p.get_data_length();
   if (c->data) device_.window_write(*c, p.get_address(), p.get_data_ptr());
@@ -73,10 +77,16 @@ CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nport
       bf16_(dtype == DType::BF16),
       ctx_(ctx),
       waves_from_ps_(waves_from_ps),
-      waves_to_ps_(waves_to_ps) {
+      waves_to_ps_(waves_to_ps),
+      mem_tails_("mem_tails"),
+      mem_ready_("mem_ready") {
   engine_ = make_rtl_engine(p.engine_lanes, waves.format);
   if (!waves.path.empty()) engine_->trace_to(waves, 1e12 / p.rtl_clock_hz);
-  for (int i = 0; i < nports; ++i) ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str(), *this));
+  for (int i = 0; i < nports; ++i) {
+    ports.push_back(std::make_unique<CxlPort>(("p" + std::to_string(i)).c_str(), *this));
+    ports.back()->index = i;
+  }
+  port_mem_bytes_.assign(static_cast<std::size_t>(nports), 0);
   std::string full = this->name();  // nodeN_cxl
   const std::string node = full.substr(0, full.find_first_of("._"));
   track_ = ctx.trace.enabled() ? ctx.trace.track(node, "cxl engine") : -1;
@@ -91,8 +101,132 @@ CxlDevice::CxlDevice(sc_core::sc_module_name name, const CxlParams& p, int nport
   const std::uint32_t config_bits = (bf16_ ? 1u << 8 : 0u) | (p.ftz ? 1u << 9 : 0u);
   driver_ = std::make_unique<CxlDriver>("driver", p, static_cast<std::uint32_t>(line_bytes()), config_bits, ctx,
                                         ctx.trace.enabled() ? ctx.trace.track(node, "cxl driver") : -1);
+  driver_->on_readback = [this](std::uint64_t base, std::uint64_t addr, const std::vector<unsigned char>& bytes) {
+    check_readback(base, addr, bytes);
+  };
   SC_HAS_PROCESS(CxlDevice);
   SC_THREAD(run);
+  SC_METHOD(on_mem_tail);
+  sensitive << mem_tails_.get_event();
+  dont_initialize();
+  SC_METHOD(on_mem_ready);
+  sensitive << mem_ready_.get_event();
+  dont_initialize();
+}
+
+void CxlDevice::set_mem_paths(std::vector<const Route*> to_ports, std::vector<const Route*> to_host,
+                              std::uint32_t flow) {
+  driver_->set_mem_paths(std::move(to_ports), flow);
+  mem_to_host_ = std::move(to_host);
+  mem_flow_ = flow;
+}
+
+void CxlDevice::mem_request(tlm::tlm_generic_payload& p) {
+  const CxlMemExt* m = cxl_mem_of(p);
+  if (m->op != CxlMemExt::MemRd && m->op != CxlMemExt::MemWr)
+    throw RunError(std::string(name()) + ": a CXL.mem answer addressed to the device");
+  mem_tails_.notify(p, ps_time(std::max<std::int64_t>(0, chunk_of(p)->tail_ps - now_ps())));
+}
+
+// The request is in: a store's bytes go to memory at once (a later load sees them); device memory
+// serves the lines at mem_bw, one request after another, and the answer leaves mem_latency after
+// its lines are through.
+void CxlDevice::on_mem_tail() {
+  while (tlm::tlm_generic_payload* p = mem_tails_.get_next_transaction()) {
+    const CxlMemExt* m = cxl_mem_of(*p);
+    ++ctx_.events;
+    const std::uint64_t bytes = static_cast<std::uint64_t>(m->lines) * kCacheLine;
+    if (m->op == CxlMemExt::MemWr && !m->data.empty()) hdm_write(m->addr, m->data.data(), bytes);
+    const std::int64_t now = now_ps();
+    const std::int64_t start = std::max(now, mem_free_ps_);
+    mem_free_ps_ = start + round_ps(static_cast<double>(bytes) * 8.0 / p_.mem_bw * 1e12);
+    port_mem_bytes_.at(static_cast<std::size_t>(m->port)) += bytes;
+    mem_ready_.notify(*p, ps_time(mem_free_ps_ + p_.mem_latency_ps - now));
+  }
+}
+
+void CxlDevice::on_mem_ready() {
+  while (tlm::tlm_generic_payload* p = mem_ready_.get_next_transaction()) {
+    const CxlMemExt* m = cxl_mem_of(*p);
+    const auto port = static_cast<std::size_t>(m->port);
+    if (port >= mem_to_host_.size()) throw RunError(std::string(name()) + ": no CXL.mem path to the host");
+    std::vector<unsigned char> data;
+    if (m->op == CxlMemExt::MemRd && m->carry) {
+      data.resize(static_cast<std::size_t>(m->lines) * kCacheLine);
+      hdm_read(m->addr, data.data(), data.size());
+    }
+    tlm::tlm_generic_payload* r = make_mem_message(mem_pool_, *mem_to_host_[port], mem_flow_,
+                                                   m->op == CxlMemExt::MemRd ? CxlMemExt::MemData : CxlMemExt::Cmp,
+                                                   m->addr, m->lines, m->access, m->port, std::move(data));
+    p->release();  // the sender's reference
+    ports[port]->send_chunk(r);
+  }
+}
+
+namespace {
+constexpr std::uint64_t kHdmPage = 4096;
+}
+
+void CxlDevice::hdm_write(std::uint64_t addr, const unsigned char* in, std::uint64_t n) {
+  for (std::uint64_t o = addr - kHdmBase, end = o + n; o < end;) {
+    const std::uint64_t page = o / kHdmPage, at = o % kHdmPage, take = std::min(kHdmPage - at, end - o);
+    std::vector<unsigned char>& v = hdm_[page];
+    if (v.empty()) v.assign(kHdmPage, 0);
+    std::copy(in, in + take, v.begin() + static_cast<std::ptrdiff_t>(at));
+    in += take, o += take;
+  }
+}
+
+void CxlDevice::hdm_read(std::uint64_t addr, unsigned char* out, std::uint64_t n) const {
+  for (std::uint64_t o = addr - kHdmBase, end = o + n; o < end;) {
+    const std::uint64_t page = o / kHdmPage, at = o % kHdmPage, take = std::min(kHdmPage - at, end - o);
+    auto it = hdm_.find(page);
+    if (it == hdm_.end()) std::fill(out, out + take, 0);
+    else
+      std::copy(it->second.begin() + static_cast<std::ptrdiff_t>(at),
+                it->second.begin() + static_cast<std::ptrdiff_t>(at + take), out);
+    out += take, o += take;
+  }
+}
+
+void CxlDevice::keep_result(int n, std::uint64_t lines, const std::vector<std::uint32_t>& data,
+                            const std::vector<std::uint32_t>& result) {
+  const std::size_t lanes = static_cast<std::size_t>(engine_->lanes()), esize = bf16_ ? 2 : 4;
+  std::vector<std::uint32_t> expected(lines * lanes);
+  for (std::uint64_t l = 0; l < lines; ++l) {
+    std::vector<const std::uint32_t*> in;
+    for (int c = 0; c < n; ++c) in.push_back(&data[(static_cast<std::size_t>(c) * lines + l) * lanes]);
+    reduce_line(bf16_ ? DType::BF16 : DType::FP32, in, lanes, &expected[l * lanes], p_.ftz);
+  }
+  job_result_.assign(lines * lanes * esize, 0);
+  job_expected_.assign(lines * lanes * esize, 0);
+  for (std::size_t i = 0; i < lines * lanes; ++i) {
+    std::memcpy(&job_result_[i * esize], &result[i], esize);
+    std::memcpy(&job_expected_[i * esize], &expected[i], esize);
+  }
+}
+
+void CxlDevice::check_readback(std::uint64_t base, std::uint64_t addr, const std::vector<unsigned char>& bytes) {
+  auto it = expected_.find(base);
+  if (it == expected_.end()) return;
+  const std::vector<unsigned char>& want = it->second;
+  const std::uint64_t skip = base - addr;
+  if (keep_readbacks_)
+    readbacks_.emplace_back(bytes.begin() + static_cast<std::ptrdiff_t>(skip),
+                            bytes.begin() + static_cast<std::ptrdiff_t>(skip + want.size()));
+  for (std::size_t i = 0; i < want.size() && failure_.empty(); ++i)
+    if (bytes[skip + i] != want[i]) {
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "%s: CXL.mem read-back of the result at 0x%llx differs from the reference sums at byte %zu "
+                    "(line %zu): read 0x%02x, reference 0x%02x",
+                    name(), static_cast<unsigned long long>(base), i, static_cast<std::size_t>((skip + i) / kCacheLine),
+                    bytes[skip + i], want[i]);
+      failure_ = buf;
+      sc_core::sc_stop();
+    }
+  if (failure_.empty()) mem_lines_checked_ += bytes.size() / kCacheLine;
+  expected_.erase(it);
 }
 
 void CxlDevice::set_host_paths(const Route* to_device, const Route* to_host, std::uint32_t flow,
@@ -116,8 +250,8 @@ std::uint64_t CxlDevice::calibrated_cycles(int contributors, std::uint64_t lines
 
 // Synthetic gradient values: deterministic in (seed, job, contributor, element), spread over a few
 // binades around 1e-3 with both signs, as gradients are; bf16 takes the upper half of the fp32.
-static std::uint32_t synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i,
-                               bool bf16) {
+std::uint32_t cxl_synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i,
+                            bool bf16) {
   const std::uint64_t z = splitmix64_mix(seed * kGoldenGamma ^ (job << 40) ^ (contributor << 32) ^ i);
   std::uint32_t sign = static_cast<std::uint32_t>(z >> 63) << 31;
   std::uint32_t exponent = 117 + static_cast<std::uint32_t>((z >> 40) % 8);  // 2^-10 .. 2^-3
@@ -192,6 +326,7 @@ std::uint64_t CxlDevice::reduce_window(const Job& job, std::uint64_t lines) {
     result[flip_element_] ^= 1u << flip_bit_;
     flip_bit_ = -1;
   }
+  if (p_.readback) keep_result(n, lines, data, result);
   auto& acc = slot(job.data.collective, kSlotAcc, off + job.bytes);
   for (std::uint64_t i = 0; i < elements; ++i) std::memcpy(&acc[off + i * esize], &result[i], esize);
   return cycles;
@@ -207,9 +342,10 @@ std::uint64_t CxlDevice::engine_cycles(const Job& j, std::uint64_t lines) {
     for (int c = 0; c < contributors; ++c)
       for (std::size_t i = 0; i < lines * lanes; ++i)
         data[static_cast<std::size_t>(c) * lines * lanes + i] =
-            synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
+            cxl_synthetic(seed_, stats_.jobs, static_cast<std::uint64_t>(c), i, bf16_);
     const std::uint64_t cycles = reduce_lines(contributors, lines, data, result);
     check_functional(contributors, lines, data, result);
+    if (p_.readback) keep_result(contributors, lines, data, result);
     return cycles;
   }
   if (p_.fidelity == CxlFidelity::Calibrated) return calibrated_cycles(contributors, lines);
@@ -249,11 +385,14 @@ void CxlDevice::reduce(std::uint64_t bytes, int contributors, std::function<void
     throw RunError(std::string(name()) + ": " + std::to_string(contributors) +
                    " contributors, the engine takes at most " + std::to_string(engine_->max_contributors()));
   const std::uint64_t lines = (bytes + line_bytes() - 1) / line_bytes();
+  const bool with_data = p_.readback && (data.collective >= 0 || functional_);
   submitted_.push_back({bytes, contributors, std::move(data)});
-  driver_->submit({lines, contributors, [this, bytes, contributors, done = std::move(done)] {
+  driver_->submit({lines, contributors,
+                   [this, bytes, contributors, done = std::move(done)] {
                      stats_.bytes += bytes * static_cast<std::uint64_t>(contributors);
                      done();
-                   }});
+                   },
+                   with_data});
 }
 
 // A job starts when its doorbell (CTRL.START) has reached the CSRs, with what the driver wrote.
@@ -270,6 +409,13 @@ void CxlDevice::run() {
     if (contributors != job.contributors || lines != (job.bytes + line_bytes() - 1) / line_bytes())
       throw RunError(std::string(name()) + ": the CSRs the driver wrote do not describe the job it submitted");
     const std::uint64_t cycles = engine_cycles(job, lines);
+    if (!job_result_.empty()) {  // read-back in functional mode: the result goes to device memory at BASE
+      const std::uint64_t base = csr_->read(csr::base_lo(0)) | static_cast<std::uint64_t>(csr_->read(csr::base_hi(0)))
+                                                                   << 32;
+      hdm_write(base, job_result_.data(), job_result_.size());
+      expected_[base] = std::move(job_expected_);
+      job_result_.clear(), job_expected_.clear();
+    }
     const double engine_ps = static_cast<double>(cycles) * 1e12 / p_.rtl_clock_hz;
     // Reduced lines stream into device memory as they leave the engine; the slower of the two sets the pace.
     const double mem_ps = static_cast<double>(lines * line_bytes()) * 8.0 / p_.mem_bw * 1e12;

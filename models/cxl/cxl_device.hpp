@@ -13,17 +13,20 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/peq_with_get.h>
 
 #include <nlohmann/json.hpp>
 
 #include "models/cxl/cxl_csr.hpp"
 #include "models/cxl/cxl_driver.hpp"
+#include "models/cxl/cxl_mem.hpp"
 #include "models/cxl/cxl_params.hpp"
 #include "models/cxl/rtl_engine.hpp"
 #include "models/link/chunk.hpp"
@@ -38,6 +41,11 @@ namespace trainvp {
 
 class CxlDevice;
 
+// Functional collective benchmarks: element i of contributor c's input to job `job` (the device's
+// job count), an fp32 pattern (bf16: its upper half) spread over a few binades around 1e-3.
+std::uint32_t cxl_synthetic(std::uint64_t seed, std::uint64_t job, std::uint64_t contributor, std::uint64_t i,
+                            bool bf16);
+
 class CxlPort : public sc_core::sc_module, public ChunkEndpoint {
  public:
   tlm_utils::multi_passthrough_initiator_socket_optional<CxlPort> dma;
@@ -48,6 +56,7 @@ class CxlPort : public sc_core::sc_module, public ChunkEndpoint {
   const char* endpoint_name() const override { return name(); }
   void end_of_elaboration() override { dma_engine_.reserve_ports(dma.size()); }
   std::uint64_t bytes_in() const { return bytes_in_; }
+  int index = 0;               // among the device's ports
   CxlCsrTarget* io = nullptr;  // the CXL.io function, at port 0
 
  private:
@@ -105,6 +114,19 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   CxlDriver& driver() { return *driver_; }
   const CxlDriver& driver() const { return *driver_; }
   const CxlCsrTarget& csr() const { return *csr_; }
+  // CXL.mem (docs/cxl.md#cxlmem): the routes between the host and every port, and their flow.
+  void set_mem_paths(std::vector<const Route*> to_ports, std::vector<const Route*> to_host, std::uint32_t flow);
+  // A CXL.mem request's head has reached a port: served from device memory when its tail has.
+  void mem_request(tlm::tlm_generic_payload& p);
+  // Device memory as CXL.mem sees it (HPA from kHdmBase): bytes never written read as zeros.
+  void hdm_write(std::uint64_t addr, const unsigned char* in, std::uint64_t n);
+  void hdm_read(std::uint64_t addr, unsigned char* out, std::uint64_t n) const;
+  // Bytes of lines each port's CXL.mem served, and lines of read-backs checked (functional mode).
+  const std::vector<std::uint64_t>& port_mem_bytes() const { return port_mem_bytes_; }
+  std::uint64_t mem_lines_checked() const { return mem_lines_checked_; }
+  // Test hook: keep every read-back's bytes (the job's result, from its address).
+  void keep_readbacks() { keep_readbacks_ = true; }
+  const std::vector<std::vector<unsigned char>>& readbacks() const { return readbacks_; }
   // A CSR as the device holds it (rtl fidelity: read over the engine's APB port).
   std::uint32_t read_csr(std::uint32_t offset) { return csr_->read(offset); }
 
@@ -125,6 +147,13 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   std::vector<unsigned char>& slot(int collective, int slot, std::uint64_t end);
   void check_functional(int contributors, std::uint64_t lines, const std::vector<std::uint32_t>& data,
                         const std::vector<std::uint32_t>& result);
+  // Read-back: the job's result goes to device memory at its BASE, the reference sums of its
+  // inputs are kept for the host's read-back to be checked against.
+  void keep_result(int n, std::uint64_t lines, const std::vector<std::uint32_t>& data,
+                   const std::vector<std::uint32_t>& result);
+  void check_readback(std::uint64_t base, std::uint64_t addr, const std::vector<unsigned char>& bytes);
+  void on_mem_tail();
+  void on_mem_ready();
 
   CxlParams p_;
   bool bf16_;
@@ -147,6 +176,19 @@ class CxlDevice : public sc_core::sc_module, public ReduceDevice {
   std::map<std::pair<int, int>, std::vector<unsigned char>> window_;  // (collective, slot) -> bytes
   std::uint64_t flip_element_ = 0;
   int flip_bit_ = -1;
+  // CXL.mem
+  PayloadPool mem_pool_;
+  tlm_utils::peq_with_get<tlm::tlm_generic_payload> mem_tails_, mem_ready_;
+  std::int64_t mem_free_ps_ = 0;  // device memory is busy with CXL.mem lines until then
+  std::vector<const Route*> mem_to_host_;
+  std::uint32_t mem_flow_ = 0;
+  std::vector<std::uint64_t> port_mem_bytes_;
+  std::unordered_map<std::uint64_t, std::vector<unsigned char>> hdm_;  // 4 KiB pages by (HPA - kHdmBase) / 4 KiB
+  std::vector<unsigned char> job_result_, job_expected_;               // of the job that just ran (read-back)
+  std::map<std::uint64_t, std::vector<unsigned char>> expected_;       // reference result by BASE, until read back
+  std::uint64_t mem_lines_checked_ = 0;
+  bool keep_readbacks_ = false;
+  std::vector<std::vector<unsigned char>> readbacks_;
 };
 
 }  // namespace trainvp

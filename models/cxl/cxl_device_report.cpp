@@ -9,13 +9,15 @@ const ModelInfo& CxlDevice::info() {
   static const ModelInfo i{
       "cxl_device",
       "A CXL gradient-aggregation device per node: ports on the node's fabric, a reduction engine (calibrated or "
-      "the Verilated RTL), CSRs and MSIs over CXL.io, and the host driver that programs it.",
+      "the Verilated RTL), CSRs and MSIs over CXL.io, host loads and stores to its memory over CXL.mem, and the host "
+      "driver that programs it.",
       {"cxl"},
       "cxl[*]",
       {{"ports[i].dma", "initiator, TLM-2.0 AT (multi-passthrough)",
         "the port's link directions: reduced chunks back to GPUs; port 0 also CXL.io TLPs to the host"},
        {"ports[i].mem", "target, TLM-2.0 AT (multi-passthrough)",
-        "link directions arriving at the port: GPUs' chunks; port 0 also the driver's MMIO"}},
+        "link directions arriving at the port: GPUs' chunks and the host's CXL.mem loads and stores; port 0 also "
+        "the driver's MMIO"}},
       {{"jobs", "count", "reductions run"},
        {"lines", "count", "cache lines reduced"},
        {"bytes_reduced", "bytes", "bytes of reduction results"},
@@ -26,7 +28,19 @@ const ModelInfo& CxlDevice::info() {
        {"mmio_writes", "count", "driver MMIO writes to the CSRs"},
        {"mmio_reads", "count", "driver MMIO reads of the CSRs"},
        {"msis", "count", "MSIs the device raised"},
-       {"driver_s", "s", "time the host driver was busy"}}};
+       {"driver_s", "s", "time the host driver was busy"},
+       {"mem_reads", "count", "64-byte lines the host loaded over CXL.mem",
+        "cluster.node.cxl.readback, or host CXL.mem accesses"},
+       {"mem_writes", "count", "64-byte lines the host stored over CXL.mem",
+        "cluster.node.cxl.readback, or host CXL.mem accesses"},
+       {"mem_bytes", "bytes", "bytes the host loaded and stored over CXL.mem",
+        "cluster.node.cxl.readback, or host CXL.mem accesses"},
+       {"mem_s", "s", "time from each CXL.mem access's first request leaving to its last answer back, summed",
+        "cluster.node.cxl.readback, or host CXL.mem accesses"},
+       {"mem_lines_checked", "count", "lines read back over CXL.mem checked against the reference sums",
+        "cluster.node.cxl.readback, or host CXL.mem accesses"},
+       {"port_mem_bytes", "bytes", "per port: bytes of lines its CXL.mem served (the HDM decoder's split)",
+        "cluster.node.cxl.readback, or host CXL.mem accesses"}}};
   return i;
 }
 
@@ -47,6 +61,16 @@ void CxlDevice::report(nlohmann::ordered_json& out) const {
   out["mmio_reads"] = driver().stats().mmio_reads;
   out["msis"] = csr().stats().msis;
   out["driver_s"] = sec(driver().stats().busy_ps);
+  // CXL.mem: reported where it is used, so runs without it keep their results.
+  const CxlDriverStats& d = driver().stats();
+  if (params().readback || d.mem_reads || d.mem_writes) {
+    out["mem_reads"] = d.mem_reads;
+    out["mem_writes"] = d.mem_writes;
+    out["mem_bytes"] = d.mem_bytes;
+    out["mem_s"] = sec(d.mem_ps);
+    out["mem_lines_checked"] = mem_lines_checked();
+    out["port_mem_bytes"] = port_mem_bytes();
+  }
 }
 
 }  // namespace trainvp

@@ -14,7 +14,7 @@ namespace {
 sc_time ps(std::int64_t v) { return ps_time(v); }
 // Result buffers in device memory: a ring the driver hands out job by job (the address is
 // programmed into BASE; it does not change timing).
-constexpr std::uint64_t kResultBase = 0x10'0000'0000ull, kResultRing = 1ull << 30;
+constexpr std::uint64_t kResultBase = kHdmBase, kResultRing = 1ull << 30;  // at the start of the HDM range
 }  // namespace
 
 CxlDriver::CxlDriver(sc_core::sc_module_name name, const CxlParams& p, std::uint32_t line_bytes,
@@ -39,6 +39,9 @@ CxlDriver::CxlDriver(sc_core::sc_module_name name, const CxlParams& p, std::uint
   SC_METHOD(on_arrival);
   sensitive << arrivals_.get_event();
   dont_initialize();
+  SC_THREAD(mem_run);  // started by the first access only: runs without CXL.mem see no new process run
+  sensitive << mem_wake_;
+  dont_initialize();
 }
 
 void CxlDriver::set_path(const Route* to_device, std::uint32_t flow, std::int64_t rc_latency_ps) {
@@ -50,6 +53,76 @@ void CxlDriver::submit(Job job) {
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
+void CxlDriver::set_mem_paths(std::vector<const Route*> to_ports, std::uint32_t flow) {
+  mem_to_ = std::move(to_ports), mem_flow_ = flow;
+}
+
+void CxlDriver::mem_access(MemAccess a) {
+  mem_queue_.push_back(std::move(a));
+  mem_wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CxlDriver::mem_run() {
+  for (;;) {
+    while (mem_queue_.empty()) wait(mem_wake_);
+    MemAccess a = std::move(mem_queue_.front());
+    mem_queue_.pop_front();
+    if (a.at_ps > now_ps()) wait(ps(a.at_ps - now_ps()));
+    std::vector<unsigned char> buf = std::move(a.data);
+    const bool bytes = a.write ? !buf.empty() : a.carry;
+    transfer(a.write, a.addr, a.bytes, bytes ? &buf : nullptr);
+    if (a.write) buf.clear();  // a store answers with no data
+    if (a.done) a.done(now_ps(), buf);
+  }
+}
+
+// Requests leave back to back, a message per run of up to kMemGroupLines lines in one interleave
+// stripe, each to the port the HDM decoder names, while the lines in flight fit mem_outstanding.
+void CxlDriver::transfer(bool write, std::uint64_t addr, std::uint64_t bytes, std::vector<unsigned char>* buf) {
+  if (mem_to_.empty()) throw RunError(std::string(name()) + ": no CXL.mem path to the device");
+  if (addr < kHdmBase || addr % kCacheLine || bytes % kCacheLine || bytes == 0)
+    throw RunError(std::string(name()) + ": a CXL.mem access must be whole 64-byte lines of the HDM range");
+  if (buf && buf->size() < bytes) buf->resize(bytes);
+  const std::uint64_t id = ++next_access_;
+  transfers_[id] = {addr, bytes / kCacheLine, buf};
+  const std::int64_t t0 = now_ps();
+  const std::uint64_t group =
+      std::min<std::uint64_t>(kMemGroupLines, static_cast<std::uint64_t>(p_.mem_outstanding)) * kCacheLine;
+  const int ways = static_cast<int>(mem_to_.size());
+  for (std::uint64_t a = addr; a < addr + bytes;) {
+    const std::uint64_t end =
+        std::min({addr + bytes, a + group, (a / (kMemGroupLines * kCacheLine) + 1) * (kMemGroupLines * kCacheLine)});
+    const auto lines = static_cast<std::uint32_t>((end - a) / kCacheLine);
+    while (inflight_lines_ + lines > static_cast<std::uint64_t>(p_.mem_outstanding)) wait(mem_ev_);
+    const int port = hdm_port(a, p_.interleave_granularity, ways);
+    std::vector<unsigned char> data;
+    if (write && buf)
+      data.assign(buf->begin() + static_cast<std::ptrdiff_t>(a - addr),
+                  buf->begin() + static_cast<std::ptrdiff_t>(end - addr));
+    tlm::tlm_generic_payload* p =
+        make_mem_message(mem_pool_, *mem_to_[static_cast<std::size_t>(port)], mem_flow_,
+                         write ? CxlMemExt::MemWr : CxlMemExt::MemRd, a, lines, id, port, std::move(data));
+    cxl_mem_of(*p)->carry = !write && buf;
+    inflight_lines_ += lines;
+    out_.send(mem_to_[static_cast<std::size_t>(port)]->ports[0], p, nullptr);  // the device releases it
+    a = end;
+  }
+  while (transfers_.at(id).lines_left > 0) wait(mem_ev_);
+  transfers_.erase(id);
+  (write ? stats_.mem_writes : stats_.mem_reads) += bytes / kCacheLine;
+  stats_.mem_bytes += bytes;
+  stats_.mem_ps += now_ps() - t0;
+}
+
+void CxlDriver::on_mem_answer(const CxlMemExt& m) {
+  Transfer& t = transfers_.at(m.access);
+  if (t.buf && m.op == CxlMemExt::MemData && !m.data.empty())
+    std::copy(m.data.begin(), m.data.end(), t.buf->begin() + static_cast<std::ptrdiff_t>(m.addr - t.addr));
+  t.lines_left -= m.lines;
+  inflight_lines_ -= m.lines;
+  mem_ev_.notify();
+}
+
 tlm::tlm_sync_enum CxlDriver::nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time& t) {
   return out_.nb_transport_bw(i, p, ph, t);
 }
@@ -58,7 +131,8 @@ tlm::tlm_sync_enum CxlDriver::nb_transport_bw(int i, tlm::tlm_generic_payload& p
 // latency after its tail did.
 tlm::tlm_sync_enum CxlDriver::nb_transport_fw(int, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {
   if (ph == tlm::END_RESP) return tlm::TLM_COMPLETED;
-  if (!cxl_io_of(p)) throw RunError(std::string(name()) + ": only CXL.io TLPs are addressed to the host");
+  if (!cxl_io_of(p) && !cxl_mem_of(p))
+    throw RunError(std::string(name()) + ": only CXL.io TLPs and CXL.mem answers are addressed to the host");
   const std::int64_t at = std::max(chunk_of(p)->tail_ps, now_ps()) + rc_latency_ps_;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   arrivals_.notify(p, ps(at - now_ps()));
@@ -67,8 +141,15 @@ tlm::tlm_sync_enum CxlDriver::nb_transport_fw(int, tlm::tlm_generic_payload& p, 
 
 void CxlDriver::on_arrival() {
   while (tlm::tlm_generic_payload* p = arrivals_.get_next_transaction()) {
-    CxlIoExt* io = cxl_io_of(*p);
     ++ctx_.events;
+    if (const CxlMemExt* m = cxl_mem_of(*p)) {
+      if (m->op != CxlMemExt::MemData && m->op != CxlMemExt::Cmp)
+        throw RunError(std::string(name()) + ": a CXL.mem request addressed to the host");
+      on_mem_answer(*m);
+      p->release();  // the sender's reference
+      continue;
+    }
+    CxlIoExt* io = cxl_io_of(*p);
     if (io->kind == CxlIoExt::Msi) {
       ++stats_.msis;
       ++msis_pending_;
@@ -153,6 +234,14 @@ void CxlDriver::run() {
       ctx_.trace.slice(track_, p_.completion == CxlCompletion::Interrupt ? "wait msi" : "poll", "cxl", t_db, t_seen_by,
                        {});
       if (t1 > t_seen_by) ctx_.trace.slice(track_, "irq handler", "cxl", t_seen_by, t1, {});
+    }
+    if (p_.readback) {  // the result's lines, loaded over CXL.mem
+      const std::uint64_t from = base / kCacheLine * kCacheLine,
+                          to = (base + job.lines * line_bytes_ + kCacheLine - 1) / kCacheLine * kCacheLine;
+      std::vector<unsigned char> bytes;
+      transfer(false, from, to - from, job.readback_data ? &bytes : nullptr);
+      if (track_ >= 0) ctx_.trace.slice(track_, "readback", "cxl", t1, now_ps(), {{"bytes", to - from}});
+      if (job.readback_data && on_readback) on_readback(base, from, bytes);
     }
     job.done();
   }

@@ -48,7 +48,16 @@ const ParamSet<CxlParams>& cxl_schema() {
         .time("completion_latency", &CxlParams::completion_latency_ps, "1us",
               "Interrupt handling time after the MSI reaches the CPU, or the poll period (a STATUS read at each "
               "tick after the doorbell; ticks while a read is outstanding are skipped)")
-        .flag("ftz", &CxlParams::ftz, false, "Flush subnormals to zero in the engine");
+        .flag("ftz", &CxlParams::ftz, false, "Flush subnormals to zero in the engine")
+        .flag("readback", &CxlParams::readback, nullptr,
+              "Default false. true: after each job the host driver reads the job's result back from device memory "
+              "over CXL.mem (a load of every 64-byte line of the HDM range, interleaved over the ports) before the "
+              "collective goes on; in functional mode the bytes read are checked against the reference sums. "
+              "docs/cxl.md#cxlmem")
+        .integer("mem_outstanding", &CxlParams::mem_outstanding, nullptr,
+                 "Default 1024. Most 64-byte lines the host's CXL.mem requests keep in flight (a request is sent "
+                 "when its lines fit); 65536 is the 16-bit tag space",
+                 {1, 65536});
     return p;
   }();
   return s;

@@ -32,6 +32,10 @@ struct CxlParams {
   CxlCompletion completion = CxlCompletion::Interrupt;
   std::int64_t completion_latency_ps = 1000000;  // interrupt handling, or the poll period
   bool ftz = false;
+  // CXL.mem (docs/cxl.md#cxlmem): the driver reads each job's result back over CXL.mem before the
+  // collective goes on; the host keeps at most mem_outstanding lines' requests in flight.
+  bool readback = false;
+  int mem_outstanding = 1024;
 
   // Flit framing: 68-byte flits (64 B of data) in CXL 1.1/2.0 over PCIe 5.0, 256-byte flits
   // (240 B of data) in CXL 3.x over PCIe 6.0.

@@ -95,7 +95,7 @@ class ParamSet {
       t.*field = x;
     });
   }
-  ParamSet& flag(const char* name, bool T::*field, bool def, const char* help) {
+  ParamSet& flag(const char* name, bool T::*field, json def, const char* help) {
     return add(name, "boolean", "", def, help, {}, {}, [field](T& t, const json& v, const std::string& p) {
       if (!v.is_boolean()) fail_expected(p, "true or false", v);
       t.*field = v.get<bool>();

@@ -201,9 +201,10 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
         FabricDevice& rc = devices_[static_cast<std::size_t>(root)];
         bind_pair(dev->driver().mmio, rc.fwd->in);
         ++rc.in_ports;
-        host_paths_.push_back({dev, root, port, static_cast<int>(rc.out.size())});
+        host_paths_.push_back({dev, root, port, static_cast<int>(rc.out.size()), {}});
         bind_pair(rc.fwd->out, dev->driver().host);
       }
+      host_paths_.back().ports.push_back(port);
     }
   }
   // CPU aggregator nodes: NIC i reaches the host's memory (port i) over PCIe, as a GPU node's NIC
@@ -317,6 +318,21 @@ void Fabric::route_host_paths() {
     h.dev->set_host_paths(to.get(), back.get(), flow, devices_[static_cast<std::size_t>(h.root)].egress_latency_ps);
     host_routes_.push_back(std::move(to));
     host_routes_.push_back(std::move(back));
+    // CXL.mem: the same way to and from every port (the HDM decoder spreads loads and stores over them).
+    std::vector<const Route*> to_ports, to_host;
+    for (int port : h.ports) {
+      auto mto = std::make_unique<Route>(), mback = std::make_unique<Route>();
+      mto->ports.push_back(0);
+      append_path(*mto, h.root, port, 0);
+      append_path(*mback, port, h.root, 0);
+      mback->ports.push_back(h.rc_port);
+      to_ports.push_back(mto.get());
+      to_host.push_back(mback.get());
+      host_routes_.push_back(std::move(mto));
+      host_routes_.push_back(std::move(mback));
+    }
+    h.dev->set_mem_paths(std::move(to_ports), std::move(to_host),
+                         0xC5200000u + static_cast<std::uint32_t>(devices_[static_cast<std::size_t>(h.root)].node));
   }
 }
 

@@ -231,6 +231,7 @@ class Fabric : public RouteProvider {
   struct HostPath {
     CxlDevice* dev;
     int root, port0, rc_port;
+    std::vector<int> ports;  // every port (CXL.mem reaches them all)
   };
   std::vector<HostPath> host_paths_;
   std::vector<std::unique_ptr<Route>> host_routes_;
