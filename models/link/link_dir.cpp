@@ -189,8 +189,10 @@ void LinkDir::enqueue(tlm::tlm_generic_payload* p) {
 
 // An express message on a link busy with a chunk goes out at the chunk's next packet boundary
 // (after its first packet, so arrivals keep their order) and stretches the chunk's time on the
-// wire by its own; the chunk's tail is not moved (less than a packet time). Otherwise it waits
-// for the link, ahead of the queued chunks.
+// wire by its own; the chunk's tail is not moved (less than a packet time for a few CXL.io TLPs;
+// a CXL.mem read-back's many requests can stretch it further, so the far end may be done with the
+// chunk before it has left here: transmit keeps a reference). Otherwise it waits for the link,
+// ahead of the queued chunks.
 void LinkDir::accept_express(tlm::tlm_generic_payload* p) {
   p->acquire();
   const std::int64_t now = now_ps();
@@ -267,6 +269,10 @@ void LinkDir::try_transmit() {
 void LinkDir::transmit(tlm::tlm_generic_payload* p, bool follows) {
   const std::uint32_t size = p->get_data_length();
   busy_ = true;
+  // Held until its serialization ends (on_serialized reads it): the far end may take the chunk,
+  // and its sender release it for reuse, before then, as express messages slipped into its packets
+  // stretch its time on the wire past its tail (a CXL.mem read-back's requests do).
+  p->acquire();
   on_wire_ = p;
   const std::int64_t now = now_ps();
   pfc_leave(*chunk_of(*p), size, now);  // it leaves the ingress count of the device sending it
@@ -353,6 +359,7 @@ void LinkDir::on_serialized() {
   stats_.busy_ps += wire_end_ - wire_start_;
   series_.add(wire_start_, wire_end_);
   if (!owner_bytes_.empty()) count_owner(*p, *chunk_of(*p));
+  p->release();  // transmit's reference
   ++ctx_.events;
   try_transmit();
 }

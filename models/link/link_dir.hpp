@@ -225,7 +225,7 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   bool end_held_ = false;                           // end_held_requests()
   // Transmission.
   bool busy_ = false;
-  tlm::tlm_generic_payload* on_wire_ = nullptr;
+  tlm::tlm_generic_payload* on_wire_ = nullptr;  // with a reference of ours, until on_serialized
   std::int64_t wire_start_ = 0, wire_end_ = 0;
   std::uint32_t serialized_tag_ = 0;  // of the calendar entry that ends this transmission (an express message moves it)
   // In flight to the far end, in arrival order (arrival times only grow on one link).
