@@ -459,6 +459,10 @@ def generate(seed, index):
         node["cxl"] = {"present": True, "generation": d.pick(["2.0", "3.0"]), "engine_lanes": d.pick([8, 16, 32])}
         if d.p(0.3):
             node["cxl"]["completion"] = "poll"
+        if d.p(0.3, "cxl:readback"):  # the host reads each job's result back over CXL.mem
+            node["cxl"]["readback"] = True
+            if d.p(0.5):
+                node["cxl"]["mem_outstanding"] = d.pick([1, 4, 1024])
         d.features.add("cxl")
     if aggregators:
         cluster["aggregators"] = {"count": d.int(1, 2)}
