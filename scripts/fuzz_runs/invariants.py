@@ -222,6 +222,8 @@ def links_checks(sc, res, topo):
     # with every transfer delivered; background cross-traffic is subtracted).
     if any(c.get("end_s", 0) < c.get("start_s", 0) for c in res.get("collectives", [])):
         return out  # a transfer cut by the run's end is still in some queue: collectives_complete
+    if any(b.get("end_s") is None for j in res.get("jobs", []) for b in j.get("bursts", [])):
+        return out  # so is a checkpoint burst the run cut (jobs.md#checkpoint-jobs), with `collectives` off too
     apply("bytes_conserved")
     forwarding = {"switch", "leaf", "spine", "nvswitch", "pcie-switch", "nic"}
     if not sc.get("cluster", {}).get("node", {}).get("cxl", {}).get("present"):
