@@ -1,74 +1,32 @@
 #pragma once
 // Elaborates the fabric of a scenario: per node an NVSwitch (when the GPUs have NVLink), PCIe
 // switches and a root complex, NICs; between nodes one switch or a leaf-spine. Every device and
-// link has a stable name (node3.gpu2, node3.nic2, leaf1, link:node3.nic2-leaf1). Routes are
-// computed here: shortest paths by time (latency + 1 MiB at the link rate), with ECMP by flow
-// hash among equal-cost next hops; traffic between nodes leaves through the source GPU's NIC and
-// enters through the destination GPU's NIC.
+// link has a stable name (node3.gpu2, node3.nic2, leaf1, link:node3.nic2-leaf1). Routes come from
+// FabricRouter (fabric_routing.hpp: shortest paths by time, ECMP by flow hash, down network links
+// avoided); traffic between nodes leaves through the source GPU's NIC and enters through the
+// destination GPU's NIC. Routes already handed out keep their path.
 //
-// Routing around down links: a network (Ethernet) link direction that is down costs a penalty far
-// above any path's time, so new routes take an equal or longer alternative where one exists (other
-// spines of a leaf-spine) and go through the down link, to wait there, only where none does (a
-// NIC's only uplink, the single switch). Down NVLink, PCIe and CXL links are not avoided: a node's
-// transport is fixed when the job starts. Routes already handed out keep their path.
+// The files: fabric_topology.cpp builds it, fabric_routing.cpp routes, fabric_placement.cpp moves
+// ranks between nodes (S3), fabric_pfc.cpp and fabric_congestion.cpp its flow control, and
+// fabric.cpp the rest (endpoints, jobs, traces, reports).
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "models/aggregator/aggregator.hpp"
 #include "models/collectives/engine.hpp"
-#include "models/cxl/cxl_device.hpp"
-#include "models/gpu/gpu.hpp"
 #include "models/link/congestion.hpp"
 #include "models/link/flow_network.hpp"
-#include "models/link/forwarder.hpp"
-#include "models/link/link_dir.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/flat_map.hpp"
 #include "platform/core/tlm/protocol_checker.hpp"
+#include "platform/system/fabric/fabric_routing.hpp"
+#include "platform/system/fabric/fabric_topology.hpp"
 
 namespace trainvp {
-
-enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort, AggregatorPort };
-const char* device_kind_name(DeviceKind k);
-
-struct FabricDevice {
-  std::string name;
-  DeviceKind kind;
-  int node = -1;       // -1 for network switches
-  Gpu* gpu = nullptr;  // endpoints
-  CxlPort* cxl = nullptr;
-  AggregatorPort* agg = nullptr;
-  std::unique_ptr<Forwarder> fwd;  // everything else
-  std::vector<int> out;            // directions leaving this device, by out-port index
-  int in_ports = 0;                // bound into fwd->in so far (in-ports number in bind order)
-  std::int64_t egress_latency_ps = 0;
-};
-
-struct FabricDir {
-  int from = 0, to = 0;
-  int link = 0;  // index of the full-duplex link
-  std::unique_ptr<LinkDir> dir;
-  double cost = 0;  // routing metric, seconds
-};
-
-// What a link is: the network's Ethernet (RoCE) or InfiniBand, NVLink to the NVSwitch, PCIe inside
-// a node, CXL to a device. Routing, PFC, congestion and the tiers of link_tiers test it.
-enum class LinkKind { Ethernet, Nvlink, Pcie, Cxl };
-const char* link_kind_name(LinkKind k);  // "ethernet", "nvlink", "pcie", "cxl": results and describe
-
-struct FabricLink {
-  std::string name;  // link:a-b
-  LinkKind kind = LinkKind::Ethernet;
-  int a = 0, b = 0;  // devices
-  double bandwidth_bps = 0;
-  std::int64_t latency_ps = 0;
-};
 
 class Fabric : public RouteProvider {
  public:
@@ -128,7 +86,7 @@ class Fabric : public RouteProvider {
   // Every equal-cost path at once, hop by hop: per hop, the directions some ECMP bucket takes
   // there (one where routing has no choice). From rank to rank where they are now, or from
   // endpoint to endpoint as elaborated.
-  using Layers = std::vector<std::vector<int>>;
+  using Layers = FabricRouter::Layers;
   Layers route_layers(int src_rank, int dst_rank);
   Layers elaborated_layers(int src, int dst);
   // Every equal-cost path from rank to rank where they were at at_ps (place_nodes may have moved them since).
@@ -168,31 +126,27 @@ class Fabric : public RouteProvider {
  private:
   // from -> to, or from -> checker -> to when checking (protocol_checkers).
   template <class From, class To>
-  void bind_pair(From& from, To& to);
+  void bind_pair(From& from, To& to) {
+    if (!check_tlm_) {
+      from.bind(to);
+      return;
+    }
+    checkers_.push_back(std::make_unique<ProtocolChecker>(("tlm_check" + std::to_string(checkers_.size())).c_str()));
+    from.bind(checkers_.back()->in);
+    checkers_.back()->out.bind(to);
+  }
+  // Building (fabric_topology.cpp).
   int add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps);
   void connect(int a, int b, LinkKind kind, double bps, std::int64_t latency_ps, int mtu, int framing,
                std::uint64_t buffer, bool whole_packets = false);
+  // Node n's devices and links; its NICs are appended to nic_devices. dev: its CXL device, or null.
+  void build_node(int n, const std::vector<Gpu*>& gpus, CxlDevice* dev, std::vector<int>& nic_devices);
+  void build_aggregators(const std::vector<Aggregator*>& aggs, std::vector<int>& nic_devices);
+  void build_network(const std::vector<int>& nic_devices, std::size_t gpu_nics);
   void route_host_paths();
   void attach_congestion_control();  // fabric_congestion.cpp
-  // Shortest times to a target, only the transit devices that reach it and the target itself
-  // (sorted by device): a dense vector per target would hold O(devices) doubles for each of
-  // O(ranks) targets, and the endpoints' own entries O(NICs) per NIC target on a leaf-spine.
-  using Dist = std::vector<std::pair<int, double>>;
-  static constexpr std::uint32_t kEcmpBuckets = 64;  // paths per (src, dst): ECMP hashes flows into these
-  const Dist& dist_to(int target);
-  static double dist_at(const Dist& d, int device);
-  double cost(const FabricDir& d) const;
-  // Appends the hops from `from` to `to`; returns whether ECMP had a choice on the way.
-  bool append_path(Route& r, int from, int to, std::uint32_t flow);
-  // The hops from endpoint device src (NIC snic) to dst (NIC dnic); returns whether ECMP chose.
-  bool build_route(Route& r, int src, int snic, int dst, int dnic, std::uint32_t bucket);
-  // The out-ports of `cur` on a shortest path to `to` (`via`: scratch); throws RunError for none.
-  void next_hops(int cur, int from, int to, const Dist& dist, std::vector<std::pair<int, double>>& via,
-                 std::vector<int>& best) const;
-  void append_layers(Layers& out, int from, int to);
-  Layers build_layers(int src, int snic, int dst, int dnic);
+  static constexpr std::uint32_t kEcmpBuckets = FabricRouter::kEcmpBuckets;
   int placed_endpoint(int endpoint, std::int64_t at_ps) const;  // its elaborated endpoint at at_ps
-  bool transit(int device) const;
 
   const Scenario& s_;
   RunContext& ctx_;
@@ -201,6 +155,7 @@ class Fabric : public RouteProvider {
   std::vector<FabricLink> links_;
   bool check_tlm_ = false;
   std::vector<std::unique_ptr<ProtocolChecker>> checkers_;
+  FabricRouter router_{devices_, dirs_};      // after them: it reads them
   std::vector<int> gpu_device_, nic_of_gpu_;  // by endpoint id: GPUs, then device ports
   std::vector<int> elab_device_, elab_nic_;   // the same as elaborated (kept by place_nodes)
   // Endpoint e's device and NIC as elaborated (the current ones until place_nodes).
@@ -211,14 +166,6 @@ class Fabric : public RouteProvider {
   // Each placement (per node slot: its node), from when; none: every slot on its own node.
   std::vector<std::pair<std::int64_t, std::vector<int>>> placements_;
   DeviceMap device_map_;
-  std::unordered_map<int, Dist> dist_;
-  std::vector<std::vector<int>> in_dirs_;  // per device, the directions entering it (built on first use)
-  // Built with in_dirs_: per device, its out-ports towards transit devices (ascending), and per
-  // direction its out-port index. A next hop is one of those or the port straight to the target:
-  // a leaf's hundreds of NIC ports are not scanned for every route.
-  std::vector<std::vector<int>> transit_out_;
-  std::vector<int> out_port_;
-  std::vector<double> scratch_;  // dense distances of the target being computed
   // Every route computed, kept for the run (chunks in flight point at routes from before a down
   // change); looked up once per transfer through flat tables (the lookup was a cache miss per
   // transfer through std::unordered_map's nodes on large clusters).

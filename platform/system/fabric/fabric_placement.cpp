@@ -1,7 +1,6 @@
 // S3's role swap in the fabric (docs/health.md#s3-topology-adjustment): ranks moved onto other
 // nodes' devices, the paths ranks took where they were placed before, and every equal-cost path
 // of a pair at once (the mitigation localizes slow links and weighs placements with them).
-#include <set>
 #include <stdexcept>
 
 #include "platform/core/errors.hpp"
@@ -65,50 +64,13 @@ std::vector<int> Fabric::elaborated_path(int src, int dst, std::uint32_t flow) {
   const auto [sd, sn] = elaborated_at(src);
   const auto [dd, dn] = elaborated_at(dst);
   Route r;
-  build_route(r, sd, sn, dd, dn, flow % kEcmpBuckets);
+  router_.build_route(r, sd, sn, dd, dn, flow % kEcmpBuckets);
   return r.links;
-}
-
-void Fabric::append_layers(Layers& out, int from, int to) {
-  const Dist& dist = dist_to(to);
-  std::vector<int> frontier{from};
-  std::vector<std::pair<int, double>> via;
-  std::vector<int> best;
-  // Equal-cost paths may differ in length: one that has arrived waits at `to` for the others.
-  while (frontier.size() > 1 || frontier[0] != to) {
-    std::set<int> dirs, next;
-    for (int cur : frontier) {
-      if (cur == to) {
-        next.insert(cur);
-        continue;
-      }
-      next_hops(cur, from, to, dist, via, best);
-      for (int k : best) {
-        const int dir = devices_[static_cast<std::size_t>(cur)].out[static_cast<std::size_t>(k)];
-        dirs.insert(dir);
-        next.insert(dirs_[static_cast<std::size_t>(dir)].to);
-      }
-    }
-    out.emplace_back(dirs.begin(), dirs.end());
-    frontier.assign(next.begin(), next.end());
-  }
-}
-
-Fabric::Layers Fabric::build_layers(int src, int snic, int dst, int dnic) {
-  Layers out;
-  if (devices_[static_cast<std::size_t>(src)].node == devices_[static_cast<std::size_t>(dst)].node) {
-    append_layers(out, src, dst);
-    return out;
-  }
-  append_layers(out, src, snic);
-  append_layers(out, snic, dnic);
-  append_layers(out, dnic, dst);
-  return out;
 }
 
 Fabric::Layers Fabric::route_layers(int src_rank, int dst_rank) {
   const auto s = static_cast<std::size_t>(src_rank), d = static_cast<std::size_t>(dst_rank);
-  return build_layers(gpu_device_[s], nic_of_gpu_[s], gpu_device_[d], nic_of_gpu_[d]);
+  return router_.build_layers(gpu_device_[s], nic_of_gpu_[s], gpu_device_[d], nic_of_gpu_[d]);
 }
 
 Fabric::Layers Fabric::layers_at(int src_rank, int dst_rank, std::int64_t at_ps) {
@@ -118,7 +80,7 @@ Fabric::Layers Fabric::layers_at(int src_rank, int dst_rank, std::int64_t at_ps)
 Fabric::Layers Fabric::elaborated_layers(int src, int dst) {
   const auto [sd, sn] = elaborated_at(src);
   const auto [dd, dn] = elaborated_at(dst);
-  return build_layers(sd, sn, dd, dn);
+  return router_.build_layers(sd, sn, dd, dn);
 }
 
 }  // namespace trainvp
