@@ -78,7 +78,7 @@ TEST(FabricRouting, OneLeafTurnsAtTheLeafAcrossLeavesEcmpSpreadsOverBothSpines) 
       }
     }
     EXPECT_EQ(choices, 2);
-    // ECMP hashes flows into 64 buckets (Fabric::kEcmpBuckets): over the buckets, each spine's
+    // ECMP hashes flows into 64 buckets (FabricRouter::kEcmpBuckets): over the buckets, each spine's
     // share is a fair coin's within 4 sigma (32 +- 16), and flow f + 64 is bucket f again.
     int first = 0;
     std::string spine0;
