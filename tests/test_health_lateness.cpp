@@ -2,9 +2,9 @@
 // docs/health.md#no-healthy-peer), on the shipped scenarios/greyhound/ runs: a fault that begins
 // under another of equal effect and outlasts it is found by the late ranks while the first is
 // still on (and missed without them); every GPU slowed is `group_wide`, every switch link slowed
-// `fabric_wide`, each matched to its fault, and the ladder acts on neither. Times are bounded from
-// the fault schedule and the detector's windows: a window may straddle a fault's start, the
-// change point verifies after verify_iterations windows, and a newly late rank is named once its
+// (under TP 4 x DP 4: four data-parallel communicators slowing alike) `fabric_wide`, each matched to its fault, and the
+// ladder acts on neither. Times are bounded from the fault schedule and the detector's windows: a window may straddle a
+// fault's start, the change point verifies after verify_iterations windows, and a newly late rank is named once its
 // lateness averaged over lateness_windows windows reaches lateness_threshold of the window.
 #include <gtest/gtest.h>
 
@@ -115,7 +115,7 @@ TEST(HealthLateness, EveryGpuSlowedIsAGroupWideSlowdownAndNothingMoves) {
 }
 
 TEST(HealthLateness, EverySwitchLinkSlowedIsAFabricWideSlowdownAndNothingMoves) {
-  json doc = shipped("fabric-wide-slowdown-8gpu");
+  json doc = shipped("fabric-wide-slowdown-16gpu");
   ASSERT_EQ(doc["faults"][0]["target"], "switch");
   doc["health"]["mitigation"] = {{"policy", "ladder"}};
   const json r = test::simulate(doc);
@@ -124,8 +124,14 @@ TEST(HealthLateness, EverySwitchLinkSlowedIsAFabricWideSlowdownAndNothingMoves) 
   const json& d = h["diagnoses"][0];
   EXPECT_EQ(d["cause"], "fabric_wide");
   EXPECT_TRUE(d["gpus"].empty());
-  EXPECT_TRUE(d["links"].empty());                                               // no edge slower than its peers
-  EXPECT_EQ(d["groups"], json::array({json::array({0, 1, 2, 3, 4, 5, 6, 7})}));  // the job's one communicator
+  EXPECT_TRUE(d["links"].empty());  // no edge slower than its peers
+  // The four data-parallel communicators (TP 4 inside a node: rank r's group is r mod 4 across the
+  // nodes), every one that crosses nodes; not the TP groups, whose NVLink is not the switch's.
+  ASSERT_EQ(d["groups"].size(), 4u) << d.dump();
+  for (const json& g : d["groups"]) {
+    ASSERT_EQ(g.size(), 4u) << g.dump();
+    for (int i = 1; i < 4; ++i) EXPECT_EQ(g[i].get<int>(), g[0].get<int>() + 4 * i) << g.dump();
+  }
   EXPECT_EQ(d["fault"], 0);
   EXPECT_EQ(h["score"]["precision"], 1.0);
   EXPECT_EQ(h["score"]["recall"], 1.0);

@@ -216,9 +216,9 @@ void Detector::suspects(ChangeFinding& f, const Means& before, const Means& afte
   for (std::size_t g = 0; g < groups && g < comm_size.size(); ++g) {
     if (comm_size[g] < 2 || at(before.transfer_s, g) <= 0) continue;
     rs.push_back(ratio[g]);
+    f.measured_comms.push_back(static_cast<int>(g));
     if (ratio[g] >= 1 + p_.group_threshold) f.grown_comms.push_back(static_cast<int>(g));
   }
-  f.comms_measured = static_cast<int>(rs.size());
   f.transfer_ratio = rs.empty() ? 1.0 : median(rs);
 }
 

@@ -38,11 +38,11 @@ struct ChangeFinding {
   // rank holds the job back (its peers wait for all of it), small when the late ranks only lead a
   // group that slowed as a whole (docs/health.md#no-healthy-peer).
   double late_share = 0;
-  // Every slowdown's transfers against their own baseline (no peer needed): over the communicators
-  // of two ranks or more that moved data before, the median of after / before (transfer_ratio),
-  // how many there are (comms_measured), and those that grew by group_threshold or more.
+  // Every slowdown's transfers against their own baseline (no peer needed): the communicators of
+  // two ranks or more that moved data before (measured_comms), the median of their after / before
+  // (transfer_ratio), and those that grew by group_threshold or more (grown_comms).
   double transfer_ratio = 1;
-  int comms_measured = 0;
+  std::vector<int> measured_comms;
   std::vector<int> grown_comms;
 };
 

@@ -104,6 +104,7 @@ class FailSlowMonitor : public sc_core::sc_module, public DiagnosisSource {
   void queue_gemms(int rank, const std::shared_ptr<Validation>& v);
   std::vector<Diagnosis> no_peer(const Validation& v, const std::function<Diagnosis()>& base) const;
   bool fabric_wide(const ChangeFinding& f) const;
+  std::vector<int> crossing(const ChangeFinding& f) const;
   bool paces(const Validation& v, const LinkProbeResult& l) const;
   Diagnosis fabric_diagnosis(const ChangeFinding& f, Diagnosis d) const;
   void probe_groups(std::vector<int> groups, const std::vector<int>& avoid, const std::shared_ptr<Validation>& v);

@@ -149,6 +149,7 @@ TEST(Lateness, ASlowdownWithNoOutlierSaysWhatTheTransfersDidAgainstTheirOwnBasel
     ASSERT_TRUE(f);
     EXPECT_TRUE(f->no_outlier);
     EXPECT_NEAR(f->transfer_ratio, 1.0, 1e-9);
+    EXPECT_EQ(f->measured_comms, (std::vector<int>{0, 1, 2, 3}));
     EXPECT_TRUE(f->grown_comms.empty());
   }
   // Every communicator's transfers 3x longer: no outlier either (they are each other's peers),
