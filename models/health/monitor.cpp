@@ -407,7 +407,12 @@ void FailSlowMonitor::step(const std::shared_ptr<Validation>& v) {
     for (int r : v->sample) queue_gemms(r, v);
     if (v->pending > 0) return;
   }
-  if (!v->edges_probed && !confirmed && !v->finding.no_outlier) {
+  // A rank found late under a flat iteration time names a slow GPU only: its rings are not probed
+  // for a host or a link of its own. A slow GPU's tensor-parallel peers wait for it inside their
+  // group and arrive late together at the collectives beyond it, one after another as their
+  // averages cross the threshold (GREYHOUND's 256-GPU layout); their GEMMs pass, and probing on
+  // would blame their hosts or their edges.
+  if (!v->edges_probed && !confirmed && !v->finding.no_outlier && !v->finding.late_rank) {
     v->edges_probed = true;
     v->first_links = v->links.size();
     std::vector<int> passed;
@@ -542,7 +547,9 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
   if (!comm.links.empty() || (!comm.groups.empty() && gpu.gpus.empty())) out.push_back(comm);
   // A late rank whose GPU computes at full speed: its host launches late (CPU contention), unless
   // another cause was confirmed, which then explains the lateness.
-  if (!cpu.gpus.empty() && out.empty()) out.push_back(cpu);
+  if (!cpu.gpus.empty() && out.empty() && !v->finding.late_rank) out.push_back(cpu);
+  // A late rank whose GEMMs pass is not a diagnosis (see step): its change stays on record.
+  if (out.empty() && v->finding.late_rank) return;
   if (out.empty() && v->finding.no_outlier) {
     // No GPU slow, no edge slower than its peers, no transfer longer: every rank is equally late
     // (their hosts, or what they wait on together). The whole group, with less confidence.
