@@ -20,9 +20,16 @@ BocpdParams bocpd_params(const DetectorParams& p) {
   return b;
 }
 
+LatenessParams lateness_params(const DetectorParams& p) {
+  LatenessParams l;
+  l.threshold = p.lateness_threshold;
+  l.windows = p.lateness_windows;
+  return l;
+}
+
 }  // namespace
 
-Detector::Detector(const DetectorParams& p) : p_(p), bocpd_(bocpd_params(p)) {}
+Detector::Detector(const DetectorParams& p) : p_(p), bocpd_(bocpd_params(p)), lateness_(lateness_params(p)) {}
 
 const MonitorWindow& Detector::window(int index) const {
   if (index < first_ || index >= total_) throw std::out_of_range("detector window no longer held");
@@ -44,6 +51,8 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
       static_cast<std::size_t>(p_.baseline_iterations + p_.verify_iterations + 2 * p_.reset_window + 8);
   while (held_.size() > cap) held_.pop_front(), ++first_;
   const double reset = bocpd_.update(w.seconds());
+  for (int r : lateness_.add(w.lateness_s, w.seconds()))
+    if (std::find(waiting_.begin(), waiting_.end(), r) == waiting_.end()) waiting_.push_back(r);
   // The fastest stretch of baseline_iterations windows so far is the healthy reference.
   if (const int from = k + 1 - p_.baseline_iterations; from >= 0 && (!best_ || mean_time(from, k + 1) < best_->time_s))
     best_ = means(from, k + 1);
@@ -53,7 +62,8 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
     const int c = std::max({k - bocpd_.most_likely_run() + 1, regime_ + 1, first_ + 1});
     if (c > rejected_) candidate_ = c, candidate_p_ = reset, before_end_ = c, shifts_ = 0;
   }
-  if (candidate_ < 0 || k < candidate_ + p_.verify_iterations - 1) return std::nullopt;
+  if (candidate_ < 0) return late_ranks(k);
+  if (k < candidate_ + p_.verify_iterations - 1) return std::nullopt;
   const int c = candidate_, b = before_end_;
   candidate_ = -1;
   const double before = mean_time(std::max({regime_, b - p_.baseline_iterations, first_}), b);
@@ -66,8 +76,9 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
       return std::nullopt;
     }
     rejected_ = c;
-    return std::nullopt;
+    return late_ranks(k);
   }
+  waiting_.clear();  // a verified change of the iteration time: its suspects cover the late ranks
   const int b0 = std::max({regime_, b - p_.baseline_iterations, first_}),
             a1 = std::min(c + p_.verify_iterations, k + 1);
   const Means was = means(b0, b), now = means(c, a1);
@@ -96,6 +107,48 @@ std::optional<ChangeFinding> Detector::add(const MonitorWindow& w, const std::ve
   rejected_ = c;
   bocpd_.reset();
   for (int i = c; i <= k; ++i) bocpd_.update(window(i).seconds());
+  return f;
+}
+
+std::optional<ChangeFinding> Detector::late_ranks(int k) {
+  if (waiting_.empty()) return std::nullopt;
+  const int span = p_.lateness_windows;
+  std::vector<std::pair<double, int>> found;  // (-excess, rank)
+  int since = k;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const int r = *it, since_r = lateness_.late_since(r);
+    if (!lateness_.late(r)) {
+      it = waiting_.erase(it);  // no longer late
+      continue;
+    }
+    if (since_r < 0) {  // its newest window was not late: judged once it is again
+      ++it;
+      continue;
+    }
+    const int s = std::max(since_r, first_);
+    // Late while the iteration time moved by verify_threshold or more: the change point's business
+    // (it names the late ranks among its suspects). Late while it stayed flat: a fault the
+    // iteration time hides.
+    const double before = mean_time(std::max(first_, s - span), s), after = mean_time(s, k + 1);
+    if (before <= 0 || std::abs(after / before - 1.0) >= p_.verify_threshold) {
+      it = waiting_.erase(it);
+      continue;
+    }
+    found.push_back({-lateness_.excess(r), r});
+    since = std::min(since, s);
+    it = waiting_.erase(it);
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  ChangeFinding f;
+  f.late_rank = true;
+  f.change_window = since;
+  f.verified_window = k;
+  f.slowdown = true;
+  f.after_s = mean_time(std::max(first_, k + 1 - span), k + 1);
+  f.before_s = best_ ? best_->time_s : mean_time(std::max(first_, since - span), since);
+  for (std::size_t i = 0; i < found.size() && static_cast<int>(i) < p_.max_suspects; ++i)
+    f.compute_suspects.push_back(found[i].second);
   return f;
 }
 
@@ -132,6 +185,7 @@ void Detector::suspects(ChangeFinding& f, const Means& before, const Means& afte
   std::sort(late.begin(), late.end());
   for (std::size_t i = 0; i < late.size() && static_cast<int>(i) < p_.max_suspects; ++i)
     f.compute_suspects.push_back(late[i].second);
+  if (!late.empty() && grew > 0) f.late_share = -late.front().first / grew;
   // Communication: communicators whose transfers slowed more than their equal-volume peers'
   // (their own baseline when they have fewer than three peers).
   const std::size_t groups = after.transfer_s.size();
@@ -155,6 +209,17 @@ void Detector::suspects(ChangeFinding& f, const Means& before, const Means& afte
   std::sort(slow.begin(), slow.end());
   for (std::size_t i = 0; i < slow.size() && static_cast<int>(i) < p_.max_suspects; ++i)
     f.comm_suspects.push_back(slow[i].second);
+  // No rank and no communicator stands out: the whole group, or the whole fabric, slowed. What
+  // the transfers did against their own baseline tells which (no peer is needed for that).
+  f.no_outlier = f.compute_suspects.empty() && f.comm_suspects.empty();
+  std::vector<double> rs;
+  for (std::size_t g = 0; g < groups && g < comm_size.size(); ++g) {
+    if (comm_size[g] < 2 || at(before.transfer_s, g) <= 0) continue;
+    rs.push_back(ratio[g]);
+    f.measured_comms.push_back(static_cast<int>(g));
+    if (ratio[g] >= 1 + p_.group_threshold) f.grown_comms.push_back(static_cast<int>(g));
+  }
+  f.transfer_ratio = rs.empty() ? 1.0 : median(rs);
 }
 
 }  // namespace trainvp

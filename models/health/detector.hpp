@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/health/detector_params.hpp"
+#include "models/health/lateness.hpp"
 #include "models/health/window.hpp"
 #include "models/health/algorithms/bocpd.hpp"
 
@@ -26,6 +27,23 @@ struct ChangeFinding {
   double reset_probability = 0;
   std::vector<int> compute_suspects;  // ranks, worst first
   std::vector<int> comm_suspects;     // communicator indices, worst first
+  // Found by the late ranks, not the iteration time: a rank became late while the iteration time
+  // stayed within verify_threshold (a fault under another of equal effect). before_s is the
+  // healthy level, after_s the last lateness_windows windows' mean; compute_suspects the new late ranks.
+  bool late_rank = false;
+  // A slowdown with no suspect: no rank and no communicator slower than its peers (the whole group
+  // or the whole fabric slowed).
+  bool no_outlier = false;
+  // The latest suspect's lateness growth over the iteration time's growth: near 1 when one slow
+  // rank holds the job back (its peers wait for all of it), small when the late ranks only lead a
+  // group that slowed as a whole (docs/health.md#no-healthy-peer).
+  double late_share = 0;
+  // Every slowdown's transfers against their own baseline (no peer needed): the communicators of
+  // two ranks or more that moved data before (measured_comms), the median of their after / before
+  // (transfer_ratio), and those that grew by group_threshold or more (grown_comms).
+  double transfer_ratio = 1;
+  std::vector<int> measured_comms;
+  std::vector<int> grown_comms;
 };
 
 class Detector {
@@ -37,7 +55,9 @@ class Detector {
   std::optional<ChangeFinding> add(const MonitorWindow& w, const std::vector<int>& comm_size);
   int windows() const { return total_; }
   bool pending() const { return candidate_ >= 0; }  // a flagged change waits for its windows
-  const MonitorWindow& window(int index) const;     // one still held
+  // The mitigation moved work or ranks: the late ranks are learnt again as a layout.
+  void relayout() { lateness_.restart(), waiting_.clear(); }
+  const MonitorWindow& window(int index) const;  // one still held
   std::int64_t window_start_ps(int index) const { return window(index).start_ps; }
 
  private:
@@ -51,6 +71,9 @@ class Detector {
   // The suspects of a change from `before` to `after` (the windows of the new regime).
   void suspects(ChangeFinding& f, const Means& before, const Means& after, const std::vector<int>& comm_size) const;
   double mean_time(int from, int to) const;  // windows [from, to)
+  // The late-rank signal after window k: a finding for ranks that became late while the iteration
+  // time stayed flat, once no change point waits for its verification.
+  std::optional<ChangeFinding> late_ranks(int k);
 
   DetectorParams p_;
   Bocpd bocpd_;
@@ -66,6 +89,8 @@ class Detector {
   // over a verified change's baseline (a weak fault under the verify threshold can hold the level
   // a slowdown is measured from).
   std::optional<Means> best_;
+  LatenessTracker lateness_;
+  std::vector<int> waiting_;  // ranks newly late, not yet judged (a change point was pending)
 };
 
 }  // namespace trainvp

@@ -38,6 +38,16 @@ const ParamSet<DetectorParams>& detector_schema() {
                 Range::positive())
         .integer("max_suspects", &DetectorParams::max_suspects, 8, "Suspect GPUs and groups validated per change",
                  Range::at_least(1))
+        .number("lateness_threshold", &DetectorParams::lateness_threshold, 0.10,
+                "A rank whose lateness over the median of its peers, averaged over lateness_windows windows, is "
+                "this fraction of the iteration time is late; a rank newly late while the iteration time stays "
+                "within verify_threshold is validated like a change (paper: 10% is its fail-slow bar; it gives no "
+                "per-rank figure)",
+                Range::positive())
+        .integer("lateness_windows", &DetectorParams::lateness_windows, 3,
+                 "Windows the per-rank lateness is averaged over (ours: reset_window's default; the paper gives "
+                 "none)",
+                 Range::at_least(1))
         .number("probe_threshold", &DetectorParams::probe_threshold, 0.10,
                 "A GEMM probe this much slower than the GPU's datasheet roofline, or a link probe this much below "
                 "the median probed bandwidth, confirms the suspect",

@@ -11,13 +11,18 @@
 namespace trainvp {
 
 // What a diagnosis blames: a GPU computing slowly, its host launching late, the network, or
-// nothing the probes confirmed. Results and traces write the names of cause_names().
-enum class FailCause { Compute, Cpu, Communication, Unknown };
+// nothing the probes confirmed. GroupWide and FabricWide: a slowdown with no healthy peer to
+// compare with (docs/health.md#no-healthy-peer): every rank equally slow (GPUs or hosts), or every
+// communicator's transfers equally longer (the network as a whole); there is no one part to name.
+// Results and traces write the names of cause_names().
+enum class FailCause { Compute, Cpu, Communication, Unknown, GroupWide, FabricWide };
 inline const NameTable<FailCause>& cause_names() {
   static const NameTable<FailCause> t{{"compute", FailCause::Compute},
                                       {"cpu", FailCause::Cpu},
                                       {"communication", FailCause::Communication},
-                                      {"unknown", FailCause::Unknown}};
+                                      {"unknown", FailCause::Unknown},
+                                      {"group_wide", FailCause::GroupWide},
+                                      {"fabric_wide", FailCause::FabricWide}};
   return t;
 }
 inline const char* cause_name(FailCause c) { return name_in(cause_names(), c); }
@@ -27,6 +32,7 @@ struct ChangeEvent {
   std::int64_t detected_ps = 0;  // when verification passed
   bool slowdown = true;
   bool against_healthy = false;      // a drop to a level still slow against the healthy one
+  bool late_rank = false;            // a rank became late with the iteration time flat (no change point)
   double before_s = 0, after_s = 0;  // mean iteration time on either side (before: the healthy level)
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // What a mitigation reads of the fail-slow monitor (platform/system/health/mitigation.hpp): its
-// findings, its windows as they close (trace sources), and the two services it lends (a GEMM
-// re-check, a pause note). FailSlowMonitor is the one in runs; a unit test drives the mitigation
+// findings, its windows as they close (trace sources), and the services it lends (a GEMM
+// re-check, a pause note, a relayout note). FailSlowMonitor is the one in runs; a unit test drives the mitigation
 // with a fake.
 #include <cstdint>
 #include <functional>
@@ -37,6 +37,9 @@ class DiagnosisSource {
   virtual void gemm_check(int rank, std::function<void(double ratio)> done) = 0;
   // The lead rank was paused for `ps` (a mitigation's cost, not the job's pace).
   virtual void note_pause(std::int64_t ps) = 0;
+  // The mitigation moved work or ranks (a split, a move, a restart on spares): which ranks arrive
+  // late is the new layout's from here on, not a change to validate (docs/health.md#late-ranks).
+  virtual void note_relayout() {}
 
  private:
   TraceSources trace_sources_{{&diagnosed, &changed, &window_closed}};

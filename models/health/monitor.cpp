@@ -29,7 +29,19 @@ struct FailSlowMonitor::Validation {
   std::size_t first_links = 0;  // links[0, first_links) are the first stage's
   std::vector<GemmProbeResult> gemm;
   std::vector<LinkProbeResult> links;
+  std::vector<int> sample;  // no suspect, or slow suspects that explain little: other ranks' GEMMs
+  bool peers_probed = false;
 };
+
+namespace {
+
+// Late ranks whose lateness grew by less than this share of the iteration time's growth do not
+// hold the job back by themselves: when their GEMMs are slow, their peers' are probed too (the
+// whole group may have slowed, the late ones leading it by a little). One slow GPU's lateness
+// grows by about the whole growth (its peers wait for all of it).
+constexpr double kExplainedShare = 0.5;
+
+}  // namespace
 
 const ModelInfo& FailSlowMonitor::info() {
   static const ModelInfo i{
@@ -47,7 +59,8 @@ const ModelInfo& FailSlowMonitor::info() {
        {"windows_disturbed", "count", "windows its own probes ran in (not read)"},
        {"windows_fast_forwarded", "count", "windows standing for iterations fast-forward skipped"},
        {"communicators", "count", "communicators it has seen"},
-       {"changes", "list", "change points: change_s, detected_s, direction, before_s, after_s"},
+       {"changes", "list",
+        "change points: change_s, detected_s, direction (slowdown, recovery, still slow, late rank), before_s, after_s"},
        {"gemm_probes", "count", "GEMM probes run on suspect GPUs"},
        {"link_probe_edges", "count", "link probes run over suspect edges"}},
       {{"call_started, call_ended", "listens to CollectiveEngine's trace sources", "every rank's collective calls"},
@@ -211,6 +224,7 @@ void FailSlowMonitor::handle(const ChangeFinding& f, std::int64_t at) {
   e.detected_ps = at;
   e.slowdown = f.slowdown;
   e.against_healthy = f.against_healthy;
+  e.late_rank = f.late_rank;
   e.before_s = f.before_s, e.after_s = f.after_s;
   changes_.push_back(e);
   changed(e);
@@ -225,23 +239,30 @@ void FailSlowMonitor::validate(const ChangeFinding& f, int change) {
   auto v = std::make_shared<Validation>();
   v->change = change, v->finding = f;
   ++probing_, disturbed_ = true;
-  for (int r : f.compute_suspects) {
-    Gpu* g = p_.gpus[static_cast<std::size_t>(r)];
-    std::vector<std::pair<DType, const char*>> types = {{DType::FP16, "fp16"}, {DType::FP32, "fp32"}};
-    if (g->params().peak_fp8 > 0) types.insert(types.begin(), {DType::FP8, "fp8"});
-    for (const auto& type : types) {
-      const DType dt = type.first;  // named copies: a lambda cannot capture structured bindings in C++17
-      const char* label = type.second;
-      const PhaseWork w = gemm_work(dt);
-      const double expected = sec(phase_time_ps(g->params(), dt, w, g->params().speed));
+  for (int r : f.compute_suspects) queue_gemms(r, v);
+  // No suspect (no rank, no communicator slower than its peers): GEMMs on a sample of the ranks,
+  // spread over them, tell a whole group computing slowly (the GEMM is judged against the
+  // datasheet, not a peer); the edges of a few communicators of the largest size, probed beside
+  // each other, tell whether one edge is slower than the rest after all.
+  if (f.no_outlier) {
+    const std::size_t n = p_.ranks.size(),
+                      k = std::min<std::size_t>(n, static_cast<std::size_t>(p_.params.max_suspects));
+    std::vector<int> sample;
+    for (std::size_t i = 0; i < k; ++i) sample.push_back(p_.ranks[i * n / k]);
+    v->sample = sample;
+    v->peers_probed = true;
+    for (int r : sample) queue_gemms(r, v);
+    int widest = -1;
+    for (std::size_t g = 0; g < group_ranks_.size(); ++g)
+      if (group_ranks_[g].size() >= 2 &&
+          (widest < 0 || group_ranks_[g].size() > group_ranks_[static_cast<std::size_t>(widest)].size()))
+        widest = static_cast<int>(g);
+    if (widest >= 0) {
       ++v->pending;
-      g->queue_probe(w, dt, [this, v, r, label, expected](std::int64_t s, std::int64_t e) {
-        GemmProbeResult res{r, label, expected, sec(e - s), false};
-        res.slow = res.measured_s >= (1 + p_.params.probe_threshold) * expected;
-        v->gemm.push_back(res);
-        if (--v->pending == 0) step(v);
-      });
+      probe_groups({widest}, {}, v);
     }
+    if (v->pending == 0) step(v);
+    return;
   }
   // Link probes: the ring edges of each suspect communicator, beside those of peers of the same
   // shape as references (a 2-rank communicator has no peers within itself to compare with).
@@ -251,6 +272,26 @@ void FailSlowMonitor::validate(const ChangeFinding& f, int change) {
     probe_groups(groups, {}, v);
   }
   if (v->pending == 0) step(v);
+}
+
+// GEMM probes on `r` in FP8 (where it has it), FP16 and FP32, each judged against the datasheet.
+void FailSlowMonitor::queue_gemms(int r, const std::shared_ptr<Validation>& v) {
+  Gpu* g = p_.gpus[static_cast<std::size_t>(r)];
+  std::vector<std::pair<DType, const char*>> types = {{DType::FP16, "fp16"}, {DType::FP32, "fp32"}};
+  if (g->params().peak_fp8 > 0) types.insert(types.begin(), {DType::FP8, "fp8"});
+  for (const auto& type : types) {
+    const DType dt = type.first;  // named copies: a lambda cannot capture structured bindings in C++17
+    const char* label = type.second;
+    const PhaseWork w = gemm_work(dt);
+    const double expected = sec(phase_time_ps(g->params(), dt, w, g->params().speed));
+    ++v->pending;
+    g->queue_probe(w, dt, [this, v, r, label, expected](std::int64_t s, std::int64_t e) {
+      GemmProbeResult res{r, label, expected, sec(e - s), false};
+      res.slow = res.measured_s >= (1 + p_.params.probe_threshold) * expected;
+      v->gemm.push_back(res);
+      if (--v->pending == 0) step(v);
+    });
+  }
 }
 
 // The edges of `groups` and of enough reference groups of each shape (size, and whether the
@@ -353,7 +394,25 @@ std::vector<std::pair<int, int>> FailSlowMonitor::ring_edges(const std::vector<i
 void FailSlowMonitor::step(const std::shared_ptr<Validation>& v) {
   const bool confirmed = std::any_of(v->gemm.begin(), v->gemm.end(), [](const GemmProbeResult& g) { return g.slow; }) ||
                          std::any_of(v->links.begin(), v->links.end(), [](const LinkProbeResult& l) { return l.slow; });
-  if (!v->edges_probed && !confirmed) {
+  const bool gemm_slow = std::any_of(v->gemm.begin(), v->gemm.end(), [](const GemmProbeResult& g) { return g.slow; });
+  if (gemm_slow && !v->peers_probed && !v->finding.late_rank && v->finding.late_share < kExplainedShare) {
+    // Slow GPUs that explain little of the slowdown: are their peers (not late) slow too?
+    v->peers_probed = true;
+    const std::vector<int>& late = v->finding.compute_suspects;
+    std::vector<int> peers;
+    for (int r : p_.ranks)
+      if (std::find(late.begin(), late.end(), r) == late.end()) peers.push_back(r);
+    const std::size_t n = peers.size(), k = std::min<std::size_t>(n, static_cast<std::size_t>(p_.params.max_suspects));
+    for (std::size_t i = 0; i < k; ++i) v->sample.push_back(peers[i * n / k]);
+    for (int r : v->sample) queue_gemms(r, v);
+    if (v->pending > 0) return;
+  }
+  // A rank found late under a flat iteration time names a slow GPU only: its rings are not probed
+  // for a host or a link of its own. A slow GPU's tensor-parallel peers wait for it inside their
+  // group and arrive late together at the collectives beyond it, one after another as their
+  // averages cross the threshold (GREYHOUND's 256-GPU layout); their GEMMs pass, and probing on
+  // would blame their hosts or their edges.
+  if (!v->edges_probed && !confirmed && !v->finding.no_outlier && !v->finding.late_rank) {
     v->edges_probed = true;
     v->first_links = v->links.size();
     std::vector<int> passed;
@@ -442,12 +501,16 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
     link_results_.push_back(l);
   }
   std::vector<Diagnosis> out;
+  const bool no_outlier = v->finding.no_outlier;
+  if (no_outlier || v->peers_probed) out = no_peer(*v, base);
+  const bool decided = !out.empty();  // group_wide or fabric_wide: nothing else is named
   // Compute: a GPU whose GEMMs run slower than its datasheet roofline.
   Diagnosis gpu = base(), cpu = base(), comm = base();
   gpu.cause = FailCause::Compute, cpu.cause = FailCause::Cpu, comm.cause = FailCause::Communication;
   double gpu_conf = 1, cpu_conf = 1;
   std::set<int> passed;  // late ranks whose GEMMs ran at full speed
-  for (int r : v->finding.compute_suspects) {
+  // With no suspect, the sampled ranks were probed (none of them late: no cpu from them).
+  for (int r : decided ? std::vector<int>{} : no_outlier ? v->sample : v->finding.compute_suspects) {
     int probes = 0, slow = 0;
     for (auto& g : v->gemm)
       if (g.rank == r) ++probes, slow += g.slow;
@@ -460,23 +523,42 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
     const bool own_link_slow = std::any_of(v->links.begin(), v->links.end(), [r](const LinkProbeResult& l) {
       return l.slow && (l.src == r || l.dst == r);
     });
-    if (!own_link_slow) cpu.gpus.push_back(r), cpu_conf = std::min(cpu_conf, 1.0 - static_cast<double>(slow) / probes);
+    if (!own_link_slow && !no_outlier)
+      cpu.gpus.push_back(r), cpu_conf = std::min(cpu_conf, 1.0 - static_cast<double>(slow) / probes);
   }
   // The second stage asked only about the late ranks' own edges; the rest were its references.
   const std::size_t first = v->edges_probed ? v->first_links : v->links.size();
-  for (std::size_t i = 0; i < v->links.size(); ++i) {
+  for (std::size_t i = 0; i < v->links.size() && !decided; ++i) {
     const LinkProbeResult& l = v->links[i];
     if (l.slow && (i < first || passed.count(l.src) || passed.count(l.dst))) comm.links.push_back({l.src, l.dst});
   }
-  for (int g : v->finding.comm_suspects) comm.groups.push_back(group_ranks_[static_cast<std::size_t>(g)]);
+  if (!decided)
+    for (int g : v->finding.comm_suspects) comm.groups.push_back(group_ranks_[static_cast<std::size_t>(g)]);
   comm.confidence = comm.links.empty() ? 0.5 : 1.0;  // a suspect group without a slow edge: unlocalized
+  // Suspect communicators with no edge slower than the others that could set a ring's pace, and
+  // every communicator slower against its own baseline (a job with one communicator has no peer
+  // group): the whole fabric.
+  if (!comm.groups.empty() && gpu.gpus.empty() && fabric_wide(v->finding) &&
+      std::none_of(v->links.begin(), v->links.end(), [&](const LinkProbeResult& l) { return l.slow && paces(*v, l); }))
+    comm = fabric_diagnosis(v->finding, comm);
   gpu.confidence = gpu_conf;
   cpu.confidence = cpu_conf;
   if (!gpu.gpus.empty()) out.push_back(gpu);
   if (!comm.links.empty() || (!comm.groups.empty() && gpu.gpus.empty())) out.push_back(comm);
   // A late rank whose GPU computes at full speed: its host launches late (CPU contention), unless
   // another cause was confirmed, which then explains the lateness.
-  if (!cpu.gpus.empty() && out.empty()) out.push_back(cpu);
+  if (!cpu.gpus.empty() && out.empty() && !v->finding.late_rank) out.push_back(cpu);
+  // A late rank whose GEMMs pass is not a diagnosis (see step): its change stays on record.
+  if (out.empty() && v->finding.late_rank) return;
+  if (out.empty() && v->finding.no_outlier) {
+    // No GPU slow, no edge slower than its peers, no transfer longer: every rank is equally late
+    // (their hosts, or what they wait on together). The whole group, with less confidence.
+    Diagnosis d = base();
+    d.cause = FailCause::GroupWide;
+    d.gpus = p_.ranks;
+    d.confidence = 0.5;
+    out.push_back(d);
+  }
   if (out.empty()) {
     Diagnosis d = base();
     d.cause = FailCause::Unknown;
@@ -493,6 +575,74 @@ void FailSlowMonitor::finish(const std::shared_ptr<Validation>& v) {
   }
 }
 
+// A slowdown where no rank and no communicator stood out (GREYHOUND needs a healthy peer to
+// compare with; DOMAIN.md section 3): its causes are judged against baselines of their own. Most of
+// the sampled GPUs computing slower than their datasheet: the whole group (group_wide, every rank
+// named). Otherwise, with the transfers of most communicators longer than before by group_threshold
+// (their own baseline) and no probed edge slower than the others: the whole fabric (fabric_wide,
+// the communicators that slowed). A few slow GPUs or a slow edge are the usual compute and
+// communication diagnoses, made below.
+std::vector<Diagnosis> FailSlowMonitor::no_peer(const Validation& v, const std::function<Diagnosis()>& base) const {
+  std::vector<Diagnosis> out;
+  std::set<int> slow_gpus;  // of the sampled ranks
+  for (const GemmProbeResult& g : v.gemm)
+    if (g.slow && std::find(v.sample.begin(), v.sample.end(), g.rank) != v.sample.end()) slow_gpus.insert(g.rank);
+  const bool slow_edge =
+      std::any_of(v.links.begin(), v.links.end(), [&](const LinkProbeResult& l) { return l.slow && paces(v, l); });
+  if (!v.sample.empty() && 2 * slow_gpus.size() > v.sample.size()) {
+    Diagnosis d = base();
+    d.cause = FailCause::GroupWide;
+    d.gpus = p_.ranks;
+    d.confidence = static_cast<double>(slow_gpus.size()) / static_cast<double>(v.sample.size());
+    out.push_back(d);
+  } else if (v.finding.no_outlier && slow_gpus.empty() && !slow_edge && fabric_wide(v.finding)) {
+    out.push_back(fabric_diagnosis(v.finding, base()));
+  }
+  return out;
+}
+
+// Whether probed edge `l` can set its rings' pace: its bandwidth within probe_threshold of the
+// slowest edge probed. An NVLink hop slower than its kind's median but still far faster than the
+// NIC hops beside it slows no ring (probes of such hops vary with training's traffic on them).
+bool FailSlowMonitor::paces(const Validation& v, const LinkProbeResult& l) const {
+  double lowest = l.bandwidth_Bps;
+  for (const LinkProbeResult& x : v.links) lowest = std::min(lowest, x.bandwidth_Bps);
+  return l.bandwidth_Bps <= (1 + p_.params.probe_threshold) * lowest;
+}
+
+// The communicators that moved data between nodes before the change.
+std::vector<int> FailSlowMonitor::crossing(const ChangeFinding& f) const {
+  std::vector<int> out;
+  for (int g : f.measured_comms) {
+    const std::vector<int>& m = group_ranks_[static_cast<std::size_t>(g)];
+    if (std::any_of(m.begin(), m.end(), [&](int r) {
+          return p_.nodes_of[static_cast<std::size_t>(r)] != p_.nodes_of[static_cast<std::size_t>(m[0])];
+        }))
+      out.push_back(g);
+  }
+  return out;
+}
+
+// Every communicator that moved data between nodes moved it more slowly after, by group_threshold
+// or more against its own baseline, and there are two or more of them: the network as a whole
+// slowed. A job with one such communicator cannot tell the fabric from one link of its ring that
+// its probes missed (their own queue hides it, docs/health.md#with-jobs): that stays an
+// unlocalized `communication`.
+bool FailSlowMonitor::fabric_wide(const ChangeFinding& f) const {
+  const std::vector<int> across = crossing(f);
+  return across.size() >= 2 && std::all_of(across.begin(), across.end(), [&](int g) {
+           return std::find(f.grown_comms.begin(), f.grown_comms.end(), g) != f.grown_comms.end();
+         });
+}
+
+Diagnosis FailSlowMonitor::fabric_diagnosis(const ChangeFinding& f, Diagnosis d) const {
+  d.cause = FailCause::FabricWide;
+  d.gpus.clear(), d.links.clear(), d.groups.clear();
+  for (int g : crossing(f)) d.groups.push_back(group_ranks_[static_cast<std::size_t>(g)]);
+  d.confidence = 1.0;
+  return d;
+}
+
 nlohmann::ordered_json FailSlowMonitor::report() const {
   using ojson = nlohmann::ordered_json;
   ojson o;
@@ -507,9 +657,10 @@ nlohmann::ordered_json FailSlowMonitor::report() const {
   for (const ChangeEvent& e : changes_)
     ch.push_back({{"change_s", sec(e.change_ps)},
                   {"detected_s", sec(e.detected_ps)},
-                  {"direction", e.against_healthy ? "still slow"
-                                : e.slowdown      ? "slowdown"
-                                                  : "recovery"},
+                  {"direction", e.late_rank         ? "late rank"
+                                : e.against_healthy ? "still slow"
+                                : e.slowdown        ? "slowdown"
+                                                    : "recovery"},
                   {"before_s", e.before_s},
                   {"after_s", e.after_s}});
   o["changes"] = ch;

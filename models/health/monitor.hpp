@@ -60,6 +60,7 @@ class FailSlowMonitor : public sc_core::sc_module, public DiagnosisSource {
   // A mitigation paused rank 0 for `ps` (checkpoint, restart, re-plan): the time is its cost, not
   // the job's pace, so the open window does not count it.
   void note_pause(std::int64_t ps) override { paused_ps_ += ps; }
+  void note_relayout() override { detector_.relayout(); }
 
   // Steady-state fast-forward: the monitor lets a skip happen only while nothing of its own is
   // under way (period known, a window open, no probe running, no change waiting for its
@@ -100,6 +101,12 @@ class FailSlowMonitor : public sc_core::sc_module, public DiagnosisSource {
   void read(const MonitorWindow& w, std::int64_t at);
   void handle(const ChangeFinding& f, std::int64_t now);
   void validate(const ChangeFinding& f, int change);
+  void queue_gemms(int rank, const std::shared_ptr<Validation>& v);
+  std::vector<Diagnosis> no_peer(const Validation& v, const std::function<Diagnosis()>& base) const;
+  bool fabric_wide(const ChangeFinding& f) const;
+  std::vector<int> crossing(const ChangeFinding& f) const;
+  bool paces(const Validation& v, const LinkProbeResult& l) const;
+  Diagnosis fabric_diagnosis(const ChangeFinding& f, Diagnosis d) const;
   void probe_groups(std::vector<int> groups, const std::vector<int>& avoid, const std::shared_ptr<Validation>& v);
   // The edges a ring collective over communicator `m` runs on: NCCL's topology-ordered channels
   // when the engine builds them, else the rank-order ring (GREYHOUND probes the edges in use).

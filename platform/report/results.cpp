@@ -551,6 +551,13 @@ static RunResults training_results(const Simulation& sim) {
     sum << ", n/a of peak FLOP/s (MFU; the layers give no FLOP count)\n";
   }
   sum << sync_summary(j, sim) << train_summary(sim) << parallel_summary(j) << validation_summary(j);
+  if (j.contains("health"))
+    for (const auto& d : j["health"]["diagnoses"])  // no healthy peer: said, since nothing acts on it
+      if (d["cause"] == "group_wide" || d["cause"] == "fabric_wide") {
+        std::snprintf(buf, sizeof buf, "  health           %s slowdown from %.1f s: no healthy peer, nothing to move\n",
+                      d["cause"] == "group_wide" ? "group-wide" : "fabric-wide", d["change_s"].get<double>());
+        sum << buf;
+      }
   std::snprintf(buf, sizeof buf, "  simulated        %s in %.2f s wall, %llu events (%.0f events/s%s)\n",
                 format_time_s(sec(st.simulated_ps)).c_str(), st.wall_s, static_cast<unsigned long long>(st.events),
                 st.wall_s > 0 ? static_cast<double>(st.events) / st.wall_s : 0.0, fidelity_note(sim).c_str());

@@ -60,11 +60,13 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
       }))) {
     take_swaps(pending_swaps_);
     pending_swaps_.clear();
+    if (p_.monitor) p_.monitor->note_relayout();
   }
   if (!repair_nodes_.empty()) {
     for (int n : repair_nodes_)
       if (p_.faults) p_.faults->replace_node(n);
     repair_nodes_.clear();
+    if (p_.monitor) p_.monitor->note_relayout();
   }
   if (pending_pause_[r] > 0) {
     s.pause_ps = pending_pause_[r];
@@ -73,7 +75,11 @@ IterationSkip Mitigation::at_boundary(int rank, int iteration) {
       ctx_.trace.slice(track_, "pause r" + std::to_string(rank), "mitigation", now(), now() + s.pause_ps, {});
     pending_pause_[r] = 0;
   }
-  if (pending_scale_[r] >= 0) p_.gpus[r]->set_work_scale(pending_scale_[r]), pending_scale_[r] = -1;
+  if (pending_scale_[r] >= 0) {
+    p_.gpus[r]->set_work_scale(pending_scale_[r]), pending_scale_[r] = -1;
+    // A split moves work between replicas: which ranks arrive late is its doing from here on.
+    if (rank == p_.ranks.front() && p_.monitor) p_.monitor->note_relayout();
+  }
   return s;
 }
 
@@ -133,6 +139,18 @@ std::vector<int> Mitigation::nodes_of(const Diagnosis& d) const {
 
 void Mitigation::diagnosed(const Diagnosis& d) {
   const int index = static_cast<int>(p_.monitor->diagnoses().size()) - 1;
+  if (d.cause == FailCause::GroupWide || d.cause == FailCause::FabricWide) {
+    // No healthy peer: every replica is as slow as the others (S2 has nothing to move), every node
+    // alike (S3 has no better place, S4 no node to replace that would not be replaced by its
+    // like). Recorded, and no incident opened: no step is paid for.
+    Action a;
+    a.at_ps = now(), a.step = MitigationStep::S1, a.diagnosis = index;
+    a.note = d.cause == FailCause::GroupWide
+                 ? "group-wide slowdown: no healthy peer, every rank equally slow; nothing to move or replace"
+                 : "fabric-wide slowdown: no healthy peer, every communicator equally slow; nothing to move or replace";
+    actions_.push_back(a);
+    return;
+  }
   if (p_.cfg.policy == MitigationPolicy::AlwaysRestart) {
     Action a;
     a.at_ps = now(), a.step = MitigationStep::S4, a.diagnosis = index;

@@ -60,8 +60,25 @@ bool neighbour_matches(const Diagnosis& d, const NeighbourTruth& n, Fabric& fabr
 }
 
 bool diagnosis_matches(const Diagnosis& d, const FaultTruth& f, Fabric& fabric, std::int64_t slack_ps) {
-  if (f.start_ps < 0 || d.cause != cause_of(f.kind)) return false;
+  if (f.start_ps < 0) return false;
+  const FailCause truth = cause_of(f.kind);
+  // No healthy peer: group_wide stands for the ranks' GPUs or hosts (it names every rank),
+  // fabric_wide for the network (it names the communicators that slowed).
+  const bool family = d.cause == truth || (d.cause == FailCause::GroupWide && truth != FailCause::Communication) ||
+                      (d.cause == FailCause::FabricWide && truth == FailCause::Communication);
+  if (!family) return false;
   if (d.change_ps < f.start_ps - slack_ps || d.change_ps > f.end_ps) return false;
+  if (d.cause == FailCause::GroupWide) {
+    for (int g : d.gpus)
+      if (std::find(f.gpus.begin(), f.gpus.end(), g) != f.gpus.end()) return true;
+    return false;
+  }
+  if (d.cause == FailCause::FabricWide) {
+    for (const std::vector<int>& g : d.groups)
+      for (std::size_t i = 0; i < g.size(); ++i)
+        if (route_hits(fabric, g[i], g[(i + 1) % g.size()], d.diagnosed_ps, f)) return true;
+    return false;
+  }
   if (d.cause != FailCause::Communication) {
     for (int g : d.gpus)
       if (std::find(f.gpus.begin(), f.gpus.end(), g) != f.gpus.end()) return true;

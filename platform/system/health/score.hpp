@@ -22,7 +22,9 @@ FailCause cause_of(FaultKind k);
 // Whether diagnosis `d` names fault `f`: the cause of the fault's kind, a suspect the fault touches
 // (a GPU it slows; a probed edge or, without one, a suspect communicator's ring whose route
 // crosses a link it degrades or a NIC it congests), and a change that began while it was on (one
-// iteration of slack before its start).
+// iteration of slack before its start). A group_wide diagnosis stands for a GPU or host fault on
+// one of the ranks it names, a fabric_wide one for a link or congestion fault on the route of one
+// of its communicators' rings (docs/health.md#no-healthy-peer).
 bool diagnosis_matches(const Diagnosis& d, const FaultTruth& f, Fabric& fabric, std::int64_t slack_ps);
 
 // Another job's traffic, the truth a job's communication diagnosis may match where no injected
