@@ -116,12 +116,7 @@ TEST(CxlFunctional, AFlippedBitInTheDeviceFailsTheRunNamingGpuIterationLayerAndE
     Scenario s = load_scenario(functional_training("cxl_allreduce", "calibrated", 1, 4), "t");
     Simulation sim(s);
     sim.cxl_device(0).flip_result_bit(5, 3);  // first job: the first bucket's first segment (layer "head" first)
-    try {
-      sim.run();
-    } catch (const RunError& e) {
-      return std::string("RunError: ") + e.what();
-    }
-    return std::string("ran to the end");
+    return test::run_or_error(sim);
   });
   ASSERT_TRUE(r.ok) << r.value;
   EXPECT_NE(r.value.find("RunError: functional check failed: node0.gpu"), std::string::npos) << r.value;

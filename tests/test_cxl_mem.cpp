@@ -295,12 +295,7 @@ TEST(CxlMem, AFlippedResultBitFailsTheReadBackCheck) {
     Scenario s = load_scenario(train, "t");
     Simulation sim(s);
     sim.cxl_device(0).flip_result_bit(5, 3);
-    try {
-      sim.run();
-    } catch (const RunError& e) {
-      return std::string("RunError: ") + e.what();
-    }
-    return std::string("ran to the end");
+    return test::run_or_error(sim);
   });
   ASSERT_TRUE(r.ok) << r.value;
   EXPECT_NE(r.value.find("CXL.mem read-back of the result at 0x1000000000 differs from the reference sums at byte 20"),

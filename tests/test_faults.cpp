@@ -113,12 +113,7 @@ TEST(Faults, LinkDownForTheRestOfTheRunStallsIt) {
   auto r = in_child([&] {
     Scenario s = load_scenario(sendrecv_scenario(faults), "t");
     Simulation sim(s);
-    try {
-      sim.run();
-    } catch (const RunError& e) {
-      return std::string("RunError: ") + e.what();
-    }
-    return std::string("finished");
+    return test::run_or_error(sim);
   });
   ASSERT_TRUE(r.ok) << r.value;
   EXPECT_NE(r.value.find("RunError: simulation stalled"), std::string::npos) << r.value;
