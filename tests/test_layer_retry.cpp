@@ -107,6 +107,45 @@ TEST(LayerRetry, ExhaustedRetriesOnARanksLinkAreReportedAsADivergence) {
   }
 }
 
+// A unit of two steps (PowerSGD: the P all-reduce, then the Q one) on 3 nodes, one try, node2's
+// link down for good from `down`.
+json two_steps(const std::string& down) {
+  json s = scenario("", true, 1);
+  s["cluster"]["nodes"] = 3;
+  s["workload"]["layers"][0]["params"] = 4000000;
+  s["training"]["iterations"] = 1;
+  s["training"]["sync"]["compression"] = {{"kind", "powersgd"}, {"rank", 4}};
+  if (down.empty()) s.erase("faults");
+  else s["faults"] = json::array({{{"kind", "link_down"}, {"target", "link:node2.nic0-switch"}, {"start", down}}});
+  return s;
+}
+
+TEST(LayerRetry, AStepThatRunsOutOfTriesEndsItsUnitsLaterStepsOnEveryRank) {
+  // The link goes down just before the healthy P step ends: a rank whose last chunk of it had
+  // arrived has entered the Q step, which the others, ending the unit with their own gradient,
+  // will never join. Before the fix that rank waited for ever (#45, campaign 2027).
+  const json healthy = test::simulate(two_steps(""));
+  const double p_end = healthy["collectives"][0]["end_s"].get<double>();
+  const json r = test::simulate(two_steps(std::to_string((p_end - 4e-6) * 1e3) + "ms"));
+  ASSERT_EQ(r["collectives"].size(), 2u);
+  const json &p = r["collectives"][0], &q = r["collectives"][1];
+  EXPECT_EQ(p["label"], "layerwise it0 unit0 step0");
+  EXPECT_EQ(q["label"], "layerwise it0 unit0 step1");
+  EXPECT_TRUE(p.value("failed", false));
+  ASSERT_LT(t(q, "start_s"), t(p, "end_s"));  // the case under test: a rank entered Q before P failed
+  // Q is given up with P, and is not a failure of its own.
+  EXPECT_TRUE(q.value("failed", false));
+  EXPECT_EQ(t(q, "end_s"), t(p, "end_s"));
+  const json& u = r["sync"]["retry"]["units"][0];
+  EXPECT_EQ(u["failures"], 1);
+  EXPECT_EQ(u["exhausted"], 1);
+  // Every rank applied its own gradient, the one that had P's average too.
+  const json& d = r["consistency"]["divergences"];
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0]["ranks"].size(), 3u);
+  for (const json& k : d[0]["ranks"]) EXPECT_EQ(k["version"], "local");
+}
+
 TEST(LayerRetry, WithoutTheRetryObjectALinkDownOnlyDelaysTheAllReduce) {
   const json r = test::simulate(scenario("28ms", false));
   EXPECT_FALSE(r.contains("consistency"));

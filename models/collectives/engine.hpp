@@ -129,6 +129,12 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void set_give_up(std::int64_t give_up_ps) { give_up_ps_ = give_up_ps; }
   std::int64_t give_up_ps() const { return give_up_ps_; }
   void on_failed(int id, std::function<void(int id)> f);
+  // The owner gives up a live collective it no longer needs (an earlier step of its unit ran out
+  // of tries, so the ranks that entered this one will never be joined by the rest): it ends as a
+  // failure does, but the owner is not called back.
+  void abandon(int id) {
+    if (live_.contains(id)) fail(id, false);
+  }
 
   // Registers a device port as a fabric endpoint (returns its endpoint id, after the GPUs'
   // ranks); `reducer` runs the reduce steps addressed to it.
@@ -240,7 +246,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void watch(Live& c, int x);  // transfer x is in flight: its give-up clock starts
   void progressed(Live& c, int x, bool last);
   void on_watchdog();
-  void fail(int id);
+  void fail(int id, bool tell_owner = true);
 
   std::vector<ChunkEndpoint*> endpoints_;  // GPUs by rank, then device ports
   std::vector<ReduceDevice*> reducers_;    // per endpoint; null for GPUs

@@ -52,7 +52,7 @@ void CollectiveEngine::on_watchdog() {
     watchdog_.notify(ps_time(std::max<std::int64_t>(0, next - now)));
 }
 
-void CollectiveEngine::fail(int id) {
+void CollectiveEngine::fail(int id, bool tell_owner) {
   const std::unique_ptr<Live> taken = live_.take(id);
   Live& c = *taken;
   watched_ -= c.progress.size();
@@ -85,7 +85,7 @@ void CollectiveEngine::fail(int id) {
     for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i)
       reducers_[static_cast<std::size_t>(ranks[i])]->release(id);
   ++ctx_.events;
-  if (c.on_failed) c.on_failed(id);
+  if (tell_owner && c.on_failed) c.on_failed(id);
 }
 
 }  // namespace trainvp

@@ -127,6 +127,7 @@ class UnitSync : public sc_core::sc_module, public SyncStrategy {
   void join_step(int rank, int iteration, int unit, int step);
   void unit_done(int rank, int iteration, int unit, bool averaged);
   void step_failed(int iteration, int unit, int step);
+  void exhaust(int iteration, int unit, int step, bool abandon);
   void on_relaunch();
   void retry_report(nlohmann::ordered_json& results) const;
 

@@ -12,9 +12,8 @@ namespace trainvp {
 // Where a rank enters step `step` of a unit: the engine's collective, or, while a relaunch is
 // pending, the list of ranks the relaunch takes along; exhausted, the rank's own gradient.
 void UnitSync::join_step(int rank, int iteration, int unit, int step) {
-  const int id = collective(iteration, unit, step);
   if (!cfg_.retry.enabled) {
-    engine_.join(id, rank);
+    engine_.join(collective(iteration, unit, step), rank);
     return;
   }
   Tries& t = tries_.try_emplace(std::make_tuple(iteration, unit, step)).first->second;
@@ -24,7 +23,7 @@ void UnitSync::join_step(int rank, int iteration, int unit, int step) {
     return;
   }
   t.joined[at(rank)] = 1;
-  if (!t.pending) engine_.join(id, rank);
+  if (!t.pending) engine_.join(collective(iteration, unit, step), rank);
 }
 
 void UnitSync::step_failed(int iteration, int unit, int step) {
@@ -46,12 +45,32 @@ void UnitSync::step_failed(int iteration, int unit, int step) {
     return;
   }
   // Exhausted: the ranks waiting on it step with their own gradient; later joiners do on arrival.
-  t.exhausted = true;
   ++st.exhausted;
   st.lost_ps += now - started;
+  // The unit's later steps end with it: a rank that got this step's result early has already
+  // entered the next step, which the ranks ending here will never join (#45, campaign 2027).
+  const int steps = static_cast<int>(cfg_.units[static_cast<std::size_t>(unit)].steps.size());
+  for (int s = step; s < steps; ++s) exhaust(iteration, unit, s, s > step);
+}
+
+// Ends step `step` of (iteration, unit) for good: the ranks inside it apply their own gradient,
+// and a rank that arrives later does so on arrival. `abandon`: the step did not fail itself, so its
+// collective, if launched, is given up without calling back.
+void UnitSync::exhaust(int iteration, int unit, int step, bool abandon) {
+  const auto key = std::make_tuple(iteration, unit, step);
+  Tries& t = tries_.try_emplace(key).first->second;
+  if (t.exhausted) return;
+  if (t.joined.empty()) t.joined.assign(gpus_.size(), 0), t.done.assign(gpus_.size(), 0);
+  t.exhausted = true;
+  t.pending = false;  // a relaunch still due finds it exhausted and does nothing
+  if (abandon)
+    if (auto id = ids_.find(key); id != ids_.end()) engine_.abandon(id->second);
   const std::vector<int>& world = group_.world();
   for (std::size_t k = 0; k < world.size(); ++k)
-    if (t.joined[k] && !t.done[k]) unit_done(world[k], iteration, unit, false);
+    if (t.joined[k] && !t.done[k]) {
+      t.done[k] = 1;
+      unit_done(world[k], iteration, unit, false);
+    }
 }
 
 void UnitSync::on_relaunch() {
@@ -61,6 +80,7 @@ void UnitSync::on_relaunch() {
     relaunches_.erase(relaunches_.begin());
     const auto [iteration, unit, step] = key;
     Tries& t = tries_.at(key);
+    if (t.exhausted) continue;  // an earlier step of its unit ran out of tries meanwhile
     t.pending = false;
     ++t.tries;
     ids_.erase(key);
