@@ -124,6 +124,82 @@ TEST(FlowFidelity, LinksReportBytesAndBusyTimeButNoQueues) {
   EXPECT_TRUE(found);
 }
 
+// Ring steps as one flow (docs/fabric.md#ring-steps-as-one-flow): the same run with every
+// transfer its own flow. Where the ranks start together, the transfers of a step are alike and
+// nothing else crosses their links, grouping must change nothing a run reports.
+json grouped(json s, bool group) {
+  s["cluster"]["fabric"]["group_ring_steps"] = group;
+  return simulate(s);
+}
+
+void expect_same_links(const json& a, const json& b) {
+  ASSERT_EQ(a["links"].size(), b["links"].size());
+  for (std::size_t k = 0; k < a["links"].size(); ++k) {
+    const json &x = a["links"][k], &y = b["links"][k];
+    EXPECT_EQ(x["name"], y["name"]);
+    for (const char* key : {"bytes", "wire_bytes", "chunks"}) EXPECT_EQ(x[key], y[key]) << x["name"] << " " << key;
+    EXPECT_NEAR(x["busy_s"].get<double>(), y["busy_s"].get<double>(), 1e-12) << x["name"];
+  }
+}
+
+TEST(FlowFidelity, AGroupedRingStepGivesThePerTransferTimesAndLinkCounts) {
+  const int p = 16;
+  const double n = 64.0 * 1048576;  // 64 MiB: every segment alike
+  const json s = bench(p, "all_reduce", mib(n));
+  const json on = grouped(s, true), off = grouped(s, false);
+  EXPECT_EQ(time_of(on), time_of(off));
+  expect_same_links(on, off);
+  // A ring all-reduce is 2(p - 1) steps of p transfers, each step one flow.
+  EXPECT_EQ(on["sim"]["grouped_ring_steps"]["steps"], 2 * (p - 1));
+  EXPECT_EQ(on["sim"]["grouped_ring_steps"]["transfers"], 2 * (p - 1) * p);
+  EXPECT_EQ(off["sim"]["grouped_ring_steps"]["steps"], 0);
+  const double expected = 2 * (p - 1) * alpha_between_nodes() + 2.0 * (p - 1) / p * n / eth_beta();
+  EXPECT_NEAR(time_of(on), expected, 0.01 * expected);
+}
+
+// A flow that joins a grouped step's link splits the group into its members, each as far as the
+// group had come: from then on every transfer is its own flow, as without grouping.
+TEST(FlowFidelity, AGroupThatAnotherFlowJoinsSplitsIntoItsMembersWhereTheyWere) {
+  // Two channels on one NIC per node: channel 1's first transfer joins channel 0's grouped step.
+  json two = bench(16, "all_reduce", mib(64.0 * 1048576));
+  two["cluster"]["fabric"]["nccl"]["channels"] = 2;
+  const json on = grouped(two, true), off = grouped(two, false);
+  EXPECT_EQ(time_of(on), time_of(off));
+  expect_same_links(on, off);
+  EXPECT_EQ(on["sim"]["grouped_ring_steps"]["steps"], 1);  // channel 0's first step, then split
+  // Cross-traffic that starts on a ring link in the middle of the collective.
+  const json late = json::array({{{"kind", "congestion"},
+                                  {"source", "node0.nic0"},
+                                  {"destination", "node1.nic0"},
+                                  {"rate", "100Gbps"},
+                                  {"start", "1ms"}}});
+  const json a = grouped(bench(4, "all_reduce", mib(64.0 * 1048576), late), true),
+             b = grouped(bench(4, "all_reduce", mib(64.0 * 1048576), late), false);
+  EXPECT_GT(a["sim"]["grouped_ring_steps"]["steps"].get<int>(), 0);
+  EXPECT_LT(a["sim"]["grouped_ring_steps"]["steps"].get<int>(), 2 * 3);  // split at 1 ms, per transfer after
+  EXPECT_EQ(time_of(a), time_of(b));
+  expect_same_links(a, b);
+}
+
+TEST(FlowFidelity, RingStepsThatAreNotAlikeOrNotAloneGoPerTransfer) {
+  // Segments of unequal bytes (a buffer that is not a multiple of the ranks).
+  const json uneven = grouped(bench(16, "all_reduce", "1000003B"), true);
+  EXPECT_EQ(uneven["sim"]["grouped_ring_steps"]["steps"], 0);
+  EXPECT_EQ(time_of(uneven), time_of(grouped(bench(16, "all_reduce", "1000003B"), false)));
+  // Cross-traffic on a ring link from the start.
+  const json congestion = json::array(
+      {{{"kind", "congestion"}, {"source", "node0.nic0"}, {"destination", "node1.nic0"}, {"rate", "100Gbps"}}});
+  const json busy = grouped(bench(4, "all_reduce", mib(64.0 * 1048576), congestion), true);
+  EXPECT_EQ(busy["sim"]["grouped_ring_steps"]["steps"], 0);
+  EXPECT_EQ(time_of(busy), time_of(grouped(bench(4, "all_reduce", mib(64.0 * 1048576), congestion), false)));
+  // A link degraded on one rank's path: that rank's transfers are not alike the others'.
+  const json slow =
+      json::array({{{"kind", "link_degrade"}, {"target", "link:node2.nic0-switch"}, {"bandwidth_factor", 0.5}}});
+  const json degraded = grouped(bench(4, "all_reduce", mib(64.0 * 1048576), slow), true);
+  EXPECT_EQ(degraded["sim"]["grouped_ring_steps"]["steps"], 0);
+  EXPECT_EQ(time_of(degraded), time_of(grouped(bench(4, "all_reduce", mib(64.0 * 1048576), slow), false)));
+}
+
 TEST(FlowFidelity, NodesWithACxlDeviceNeedPacketFidelity) {
   std::ifstream in(std::string(TRAINVP_SOURCE_DIR) + "/scenarios/cxl/pcie-node-ring-vs-cxl.json");
   std::stringstream text;

@@ -135,6 +135,8 @@ TEST(LayerRetry, AStepThatRunsOutOfTriesEndsItsUnitsLaterStepsOnEveryRank) {
   ASSERT_LT(t(q, "start_s"), t(p, "end_s"));  // the case under test: a rank entered Q before P failed
   // Q is given up with P, and is not a failure of its own.
   EXPECT_TRUE(q.value("failed", false));
+  EXPECT_TRUE(q.value("abandoned", false));
+  EXPECT_FALSE(p.value("abandoned", false));
   EXPECT_EQ(t(q, "end_s"), t(p, "end_s"));
   const json& u = r["sync"]["retry"]["units"][0];
   EXPECT_EQ(u["failures"], 1);

@@ -35,7 +35,9 @@ const ModelInfo& CollectiveEngine::info() {
        {"start_s", "s", "the first rank's join", "a training run (the benchmark lists sizes)"},
        {"end_s", "s", "the last rank done", "a training run (the benchmark lists sizes)"},
        {"protocol", "name", "LL, LL128 or Simple, as NCCL's tuner picks for the size", "fabric.nccl.model tuner"},
-       {"failed", "boolean", "abandoned by the transport's give-up", "training.sync.retry"}},
+       {"failed", "boolean", "abandoned by the transport's give-up", "training.sync.retry"},
+       {"abandoned", "boolean", "failed with an earlier step of its unit, not by a give-up of its own",
+        "training.sync.retry"}},
       {{"endpoints", "calls ChunkEndpoint",
         "each rank's copy engines (a GPU's dma socket, or its FlowEndpoint in flow fidelity), CXL and aggregator "
         "ports"},
@@ -68,6 +70,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Chu
   dont_initialize();
   SC_METHOD(on_delayed);
   sensitive << delayed_.event();
+  dont_initialize();
+  SC_METHOD(decide_groups);
+  sensitive << decide_;
   dont_initialize();
 }
 
@@ -152,6 +157,7 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   if (functional_) c.layout = std::move(layout);
   c.cp = std::move(cp);
   if (nccl_.on) nccl_protocol(id, c);
+  if (flow_) init_groups(c);
   // Devices take part from the start: they act when the GPUs' data reaches them.
   const auto& ranks = c.cp->program.ranks;
   for (std::size_t i = static_cast<std::size_t>(c.cp->program.gpu_ranks); i < ranks.size(); ++i) join(id, ranks[i]);
@@ -260,12 +266,27 @@ void CollectiveEngine::ready(int id, Live& c, int x) {
     arrived(id, c, x);
     return;
   }
+  if (!c.groups.empty() && group_ready(id, c, x)) return;
+  dispatch(id, c, x);
+}
+
+// NCCL's per-hop latency between src and dst (0 without its costs).
+std::int64_t CollectiveEngine::hop_delay(const Live& c, int src, int dst) const {
+  if (c.intra_hop_ps == 0 && c.inter_hop_ps == 0) return 0;  // no NCCL costs (node_of is empty then)
+  const bool same_node = src < world_ && dst < world_ &&
+                         nccl_.node_of[static_cast<std::size_t>(src)] == nccl_.node_of[static_cast<std::size_t>(dst)];
+  return same_node ? c.intra_hop_ps : c.inter_hop_ps;
+}
+
+void CollectiveEngine::dispatch(int id, Live& c, int x) {
+  const CompiledProgram::Ref t = c.cp->at(x);
+  // A transfer held for a ring step's grouping at this source was ready first: it leaves first.
+  if (!undecided_.empty() && static_cast<std::size_t>(t.src) < held_from_.size() &&
+      held_from_[static_cast<std::size_t>(t.src)] > 0)
+    decide_groups();
   if (c.wire_per_byte > 1 || c.intra_hop_ps > 0 || c.inter_hop_ps > 0) {
     // NCCL's per-hop latency of the step, and its base latency before the first step.
-    const bool same_node =
-        t.src < world_ && t.dst < world_ &&
-        nccl_.node_of[static_cast<std::size_t>(t.src)] == nccl_.node_of[static_cast<std::size_t>(t.dst)];
-    std::int64_t delay = same_node ? c.intra_hop_ps : c.inter_hop_ps;
+    std::int64_t delay = hop_delay(c, t.src, t.dst);
     const bool first_step = c.cp->ring()
                                 ? (x % c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) <
                                       static_cast<int>(c.cp->program.ranks.size())
@@ -292,7 +313,8 @@ void CollectiveEngine::on_delayed() {
     const int id = d->id, x = d->x;
     delayed_free_.push_back(d);
     Live* c = live_.find(id);
-    if (c && !failed_.count(id)) send(id, *c, x);
+    if (c && x < 0) send_group(id, *c, -1 - x);  // a grouped ring step: x is -1 - its channel
+    else if (c && !failed_.count(id)) send(id, *c, x);
   }
 }
 
@@ -333,6 +355,21 @@ void CollectiveEngine::nccl_protocol(int id, Live& c) {
   c.wire_per_byte = 1.0 / k.bandwidth_factor;
 }
 
+// ECMP hashes the connection, not the collective: NCCL opens a queue pair per peer and channel
+// when the communicator is created and every collective reuses it, and a RoCE switch hashes its
+// 5-tuple, so a connection keeps one path for the job's life, iteration after iteration (and a
+// collision between two connections persists).
+const Route& CollectiveEngine::route_of(const Live& c, int x) const {
+  const CompiledProgram::Ref t = c.cp->at(x);
+  std::uint64_t conn =
+      c.cp->comm_key ^ (static_cast<std::uint64_t>(t.src) << 40) ^ (static_cast<std::uint64_t>(t.dst) << 20);
+  if (c.cp->ring() && c.cp->program.ring.channels > 1)
+    conn ^=
+        static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
+        kGoldenGamma;
+  return routes_.route(t.src, t.dst, static_cast<std::uint32_t>(fmix64(conn)));
+}
+
 void CollectiveEngine::send(int id, Live& c, int x) {
   const CompiledProgram::Ref t = c.cp->at(x);
   // One flow per (collective, src, dst): its chunks share FIFOs, and ECMP picks its path.
@@ -345,17 +382,7 @@ void CollectiveEngine::send(int id, Live& c, int x) {
         static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
         kGoldenGamma;
   const std::uint32_t flow = static_cast<std::uint32_t>(fmix64(key));
-  // ECMP hashes the connection, not the collective: NCCL opens a queue pair per peer and channel
-  // when the communicator is created and every collective reuses it, and a RoCE switch hashes its
-  // 5-tuple, so a connection keeps one path for the job's life, iteration after iteration (and a
-  // collision between two connections persists).
-  std::uint64_t conn =
-      c.cp->comm_key ^ (static_cast<std::uint64_t>(t.src) << 40) ^ (static_cast<std::uint64_t>(t.dst) << 20);
-  if (c.cp->ring() && c.cp->program.ring.channels > 1)
-    conn ^=
-        static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
-        kGoldenGamma;
-  const Route* route = &routes_.route(t.src, t.dst, static_cast<std::uint32_t>(fmix64(conn)));
+  const Route* route = &route_of(c, x);
   if (pair_bytes_)
     (*pair_bytes_)[(static_cast<std::uint64_t>(t.src) << 32) | static_cast<std::uint32_t>(t.dst)] += t.bytes;
   // The protocol's bytes on the wire (LL's flags, LL128's line headers, the per-channel caps).

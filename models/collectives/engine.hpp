@@ -20,6 +20,7 @@
 #include "models/collectives/program.hpp"
 #include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
+#include "models/link/flow_network.hpp"
 #include "models/link/route_provider.hpp"
 #include "platform/core/flat_map.hpp"
 #include "platform/core/model_info.hpp"
@@ -54,7 +55,8 @@ struct CollectiveRecord {
   std::int64_t end_ps = -1;    // last rank done
   std::uint64_t transfers = 0;
   std::uint64_t chunks = 0;
-  bool failed = false;  // abandoned by the transport give-up (end_ps: when)
+  bool failed = false;     // abandoned by the transport give-up (end_ps: when)
+  bool abandoned = false;  // failed: given up by its owner (abandon), not by a give-up of its own
 };
 
 // A program with the bookkeeping the engine needs precomputed once (collectives repeat every
@@ -148,6 +150,12 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   const RingLayout& ring_layout() const { return ring_layout_; }
   // NCCL's protocol costs on ring and tree collectives of GPUs (off: the fabric's bound).
   void set_nccl_costs(NcclCosts c) { nccl_ = std::move(c); }
+  // Flow fidelity: the network a ring step whose transfers are alike and cross idle links goes to
+  // as one flow (ring_groups.cpp, docs/fabric.md#ring-steps-as-one-flow); null: none.
+  void set_flow_network(FlowNetwork* f) { flow_ = f; }
+  // Ring steps that went as one flow, and ring transfers they stood for.
+  std::uint64_t grouped_steps() const { return grouped_steps_; }
+  std::uint64_t grouped_transfers() const { return grouped_transfers_; }
 
   // The records not folded yet (fold): collective ids first_record() to record_count() - 1.
   const std::deque<CollectiveRecord>& records() const { return records_; }
@@ -229,12 +237,40 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     // they put on the wire per payload byte (>= 1).
     std::int64_t base_ps = 0, intra_hop_ps = 0, inter_hop_ps = 0;
     double wire_per_byte = 1;
+    // A ring channel's steps as one flow each (ring_groups.cpp), per channel; empty: never.
+    // Undecided until its first step's transfers are ready: all in the same delta cycle makes it
+    // Grouped, else PerTransfer. Grouped holds while each step's transfers are alike and cross
+    // links nothing else uses; the first step that is not goes PerTransfer for good.
+    struct RingGroup {
+      enum Mode : std::uint8_t { Undecided, Grouped, PerTransfer } mode = Undecided;
+      std::vector<int> held;             // Undecided: the first step's transfers ready so far
+      int ready = 0, step = 0;           // Grouped: the step collected (or in flight) and its count
+      std::int64_t latency_ps = 0;       // Grouped: the step's path latency
+      std::uint64_t alike_at = 0;        // the flow network's links_version when found alike (0: not yet)
+      std::uint64_t routes_at = 0;       // and the routes' version
+      std::vector<const Route*> routes;  // by ring position: its transfers' route (every step's)
+      std::vector<int> links;            // the routes' links, concatenated
+      std::vector<const std::vector<int>*> member_links;  // each route's links, by ring position
+    };
+    std::vector<RingGroup> groups;
   };
   struct DelayedSend {
     int id, x;
   };
   void ready(int id, Live& c, int x);
-  void send(int id, Live& c, int x);  // transfer x's chunks leave its source
+  void dispatch(int id, Live& c, int x);  // after NCCL's latencies, send
+  void send(int id, Live& c, int x);      // transfer x's chunks leave its source
+  const Route& route_of(const Live& c, int x) const;
+  std::int64_t hop_delay(const Live& c, int src, int dst) const;
+  // Grouped ring steps (ring_groups.cpp).
+  void init_groups(Live& c);
+  bool group_ready(int id, Live& c, int x);
+  void launch_group(int id, Live& c, int ch);
+  bool group_alike(Live& c, int ch);
+  void send_group(int id, Live& c, int ch);
+  void group_arrived(int id, int ch, int step, int member);
+  void decide_groups();
+  std::vector<int> take_held(Live& c, int ch);
   void nccl_protocol(int id, Live& c);
   void on_delayed();
   std::uint32_t& chunks_left(Live& c, int x);
@@ -279,6 +315,13 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   sc_core::sc_event watchdog_;      // armed only while watched_ > 0, so idle runs still end
   std::unordered_set<int> failed_;  // collectives given up: their late chunks are dropped
   std::unique_ptr<FlatMap64<std::uint64_t>> pair_bytes_;
+  FlowNetwork* flow_ = nullptr;
+  std::uint64_t grouped_steps_ = 0, grouped_transfers_ = 0;
+  std::vector<std::pair<int, int>> undecided_;  // (collective, channel) with a first step held
+  // Per endpoint, its transfers held there: another transfer it sends first lets them go, so that
+  // they leave in the order they were ready (a source's transfers take capacity in send order).
+  std::vector<int> held_from_;
+  sc_core::sc_event decide_;  // a delta after the first is held: decide them
 };
 
 }  // namespace trainvp

@@ -55,6 +55,7 @@ void CollectiveEngine::on_watchdog() {
 void CollectiveEngine::fail(int id, bool tell_owner) {
   const std::unique_ptr<Live> taken = live_.take(id);
   Live& c = *taken;
+  for (std::size_t ch = 0; ch < c.groups.size(); ++ch) take_held(c, static_cast<int>(ch));  // never to leave
   watched_ -= c.progress.size();
   if (watched_ == 0) watchdog_.cancel();
   failed_.insert(id);
@@ -72,6 +73,7 @@ void CollectiveEngine::fail(int id, bool tell_owner) {
   const std::int64_t now = now_ps();
   CollectiveRecord& rec = this->rec(id);
   rec.failed = true;
+  rec.abandoned = !tell_owner;
   rec.end_ps = now;
   const auto& ranks = c.cp->program.ranks;
   for (int position = 0; position < c.cp->program.gpu_ranks; ++position) {

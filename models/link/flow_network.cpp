@@ -105,6 +105,7 @@ void FlowNetwork::dirty(int link) {
 }
 
 int FlowNetwork::start(const std::vector<int>& links, double bytes, double rate_cap_Bps, Done done, bool background) {
+  split_groups_on(links);
   const int id = create(links, bytes, rate_cap_Bps, std::move(done), background);
   activate(id);
   return id;
@@ -140,6 +141,11 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.fifo = f.fifo_prev = f.fifo_next = -1;
   f.level = 0;
   f.waiting = false;
+  f.group_chunks = f.group_chunk = 0;
+  f.owner = route ? route->owner : -1;
+  f.members = nullptr;
+  f.member = -1;
+  f.member_done = nullptr;
   f.chunks.clear();
   f.done = std::move(done);
   ++active_;
@@ -163,6 +169,50 @@ void FlowNetwork::activate(int id) {
   }
 }
 
+int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members,
+                             double bytes, std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks,
+                             int owner, MemberDone done) {
+  const int id = create(links, bytes, 0, nullptr, false);
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.latency = latency_ps;
+  f.group_chunks = chunks;
+  f.group_chunk = chunk_bytes;
+  f.owner = owner;
+  f.members = &members;
+  f.member_done = std::move(done);
+  // Alone on its links (the engine checked): its max-min rate is its bottleneck's capacity, what a
+  // recompute of its component would find, set here without one.
+  f.updated = now_ps();
+  f.rate = bottleneck(links);
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    Link& l = links_[static_cast<std::size_t>(links[k])];
+    integrate(l, f.updated);
+    f.slot[k] = static_cast<int>(l.flows.size());
+    l.flows.push_back({id, static_cast<int>(k)});
+    l.load = f.rate;
+  }
+  if (f.rate > 0)
+    finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(std::ceil(f.remaining / f.rate), 4e18)), seq_++);
+  reschedule();
+  return id;
+}
+
+double FlowNetwork::bottleneck(const std::vector<int>& links) const {
+  double cap = std::numeric_limits<double>::infinity();
+  for (int l : links) cap = std::min(cap, links_[static_cast<std::size_t>(l)].cap);
+  return cap;
+}
+
+bool FlowNetwork::alone(const std::vector<int>& links) {
+  ++epoch_;  // the marks recompute() uses: it moves the epoch on itself
+  for (int l : links) {
+    Link& k = links_[static_cast<std::size_t>(l)];
+    if (!k.flows.empty() || k.mark == epoch_) return false;
+    k.mark = epoch_;
+  }
+  return true;
+}
+
 void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
   ChunkExt* c = chunk_of(*p);
   if (!c || !c->route || !c->sink || c->express) throw RunError(std::string(name()) + ": not a collective chunk");
@@ -177,6 +227,7 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     if (!f.links->empty()) dirty((*f.links)[0]);  // its finish time moves
     return;
   }
+  split_groups_on(c->route->links);
   const int id = create(c->route->links, bytes, 0, nullptr, false, c->route);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.tag = c->tag;
@@ -186,7 +237,12 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
     activate(id);
     return;
   }
-  f.fifo = c->route->links[0];
+  enqueue(id, c->route->links[0]);
+}
+
+void FlowNetwork::enqueue(int id, int first_link) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.fifo = first_link;
   Link& src = links_[static_cast<std::size_t>(f.fifo)];
   if (src.fifo_head < 0) {
     src.fifo_head = id;
@@ -199,6 +255,61 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
   src.fifo_tail = id;
   f.waiting = f.level >= kActiveDepth;
   if (!f.waiting) activate(id);
+}
+
+// A group is alone on its links (start_group): a flow about to join one of them splits it first.
+void FlowNetwork::split_groups_on(const std::vector<int>& links) {
+  for (int l : links) {
+    const Link& k = links_[static_cast<std::size_t>(l)];
+    if (k.flows.size() == 1 && flows_[static_cast<std::size_t>(k.flows[0].flow)].members) split(k.flows[0].flow);
+  }
+}
+
+// The group leaves its links now, and each member goes on alone from where the group had come:
+// the same bytes left, sent and latency, queued at its source as it would have been sent (it was
+// alone there), and told apart by its index when its data arrives.
+void FlowNetwork::split(int gid) {
+  const std::int64_t now = now_ps();
+  Flow& g = flows_[static_cast<std::size_t>(gid)];
+  for (int l : *g.links) integrate(links_[static_cast<std::size_t>(l)], now);
+  advance(g, now);
+  for (std::size_t k = 0; k < g.links->size(); ++k) {
+    Link& l = links_[static_cast<std::size_t>((*g.links)[k])];
+    const int slot = g.slot[k];
+    const Link::Member moved = l.flows.back();
+    l.flows[static_cast<std::size_t>(slot)] = moved;
+    l.flows.pop_back();
+    flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = slot;
+    l.load = 0;  // it was alone there
+    dirty((*g.links)[k]);
+  }
+  finishes_.erase(gid);
+  --active_;
+  g.live = false;
+  g.rate = 0;
+  const std::vector<const std::vector<int>*>& members = *g.members;
+  const double total = g.total, remaining = g.remaining, sent = g.sent;
+  const std::int64_t latency = g.latency;
+  const std::uint32_t chunks = g.group_chunks, chunk = g.group_chunk;
+  const int owner = g.owner;
+  MemberDone done = std::move(g.member_done);
+  g.member_done = nullptr;
+  g.members = nullptr;
+  free_.push_back(gid);
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    const int id = create(*members[m], total, 0, nullptr, false);  // may move flows_: g is not used again
+    Flow& f = flows_[static_cast<std::size_t>(id)];
+    f.remaining = remaining;
+    f.sent = sent;
+    f.latency = latency;
+    f.group_chunks = chunks;
+    f.group_chunk = chunk;
+    f.owner = owner;
+    f.member = static_cast<int>(m);
+    f.member_done = done;
+    if (members[m]->empty()) activate(id);
+    else enqueue(id, (*members[m])[0]);
+  }
 }
 
 // Out of its source's queue (it ended, whatever its place): the transfers behind it move up a
@@ -223,6 +334,7 @@ void FlowNetwork::stop(int id) {
 }
 
 void FlowNetwork::link_changed(int link) {
+  split_groups_on({link});  // its members no longer alike
   Link& l = links_[static_cast<std::size_t>(link)];
   // Integrate its busy time at the old capacity before the change.
   const std::int64_t now = now_ps();
@@ -235,9 +347,12 @@ void FlowNetwork::link_changed(int link) {
 // The link's busy time from `since` to now at its present load (a share of its capacity), into its
 // total and its LinkDir's busy series.
 void FlowNetwork::integrate(Link& k, std::int64_t now) {
+  if (now == k.since) return;  // already: a flow's end integrates its links, and the recompute after it
   const double share = k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0;
-  k.busy_ps += share * static_cast<double>(now - k.since);
-  k.dir->busy_series().add(k.since, now, share);
+  if (share > 0) {  // an idle stretch adds nothing: leave the LinkDir's series untouched (a cache miss)
+    k.busy_ps += share * static_cast<double>(now - k.since);
+    k.dir->busy_series().add(k.since, now, share);
+  }
   k.since = now;
 }
 
@@ -494,9 +609,16 @@ void FlowNetwork::finish(int id, std::int64_t now) {
     const Link::Member moved = l.flows.back();
     l.flows[static_cast<std::size_t>(slot)] = moved;
     l.flows.pop_back();
-    if (moved.flow != id) flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = slot;
-    l.load -= f.rate;
-    dirty((*f.links)[k]);
+    // The moved member may be this flow's own on a link it crosses twice (a group's members).
+    flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = slot;
+    // A link left empty is idle: what a recompute would set, without one (a grouped ring step's
+    // links nearly all end so).
+    if (l.flows.empty()) {
+      l.load = 0;
+    } else {
+      l.load -= f.rate;
+      dirty((*f.links)[k]);
+    }
   }
   account(f);
   if (f.fifo >= 0) leave_queue(f);
@@ -513,8 +635,7 @@ void FlowNetwork::account(Flow& f) {
   const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(bytes));
   sizes_.clear();
   for (tlm::tlm_generic_payload* p : f.chunks) sizes_.push_back(p->get_data_length());  // each payload read once
-  const Route* route = f.chunks.empty() ? nullptr : chunk_of(*f.chunks.front())->route;
-  const int owner = route ? route->owner : -1;  // a transfer's chunks share their route
+  const int owner = f.owner;  // a transfer's chunks share their route
   for (int l : *f.links) {
     Link& k = links_[static_cast<std::size_t>(l)];
     LinkDirStats& s = k.stats;
@@ -525,6 +646,11 @@ void FlowNetwork::account(Flow& f) {
     if (!f.chunks.empty()) {
       s.chunks += f.chunks.size();
       for (std::uint32_t size : sizes_) s.wire_bytes += framed_bytes(size, k.mtu, k.overhead, k.whole_packets);
+    } else if (f.group_chunks > 0) {  // one member's chunks: all full but the last
+      const std::uint64_t full = f.group_chunks - 1, last = whole - full * f.group_chunk;
+      s.chunks += f.group_chunks;
+      s.wire_bytes += full * framed_bytes(f.group_chunk, k.mtu, k.overhead, k.whole_packets) +
+                      framed_bytes(static_cast<std::uint32_t>(last), k.mtu, k.overhead, k.whole_packets);
     } else {
       const std::uint64_t packets = (whole + k.mtu - 1) / k.mtu;
       s.chunks += 1;
@@ -543,6 +669,10 @@ void FlowNetwork::on_deliver() {
     chunks.swap(f.chunks);
     Done done = std::move(f.done);
     f.done = nullptr;
+    MemberDone member_done = std::move(f.member_done);
+    f.member_done = nullptr;
+    const int member = f.member;
+    f.members = nullptr;
     free_.push_back(id);
     for (tlm::tlm_generic_payload* p : chunks) {
       ChunkExt* c = chunk_of(*p);
@@ -550,6 +680,7 @@ void FlowNetwork::on_deliver() {
       c->sink->chunk_delivered(*p);
     }
     if (done) done();
+    if (member_done) member_done(member);
   }
   if (!deliveries_.empty()) calendar_.at(deliveries_.top().at, this, kDeliver, ++deliver_tag_);
 }
@@ -573,10 +704,9 @@ void FlowNetwork::settle() {
       const std::uint64_t b = static_cast<std::uint64_t>(std::llround(f.sent));
       s.payload_bytes += b;
       if (endless || f.background) s.background_bytes += b;
-      const Route* route = f.chunks.empty() ? nullptr : chunk_of(*f.chunks.front())->route;
       std::vector<std::uint64_t>& owners = k.dir->owner_bytes();  // added to, not set: once only
-      if (!owners_settled_ && route && route->owner >= 0 && static_cast<std::size_t>(route->owner) < owners.size())
-        owners[static_cast<std::size_t>(route->owner)] += b;
+      if (!owners_settled_ && f.owner >= 0 && static_cast<std::size_t>(f.owner) < owners.size())
+        owners[static_cast<std::size_t>(f.owner)] += b;
       s.wire_bytes += b + (b + k.dir->params().mtu - 1) / k.dir->params().mtu * k.dir->params().overhead;
       if (endless) s.chunks += 1;  // a cut transfer's chunks did not arrive: none counts
     }

@@ -69,6 +69,30 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void stop(int flow);
   // A collective chunk (ChunkExt with route and sink): merged into its transfer's flow.
   void submit(tlm::tlm_generic_payload* chunk);
+  // A group of alike transfers moving in lock-step (one step of a ring channel, the collective
+  // engine's grouping: docs/fabric.md#ring-steps-as-one-flow) as one flow: `links` concatenates
+  // the members' routes (`members`, one per member), each member `bytes` in `chunks` chunks of
+  // `chunk_bytes` (the last one the rest), all of it arriving `latency_ps` after the last byte
+  // left. The links count what the members' own flows would have: bytes, chunks and wire bytes per
+  // member crossing them, `owner`'s bytes (route owner, -1: none). `links` must be alone() now:
+  // the flow starts at its bottleneck's rate without a recompute. `done(-1)`: every member's data
+  // has arrived. Until then the group stays alone: a flow that would join one of its links, or a
+  // change of one, first splits it into a flow per member, each as far as the group had come and
+  // queued at its source as if sent alone, and each calls `done(member)` when its data arrives.
+  // The vectors must outlive the group.
+  using MemberDone = std::function<void(int member)>;
+  int start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members, double bytes,
+                  std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, int owner, MemberDone done);
+  // What a transfer alone on `links` would see: its path latency with a first chunk of
+  // `first_bytes` and its bottleneck's payload rate (bytes per ps).
+  std::int64_t latency(const std::vector<int>& links, double first_bytes) const {
+    return path_latency(links, first_bytes);
+  }
+  double bottleneck(const std::vector<int>& links) const;
+  // No flow crosses any of `links` now, and none of them is listed twice.
+  bool alone(const std::vector<int>& links);
+  // Moves whenever a link's parameters change (what latency() and bottleneck() answer).
+  std::uint64_t links_version() const { return latency_version_; }
   // Link direction `link`'s bandwidth, latency, down state or loss rate changed: re-read it.
   void link_changed(int link);
   // Statistics up to now into the LinkDirs (call at the end of the run).
@@ -129,6 +153,13 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     int fifo_prev = -1, fifo_next = -1;  // the transfers ahead of and behind it there
     int level = 0;                       // its place in that queue (0: the head, which grows first)
     bool waiting = false;                // deeper than kActiveDepth: not on its links yet
+    // A group (start_group): each member's chunks (0: not a group) and their full size, and the
+    // route owner the members' bytes count for.
+    std::uint32_t group_chunks = 0, group_chunk = 0;
+    int owner = -1;
+    const std::vector<const std::vector<int>*>* members = nullptr;  // a group's, until split
+    int member = -1;                                                // a split group's member
+    MemberDone member_done;                                         // a group's or its members'
     std::vector<tlm::tlm_generic_payload*> chunks;
     Done done;
   };
@@ -152,6 +183,9 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void fill_fair();
   void fill_in_send_order();
   void leave_queue(Flow& f);
+  void enqueue(int id, int first_link);  // at the tail of the send queue of its first link
+  void split_groups_on(const std::vector<int>& links);
+  void split(int group);
   void on_finish();
   void on_deliver();
   void finish(int id, std::int64_t now);

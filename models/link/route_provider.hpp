@@ -10,6 +10,9 @@ class RouteProvider {
  public:
   virtual ~RouteProvider() = default;
   virtual const Route& route(int src_rank, int dst_rank, std::uint32_t flow) = 0;
+  // Moves whenever routes handed out before may no longer be the ones route() gives (ranks moved,
+  // a link went down): a caller that keeps routes asks again then.
+  virtual std::uint64_t routes_version() const { return 0; }
 };
 
 }  // namespace trainvp

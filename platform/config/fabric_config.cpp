@@ -55,6 +55,10 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity); auto: flow above 512 GPUs unless "
                 "the scenario needs packets (DCQCN, PFC ingress or off, CXL devices, aggregators), else packet "
                 "(docs/fabric.md#choosing-a-fidelity)")
+        .flag("group_ring_steps", &FabricConfig::group_ring_steps, true,
+              "Flow fidelity: a ring step whose transfers are alike and cross links nothing else uses is one flow "
+              "of all of them instead of one per transfer (the same times, far fewer events; "
+              "docs/fabric.md#ring-steps-as-one-flow); false: one flow per transfer")
         .nested("nccl", "object", json::object(), "NCCL's channels and ring order for flat rings (see `nccl`)")
         .choice("congestion_control", &FabricConfig::congestion_control, "none",
                 {{"none", CongestionControlKind::None}, {"dcqcn", CongestionControlKind::Dcqcn}},

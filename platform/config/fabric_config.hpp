@@ -48,6 +48,7 @@ struct FabricConfig {
   bool rail_optimized = false;
   FabricFidelity fidelity = FabricFidelity::Packet;  // packet or flow once loaded
   bool fidelity_auto = false;                        // `auto` picked it
+  bool group_ring_steps = true;                      // flow fidelity: a ring step as one flow where exact
   NcclConfig nccl;
   CongestionControlKind congestion_control = CongestionControlKind::None;
   bool congestion_control_set = false;  // the scenario names congestion_control (links then report pauses)

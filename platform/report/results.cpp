@@ -87,6 +87,7 @@ nlohmann::ordered_json collective_records(const Simulation& sim) {
                     {"busbw_GBps", algbw * busbw_factor(r.op, r.ranks) / 1e9}});
     if (r.protocol) list.back()["protocol"] = r.protocol;  // NCCL's, under fabric.nccl.model "tuner"
     if (r.failed) list.back()["failed"] = true;            // given up by the transport (sync.retry)
+    if (r.abandoned) list.back()["abandoned"] = true;      // given up with an earlier step of its unit
   }
   return list;
 }
@@ -264,12 +265,17 @@ void add_faults(RunResults& r, const Simulation& sim) {
 nlohmann::ordered_json sim_stats(const Simulation& sim) {
   const SimStats& st = sim.stats();
   const FabricConfig& f = sim.scenario().cluster.fabric;
-  return {{"wall_s", st.wall_s},
-          {"events", st.events},
-          {"delta_cycles", st.delta_cycles},
-          {"simulated_s", sec(st.simulated_ps)},
-          {"fidelity", f.fidelity == FabricFidelity::Flow ? "flow" : "packet"},
-          {"fidelity_auto", f.fidelity_auto}};
+  nlohmann::ordered_json j = {{"wall_s", st.wall_s},
+                              {"events", st.events},
+                              {"delta_cycles", st.delta_cycles},
+                              {"simulated_s", sec(st.simulated_ps)},
+                              {"fidelity", f.fidelity == FabricFidelity::Flow ? "flow" : "packet"},
+                              {"fidelity_auto", f.fidelity_auto}};
+  // Flow fidelity: ring steps that went as one flow (docs/fabric.md#ring-steps-as-one-flow).
+  if (f.fidelity == FabricFidelity::Flow)
+    j["grouped_ring_steps"] = {{"steps", sim.engine().grouped_steps()},
+                               {"transfers", sim.engine().grouped_transfers()}};
+  return j;
 }
 
 // The summary's note on the fabric's fidelity: only flow fidelity is named (packets are what

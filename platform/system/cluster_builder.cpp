@@ -64,6 +64,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
     for (int g = 0; g < s.cluster.gpus_per_node; ++g)
       rings.nic_of.push_back(g * s.cluster.nics_per_node / s.cluster.gpus_per_node);
   c.engine->set_ring_layout(std::move(rings));
+  if (c.fabric->flow() && s.cluster.fabric.group_ring_steps) c.engine->set_flow_network(c.fabric->flow());
   if (s.cluster.fabric.nccl.tuner) {
     // NCCL's protocol costs: each GPU's payload rate into its node, a NIC's, and whether the GPUs
     // are Hopper-class (FP8 tensor cores) for the per-channel caps.

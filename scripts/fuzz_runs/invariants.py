@@ -425,7 +425,8 @@ def retry_checks(res):
     # One data-parallel group: each try of a unit is one collective. With TP or PP every group
     # launches its own, and a unit's try counts once however many of them fail.
     if "collectives" in res and "failures" in r and "parallel" not in res["scenario"].get("training", {}):
-        failed = sum(1 for c in res["collectives"] if c.get("failed"))
+        # A unit's later step given up with it (`abandoned`) is no failure of its own.
+        failed = sum(1 for c in res["collectives"] if c.get("failed") and not c.get("abandoned"))
         if failed != r["failures"]:
             out.append(Violation("retry_counts_consistent", f"retry.failures {r['failures']}, collectives marked failed {failed}"))
     return out

@@ -44,6 +44,7 @@ void Fabric::set_owners(std::vector<int> owner_of_rank, std::size_t owners) {
   owner_of_rank_ = std::move(owner_of_rank);
   single_path_.clear();  // routes made before carry no owner: made afresh (the same paths)
   routes_.clear();
+  ++routes_version_;
   for (FabricDir& d : dirs_) d.dir->set_owners(owners);
 }
 

@@ -41,6 +41,7 @@ class Fabric : public RouteProvider {
   ~Fabric() override;
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
+  std::uint64_t routes_version() const override { return routes_version_; }
   // A link direction went down or came up (faults): routes handed out from now on are computed
   // afresh. Those handed out before stay valid (in-flight chunks point at them) and keep their path.
   void down_changed();
@@ -171,6 +172,7 @@ class Fabric : public RouteProvider {
   // transfer through std::unordered_map's nodes on large clusters).
   std::vector<std::unique_ptr<Route>> owned_routes_;
   FlatMap64<const Route*> routes_;       // (src, dst, ECMP bucket) -> route
+  std::uint64_t routes_version_ = 0;     // moves with every routes_.clear()
   FlatMap64<const Route*> single_path_;  // (src, dst) with one shortest path -> its route
   std::vector<int> owner_of_rank_;       // set_owners: stamped on each route made from then on
   // A CXL device's host driver on its node's root complex: the driver's socket is the root

@@ -38,6 +38,7 @@ void Fabric::place_nodes(const std::vector<int>& at) {
   // Both caches are keyed by rank: their routes ran from where the ranks were.
   single_path_.clear();
   routes_.clear();
+  ++routes_version_;
 }
 
 std::vector<int> Fabric::node_placement() const {

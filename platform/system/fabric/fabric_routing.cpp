@@ -221,6 +221,7 @@ void Fabric::down_changed() {
   router_.forget_distances();
   single_path_.clear();
   routes_.clear();
+  ++routes_version_;
 }
 
 const Route& Fabric::route(int src_rank, int dst_rank, std::uint32_t flow) {
