@@ -271,18 +271,7 @@ void FlowNetwork::split_groups_on(const std::vector<int>& links) {
 void FlowNetwork::split(int gid) {
   const std::int64_t now = now_ps();
   Flow& g = flows_[static_cast<std::size_t>(gid)];
-  for (int l : *g.links) integrate(links_[static_cast<std::size_t>(l)], now);
-  advance(g, now);
-  for (std::size_t k = 0; k < g.links->size(); ++k) {
-    Link& l = links_[static_cast<std::size_t>((*g.links)[k])];
-    const int slot = g.slot[k];
-    const Link::Member moved = l.flows.back();
-    l.flows[static_cast<std::size_t>(slot)] = moved;
-    l.flows.pop_back();
-    flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = slot;
-    l.load = 0;  // it was alone there
-    dirty((*g.links)[k]);
-  }
+  leave_links(g, now);  // alone there: they are left idle, and the members' start recomputes them
   finishes_.erase(gid);
   --active_;
   g.live = false;
@@ -594,25 +583,19 @@ void FlowNetwork::on_finish() {
   else reschedule();
 }
 
-// The flow leaves its links now; its data arrives one path latency later.
-void FlowNetwork::finish(int id, std::int64_t now) {
-  Flow& f = flows_[static_cast<std::size_t>(id)];
-  for (int l : *f.links) {  // settle its links' busy time before their load changes
-    Link& k = links_[static_cast<std::size_t>(l)];
-    integrate(k, now);
-  }
+// The flow leaves its links now, drained to now: their busy time is settled at the old load
+// first. A link it leaves empty is idle, what a recompute would set, without one (a grouped ring
+// step's links nearly all end so); the others are recomputed.
+void FlowNetwork::leave_links(Flow& f, std::int64_t now) {
+  for (int l : *f.links) integrate(links_[static_cast<std::size_t>(l)], now);
   advance(f, now);
-  if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
   for (std::size_t k = 0; k < f.links->size(); ++k) {
     Link& l = links_[static_cast<std::size_t>((*f.links)[k])];
     const int slot = f.slot[k];
     const Link::Member moved = l.flows.back();
     l.flows[static_cast<std::size_t>(slot)] = moved;
     l.flows.pop_back();
-    // The moved member may be this flow's own on a link it crosses twice (a group's members).
     flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = slot;
-    // A link left empty is idle: what a recompute would set, without one (a grouped ring step's
-    // links nearly all end so).
     if (l.flows.empty()) {
       l.load = 0;
     } else {
@@ -620,6 +603,13 @@ void FlowNetwork::finish(int id, std::int64_t now) {
       dirty((*f.links)[k]);
     }
   }
+}
+
+// The flow leaves its links now; its data arrives one path latency later.
+void FlowNetwork::finish(int id, std::int64_t now) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  leave_links(f, now);
+  if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
   account(f);
   if (f.fifo >= 0) leave_queue(f);
   f.live = false;

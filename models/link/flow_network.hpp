@@ -183,6 +183,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void fill_fair();
   void fill_in_send_order();
   void leave_queue(Flow& f);
+  void leave_links(Flow& f, std::int64_t now);
   void enqueue(int id, int first_link);  // at the tail of the send queue of its first link
   void split_groups_on(const std::vector<int>& links);
   void split(int group);
