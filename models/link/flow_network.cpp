@@ -311,7 +311,7 @@ void FlowNetwork::leave_queue(Flow& f) {
   else src.fifo_tail = f.fifo_prev;
   for (int n = f.fifo_next; n >= 0; n = flows_[static_cast<std::size_t>(n)].fifo_next) {
     Flow& g = flows_[static_cast<std::size_t>(n)];
-    if (--g.level == kActiveDepth - 1 && g.waiting) g.waiting = false, activate(n);
+    if (--g.level == kActiveDepth - 1 && g.waiting) g.waiting = false, moved_up_.push_back(n);
   }
   f.fifo = f.fifo_prev = f.fifo_next = -1;
 }
@@ -618,6 +618,14 @@ void FlowNetwork::finish(int id, std::int64_t now) {
   --active_;
   deliveries_.push({now + f.latency, seq_++, id});
   calendar_.at(deliveries_.top().at, this, kDeliver, ++deliver_tag_);
+  // The transfer behind it in its queue now takes part. A group may have started on its later
+  // links since it was queued: it splits first (which adds flows: no reference is held here).
+  std::vector<int> up;
+  up.swap(moved_up_);
+  for (int n : up) {
+    split_groups_on(*flows_[static_cast<std::size_t>(n)].links);
+    activate(n);
+  }
 }
 
 void FlowNetwork::account(Flow& f) {
