@@ -243,13 +243,13 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     // links nothing else uses; the first step that is not goes PerTransfer for good.
     struct RingGroup {
       enum Mode : std::uint8_t { Undecided, Grouped, PerTransfer } mode = Undecided;
-      std::vector<int> held;             // Undecided: the first step's transfers ready so far
-      int ready = 0, step = 0;           // Grouped: the step collected (or in flight) and its count
-      std::int64_t latency_ps = 0;       // Grouped: the step's path latency
-      std::uint64_t alike_at = 0;        // the flow network's links_version when found alike (0: not yet)
-      std::uint64_t routes_at = 0;       // and the routes' version
-      std::vector<const Route*> routes;  // by ring position: its transfers' route (every step's)
-      std::vector<int> links;            // the routes' links, concatenated
+      std::vector<int> held;        // Undecided: the first step's transfers ready so far
+      int ready = 0, step = 0;      // Grouped: the step collected (or in flight) and its count
+      std::int64_t latency_ps = 0;  // Grouped: the step's path latency
+      std::uint64_t alike_at = 0;   // the flow network's links_version when found alike (0: not yet)
+      std::uint64_t routes_at = 0;  // and the routes' version
+      int owner = -1;               // the routes' owner (one job's ranks)
+      std::vector<int> links;       // the routes' links, concatenated
       std::vector<const std::vector<int>*> member_links;  // each route's links, by ring position
     };
     std::vector<RingGroup> groups;

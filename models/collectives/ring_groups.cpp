@@ -88,8 +88,8 @@ void CollectiveEngine::decide_groups() {
   }
 }
 
-// Whether the step's transfers are alike and alone on their links (the routes are every step's:
-// a ring step sends from each position to the next). Sets the step's latency.
+// Whether the step's transfers are alike (the routes are every step's: a ring step sends from each
+// position to the next). Sets the step's latency. Whether they are alone is asked when they start.
 bool CollectiveEngine::group_alike(Live& c, int ch) {
   if (give_up_ps_ > 0 && c.on_failed) return false;  // the give-up watches each transfer's chunks
   Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
@@ -97,24 +97,24 @@ bool CollectiveEngine::group_alike(Live& c, int ch) {
   // Links and routes as when last found alike: still alike. Else the routes are asked again (ranks
   // moved, a link went down), as each transfer would.
   if (g.alike_at != flow_->links_version() || g.routes_at != routes_.routes_version()) {
-    g.routes.clear();
     g.links.clear();
     g.member_links.clear();
     for (int i = 0; i < p; ++i) {
-      g.routes.push_back(&route_of(c, base + i));
-      g.member_links.push_back(&g.routes.back()->links);
-      g.links.insert(g.links.end(), g.routes.back()->links.begin(), g.routes.back()->links.end());
+      const Route& r = route_of(c, base + i);
+      g.owner = r.owner;
+      g.member_links.push_back(&r.links);
+      g.links.insert(g.links.end(), r.links.begin(), r.links.end());
     }
     const CompiledProgram::Ref t = c.cp->at(base);
     const std::uint64_t wire =
         c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
                             : t.bytes;
     const double first = static_cast<double>(std::min<std::uint64_t>(wire, chunk_));
-    const std::int64_t latency = flow_->latency(g.routes[0]->links, first), delay = hop_delay(c, t.src, t.dst);
-    const double cap = flow_->bottleneck(g.routes[0]->links);
+    const std::int64_t latency = flow_->latency(*g.member_links[0], first), delay = hop_delay(c, t.src, t.dst);
+    const double cap = flow_->bottleneck(*g.member_links[0]);
     for (int i = 1; i < p; ++i) {
       const CompiledProgram::Ref u = c.cp->at(base + i);
-      const std::vector<int>& links = g.routes[static_cast<std::size_t>(i)]->links;
+      const std::vector<int>& links = *g.member_links[static_cast<std::size_t>(i)];
       if (flow_->bottleneck(links) != cap || flow_->latency(links, first) != latency ||
           hop_delay(c, u.src, u.dst) != delay)
         return false;
@@ -123,11 +123,11 @@ bool CollectiveEngine::group_alike(Live& c, int ch) {
     g.alike_at = flow_->links_version();
     g.routes_at = routes_.routes_version();
   }
-  return flow_->alone(g.links);
+  return true;
 }
 
-// The step's transfers are all ready: one flow after NCCL's latencies if they are alike and
-// alone, else each its own from now on.
+// The step's transfers are all ready: one flow after NCCL's latencies if they are alike (and, then,
+// alone), else each its own from now on.
 void CollectiveEngine::launch_group(int id, Live& c, int ch) {
   Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
   const int p = static_cast<int>(c.cp->program.ranks.size()), per = c.cp->program.ring.per_channel(p);
@@ -167,9 +167,10 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
   Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
   const int p = static_cast<int>(c.cp->program.ranks.size()),
             base = ch * c.cp->program.ring.per_channel(p) + g.step * p;
-  // NCCL's latencies have passed since launch_group looked: another flow may have come meanwhile
-  // (another ring's step launched at the same instant). Then each transfer leaves on its own now.
-  if (!group_alike(c, ch)) {
+  // Alone on their links now, after NCCL's latencies (rings launched at the same instant meet here),
+  // and still alike (a fault may have changed a link meanwhile); else each transfer leaves on its
+  // own now, as it would have.
+  if (!group_alike(c, ch) || !flow_->alone(g.links)) {
     g.mode = Live::RingGroup::PerTransfer;
     for (int i = 0; i < p; ++i) {
       Live* again = live_.find(id);
@@ -193,7 +194,7 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
   ++grouped_steps_;
   grouped_transfers_ += static_cast<std::uint64_t>(p);
   flow_->start_group(g.links, g.member_links, static_cast<double>(wire), g.latency_ps,
-                     static_cast<std::uint32_t>(chunk_), chunks, g.routes[0]->owner,
+                     static_cast<std::uint32_t>(chunk_), chunks, g.owner,
                      [this, id, ch, step](int member) { group_arrived(id, ch, step, member); });
 }
 

@@ -180,6 +180,7 @@ int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<co
   f.owner = owner;
   f.members = &members;
   f.member_done = std::move(done);
+  ++live_groups_;
   // Alone on its links (the engine checked): its max-min rate is its bottleneck's capacity, what a
   // recompute of its component would find, set here without one.
   f.updated = now_ps();
@@ -259,6 +260,7 @@ void FlowNetwork::enqueue(int id, int first_link) {
 
 // A group is alone on its links (start_group): a flow about to join one of them splits it first.
 void FlowNetwork::split_groups_on(const std::vector<int>& links) {
+  if (live_groups_ == 0) return;
   for (int l : links) {
     const Link& k = links_[static_cast<std::size_t>(l)];
     if (k.flows.size() == 1 && flows_[static_cast<std::size_t>(k.flows[0].flow)].members) split(k.flows[0].flow);
@@ -272,6 +274,7 @@ void FlowNetwork::split(int gid) {
   const std::int64_t now = now_ps();
   Flow& g = flows_[static_cast<std::size_t>(gid)];
   leave_links(g, now);  // alone there: they are left idle, and the members' start recomputes them
+  --live_groups_;
   finishes_.erase(gid);
   --active_;
   g.live = false;
@@ -609,6 +612,7 @@ void FlowNetwork::leave_links(Flow& f, std::int64_t now) {
 void FlowNetwork::finish(int id, std::int64_t now) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   leave_links(f, now);
+  if (f.members) --live_groups_;
   if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
   account(f);
   if (f.fifo >= 0) leave_queue(f);

@@ -202,7 +202,9 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   std::size_t active_ = 0;
   std::unordered_map<std::uint64_t, int> open_;  // transfer tag -> flow taking its chunks
   std::vector<int> dirty_links_;
-  std::vector<int> moved_up_;  // leave_queue: transfers that left waiting, for finish to activate
+  std::vector<int> moved_up_;
+  std::size_t live_groups_ = 0;  // groups on their links: none, and a new flow has nothing to split  // leave_queue:
+                                 // transfers that left waiting, for finish to activate
   std::uint32_t epoch_ = 0;
   std::vector<int> comp_links_, comp_flows_, stack_, bottlenecks_, frozen_now_;
   std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
