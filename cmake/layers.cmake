@@ -9,6 +9,7 @@ set(TRAINVP_LAYER_RULES
   "models/gpu:platform/core,models/workload,models/link,models/gpu"
   "models/cxl:platform/core,models/workload,models/link,models/cxl,rtl/driver"
   "models/aggregator:platform/core,models/link,models/aggregator"
+  "models/nvswitch:platform/core,models/link,models/nvswitch"
   # Inside models/, each folder names the model folders it may include: collectives run over GPUs and
   # CXL devices but know nothing of parallelism or fail-slow, which sit on top of them.
   "models/collectives:platform/core,models/workload,models/link,models/gpu,models/cxl,models/collectives"
@@ -43,7 +44,7 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
       VERBATIM)
   endif()
   # Every library waits for the check, so a violation stops the build before anything links.
-  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_collectives trainvp_parallel trainvp_health_algorithms trainvp_health trainvp_train
+  foreach(lib trainvp_core trainvp_workload trainvp_link trainvp_gpu trainvp_cxl trainvp_aggregator trainvp_nvswitch trainvp_collectives trainvp_parallel trainvp_health_algorithms trainvp_health trainvp_train
               trainvp_config trainvp_system trainvp_report trainvp_report_html trainvp_sweep trainvp_cli)
     add_dependencies(${lib} layering)
   endforeach()

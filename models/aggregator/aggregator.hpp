@@ -12,40 +12,19 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include <nlohmann/json.hpp>
 
 #include "models/aggregator/cpu_params.hpp"
-#include "models/link/chunk.hpp"
 #include "models/link/endpoint.hpp"
+#include "models/link/endpoint_port.hpp"
 #include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
-#include "platform/core/tlm/at_initiator.hpp"
-#include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
 
-class AggregatorPort : public sc_core::sc_module, public ChunkEndpoint {
- public:
-  tlm_utils::multi_passthrough_initiator_socket_optional<AggregatorPort> dma;
-  tlm_utils::multi_passthrough_target_socket_optional<AggregatorPort> mem;
-
-  explicit AggregatorPort(sc_core::sc_module_name name);
-  void send_chunk(tlm::tlm_generic_payload* chunk) override;
-  const char* endpoint_name() const override { return name(); }
-  void end_of_elaboration() override { dma_engine_.reserve_ports(dma.size()); }
-  std::uint64_t bytes_in() const { return bytes_in_; }
-  std::uint64_t bytes_out() const { return bytes_out_; }
-
- private:
-  tlm::tlm_sync_enum nb_transport_bw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
-  tlm::tlm_sync_enum nb_transport_fw(int i, tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_core::sc_time& t);
-  PayloadPool pool_;
-  AtInitiator dma_engine_;
-  std::uint64_t bytes_in_ = 0, bytes_out_ = 0;
-};
+// A port: the NIC's side of the host (endpoint_port.hpp).
+using AggregatorPort = EndpointPort;
 
 struct AggregatorStats {
   std::uint64_t jobs = 0;

@@ -284,7 +284,7 @@ void CollectiveEngine::dispatch(int id, Live& c, int x) {
   if (!undecided_.empty() && static_cast<std::size_t>(t.src) < held_from_.size() &&
       held_from_[static_cast<std::size_t>(t.src)] > 0)
     decide_groups();
-  if (c.wire_per_byte > 1 || c.intra_hop_ps > 0 || c.inter_hop_ps > 0) {
+  if (c.wire_per_byte > 1 || c.intra_hop_ps > 0 || c.inter_hop_ps > 0 || c.base_ps > 0) {
     // NCCL's per-hop latency of the step, and its base latency before the first step.
     std::int64_t delay = hop_delay(c, t.src, t.dst);
     const bool first_step = c.cp->ring()
@@ -323,6 +323,18 @@ void CollectiveEngine::on_delayed() {
 void CollectiveEngine::nccl_protocol(int id, Live& c) {
   CollectiveRecord& r = rec(id);
   const Program& pr = c.cp->program;
+  if (r.algo == CollectiveAlgo::Nvls) {  // one node's GPUs and its NVLS unit
+    double nvlink = 0;
+    for (int i = 0; i < pr.gpu_ranks; ++i) {
+      const double b = nccl_.nvlink_Bps[static_cast<std::size_t>(pr.ranks[static_cast<std::size_t>(i)])];
+      nvlink = nvlink == 0 ? b : std::min(nvlink, b);
+    }
+    const NcclChoice k = nccl_nvls(pr.gpu_ranks, nvlink, static_cast<double>(r.bytes));
+    r.protocol = nccl_protocol_name(k.protocol);
+    c.base_ps = std::llround(k.base_latency_s * 1e12);
+    c.wire_per_byte = 1.0 / k.bandwidth_factor;
+    return;
+  }
   if ((r.algo != CollectiveAlgo::Ring && r.algo != CollectiveAlgo::Tree) ||
       pr.gpu_ranks != static_cast<int>(pr.ranks.size()) || pr.ranks.size() < 2 || c.layout)
     return;
@@ -367,6 +379,7 @@ const Route& CollectiveEngine::route_of(const Live& c, int x) const {
     conn ^=
         static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
         kGoldenGamma;
+  else if (t.full && t.full->stream > 0) conn ^= static_cast<std::uint64_t>(t.full->stream) * kGoldenGamma;
   return routes_.route(t.src, t.dst, static_cast<std::uint32_t>(fmix64(conn)));
 }
 
@@ -381,6 +394,8 @@ void CollectiveEngine::send(int id, Live& c, int x) {
     key ^=
         static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
         kGoldenGamma;
+  else if (t.full && t.full->stream > 0)  // an explicit program's channels (NVLS)
+    key ^= static_cast<std::uint64_t>(t.full->stream) * kGoldenGamma;
   const std::uint32_t flow = static_cast<std::uint32_t>(fmix64(key));
   const Route* route = &route_of(c, x);
   if (pair_bytes_)

@@ -36,11 +36,12 @@ namespace trainvp {
 // nccl_tuner.hpp): what the engine needs to estimate a collective's bus bandwidth as NCCL does.
 struct NcclCosts {
   bool on = false;
-  std::vector<int> node_of;       // per GPU rank
-  std::vector<double> intra_Bps;  // per GPU rank: the payload rate of its link into the node (NVLink, else PCIe)
-  double inter_Bps = 0;           // a NIC's payload rate
-  bool hopper = false;            // sm90's per-channel caps
-  int channels = 24;              // NCCL's channels, for the per-channel caps
+  std::vector<int> node_of;        // per GPU rank
+  std::vector<double> intra_Bps;   // per GPU rank: the payload rate of its link into the node (NVLink, else PCIe)
+  std::vector<double> nvlink_Bps;  // per GPU rank: its NVLink line rate per direction (0: none), for NVLS
+  double inter_Bps = 0;            // a NIC's payload rate
+  bool hopper = false;             // sm90's per-channel caps
+  int channels = 24;               // NCCL's channels, for the per-channel caps
 };
 
 struct CollectiveRecord {

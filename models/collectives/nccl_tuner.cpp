@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace trainvp {
 
@@ -19,6 +20,18 @@ constexpr double kLlMaxBw[3] = {87.7, 22.5, 19.0};
 constexpr double kRingLl128PerCh[2] = {20.0, 36.7};
 constexpr double kTreeLl128PerCh[2][3] = {{20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
 constexpr double kTreePerCh[2][3] = {{24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
+
+// NVLS: baseLat (Simple) 23 us and no NVLink hop latency; the graph search's speeds for sm90 with
+// NICs present (sm90SpeedArrayInter, search.cc) and NCCL's NVLink rate per link (SM90_NVLINK_BW,
+// topo.h); busBw to algBw 5/6 (tuning.cc).
+constexpr double kNvlsBaseLat = 23.0;
+constexpr double kSm90Speeds[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5,
+                                  15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr double kSm90NvlinkBw = 20.0;
+constexpr double kNvlsRatio = 5.0 / 6.0;
+// NVLink 4 runs 25 GB/s per direction per link (H100 SXM5: 18 links, 900 GB/s both ways: NVIDIA
+// H100 data sheet), so a GPU's link count is its NVLink rate over 25 GB/s.
+constexpr double kNvlink4PerLink = 25e9;
 
 int node_index(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 
@@ -78,6 +91,31 @@ NcclChoice nccl_cost(const NcclTunerInput& in, NcclProtocol p) {
     alg_bw = bus * 1e9 * 0.5;
   }
   c.predicted_s = lat + (alg_bw > 0 ? in.bytes / alg_bw : 0);
+  return c;
+}
+
+// NCCL's NVLS graph on one node (search.cc, ncclTopoSearchTryNvls and ncclTopoCompareGraphs): one
+// channel per GPU, each loading its head's ports twice and every other GPU's once, so a GPU's
+// NVLinks carry (p + 1) x bwIntra; bwIntra is the fastest speed that fits. The tuner's bus
+// bandwidth is channels x bwIntra, its algorithm bandwidth 5/6 of that. The fabric's bound for the
+// same pattern is the GPU's NVLink rate over (1 + 1/p); the factor is NCCL's algorithm bandwidth
+// over that bound at NCCL's own link rate.
+NcclChoice nccl_nvls(int gpus, double nvlink_Bps, double bytes) {
+  const int p = std::max(2, gpus);
+  const double links = std::max(1.0, std::round(nvlink_Bps / kNvlink4PerLink));
+  const double gpu_bw = links * kSm90NvlinkBw;  // GB/s, NCCL's
+  double speed = kSm90Speeds[std::size(kSm90Speeds) - 1];
+  for (double s : kSm90Speeds)
+    if (s * (p + 1) <= gpu_bw) {
+      speed = s;
+      break;
+    }
+  const double alg_bw = p * speed * kNvlsRatio;  // GB/s
+  NcclChoice c;
+  c.protocol = NcclProtocol::Simple;
+  c.base_latency_s = kNvlsBaseLat * 1e-6;
+  c.bandwidth_factor = std::min(1.0, alg_bw / (gpu_bw * p / (p + 1)));
+  c.predicted_s = c.base_latency_s + bytes / (alg_bw * 1e9);
   return c;
 }
 

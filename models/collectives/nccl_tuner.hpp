@@ -33,6 +33,11 @@ struct NcclChoice {
   double predicted_s = 0;       // NCCL's own estimate of the collective's time
 };
 
+// NVLS (NVLink SHARP) inside one node of `gpus` GPUs whose NVLinks run at `nvlink_Bps` per
+// direction (line rate): Simple only, its base latency, and its bandwidth as a factor of the
+// fabric's bound for the pattern (each GPU's NVLink carrying (1 + 1/p) of the buffer each way).
+NcclChoice nccl_nvls(int gpus, double nvlink_Bps, double bytes);
+
 // The fastest protocol by NCCL's model, with its costs.
 NcclChoice nccl_tune(const NcclTunerInput& in);
 // One protocol's costs (the tuner's estimate of it included).

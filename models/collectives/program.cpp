@@ -27,12 +27,22 @@ const NameTable<CollectiveAlgo>& collective_algo_names() {
                                               {"hierarchical", CollectiveAlgo::Hierarchical},
                                               {"cxl_allreduce", CollectiveAlgo::CxlAllReduce},
                                               {"cxl_hierarchical", CollectiveAlgo::CxlHierarchical},
-                                              {"ps", CollectiveAlgo::Ps}};
+                                              {"ps", CollectiveAlgo::Ps},
+                                              {"nvls", CollectiveAlgo::Nvls}};
   return t;
 }
 
 const char* op_name(CollectiveOp op) { return name_in(collective_op_names(), op); }
 const char* algo_name(CollectiveAlgo a) { return name_in(collective_algo_names(), a); }
+
+std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, int gpus) {
+  const std::uint64_t ops = kNvlsChannels * static_cast<std::uint64_t>(std::max(1, gpus));  // channels x heads
+  std::uint64_t chunk = 131072;
+  if (bytes < 64 * ops * chunk) chunk = 65536;
+  if (bytes < 8 * ops * chunk) chunk = 32768;
+  if (bytes < 2 * ops * chunk) chunk = 16384;
+  return chunk;
+}
 
 double busbw_factor(CollectiveOp op, int p) {
   switch (op) {
@@ -322,6 +332,59 @@ void cxl_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, std
   }
 }
 
+// NVLink SHARP all-reduce inside one node (NCCL's NVLS algorithm, docs/fabric.md#nvlink-sharp-nvls).
+// The buffer is split over NCCL's 16 NVLS channels, and each channel moves its part step by step,
+// a step being one chunk (nvls_chunk_bytes) per head (per GPU): every GPU sends the step's bytes
+// to the NVSwitch's unit (the switch reading each head's chunk from every GPU for
+// multimem.ld_reduce), which sums them once all have arrived; head k gets its chunk's sum back,
+// stores it with one multicast write (multimem.st), and the unit copies it to every GPU. Each
+// GPU's NVLink carries (1 + 1/p) of the buffer each way, where a ring carries 2(p - 1)/p. A
+// channel is a flow of its own on every link (`stream`), and a GPU sends a channel's next step
+// once the last has arrived, so a store never waits behind the rest of the buffer.
+void nvls_all_reduce(Program& pr, const std::vector<int>& g, std::uint64_t n, const std::vector<int>& nodes_of,
+                     const DeviceMap& dev) {
+  std::map<int, int> local;
+  for (int r : g) ++local[nodes_of.at(static_cast<std::size_t>(r))];
+  if (local.size() != 1)
+    throw std::invalid_argument("nvls reduces in one node's NVSwitch; this communicator spans " +
+                                std::to_string(local.size()) + " nodes");
+  const int node = local.begin()->first;
+  const int unit =
+      node < static_cast<int>(dev.nvls_of_node.size()) ? dev.nvls_of_node[static_cast<std::size_t>(node)] : -1;
+  if (unit < 0)
+    throw std::invalid_argument("node " + std::to_string(node) +
+                                " has no NVLink SHARP: its GPUs must be Hopper-class (FP8) on an NVSwitch");
+  pr.ranks.push_back(unit);
+  const int p = static_cast<int>(g.size());
+  const std::uint64_t step = nvls_chunk_bytes(n, p) * static_cast<std::uint64_t>(p);
+  const std::vector<int> slots = contributor_slots(g.size());
+  for (int ch = 0; ch < kNvlsChannels; ++ch) {
+    const auto [base, part_bytes] = element_part(n, kNvlsChannels, ch);
+    std::vector<int> last_push(g.size(), -1);
+    for (std::uint64_t off = 0; off < part_bytes; off += step) {
+      const std::uint64_t b = std::min(step, part_bytes - off);
+      auto on_stream = [&pr, ch](int x) {
+        pr.transfers[static_cast<std::size_t>(x)].stream = ch;
+        return x;
+      };
+      std::vector<int> in;
+      for (int c = 0; c < p; ++c) {
+        int& last = last_push[static_cast<std::size_t>(c)];
+        in.push_back(last = on_stream(add(pr, g[static_cast<std::size_t>(c)], unit, b,
+                                          last >= 0 ? std::vector<int>{last} : std::vector<int>{})));
+      }
+      const int red = add_reduce(pr, unit, base + off, b, in, slots);
+      std::vector<int> stores;
+      for (int k = 0; k < p; ++k) {
+        const std::uint64_t slice = element_part(b, p, k).second;
+        const int sum = on_stream(add(pr, unit, g[static_cast<std::size_t>(k)], slice, {red}));
+        stores.push_back(on_stream(add(pr, g[static_cast<std::size_t>(k)], unit, slice, {sum})));
+      }
+      for (int c = 0; c < p; ++c) on_stream(add(pr, unit, g[static_cast<std::size_t>(c)], b, stores));
+    }
+  }
+}
+
 // Hierarchical all-reduce through the nodes' CXL devices: per segment, the GPUs of each node
 // write it into their device (striped over its ports), which reduces the node's contributions;
 // the devices then all-reduce the segment among themselves in a step-synchronous ring through the
@@ -545,6 +608,8 @@ Program build_program(CollectiveOp op, CollectiveAlgo algo, const std::vector<in
       else if (algo == CollectiveAlgo::CxlHierarchical)
         cxl_hierarchical(pr, comm, bytes, chunk, nodes_of, devices ? *devices : DeviceMap{});
       else if (algo == CollectiveAlgo::Ps) ps_all_reduce(pr, comm, bytes, chunk, devices ? *devices : DeviceMap{});
+      else if (algo == CollectiveAlgo::Nvls)
+        nvls_all_reduce(pr, comm, bytes, nodes_of, devices ? *devices : DeviceMap{});
       else ring_all_reduce(pr, comm, bytes, none);
       break;
     case CollectiveOp::ReduceScatter: ring_reduce_scatter(pr, comm, bytes, none); break;

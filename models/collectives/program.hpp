@@ -18,7 +18,7 @@
 namespace trainvp {
 
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, SendRecv, AllToAll, Reduce, Gather, Scatter };
-enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical, Ps };
+enum class CollectiveAlgo { Ring, Tree, Hierarchical, CxlAllReduce, CxlHierarchical, Ps, Nvls };
 
 // The names scenarios and results use, in the order `trainvp describe` lists them.
 const NameTable<CollectiveOp>& collective_op_names();
@@ -34,6 +34,7 @@ struct Transfer {
                                     // contributions, run on device endpoint `src` (== dst)
   DataRange data{};                 // functional mode: the bytes it carries (a reduction: [offset, +bytes))
   std::vector<int> reduce_slots{};  // a reduction's input slots in contributor order (into kSlotAcc)
+  int stream = 0;  // NCCL's channel: transfers of one (src, dst) on different streams are different flows
 };
 
 // Where reduction devices sit: per node, the endpoint ids of its CXL device's ports (empty when the
@@ -41,11 +42,19 @@ struct Transfer {
 // ports) at `interleave` bytes: a segment's bytes at window address a go to port (a / interleave)
 // mod ways.
 // `ports_of_aggregator`: per CPU aggregator node, the endpoint ids of its ports (one per NIC).
+// `nvls_of_node`: per node, the endpoint id of its NVSwitch's NVLS unit, -1 without one.
 struct DeviceMap {
   std::vector<std::vector<int>> ports_of_node;
   std::uint64_t interleave = 256;
   std::vector<std::vector<int>> ports_of_aggregator;
+  std::vector<int> nvls_of_node;
 };
+
+// NCCL 2.18.3's NVLS pipelining (src/enqueue.cc, src/transport/nvls.cc): 16 NVLS channels, each
+// with one head per GPU of the node, each head moving chunks of at most 128 KiB, smaller for
+// small buffers (the chunk size this returns).
+constexpr int kNvlsChannels = 16;
+std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, int gpus);
 
 // Bytes of [offset, offset + bytes) that an interleave of `ways` at `granule` maps to `way`.
 std::uint64_t hdm_bytes(std::uint64_t offset, std::uint64_t bytes, std::uint64_t granule, int ways, int way);

@@ -249,4 +249,13 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
   return resolved;
 }
 
+bool nvls_capable(const ClusterConfig& c, int node) {
+  if (node < 0 || node >= c.nodes) return false;
+  for (int g = 0; g < c.gpus_per_node; ++g) {
+    const GpuParams& p = c.gpus[static_cast<std::size_t>(node * c.gpus_per_node + g)].params;
+    if (p.nvlink_bw <= 0 || p.peak_fp8 <= 0) return false;
+  }
+  return true;
+}
+
 }  // namespace trainvp

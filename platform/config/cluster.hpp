@@ -32,8 +32,15 @@ struct ClusterConfig {
   int cxl_ports = 0;             // resolved: ports per node's device (0 without a device)
   int leaves = 0, spines = 0;    // resolved for leaf-spine
   AggregatorParams aggregators;  // CPU aggregator nodes (count 0: none)
+  // Resolved from the sections that name collectives: some all-reduce uses algorithm nvls, so the
+  // nodes that can (nvls_capable) get their NVSwitch's NVLink SHARP unit.
+  bool nvls = false;
   int node_of(int rank) const { return rank / gpus_per_node; }
 };
+
+// Whether node n's NVSwitch does NVLink SHARP: every GPU of it Hopper-class (sm90, which trainvp
+// knows by its FP8 tensor cores, as NCCL's tuner caps do) on NVLink.
+bool nvls_capable(const ClusterConfig& c, int node);
 
 // The keys of /cluster, /cluster/node and /cluster/gpu_overrides/* as given, before resolution.
 struct ClusterRaw {

@@ -326,6 +326,34 @@ void apply_override(json& doc, const std::string& assignment) {
   *cur = value;
 }
 
+namespace {
+
+// An all-reduce with algorithm nvls gives the nodes that can their NVSwitch's NVLS unit. Its
+// reductions are per chunk, as a CXL device's: `auto` picks packet fidelity, and flow is refused.
+void resolve_nvls(Scenario& s, json& resolved) {
+  auto uses = [](const Scenario& x) {
+    return (x.collective_bench && x.bench.algorithm == CollectiveAlgo::Nvls) ||
+           (x.trains() && x.training.sync.strategy != SyncStrategyKind::None &&
+            x.training.sync.algorithm == CollectiveAlgo::Nvls);
+  };
+  bool nvls = uses(s);
+  for (const JobConfig& j : s.jobs) nvls = nvls || (j.scenario && uses(*j.scenario));
+  s.cluster.nvls = nvls;
+  for (JobConfig& j : s.jobs)
+    if (j.scenario) j.scenario->cluster.nvls = nvls;
+  if (!nvls || s.cluster.fabric.fidelity != FabricFidelity::Flow) return;
+  if (!s.cluster.fabric.fidelity_auto)
+    fail_expected("/cluster/fabric/fidelity",
+                  "\"packet\" with algorithm nvls (NVLink SHARP's reductions are per chunk, as a CXL device's)",
+                  json("flow"));
+  s.cluster.fabric.fidelity = FabricFidelity::Packet;
+  resolved["cluster"]["fabric"]["fidelity"] = "packet";
+  for (JobConfig& j : s.jobs)
+    if (j.scenario) j.scenario->cluster.fabric.fidelity = FabricFidelity::Packet;
+}
+
+}  // namespace
+
 // The sections load in a fixed order, each check once the sections it reads are loaded; that order
 // decides which problem a document with several is reported for.
 Scenario load_scenario(const json& doc, const std::string& default_name, const std::string& scenario_dir) {
@@ -369,6 +397,7 @@ Scenario load_scenario(const json& doc, const std::string& default_name, const s
     check_train(s);
     s.training.functional = wraw.functional;
   }
+  resolve_nvls(s, resolved);
 
   json fres;
   s.faults = load_fault_list(member(doc, "faults"), fres);

@@ -53,7 +53,8 @@ const ParamSet<FabricConfig>& fabric_schema() {
                 "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "
                 "one flow at its max-min fair share of the links it crosses, recomputed when flows start or end "
                 "(thousands of GPUs; no queues, docs/fabric.md#flow-fidelity); auto: flow above 512 GPUs unless "
-                "the scenario needs packets (DCQCN, PFC ingress or off, CXL devices, aggregators), else packet "
+                "the scenario needs packets (DCQCN, PFC ingress or off, CXL devices, aggregators, an nvls all-reduce), "
+                "else packet "
                 "(docs/fabric.md#choosing-a-fidelity)")
         .flag("group_ring_steps", &FabricConfig::group_ring_steps, true,
               "Flow fidelity: a ring step whose transfers are alike and cross links nothing else uses is one flow "

@@ -43,7 +43,8 @@ const ParamSet<SyncConfig>& sync_schema() {
                 "(intra-node reduce-scatter, inter-node all-reduce per rail, intra-node all-gather), cxl_allreduce "
                 "(reduction in the node's CXL device; one node), cxl_hierarchical (reduction in each node's device, "
                 "a ring between the devices through the NICs), ps (parameter server: part k of every GPU's buffer "
-                "pushed to CPU aggregator k, summed there and pulled back; cluster.aggregators)")
+                "pushed to CPU aggregator k, summed there and pulled back; cluster.aggregators), nvls (NVLink SHARP: "
+                "the NVSwitch sums and multicasts; one node of Hopper-class GPUs)")
         .integer("comm_streams", &SyncConfig::comm_streams, 1,
                  "Communication streams: bucket (unit) b runs on stream b mod N (asc_wfbp: one per layer)", {1, 64})
         .integer("period", &SyncConfig::period, 5,
@@ -275,6 +276,19 @@ void check_cxl_sync(const SyncConfig& sc, const ClusterConfig& c) {
     fail_expected("/cluster/node/gpus", "at most 8 GPUs: the engine's MAX_CONTRIBUTORS", json(c.gpus_per_node));
 }
 
+// nvls reduces in one node's NVSwitch: one node, whose GPUs can.
+void check_nvls_sync(const SyncConfig& sc, const ClusterConfig& c) {
+  if (sc.algorithm != CollectiveAlgo::Nvls || sc.strategy == SyncStrategyKind::None) return;
+  if (c.nodes != 1)
+    fail_expected("/training/sync/algorithm",
+                  "an algorithm that spans nodes (nvls reduces in one node's NVSwitch; this cluster has " +
+                      std::to_string(c.nodes) + " nodes)",
+                  json("nvls"));
+  if (!nvls_capable(c, 0))
+    fail_expected("/cluster/node/gpu", "Hopper-class GPUs (FP8) on NVLink: nvls needs NVLink SHARP",
+                  json(c.gpus.front().params.model));
+}
+
 // The ps algorithm pushes to CPU aggregator nodes: the cluster must have some.
 void check_ps_sync(const SyncConfig& sc, const ClusterConfig& c) {
   if (sc.algorithm != CollectiveAlgo::Ps || sc.strategy == SyncStrategyKind::None) return;
@@ -291,6 +305,7 @@ json load_sync(SyncConfig& sc, const json& value, const Workload& w, const Clust
   resolved = finish_sync(sc, object_or_empty(value), resolved, w, path);
   check_cxl_sync(sc, c);
   check_ps_sync(sc, c);
+  check_nvls_sync(sc, c);
   return resolved;
 }
 

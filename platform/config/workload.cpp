@@ -101,7 +101,8 @@ const ParamSet<BenchRaw>& bench_schema() {
                 "part j of every rank's buffer goes to rank j; reduce: a pipelined chain ending at the root; gather, "
                 "scatter: part j from or to rank j")
         .choice("algorithm", &BenchRaw::algorithm, "ring", collective_algo_names(),
-                "Algorithm (all but ring apply to all_reduce only)")
+                "Algorithm (all but ring apply to all_reduce only; nvls: NVLink SHARP inside one node of Hopper-class "
+                "GPUs, docs/fabric.md#nvlink-sharp-nvls)")
         .size("bytes", &BenchRaw::bytes, nullptr, "One size (bytes per rank's buffer, as nccl-tests counts)",
               Range::positive())
         .size("min_bytes", &BenchRaw::min_bytes, nullptr, "Smallest size of a range", Range::positive())
@@ -194,6 +195,18 @@ json load_bench(CollectiveBenchConfig& b, const ClusterConfig& c, const json& va
   if (b.algorithm == CollectiveAlgo::Ps && c.aggregators.count == 0)
     fail_expected("/cluster/aggregators/count", "at least 1: the ps algorithm sums in CPU aggregators", json(0));
   const bool cxl_algo = cxl_algo_of(b.algorithm);
+  if (b.algorithm == CollectiveAlgo::Nvls) {
+    std::vector<int> nodes_of;
+    DeviceMap dm;
+    for (auto& g : c.gpus) nodes_of.push_back(g.node);
+    for (int n = 0; n < c.nodes; ++n) dm.nvls_of_node.push_back(nvls_capable(c, n) ? 0 : -1);
+    try {
+      build_program(b.op, b.algorithm, b.communicator, 1, 1, nodes_of, 0, &dm);
+    } catch (const std::invalid_argument& e) {
+      const bool spans = std::string(e.what()).find("spans") != std::string::npos;
+      throw ScenarioError(spans ? cp : "/cluster/node/gpu", e.what());
+    }
+  }
   if (b.algorithm == CollectiveAlgo::Hierarchical || cxl_algo) {
     std::vector<int> nodes_of;
     for (auto& g : c.gpus) nodes_of.push_back(g.node);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "models/aggregator/aggregator.hpp"
+#include "models/nvswitch/nvls_unit.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
 #include "models/gpu/gpu.hpp"
@@ -128,15 +129,10 @@ std::string cell(const std::string& s) {
 }  // namespace
 
 const std::vector<const ModelInfo*>& platform_models() {
-  static const std::vector<const ModelInfo*> models = {&Gpu::info(),
-                                                       &CxlDevice::info(),
-                                                       &Aggregator::info(),
-                                                       &LinkDir::info(),
-                                                       &Forwarder::info(),
-                                                       &FlowNetwork::info(),
-                                                       &CollectiveEngine::info(),
-                                                       &ParallelSync::info(),
-                                                       &FailSlowMonitor::info()};
+  static const std::vector<const ModelInfo*> models = {
+      &Gpu::info(),          &CxlDevice::info(),      &Aggregator::info(),  &NvlsUnit::info(),
+      &LinkDir::info(),      &Forwarder::info(),      &FlowNetwork::info(), &CollectiveEngine::info(),
+      &ParallelSync::info(), &FailSlowMonitor::info()};
   return models;
 }
 

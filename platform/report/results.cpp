@@ -120,6 +120,16 @@ nlohmann::ordered_json aggregator_stats(const Simulation& sim) {
   return list;
 }
 
+nlohmann::ordered_json nvls_stats(const Simulation& sim) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const NvlsUnit* u : sim.nvls_units()) {
+    nlohmann::ordered_json o;
+    u->report(o);
+    list.push_back(o);
+  }
+  return list;
+}
+
 // Ranks a fault touches: the GPUs it names, and for a link the GPUs at its ends or behind a NIC at
 // its ends.
 std::vector<std::string> ranks_affected(const Simulation& sim, const nlohmann::ordered_json& faults) {
@@ -298,6 +308,7 @@ void finish_run_results(RunResults& r, const Simulation& sim, std::ostringstream
   if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
+  if (!sim.nvls_units().empty()) j["nvls"] = nvls_stats(sim);
   const nlohmann::ordered_json warnings = output_warnings(sim);
   if (!warnings.empty()) j["warnings"] = warnings;
   j["sim"] = sim_stats(sim);
@@ -516,6 +527,7 @@ static RunResults training_results(const Simulation& sim) {
   if (sim.monitor()) j["health"] = sim.health_results();
   if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
   if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
+  if (!sim.nvls_units().empty()) j["nvls"] = nvls_stats(sim);
   if (const FunctionalData* f = sim.functional())  // every GPU checked every element it received
     j["functional"] = {{"elements_checked", f->elements_checked()},
                        {"elements_per_gpu", f->elements_checked() / gpus.size()},

@@ -49,7 +49,16 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
         std::make_unique<Aggregator>(("agg" + std::to_string(a)).c_str(), s.cluster.aggregators, elem, ctx));
     aggs.push_back(c.aggregators.back().get());
   }
-  c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx, aggs);
+  std::vector<NvlsUnit*> nvls;
+  for (int n = 0; s.cluster.nvls && n < s.cluster.nodes; ++n) {
+    if (!nvls_capable(s.cluster, n)) {
+      nvls.push_back(nullptr);
+      continue;
+    }
+    c.nvls.push_back(std::make_unique<NvlsUnit>(("node" + std::to_string(n) + "_nvls").c_str()));
+    nvls.push_back(c.nvls.back().get());
+  }
+  c.fabric = std::make_unique<Fabric>(s, c.gpus, cxl, ctx, aggs, nvls);
   c.fabric->trace_nics();
   c.engine = std::make_unique<CollectiveEngine>("collectives", c.fabric->endpoints(c.gpus), *c.fabric,
                                                 s.cluster.fabric.chunk, ctx);
@@ -57,6 +66,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
     for (auto& port : d->ports) c.engine->add_device_endpoint(port.get(), d);
   for (Aggregator* a : aggs)  // after the CXL ports, as the fabric numbers them
     for (auto& port : a->ports) c.engine->add_device_endpoint(port.get(), a);
+  for (auto& u : c.nvls) c.engine->add_device_endpoint(&u->port, u.get());  // after the aggregators' ports
   c.engine->set_device_map(c.fabric->device_map());
   RingLayout rings{s.cluster.fabric.nccl.channels, s.cluster.fabric.nccl.order, {}, s.cluster.fabric.nccl.buffsize};
   // GPU g of a node uses NIC floor(g x nics / gpus) of it (docs/fabric.md#inside-a-node).
@@ -78,6 +88,7 @@ Cluster build_cluster(const Scenario& s, RunContext& ctx, const WaveOptions& wav
       const double mtu = nvlink ? s.cluster.nvlink.mtu : s.cluster.pcie.mtu;
       const double framing = nvlink ? s.cluster.nvlink.framing : s.cluster.pcie.framing;
       nc.intra_Bps.push_back(rate / 8 * mtu / (mtu + framing));
+      nc.nvlink_Bps.push_back(g.params.nvlink_bw / 8);
       nc.hopper = nc.hopper || g.params.peak_fp8 > 0;
     }
     nc.inter_Bps = f.link_bw / 8 * f.mtu / (f.mtu + f.framing);

@@ -9,6 +9,7 @@
 #include "models/aggregator/aggregator.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/cxl/cxl_device.hpp"
+#include "models/nvswitch/nvls_unit.hpp"
 #include "models/parallel/plan.hpp"
 #include "platform/config/scenario.hpp"
 #include "platform/core/run_context.hpp"
@@ -22,6 +23,7 @@ struct Cluster {
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<CxlDevice>> cxl;
   std::vector<std::unique_ptr<Aggregator>> aggregators;  // CPU aggregator nodes aggA
+  std::vector<std::unique_ptr<NvlsUnit>> nvls;           // NVLink SHARP units, of the nodes that have one
   std::unique_ptr<Fabric> fabric;
   std::unique_ptr<CollectiveEngine> engine;
   std::vector<Gpu*> gpus;     // node by node: by rank

@@ -401,6 +401,12 @@ std::vector<const Aggregator*> Simulation::aggregators() const {
   return out;
 }
 
+std::vector<const NvlsUnit*> Simulation::nvls_units() const {
+  std::vector<const NvlsUnit*> out;
+  for (auto& u : cluster_.nvls) out.push_back(u.get());
+  return out;
+}
+
 void Simulation::keep_waves() {
   cluster_.cxl.clear();  // flush and close before the file is renamed
   kept_ = true;

@@ -91,6 +91,7 @@ class Simulation {
   const DreamDdpPlan* dreamddp() const { return dreamddp_.empty() ? nullptr : dreamddp_.front().get(); }
   std::vector<const CxlDevice*> cxl_devices() const;
   std::vector<const Aggregator*> aggregators() const;
+  std::vector<const NvlsUnit*> nvls_units() const;
   // Tests' hooks: flip a result bit, read CSRs (an RTL read ticks the engine).
   CxlDevice& cxl_device(int node) { return *cluster_.cxl.at(static_cast<std::size_t>(node)); }
   // /workload/train: the real training replayed on the run's schedule and clock (null when off).

@@ -35,9 +35,10 @@ class Fabric : public RouteProvider {
   // ranks, in node order (the collective engine registers them in the same order).
   // aggs: the CPU aggregator nodes (aggA, "node" N + A); each NIC i is a host aggA.nicI on the
   // network, joined to the aggregator's port aggA.pI by a PCIe link. Their ports are endpoints
-  // numbered after the CXL ports.
+  // numbered after the CXL ports. nvls[n]: node n's NVLink SHARP unit, or null; each becomes an
+  // endpoint on its node's NVSwitch, numbered after the aggregators' ports.
   Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx,
-         const std::vector<Aggregator*>& aggs = {});
+         const std::vector<Aggregator*>& aggs = {}, const std::vector<NvlsUnit*>& nvls = {});
   ~Fabric() override;
 
   const Route& route(int src_rank, int dst_rank, std::uint32_t flow) override;
@@ -143,6 +144,7 @@ class Fabric : public RouteProvider {
   // Node n's devices and links; its NICs are appended to nic_devices. dev: its CXL device, or null.
   void build_node(int n, const std::vector<Gpu*>& gpus, CxlDevice* dev, std::vector<int>& nic_devices);
   void build_aggregators(const std::vector<Aggregator*>& aggs, std::vector<int>& nic_devices);
+  void build_nvls_units(const std::vector<NvlsUnit*>& units);
   void build_network(const std::vector<int>& nic_devices, std::size_t gpu_nics);
   void route_host_paths();
   void attach_congestion_control();  // fabric_congestion.cpp
@@ -167,6 +169,7 @@ class Fabric : public RouteProvider {
   // Each placement (per node slot: its node), from when; none: every slot on its own node.
   std::vector<std::pair<std::int64_t, std::vector<int>>> placements_;
   DeviceMap device_map_;
+  std::vector<int> nvswitch_of_node_;  // per node, its NVSwitch device (-1: none)
   // Every route computed, kept for the run (chunks in flight point at routes from before a down
   // change); looked up once per transfer through flat tables (the lookup was a cache miss per
   // transfer through std::unordered_map's nodes on large clusters).

@@ -19,7 +19,8 @@ namespace trainvp {
 
 bool FabricRouter::transit(int d) const {
   DeviceKind k = devices_[static_cast<std::size_t>(d)].kind;
-  return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort && k != DeviceKind::AggregatorPort;
+  return k != DeviceKind::Gpu && k != DeviceKind::Nic && k != DeviceKind::CxlPort && k != DeviceKind::AggregatorPort &&
+         k != DeviceKind::NvlsUnit;
 }
 
 // A down network direction costs this much more than its time: more than any path of the fabric

@@ -1,6 +1,8 @@
 // Building the fabric (fabric.hpp): per node its GPUs, NVSwitch, PCIe switches, root complex, NICs
 // and CXL ports; the CPU aggregators' ports and NICs; then the network between the NICs.
+#include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "platform/system/fabric/fabric.hpp"
@@ -19,6 +21,7 @@ const char* device_kind_name(DeviceKind k) {
     case DeviceKind::RootComplex: return "root-complex";
     case DeviceKind::CxlPort: return "cxl-port";
     case DeviceKind::AggregatorPort: return "aggregator-port";
+    case DeviceKind::NvlsUnit: return "nvls";
   }
   return "?";
 }
@@ -45,7 +48,8 @@ int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t
   d.kind = kind;
   d.node = node;
   d.egress_latency_ps = egress_latency_ps;
-  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort && kind != DeviceKind::AggregatorPort)
+  if (kind != DeviceKind::Gpu && kind != DeviceKind::CxlPort && kind != DeviceKind::AggregatorPort &&
+      kind != DeviceKind::NvlsUnit)
     d.fwd = std::make_unique<Forwarder>(("fab_" + sc_safe(name)).c_str(), name);
   d.name = std::move(name);
   devices_.push_back(std::move(d));
@@ -88,10 +92,12 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
     if (f.gpu) bind_pair(f.gpu->dma, d.dir->in);
     else if (f.cxl) bind_pair(f.cxl->dma, d.dir->in);
     else if (f.agg) bind_pair(f.agg->dma, d.dir->in);
+    else if (f.nvls) bind_pair(f.nvls->port.dma, d.dir->in);
     else bind_pair(f.fwd->out, d.dir->in);
     if (t.gpu) bind_pair(d.dir->out, t.gpu->mem);
     else if (t.cxl) bind_pair(d.dir->out, t.cxl->mem);
     else if (t.agg) bind_pair(d.dir->out, t.agg->mem);
+    else if (t.nvls) bind_pair(d.dir->out, t.nvls->port.mem);
     else bind_pair(d.dir->out, t.fwd->in);
     // Between a link and a forwarder each side offers one chunk at a time, so a held chunk can end
     // its request and leave the socket free for express messages (request exclusion, 15.2.6 e);
@@ -105,7 +111,7 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
 }
 
 Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vector<CxlDevice*>& cxl, RunContext& ctx,
-               const std::vector<Aggregator*>& aggs)
+               const std::vector<Aggregator*>& aggs, const std::vector<NvlsUnit*>& nvls)
     : s_(s), ctx_(ctx) {
   // A debugging aid, off by default: a checker costs a hash lookup per hop (docs/fabric.md).
   if (const char* v = std::getenv("TRAINVP_CHECK_TLM"); v && *v && std::string(v) != "0") check_tlm_ = true;
@@ -116,6 +122,7 @@ Fabric::Fabric(const Scenario& s, const std::vector<Gpu*>& gpus, const std::vect
     build_node(n, gpus, n < static_cast<int>(cxl.size()) ? cxl[static_cast<std::size_t>(n)] : nullptr, nic_devices);
   const std::size_t gpu_nics = nic_devices.size();
   build_aggregators(aggs, nic_devices);
+  build_nvls_units(nvls);
   build_network(nic_devices, gpu_nics);
   route_host_paths();
   attach_congestion_control();
@@ -144,6 +151,8 @@ void Fabric::build_node(int n, const std::vector<Gpu*>& gpus, CxlDevice* dev, st
   for (int g = 0; g < G; ++g) nvlink |= c.gpus[static_cast<std::size_t>(n * G + g)].params.nvlink_bw > 0;
   if (nvlink) {
     int sw = add_device(node + ".nvswitch", DeviceKind::NvSwitch, n, c.nvlink.switch_latency_ps);
+    nvswitch_of_node_.resize(static_cast<std::size_t>(n) + 1, -1);
+    nvswitch_of_node_[static_cast<std::size_t>(n)] = sw;
     for (int g = 0; g < G; ++g) {
       double bw = c.gpus[static_cast<std::size_t>(n * G + g)].params.nvlink_bw;
       if (bw > 0)
@@ -223,6 +232,31 @@ void Fabric::build_aggregators(const std::vector<Aggregator*>& aggs, std::vector
       gpu_device_.push_back(port);
       nic_of_gpu_.push_back(nic);
     }
+  }
+}
+
+// NVLink SHARP: node n's NVLS unit hangs off its NVSwitch, an endpoint numbered after the
+// aggregators' ports. Its link stands for the switch's crossbar, which copies a multicast to every
+// GPU port at once: it runs at the GPUs' NVLink rate times their count plus one, so it never limits
+// what the GPUs' own links carry (docs/fabric.md#nvlink-sharp-nvls).
+void Fabric::build_nvls_units(const std::vector<NvlsUnit*>& units) {
+  const ClusterConfig& c = s_.cluster;
+  device_map_.nvls_of_node.assign(static_cast<std::size_t>(c.nodes), -1);
+  for (std::size_t n = 0; n < units.size(); ++n) {
+    if (!units[n]) continue;
+    const int sw = n < nvswitch_of_node_.size() ? nvswitch_of_node_[n] : -1;
+    if (sw < 0) throw std::logic_error("an NVLS unit on a node without an NVSwitch");
+    double bw = 0;
+    for (int g = 0; g < c.gpus_per_node; ++g)
+      bw = std::max(
+          bw, c.gpus[n * static_cast<std::size_t>(c.gpus_per_node) + static_cast<std::size_t>(g)].params.nvlink_bw);
+    const int d = add_device("node" + std::to_string(n) + ".nvls", DeviceKind::NvlsUnit, static_cast<int>(n), 0);
+    devices_[static_cast<std::size_t>(d)].nvls = units[n];
+    connect(d, sw, LinkKind::Nvlink, bw * (c.gpus_per_node + 1), 0, c.nvlink.mtu, c.nvlink.framing,
+            c.fabric.switch_buffer);
+    device_map_.nvls_of_node[n] = static_cast<int>(gpu_device_.size());
+    gpu_device_.push_back(d);
+    nic_of_gpu_.push_back(nic_of_gpu_[n * static_cast<std::size_t>(c.gpus_per_node)]);  // never used: no NIC traffic
   }
 }
 

@@ -12,10 +12,23 @@
 #include "models/gpu/gpu.hpp"
 #include "models/link/forwarder.hpp"
 #include "models/link/link_dir.hpp"
+#include "models/nvswitch/nvls_unit.hpp"
 
 namespace trainvp {
 
-enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort, AggregatorPort };
+enum class DeviceKind {
+  Gpu,
+  Nic,
+  Switch,
+  Leaf,
+  Spine,
+  NvSwitch,
+  PcieSwitch,
+  RootComplex,
+  CxlPort,
+  AggregatorPort,
+  NvlsUnit
+};
 const char* device_kind_name(DeviceKind k);
 
 // What a link is: the network's Ethernet (RoCE) or InfiniBand, NVLink to the NVSwitch, PCIe inside
@@ -30,6 +43,7 @@ struct FabricDevice {
   Gpu* gpu = nullptr;  // endpoints
   CxlPort* cxl = nullptr;
   AggregatorPort* agg = nullptr;
+  NvlsUnit* nvls = nullptr;
   std::unique_ptr<Forwarder> fwd;  // everything else
   std::vector<int> out;            // directions leaving this device, by out-port index
   int in_ports = 0;                // bound into fwd->in so far (in-ports number in bind order)
