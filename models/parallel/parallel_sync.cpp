@@ -249,6 +249,7 @@ std::string ParallelSync::waiting_for(int rank, int iteration, const Phase& ph) 
     }
     case WaitKind::Dp:
       if (st.dp_gate) return dp_strategy(rank)->waiting_for(rank, iteration, ph);
+      if (st.z3_gate) return zero3_->waited(rank, iteration);
       return "the ZeRO parameter all-gather of iteration " + std::to_string(iteration - 1);
     case WaitKind::Count: break;
   }

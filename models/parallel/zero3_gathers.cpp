@@ -83,4 +83,12 @@ void Zero3Gathers::join(int rank, int iteration, std::uint64_t index) {
   engine_.join(id, rank);
 }
 
+std::string Zero3Gathers::waited(int rank, int iteration) const {
+  const std::optional<Zero3Gather> need = need_of(rank, iteration, state_[static_cast<std::size_t>(rank)].phase_index);
+  if (!need) return "nothing";
+  return "the ZeRO-3 all-gather of layer " + std::to_string(need->layer) + "'s parameters for the " +
+         (need->backward ? "backward" : "forward") + " of micro-batch " + std::to_string(need->micro_batch) +
+         " of iteration " + std::to_string(need->iteration);
+}
+
 }  // namespace trainvp

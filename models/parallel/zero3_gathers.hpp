@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -60,6 +61,9 @@ class Zero3Gathers {
     const std::optional<Zero3Gather> need = need_of(rank, iteration, st.phase_index);
     return need && !st.done.count(*need);
   }
+  // What the rank's next phase waits for, for people (a GPU's stall report): the gather of its
+  // layer's parameters, for the forward or the backward of a micro-batch.
+  std::string waited(int rank, int iteration) const;
   // The rank's phase ended: its gathered copy is freed and the next phases' gathers start.
   void phase_ended(int rank, int iteration);
 

@@ -13,7 +13,8 @@ Besides training on explicit layers and zoo models, a few scenarios are drawn of
 configs and a PyTorch profiler trace shipped in scenarios/workloads/, fail-slow `health` (with its
 ladder), transport `retry`, the CXL engine in `rtl` fidelity and functional mode, interleaved
 pipeline schedules, placements (`order`, `rank_map`, `stage_layers`), checkpoint jobs and per-job
-fail-slow monitors, kernel shapes, `validation`, and clusters of 32-128 GPUs in flow fidelity.
+fail-slow monitors, kernel shapes, `validation`, NVLink SHARP (`nvls`) on one node of Hopper-class
+GPUs, and clusters of 32-128 GPUs in flow fidelity.
 """
 
 import os
@@ -210,7 +211,7 @@ def workload_of(d, gpus_total, fp8, parallel, cxl=False):
     return w
 
 
-def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid, jobs=False):
+def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid, jobs=False, nvls=False):
     s = {"strategy": strategy}
     d.features.add("sync:" + strategy)
     if strategy == "none":
@@ -220,6 +221,8 @@ def sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid, jobs=Fals
         algos += ["cxl_hierarchical"] * 3 + (["cxl_allreduce"] * 3 if nodes == 1 and gpus <= 8 else [])
     if aggregators and not hybrid:
         algos += ["ps"] * 3
+    if nvls:  # NVLink SHARP: one node of Hopper-class GPUs on NVLink, packet fidelity
+        algos += ["nvls"] * 2
     if d.p(0.5):
         s["algorithm"] = d.pick(algos)
         d.features.add("algorithm:" + s["algorithm"])
@@ -446,6 +449,8 @@ def generate(seed, index):
         d.features.add("dcqcn")
     if fabric:
         cluster["fabric"] = fabric
+    # NVLink SHARP: one node of Hopper-class GPUs on NVLink, in packet fidelity (docs/fabric.md#nvlink-sharp-nvls).
+    nvls = nodes == 1 and gpus >= 2 and fp8 and nvlink and fidelity == "packet" and not cxl
 
     if d.p(0.2) and not cxl:
         ov = [{"target": f"node{d.int(0, nodes - 1)}.gpu{d.int(0, gpus - 1)}", "speed": d.real(0.5, 1.0)}]
@@ -508,7 +513,7 @@ def generate(seed, index):
                     job["slo"] = {"fraction": d.real(0.5, 0.95)}
             sc["jobs"].append(job)
     elif bench:
-        sc["workload"] = benchmark_of(d, ranks, cxl, aggregators, nodes, gpus)
+        sc["workload"] = benchmark_of(d, ranks, cxl, aggregators, nodes, gpus, nvls=nvls)
     elif chakra:
         # A trace of one rank replicated over every rank (the shipped GPT-2 XL data-parallel step).
         sc["workload"] = {"chakra": {"traces": os.path.join(WORKLOADS, "chakra", "gpt2-xl-dp.et")}}
@@ -527,7 +532,7 @@ def generate(seed, index):
             strategy = d.pick(["ddp", "ddp_no_overlap"])
         if hybrid and strategy in ("dreamddp", "localsgd", "plsgd", "elastic"):
             strategy = "ddp"
-        tr["sync"] = sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid)
+        tr["sync"] = sync_of(d, strategy, ranks, nodes, gpus, cxl, aggregators, hybrid, nvls=nvls)
         if strategy == "dreamddp" and "layers" in w and d.p(0.4, "dreamddp:profile"):
             # The layers' measured backward and communication times in place of the profiling pass.
             tr["sync"]["profile"] = [{"layer": l["name"], "bwd_time": us(d.int(5, 300)), "comm_time": us(d.int(0, 300) if l.get("params") else 0)}
@@ -619,7 +624,7 @@ def generate(seed, index):
     return sc, d.features
 
 
-def benchmark_of(d, ranks, cxl, aggregators, nodes, gpus):
+def benchmark_of(d, ranks, cxl, aggregators, nodes, gpus, nvls=False):
     """A collective benchmark (nccl-tests' manner): an op, an algorithm, one size or a range."""
     w = {"kind": "collective"}
     op = "all_reduce" if cxl else d.pick(["all_reduce"] * 3 + ["reduce_scatter", "all_gather", "broadcast", "sendrecv"])
@@ -632,6 +637,8 @@ def benchmark_of(d, ranks, cxl, aggregators, nodes, gpus):
             algos = ["cxl_hierarchical"] + (["cxl_allreduce"] if nodes == 1 and gpus <= 8 else [])
         elif aggregators:
             algos += ["ps"]
+        if nvls and not cxl:
+            algos += ["nvls"]
     w["algorithm"] = d.pick(algos)
     if d.p(0.5):
         w["bytes"] = d.pick(["4KiB", "64KiB", "1MiB", "8MiB"])

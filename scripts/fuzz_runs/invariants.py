@@ -301,7 +301,8 @@ def benchmark_checks(sc, res, topo):
         for l in topo["links"]:
             for end in (l["a"], l["b"]):
                 gpu_rate[end] = gpu_rate.get(end, 0) + l["bandwidth_bps"]
-        need = BUS_FACTOR[op](p) * r["bytes"] * 8
+        # NVLink SHARP moves (1 + 1/p) n each way (the switch sums and copies).
+        need = ((1 + 1 / p) if w.get("algorithm") == "nvls" else BUS_FACTOR[op](p)) * r["bytes"] * 8
         names = [g["name"] for g in topo["devices"] if g["kind"] == "gpu"]
         for rank in comm:
             rate = gpu_rate.get(names[rank], 0)

@@ -200,5 +200,20 @@ TEST(ParallelWaits, DataParallelWaitIsTheBucketAllReduceByHand) {
   });
 }
 
+// ZeRO-3 over both GPUs: layer e's parameters are gathered before each phase that uses them, the
+// first at time 0; 1 ps in, rank 0's first forward waits for that gather, and a GPU's stall report
+// names it (layer, direction, micro-batch, iteration), not ZeRO-1/2's per-iteration gather.
+TEST(ParallelWaits, AZeroThreeWaitNamesItsLayersGather) {
+  in_own_process([] {
+    ParallelConfig cfg;
+    cfg.dp = 2, cfg.zero = 3;
+    TwoGpus t(cfg, {of({timed("e", 10 * kUs, 15 * kUs, 5 * kUs)})});
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_PS));
+    EXPECT_EQ(t.sync->waiting_for(0, 0, Phase{PhaseKind::Forward, 0, 0}),
+              "the ZeRO-3 all-gather of layer 0's parameters for the forward of micro-batch 0 of iteration 0");
+    t.run();
+  });
+}
+
 }  // namespace test_wait_attribution
 }  // namespace trainvp
