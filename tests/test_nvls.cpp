@@ -106,7 +106,11 @@ TEST(Nvls, DdpOnOneNodeSynchronizesThroughTheSwitch) {
               {"workload", {{"model", "gpt2-small"}, {"batch", 4}, {"seq", 1024}}},
               {"training", {{"iterations", 2}, {"warmup", 0}, {"sync", {{"strategy", "ddp"}, {"algorithm", "nvls"}}}}},
               {"output", {{"trace", false}}}};
+  doc["training"]["fast_forward"] = {{"enabled", true}};
   const json r = simulate(doc);
+  // A skip would not repeat the unit's statistics: fast-forward stays off and says why.
+  EXPECT_EQ(r["fast_forward"]["enabled"], false);
+  EXPECT_EQ(r["fast_forward"]["off_reason"], "NVLS units' statistics are not repeated for skipped iterations");
   double grad_bytes = 0;
   for (const json& b : r["sync"]["buckets"]) grad_bytes += b["bytes"].get<double>();
   EXPECT_GT(grad_bytes, 0);
