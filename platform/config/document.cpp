@@ -328,8 +328,9 @@ void apply_override(json& doc, const std::string& assignment) {
 
 namespace {
 
-// An all-reduce with algorithm nvls gives the nodes that can their NVSwitch's NVLS unit. Its
-// reductions are per chunk, as a CXL device's: `auto` picks packet fidelity, and flow is refused.
+// When some all-reduce uses algorithm nvls, every node that can do NVLink SHARP gets its NVSwitch's
+// NVLS unit. Its reductions are per chunk, as a CXL device's: `auto` picks packet fidelity, and
+// flow is refused.
 void resolve_nvls(Scenario& s, json& resolved) {
   auto uses = [](const Scenario& x) {
     return (x.collective_bench && x.bench.algorithm == CollectiveAlgo::Nvls) ||
