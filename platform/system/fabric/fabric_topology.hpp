@@ -15,7 +15,19 @@
 
 namespace trainvp {
 
-enum class DeviceKind { Gpu, Nic, Switch, Leaf, Spine, NvSwitch, PcieSwitch, RootComplex, CxlPort, AggregatorPort };
+enum class DeviceKind {
+  Gpu,
+  Nic,
+  Switch,
+  Leaf,
+  Spine,
+  Core,
+  NvSwitch,
+  PcieSwitch,
+  RootComplex,
+  CxlPort,
+  AggregatorPort
+};
 const char* device_kind_name(DeviceKind k);
 
 // What a link is: the network's Ethernet (RoCE) or InfiniBand, NVLink to the NVSwitch, PCIe inside
