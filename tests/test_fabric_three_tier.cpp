@@ -254,6 +254,58 @@ TEST(ThreeTier, EcmpSpreadsPairsOverEveryCore) {
   EXPECT_DOUBLE_EQ(res["link_tiers"]["core_bytes"].get<double>(), 2 * total);  // into and out of the cores
 }
 
+// Rails within pods: equal-numbered NICs of one pod meet on their leaf; other rails of the pod
+// turn at a spine, and any pair of two pods crosses one core.
+TEST(ThreeTier, RailAlignedTrafficInAPodStaysOnItsLeaf) {
+  json doc = three_tier(4, {{"leaf_ports", 2}, {"rail_optimized", true}, {"pod_spines", 2}, {"cores", 4}});
+  doc["cluster"]["node"] = {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}};  // ranks 2N and 2N + 1, NICs 0 and 1
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    Fabric& f = sim.fabric();
+    std::string out;
+    for (auto [a, b] : {std::pair{0, 2}, {1, 3}, {0, 3}, {0, 4}, {3, 5}}) {
+      std::set<std::string> counts;
+      for (std::uint32_t flow = 0; flow < 64; ++flow) {
+        const Route& rt = f.route(a, b, flow);
+        counts.insert(std::to_string(count_kind(f, rt, DeviceKind::Leaf)) + "/" +
+                      std::to_string(count_kind(f, rt, DeviceKind::Spine)) + "/" +
+                      std::to_string(count_kind(f, rt, DeviceKind::Core)));
+      }
+      for (const std::string& c : counts) out += c + " ";
+      out += "| ";
+    }
+    return out;
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  // node0 and node1 in pod 0, node2 and node3 in pod 1: rail 0 on a leaf, rail 1 on a leaf, rail 0
+  // to rail 1 through a spine, and between pods through one core.
+  EXPECT_EQ(r.value, "1/0/0 | 1/0/0 | 2/1/0 | 2/2/1 | 2/2/1 | ");
+}
+
+// A down spine-core link is routed around (docs/faults.md#routing-around-down-links): the other
+// core of its plane, or the other plane, carries what it would have.
+TEST(ThreeTier, ADownSpineCoreLinkIsRoutedAround) {
+  json doc = three_tier(8, kSmall, json::array(), "8MiB");
+  doc["workload"].erase("communicator");
+  doc["workload"]["op"] = "all_to_all";
+  doc["faults"] = {{{"kind", "link_down"}, {"target", "link:pod0.spine0-core0"}, {"start", "0s"}, {"duration", "1s"}}};
+  auto r = in_child([&] {
+    Scenario s = load_scenario(doc, "t");
+    Simulation sim(s);
+    sim.run();
+    return collect_results(sim).json.dump();
+  });
+  ASSERT_TRUE(r.ok) << r.value;
+  const json res = json::parse(r.value);
+  std::set<std::string> used;
+  for (auto& l : res["links"]) used.insert(l["link"].get<std::string>());
+  EXPECT_FALSE(used.count("link:pod0.spine0-core0"));
+  EXPECT_FALSE(used.count("link:pod1.spine0-core0")) << "core0 leads to pod 0 only over the down link";
+  EXPECT_TRUE(used.count("link:pod0.spine0-core1"));
+  EXPECT_DOUBLE_EQ(res["link_tiers"]["core_bytes"].get<double>(), 2 * 2 * 16 * 1048576.0);
+}
+
 // (d) Bad three-tier fabrics name their key.
 TEST(ThreeTier, BadThreeTierFabricsAreClearErrors) {
   auto set = [](const char* key, json v) { return [key, v](json& d) { d["cluster"]["fabric"][key] = v; }; };
