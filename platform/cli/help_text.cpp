@@ -108,7 +108,7 @@ const char* kDescribeHelp =
     "statistics; for a zoo model, its layers with parameters,\n"
     "forward/backward FLOPs per micro-batch, activation and gradient bytes. With\n"
     "`topology FILE`: every device (GPU, NIC, NVSwitch, PCIe switch, root complex, switch,\n"
-    "leaf, spine) and link of the scenario's cluster, by the names results and faults use; with\n"
+    "leaf, spine, core) and link of the scenario's cluster, by the names results and faults use; with\n"
     "training.parallel, each GPU's (tp, pp, dp) coordinate and the layers of each pipeline stage.\n"
     "With `workload FILE`: the layer table (as for a zoo model) of any workload: a scenario's\n"
     "(zoo model, /workload/hf_config, /workload/torch_profile or explicit layers, after the\n"

@@ -1,6 +1,7 @@
 #include "platform/config/cluster.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "models/cxl/rtl_engine.hpp"
 #include "platform/config/section.hpp"
@@ -114,7 +115,10 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
                         (agg_nics ? " + " + std::to_string(agg_nics) + " aggregator NICs" : std::string()) +
                         "); use more ports or topology leaf-spine",
                     json(f.switch_ports));
-  } else {
+  } else if (f.topology == Topology::LeafSpine) {
+    for (auto [k, v] :
+         {std::pair{"pods", f.pods}, {"pod_leaves", f.pod_leaves}, {"pod_spines", f.pod_spines}, {"cores", f.cores}})
+      if (v != 0) fail_expected(ptr_join(fp, k), "0 or absent with topology leaf-spine (a three-tier key)", json(v));
     if (f.rail_optimized && agg_nics > 0)
       fail_expected(ptr_join(fp, "rail_optimized"),
                     "false when the cluster has aggregators (their NICs are on no rail)", json(true));
@@ -139,13 +143,72 @@ json load_cluster(ClusterConfig& c, const json& value, const std::string& path) 
     c.spines = f.spines ? f.spines : std::max(1, f.leaf_ports / 2);
     fres["leaves"] = c.leaves;
     fres["spines"] = c.spines;
+  } else {  // three-tier (docs/fabric.md#three-tier-clos)
+    for (auto [k, v] : {std::pair{"leaves", f.leaves}, {"spines", f.spines}})
+      if (v != 0)
+        fail_expected(ptr_join(fp, k),
+                      std::string("0 or absent with topology three-tier (pod_") + k + " counts per pod)", json(v));
+    long long need = 0;  // pods
+    if (f.rail_optimized) {
+      if (agg_nics > 0)
+        fail_expected(ptr_join(fp, "rail_optimized"),
+                      "false when the cluster has aggregators (their NICs are on no rail)", json(true));
+      if (f.pod_leaves != 0 && f.pod_leaves != c.nics_per_node)
+        fail_expected(ptr_join(fp, "pod_leaves"),
+                      "0 or " + std::to_string(c.nics_per_node) + " (one leaf per rail in each pod)",
+                      json(f.pod_leaves));
+      c.pod_leaves = c.nics_per_node;
+      need = (c.nodes + f.leaf_ports - 1) / f.leaf_ports;  // a rail leaf takes one NIC of each node of its pod
+    } else {
+      c.pod_leaves = f.pod_leaves ? f.pod_leaves : f.leaf_ports;
+      const long long per_pod = static_cast<long long>(c.pod_leaves) * f.leaf_ports;
+      need = (nics_total + per_pod - 1) / per_pod;
+    }
+    if (f.pods != 0 && f.pods < need)
+      fail_expected(ptr_join(fp, "pods"),
+                    "at least " + std::to_string(need) + " pods for " +
+                        (f.rail_optimized ? std::to_string(c.nodes) + " nodes at " + std::to_string(f.leaf_ports) +
+                                                " per pod (leaf_ports, one NIC of each on every rail leaf)"
+                                          : std::to_string(nics_total) + " NICs at " + std::to_string(c.pod_leaves) +
+                                                " leaves x " + std::to_string(f.leaf_ports) + " ports per pod"),
+                    json(f.pods));
+    c.pods = f.pods ? f.pods : static_cast<int>(need);
+    c.pod_spines = f.pod_spines ? f.pod_spines : std::max(1, f.leaf_ports / 2);
+    c.cores = f.cores ? f.cores : c.pod_spines;
+    if (c.cores % c.pod_spines != 0)
+      fail_expected(ptr_join(fp, "cores"),
+                    "a multiple of pod_spines (" + std::to_string(c.pod_spines) +
+                        "): spine S of every pod links to the cores of plane S, cores / pod_spines each",
+                    json(f.cores));
+    c.leaves = c.pods * c.pod_leaves;
+    c.spines = c.pods * c.pod_spines;
+    fres["pods"] = c.pods;
+    fres["pod_leaves"] = c.pod_leaves;
+    fres["pod_spines"] = c.pod_spines;
+    fres["cores"] = c.cores;
   }
+  // The three-tier keys appear in the resolved scenario only under three-tier (the results of
+  // other topologies keep their shape: the goldens).
+  if (f.topology != Topology::ThreeTier)
+    for (const char* k : {"pods", "pod_leaves", "pod_spines", "cores", "core_oversubscription"}) fres.erase(k);
   // Elaboration cost, checked before anything is built: devices (GPUs, NICs, switches) plus links
   // (a leaf-spine mesh is leaves x spines of them) stay within a bound a workstation elaborates.
   {
     const long long gpus = static_cast<long long>(c.nodes) * c.gpus_per_node;
-    const long long mesh = static_cast<long long>(c.leaves) * c.spines;
-    const long long cost = 2 * gpus + 2 * nics_total + c.leaves + c.spines + mesh;
+    const long long mesh = f.topology == Topology::ThreeTier ? static_cast<long long>(c.leaves) * c.pod_spines +
+                                                                   static_cast<long long>(c.pods) * c.cores
+                                                             : static_cast<long long>(c.leaves) * c.spines;
+    const long long cost = 2 * gpus + 2 * nics_total + c.leaves + c.spines + c.cores + mesh;
+    if (cost > kMaxElaboration && f.topology == Topology::ThreeTier) {
+      const char* k = f.pods ? "pods" : f.pod_spines ? "pod_spines" : f.pod_leaves ? "pod_leaves" : "leaf_ports";
+      fail_expected(
+          ptr_join(fp, k),
+          "a fabric of at most " + std::to_string(kMaxElaboration) +
+              " devices and links (this one: " + std::to_string(cost) + ", " + std::to_string(c.pods) + " pods of " +
+              std::to_string(c.pod_leaves) + " leaves x " + std::to_string(c.pod_spines) + " spines, " +
+              std::to_string(c.cores) + " cores; docs/reliability.md)",
+          member(member(value, "fabric"), k).is_null() ? json(f.leaf_ports) : member(member(value, "fabric"), k));
+    }
     if (cost > kMaxElaboration)
       fail_expected(ptr_join(fp, f.spines ? "spines" : "leaf_ports"),
                     "a fabric of at most " + std::to_string(kMaxElaboration) +

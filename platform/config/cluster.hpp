@@ -29,9 +29,10 @@ struct ClusterConfig {
   NvlinkConfig nvlink;
   PcieConfig pcie;
   CxlParams cxl;
-  int cxl_ports = 0;             // resolved: ports per node's device (0 without a device)
-  int leaves = 0, spines = 0;    // resolved for leaf-spine
-  AggregatorParams aggregators;  // CPU aggregator nodes (count 0: none)
+  int cxl_ports = 0;           // resolved: ports per node's device (0 without a device)
+  int leaves = 0, spines = 0;  // resolved for leaf-spine; three-tier: all leaves, all spines
+  int pods = 0, pod_leaves = 0, pod_spines = 0, cores = 0;  // resolved for three-tier
+  AggregatorParams aggregators;                             // CPU aggregator nodes (count 0: none)
   // Resolved from the sections that name collectives: some all-reduce uses algorithm nvls, so the
   // nodes that can (nvls_capable) get their NVSwitch's NVLink SHARP unit.
   bool nvls = false;

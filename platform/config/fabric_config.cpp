@@ -12,12 +12,14 @@ const ParamSet<FabricConfig>& fabric_schema() {
   static const ParamSet<FabricConfig> s = [] {
     ParamSet<FabricConfig> p(
         "fabric", "/cluster/fabric",
-        "The RoCEv2 network between nodes: one NIC per GPU (see node.nics) on a single switch or a "
-        "leaf-spine. Transfers move in chunks of `chunk` bytes; each link frames them into "
+        "The RoCEv2 network between nodes: one NIC per GPU (see node.nics) on a single switch, a "
+        "leaf-spine or a three-tier Clos (pods of leaves and spines joined by core switches). Transfers move in chunks of `chunk` bytes; each link frames them into "
         "packets and pays per-packet overhead.");
     p.choice("topology", &FabricConfig::topology, "switch",
-             {{"switch", Topology::Switch}, {"leaf-spine", Topology::LeafSpine}},
-             "switch: every NIC on one switch; leaf-spine: NICs on leaves, every leaf linked to every spine")
+             {{"switch", Topology::Switch}, {"leaf-spine", Topology::LeafSpine}, {"three-tier", Topology::ThreeTier}},
+             "switch: every NIC on one switch; leaf-spine: NICs on leaves, every leaf linked to every spine; "
+             "three-tier: pods of leaves and spines (every leaf of a pod linked to every spine of the pod), spine S "
+             "of every pod linked to the core switches of plane S (docs/fabric.md#three-tier-clos)")
         .bandwidth("link_bw", &FabricConfig::link_bw, "400Gbps", "NIC and switch port rate, per direction")
         .time("link_latency", &FabricConfig::link_latency_ps, "1us", "Propagation latency of a network link")
         .integer("mtu", &FabricConfig::mtu, 4096, "RoCE payload bytes per packet", {64, 9000})
@@ -41,13 +43,30 @@ const ParamSet<FabricConfig>& fabric_schema() {
                  "or NICs per node when rail_optimized",
                  {0, 4096})
         .integer("spines", &FabricConfig::spines, 0, "Spine switches; 0: leaf_ports / 2", {0, 4096})
-        .integer("leaf_ports", &FabricConfig::leaf_ports, 32, "NIC-facing ports per leaf", {1, 1024})
+        .integer("leaf_ports", &FabricConfig::leaf_ports, 32, "NIC-facing ports per leaf (a three-tier's ToR)",
+                 {1, 1024})
         .number("oversubscription", &FabricConfig::oversubscription, 1.0,
                 "Leaf downlink to uplink bandwidth ratio: each leaf-spine link runs at leaf_ports x link_bw / "
-                "(spines x oversubscription)",
+                "(spines x oversubscription), pod_spines under three-tier",
                 Range::at_least(1.0))
         .flag("rail_optimized", &FabricConfig::rail_optimized, false,
-              "HGX rail layout: NIC i of every node on leaf i (leaf-spine only)")
+              "HGX rail layout: NIC i of every node on leaf i (leaf-spine), or on its pod's leaf i (three-tier)")
+        .integer("pods", &FabricConfig::pods, 0,
+                 "three-tier: pods; 0: as many as the NICs need (pod_leaves x leaf_ports NICs each, or leaf_ports "
+                 "nodes each when rail_optimized)",
+                 {0, 4096})
+        .integer("pod_leaves", &FabricConfig::pod_leaves, 0,
+                 "three-tier: leaves (ToR switches) per pod; 0: leaf_ports, or NICs per node when rail_optimized",
+                 {0, 4096})
+        .integer("pod_spines", &FabricConfig::pod_spines, 0, "three-tier: spines per pod; 0: leaf_ports / 2", {0, 4096})
+        .integer("cores", &FabricConfig::cores, 0,
+                 "three-tier: core (aggregation) switches, a multiple of pod_spines: plane S holds cores / pod_spines "
+                 "of them and spine S of every pod links to each; 0: pod_spines (one per plane)",
+                 {0, 65536})
+        .number("core_oversubscription", &FabricConfig::core_oversubscription, 1.0,
+                "three-tier: spine downlink to core uplink bandwidth ratio: each spine-core link runs at leaf_ports x "
+                "pod_leaves x link_bw / (cores x oversubscription x core_oversubscription)",
+                Range::at_least(1.0))
         .choice("fidelity", &FabricConfig::fidelity, "auto",
                 {{"auto", FabricFidelity::Auto}, {"packet", FabricFidelity::Packet}, {"flow", FabricFidelity::Flow}},
                 "packet: chunks store-and-forwarded hop by hop with queues and back-pressure; flow: each transfer is "

@@ -11,7 +11,7 @@
 
 namespace trainvp {
 
-enum class Topology { Switch, LeafSpine };
+enum class Topology { Switch, LeafSpine, ThreeTier };
 // packet: chunks store-and-forwarded hop by hop (LinkDir); flow: max-min fair flows (FlowNetwork);
 // auto: as loaded only, resolved by load_cluster to flow above kAutoFlowAboveGpus GPUs when nothing
 // the scenario asks for needs packets, else packet (docs/fabric.md#choosing-a-fidelity).
@@ -46,6 +46,9 @@ struct FabricConfig {
   int leaves = 0, spines = 0, leaf_ports = 32;
   double oversubscription = 1.0;
   bool rail_optimized = false;
+  // three-tier: pods of leaves and spines, the pods joined by core switches (docs/fabric.md#three-tier-clos)
+  int pods = 0, pod_leaves = 0, pod_spines = 0, cores = 0;
+  double core_oversubscription = 1.0;
   FabricFidelity fidelity = FabricFidelity::Packet;  // packet or flow once loaded
   bool fidelity_auto = false;                        // `auto` picked it
   bool group_ring_steps = true;                      // flow fidelity: a ring step as one flow where exact

@@ -54,8 +54,9 @@ const ParamSet<PlacementRaw>& placement_schema() {
 
 int placement_group(const ClusterConfig& c, int node) {
   const FabricConfig& f = c.fabric;
-  if (f.topology != Topology::LeafSpine || f.rail_optimized) return 0;
-  return node * c.nics_per_node / f.leaf_ports;  // the fabric hangs NIC k off leaf k / leaf_ports
+  if (f.topology == Topology::Switch || (f.topology == Topology::LeafSpine && f.rail_optimized)) return 0;
+  if (f.rail_optimized) return node / f.leaf_ports;  // three-tier rails: the node's pod
+  return node * c.nics_per_node / f.leaf_ports;      // the fabric hangs NIC k off leaf k / leaf_ports
 }
 
 namespace {

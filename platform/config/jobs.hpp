@@ -46,8 +46,9 @@ const ParamSet<JobRaw>& job_schema();
 const ParamSet<PlacementRaw>& placement_schema();
 
 // The group a node's placement counts it in: nodes whose first NIC hangs off the same leaf (a
-// leaf-spine that is not rail-optimized); 0 for every node elsewhere, where all nodes reach one
-// another through the same switches.
+// leaf-spine or three-tier that is not rail-optimized), the node's pod (a rail-optimized
+// three-tier); 0 for every node elsewhere, where all nodes reach one another through the same
+// switches.
 int placement_group(const ClusterConfig& c, int node);
 
 // Reads /jobs into `top`'s jobs: each job's workload, training, health and slo loaded as the top

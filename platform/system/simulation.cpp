@@ -143,8 +143,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     else if (!cluster_.cxl.empty()) ff.off_reason = "CXL devices run on their own clock";
     else if (!cluster_.aggregators.empty())
       ff.off_reason = "CPU aggregators' statistics are not repeated for skipped iterations";
-    else if (!cluster_.nvls.empty())
-      ff.off_reason = "NVLS units' statistics are not repeated for skipped iterations";
+    else if (!cluster_.nvls.empty()) ff.off_reason = "NVLS units' statistics are not repeated for skipped iterations";
     else if (faults_ && faults_->has_background()) ff.off_reason = "congestion traffic runs on its own clock";
     else if (s.training.sync.retry.enabled) ff.off_reason = "transport failures and retries are not periodic";
     else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)

@@ -225,7 +225,7 @@ def links_checks(sc, res, topo):
     if any(b.get("end_s") is None for j in res.get("jobs", []) for b in j.get("bursts", [])):
         return out  # so is a checkpoint burst the run cut (jobs.md#checkpoint-jobs), with `collectives` off too
     apply("bytes_conserved")
-    forwarding = {"switch", "leaf", "spine", "nvswitch", "pcie-switch", "nic"}
+    forwarding = {"switch", "leaf", "spine", "core", "nvswitch", "pcie-switch", "nic"}
     if not sc.get("cluster", {}).get("node", {}).get("cxl", {}).get("present"):
         forwarding.add("root-complex")
     for dev, kind in dev_kind.items():

@@ -118,6 +118,9 @@ nlohmann::ordered_json Fabric::report_links(std::int64_t end_ps) const {
 
 std::string Fabric::tier_of(const FabricDir& d) const {
   const FabricLink& l = links_[static_cast<std::size_t>(d.link)];
+  if (devices_[static_cast<std::size_t>(l.a)].kind == DeviceKind::Core ||
+      devices_[static_cast<std::size_t>(l.b)].kind == DeviceKind::Core)
+    return "core";
   const bool spine = devices_[static_cast<std::size_t>(l.a)].kind == DeviceKind::Spine ||
                      devices_[static_cast<std::size_t>(l.b)].kind == DeviceKind::Spine;
   return l.kind == LinkKind::Ethernet ? (spine ? "spine" : "nic") : link_kind_name(l.kind);

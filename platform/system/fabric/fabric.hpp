@@ -112,7 +112,8 @@ class Fabric : public RouteProvider {
   // its tier and its busy time in each interval of the run, at one width for all; with jobs, the
   // payload bytes of each (`owners`: their names, as set_owners numbered them).
   std::string report_series(std::int64_t end_ps, const std::vector<std::string>& owners) const;
-  // The key of link_tiers that counts direction d's bytes: nvlink, pcie, cxl, nic or spine.
+  // The key of link_tiers that counts direction d's bytes: nvlink, pcie, cxl, nic, spine (leaf to
+  // spine) or core (spine to core, three-tier only).
   std::string tier_of(const FabricDir& d) const;
   // results.json `pfc` (fabric_pfc.cpp): PFC totals over every Ethernet port; null in egress mode.
   nlohmann::ordered_json report_pfc(std::int64_t end_ps) const;
@@ -146,6 +147,7 @@ class Fabric : public RouteProvider {
   void build_aggregators(const std::vector<Aggregator*>& aggs, std::vector<int>& nic_devices);
   void build_nvls_units(const std::vector<NvlsUnit*>& units);
   void build_network(const std::vector<int>& nic_devices, std::size_t gpu_nics);
+  void build_three_tier(const std::vector<int>& nic_devices, std::size_t gpu_nics, double agg_bw);
   void route_host_paths();
   void attach_congestion_control();  // fabric_congestion.cpp
   static constexpr std::uint32_t kEcmpBuckets = FabricRouter::kEcmpBuckets;

@@ -61,17 +61,13 @@ const FabricRouter::Dist& FabricRouter::dist_to(int target) {
   const std::vector<int>& in = in_dirs_[static_cast<std::size_t>(target)];  // the searches below leave it
   const auto from_transit = [&](int e) { return transit(dirs_[static_cast<std::size_t>(e)].from); };
   if (!transit(target) && !in.empty() && std::all_of(in.begin(), in.end(), from_transit)) {
-    std::vector<std::pair<int, double>> merged{{target, 0.0}};
+    Dist derived;
+    derived.target = target;
     for (int e : in) {
       const FabricDir& last = dirs_[static_cast<std::size_t>(e)];
       const double c = cost(last);
-      for (const auto& [device, d] : dist_to(last.from)) merged.emplace_back(device, d + c);
+      derived.via.emplace_back(&dist_to(last.from).own, c);  // a transit source's: a list of its own
     }
-    std::sort(merged.begin(), merged.end());  // by device, then its shortest first
-    Dist derived;
-    derived.reserve(merged.size());
-    for (const auto& e : merged)
-      if (derived.empty() || derived.back().first != e.first) derived.push_back(e);
     return dist_.emplace(target, std::move(derived)).first->second;
   }
   std::vector<double>& dist = scratch_;
@@ -89,27 +85,39 @@ const FabricRouter::Dist& FabricRouter::dist_to(int target) {
     if (v != target && !transit(v)) continue;  // may end a path, never continue one
     for (int e : in_dirs_[static_cast<std::size_t>(v)]) {
       int u = dirs_[static_cast<std::size_t>(e)].from;
+      // Only devices a path may continue through are kept, or searched on: an endpoint's (a NIC's,
+      // a GPU's) distance is the minimum over its out-links, which append_path takes there. A NIC
+      // target on a leaf-spine reaches every NIC: keeping them was O(NICs^2) memory, and queueing
+      // them a leaf's every NIC in every search.
+      if (!transit(u)) continue;
       double nd = dv + cost(dirs_[static_cast<std::size_t>(e)]);
       if (nd < dist[static_cast<std::size_t>(u)]) {
-        // Only devices a path may continue through are kept: an endpoint's (a NIC's, a GPU's)
-        // distance is the minimum over its out-links, which append_path takes there. A NIC
-        // target on a leaf-spine reaches every NIC: keeping them was O(NICs^2) memory.
-        if (std::isinf(dist[static_cast<std::size_t>(u)]) && transit(u)) reached.push_back(u);
+        if (std::isinf(dist[static_cast<std::size_t>(u)])) reached.push_back(u);
         dist[static_cast<std::size_t>(u)] = nd, pq.push({nd, u});
       }
     }
   }
   std::sort(reached.begin(), reached.end());
   Dist sparse;
-  sparse.reserve(reached.size());
-  for (int d : reached) sparse.emplace_back(d, dist[static_cast<std::size_t>(d)]);
+  sparse.own.reserve(reached.size());
+  for (int d : reached) sparse.own.emplace_back(d, dist[static_cast<std::size_t>(d)]);
   return dist_.emplace(target, std::move(sparse)).first->second;
 }
 
-double FabricRouter::dist_at(const Dist& d, int device) {
+double FabricRouter::times_at(const Times& t, int device) {
   auto it =
-      std::lower_bound(d.begin(), d.end(), device, [](const std::pair<int, double>& e, int v) { return e.first < v; });
-  return it != d.end() && it->first == device ? it->second : std::numeric_limits<double>::infinity();
+      std::lower_bound(t.begin(), t.end(), device, [](const std::pair<int, double>& e, int v) { return e.first < v; });
+  return it != t.end() && it->first == device ? it->second : std::numeric_limits<double>::infinity();
+}
+
+// The least over the entering directions of the same sums a merged list held (source's time plus
+// the direction's cost), so the same ties.
+double FabricRouter::dist_at(const Dist& d, int device) {
+  if (d.target < 0) return times_at(d.own, device);
+  if (device == d.target) return 0.0;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [times, c] : d.via) best = std::min(best, times_at(*times, device) + c);
+  return best;
 }
 
 void FabricRouter::next_hops(int cur, int from, int to, const Dist& dist, std::vector<std::pair<int, double>>& via,

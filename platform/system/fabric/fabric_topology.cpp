@@ -16,6 +16,7 @@ const char* device_kind_name(DeviceKind k) {
     case DeviceKind::Switch: return "switch";
     case DeviceKind::Leaf: return "leaf";
     case DeviceKind::Spine: return "spine";
+    case DeviceKind::Core: return "core";
     case DeviceKind::NvSwitch: return "nvswitch";
     case DeviceKind::PcieSwitch: return "pcie-switch";
     case DeviceKind::RootComplex: return "root-complex";
@@ -83,7 +84,8 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
     if (kind == LinkKind::Ethernet && pfc.mode != PfcMode::Egress) {
       // Every Ethernet port counts and pauses (docs/fabric.md#pfc); a switch's output queue is then
       // bounded by its ingress ports' thresholds, a NIC's still by the buffer (it pushes back on PCIe).
-      const bool sw = f.kind == DeviceKind::Switch || f.kind == DeviceKind::Leaf || f.kind == DeviceKind::Spine;
+      const bool sw = f.kind == DeviceKind::Switch || f.kind == DeviceKind::Leaf || f.kind == DeviceKind::Spine ||
+                      f.kind == DeviceKind::Core;
       d.dir->set_pfc(pfc_port_params(pfc, bps, latency_ps, p.latency_ps,
                                      d.dir->wire_bytes(static_cast<std::uint32_t>(s_.cluster.fabric.chunk))),
                      sw);
@@ -260,7 +262,7 @@ void Fabric::build_nvls_units(const std::vector<NvlsUnit*>& units) {
   }
 }
 
-// The network: one switch, or a leaf-spine. nic_devices: the GPU nodes' NICs (the first
+// The network: one switch, a leaf-spine or a three-tier Clos. nic_devices: the GPU nodes' NICs (the first
 // gpu_nics), then the aggregators'.
 void Fabric::build_network(const std::vector<int>& nic_devices, std::size_t gpu_nics) {
   const ClusterConfig& c = s_.cluster;
@@ -272,6 +274,10 @@ void Fabric::build_network(const std::vector<int>& nic_devices, std::size_t gpu_
   if (f.topology == Topology::Switch) {
     int sw = add_device("switch", DeviceKind::Switch, -1, f.switch_latency_ps);
     for (std::size_t k = 0; k < nic_devices.size(); ++k) eth(nic_devices[k], sw, k < gpu_nics ? f.link_bw : agg_bw);
+    return;
+  }
+  if (f.topology == Topology::ThreeTier) {
+    build_three_tier(nic_devices, gpu_nics, agg_bw);
     return;
   }
   const int leaves = c.leaves, spines = c.spines, nics = c.nics_per_node;
@@ -290,6 +296,49 @@ void Fabric::build_network(const std::vector<int>& nic_devices, std::size_t gpu_
   double up = f.link_bw * f.leaf_ports / (spines * f.oversubscription);
   for (int l : leaf)
     for (int sp : spine) eth(l, sp, up);
+}
+
+// Three tiers (docs/fabric.md#three-tier-clos): pod P holds leaves pod<P>.leaf<L> and spines
+// pod<P>.spine<S>, every leaf of a pod linked to every spine of the pod; the cores core<C> are in
+// pod_spines planes of cores / pod_spines each, plane S = cores S x per_plane .. (S + 1) x per_plane - 1,
+// and spine S of every pod is linked to every core of plane S (the fat tree's wiring, Al-Fares et al.,
+// SIGCOMM 2008). NICs fill the leaves in order (leaf_ports each, pod by pod), or with
+// rail_optimized NIC I of node N on leaf I of pod N / leaf_ports.
+void Fabric::build_three_tier(const std::vector<int>& nic_devices, std::size_t gpu_nics, double agg_bw) {
+  const ClusterConfig& c = s_.cluster;
+  const FabricConfig& f = c.fabric;
+  auto eth = [&](int a, int b, double bw) {
+    connect(a, b, LinkKind::Ethernet, bw, f.link_latency_ps, f.mtu, f.framing, f.switch_buffer);
+  };
+  const int pods = c.pods, pl = c.pod_leaves, ps = c.pod_spines, cores = c.cores, nics = c.nics_per_node;
+  std::vector<int> leaf, spine, core;  // leaf P x pl + L, spine P x ps + S
+  for (int p = 0; p < pods; ++p) {
+    const std::string pod = "pod" + std::to_string(p);
+    for (int l = 0; l < pl; ++l)
+      leaf.push_back(add_device(pod + ".leaf" + std::to_string(l), DeviceKind::Leaf, -1, f.switch_latency_ps));
+    for (int sp = 0; sp < ps; ++sp)
+      spine.push_back(add_device(pod + ".spine" + std::to_string(sp), DeviceKind::Spine, -1, f.switch_latency_ps));
+  }
+  for (int k = 0; k < cores; ++k)
+    core.push_back(add_device("core" + std::to_string(k), DeviceKind::Core, -1, f.switch_latency_ps));
+  for (std::size_t k = 0; k < nic_devices.size(); ++k) {
+    const int node = static_cast<int>(k) / nics, rail = static_cast<int>(k) % nics;
+    const int l = f.rail_optimized ? node / f.leaf_ports * pl + rail : static_cast<int>(k) / f.leaf_ports;
+    eth(nic_devices[k], leaf[static_cast<std::size_t>(l)], k < gpu_nics ? f.link_bw : agg_bw);
+  }
+  // A leaf's uplinks carry its downlink capacity over `oversubscription`, a pod's (one link to each
+  // core) the pod's leaf uplink capacity over `core_oversubscription`.
+  const double up = f.link_bw * f.leaf_ports / (ps * f.oversubscription);
+  const double core_up = f.link_bw * f.leaf_ports * pl / (cores * f.oversubscription * f.core_oversubscription);
+  const int per_plane = cores / ps;
+  for (int p = 0; p < pods; ++p) {
+    for (int l = 0; l < pl; ++l)
+      for (int sp = 0; sp < ps; ++sp)
+        eth(leaf[static_cast<std::size_t>(p * pl + l)], spine[static_cast<std::size_t>(p * ps + sp)], up);
+    for (int sp = 0; sp < ps; ++sp)
+      for (int k = sp * per_plane; k < (sp + 1) * per_plane; ++k)
+        eth(spine[static_cast<std::size_t>(p * ps + sp)], core[static_cast<std::size_t>(k)], core_up);
+  }
 }
 
 // The driver's TLPs enter the root complex from its socket (route entry 0) and take the shortest

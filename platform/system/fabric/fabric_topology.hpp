@@ -22,6 +22,7 @@ enum class DeviceKind {
   Switch,
   Leaf,
   Spine,
+  Core,
   NvSwitch,
   PcieSwitch,
   RootComplex,
