@@ -14,7 +14,8 @@ configs and a PyTorch profiler trace shipped in scenarios/workloads/, fail-slow 
 ladder), transport `retry`, the CXL engine in `rtl` fidelity and functional mode, interleaved
 pipeline schedules, placements (`order`, `rank_map`, `stage_layers`), checkpoint jobs and per-job
 fail-slow monitors, kernel shapes, `validation`, NVLink SHARP (`nvls`) on one node of Hopper-class
-GPUs, and clusters of 32-128 GPUs in flow fidelity.
+GPUs, three-tier Clos fabrics (a quarter of the leaf-spine draws, from a stream of their own), and
+clusters of 32-128 GPUs in flow fidelity.
 """
 
 import os
@@ -621,7 +622,40 @@ def generate(seed, index):
         out["collectives"] = False
         d.features.add("collectives:false")
     sc["output"] = out
+    three_tier(seed, index, sc, d.features)
     return sc, d.features
+
+
+def three_tier(seed, index, sc, features):
+    """Some leaf-spine scenarios become a three-tier Clos (docs/fabric.md#three-tier-clos): pods of
+    leaves and spines under cores, some oversubscribed above the pods. Drawn from a stream of its
+    own, after everything else, so every other draw of every scenario stays what it was."""
+    fabric = sc["cluster"].get("fabric", {})
+    if fabric.get("topology") != "leaf-spine":
+        return
+    r = random.Random(f"trainvp-fuzz-runs-three-tier:{seed}:{index}")
+    if r.random() >= 0.25:
+        return
+    features.add("three-tier")
+    fabric["topology"] = "three-tier"
+    fabric.pop("spines", None)  # the leaf-spine's; a pod's are pod_spines
+    pod_spines = r.choice([1, 2, 2, 3])
+    fabric["pod_spines"] = pod_spines
+    if not fabric.get("rail_optimized") and r.random() < 0.5:
+        fabric["pod_leaves"] = r.choice([1, 2, 4])
+    if r.random() < 0.5:
+        fabric["cores"] = pod_spines * r.choice([1, 2])
+    if r.random() < 0.3:
+        fabric["core_oversubscription"] = r.choice([2, 4, 7])
+    # A spine's link-down fault names a pod's spine now (the other spines route around it).
+    for f in sc.get("faults", []):
+        if f.get("kind") == "link_down" and f.get("target", "").startswith("spine"):
+            if pod_spines > 1:
+                f["target"] = f"pod0.spine{r.randrange(pod_spines)}"
+            else:
+                f["kind"] = "link_degrade"
+                f["target"] = "pod0.spine0"
+                f["bandwidth_factor"] = 0.5
 
 
 def benchmark_of(d, ranks, cxl, aggregators, nodes, gpus, nvls=False):
