@@ -353,9 +353,11 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
       if (!(link_incident() ? swap_roles(a) : consolidate(a)) && ski_) ski_->refund(loss);
       break;
     case MitigationStep::S4: {
-      std::set<int> nodes;  // every node this incident's diagnoses named
+      // Every node this incident's diagnoses named; not a group-wide or fabric-wide one's (every
+      // rank: a spare would be replaced by its like, [health.md](#no-healthy-peer)).
+      std::set<int> nodes;
       for (const Diagnosis& x : p_.monitor->diagnoses())
-        if (x.change_ps >= incident_ps_)
+        if (x.change_ps >= incident_ps_ && x.cause != FailCause::GroupWide && x.cause != FailCause::FabricWide)
           for (int n : nodes_of(x)) nodes.insert(n);
       for (int k : carried_)  // the slow links carried through it go with it
         for (int n : nodes_of(p_.monitor->diagnoses()[static_cast<std::size_t>(k)])) nodes.insert(n);
