@@ -65,10 +65,19 @@ class FakeMonitor : public DiagnosisSource {
     d.cause = FailCause::Compute, d.gpus = {gpu}, d.slowdown = slowdown;
     publish(d);
   }
-  // A verified slowdown from `before_s` to `after_s` blamed on the edge between ranks 0 and 1.
-  void diagnose_link(double before_s, double after_s) {
+  // A verified slowdown from `before_s` to `after_s` blamed on the edge between ranks 0 and 1
+  // (not `localized`: on their communicator, no edge named).
+  void diagnose_link(double before_s, double after_s, bool localized = true) {
     Diagnosis d = change(before_s, after_s);
-    d.cause = FailCause::Communication, d.links = {{0, 1}};
+    d.cause = FailCause::Communication;
+    if (localized) d.links = {{0, 1}};
+    else d.groups = {{0, 1}};
+    publish(d);
+  }
+  // The same with no healthy peer: every rank equally slow (group_wide).
+  void diagnose_group_wide(double before_s, double after_s) {
+    Diagnosis d = change(before_s, after_s);
+    d.cause = FailCause::GroupWide, d.gpus = {0, 1}, d.confidence = 0.5;
     publish(d);
   }
   // A verified drop of the iteration time that began at `at_s` (detected now).
@@ -323,6 +332,27 @@ TEST(Mitigation, AnIncidentOpenedWhileTheJobIsSlowCountsItsLossAgainstTheHealthy
     EXPECT_EQ(l.actions()[5]["step"], "s4");
     EXPECT_DOUBLE_EQ(l.actions()[5]["at_s"].get<double>(), opened_at + windows * slow);
     EXPECT_DOUBLE_EQ(l.actions()[5]["loss_s"].get<double>(), s4);
+  });
+}
+
+// A group-wide diagnosis names every rank because it cannot name one: a restart replaces none of
+// its nodes (a spare would be replaced by its like). Here the incident's own diagnosis names no
+// edge either, so S4 has no node to replace; it once replaced every node the group-wide one named.
+TEST(Mitigation, ARestartReplacesNoNodeForAGroupWideDiagnosisInsideItsIncident) {
+  in_own_process([] {
+    Ladder l;                                // S2 2 s, S4 4 s
+    l.monitor.diagnose_link(10, 20, false);  // t = 0: S1 on a communicator, no edge localized
+    l.monitor.diagnose_group_wide(10, 20);   // inside the incident: recorded, nothing opened
+    ASSERT_EQ(l.actions().size(), 2u);
+    EXPECT_EQ(l.actions()[1]["step"], "s1");
+    // Windows of 20 s lose 10 s each: S2 (nothing to move) on the first, S4 on the second (10 + 10 >= 4).
+    l.monitor.window(20), l.monitor.window(20);
+    ASSERT_EQ(l.actions().size(), 4u) << l.actions().dump();
+    EXPECT_EQ(l.actions()[2]["step"], "s2");
+    const auto s4 = l.actions()[3];
+    EXPECT_EQ(s4["step"], "s4");
+    EXPECT_EQ(s4["nodes_replaced"].get<std::vector<int>>(), std::vector<int>{});
+    EXPECT_EQ(s4["note"], "no node to replace: the suspect was not localized");
   });
 }
 
