@@ -139,6 +139,7 @@ std::vector<int> Mitigation::nodes_of(const Diagnosis& d) const {
 
 void Mitigation::diagnosed(const Diagnosis& d) {
   const int index = static_cast<int>(p_.monitor->diagnoses().size()) - 1;
+  note_healthy(p_.monitor->changes()[static_cast<std::size_t>(d.change)].before_s);
   if (d.cause == FailCause::GroupWide || d.cause == FailCause::FabricWide) {
     // No healthy peer: every replica is as slow as the others (S2 has nothing to move), every node
     // alike (S3 has no better place, S4 no node to replace that would not be replaced by its
@@ -173,13 +174,12 @@ void Mitigation::diagnosed(const Diagnosis& d) {
     own = std::max(own, f);
   }
   if (!active_) {
-    active_ = true;
-    incident_ps_ = d.change_ps;
-    healthy_s_ = p_.monitor->changes()[static_cast<std::size_t>(d.change)].before_s;
-    std::vector<double> costs = {0.0};
-    for (std::size_t i = 1; i < p_.cfg.steps.size(); ++i) costs.push_back(sec(step_cost_ps(p_.cfg, p_.cfg.steps[i])));
-    ski_ = std::make_unique<SkiRental>(costs);
-    enter(0, index, 0);
+    open(index, 0);
+  } else if (d.cause == FailCause::Communication && !link_cause_) {
+    // A slow link while slow GPUs' (or hosts') incident is open: not its cause, and nothing its
+    // split moves. Carried, with the loss from here on, until that incident closes.
+    if (carried_.empty()) carried_loss_s_ = 0;
+    carried_.push_back(index);
   } else if (more && p_.cfg.steps[position_] == MitigationStep::S2) {
     enter(position_, index, 0);  // a second slow replica during the incident: split again
   } else if (more && p_.cfg.steps[position_] == MitigationStep::S3 && has_step(MitigationStep::S2)) {
@@ -189,8 +189,33 @@ void Mitigation::diagnosed(const Diagnosis& d) {
   }
 }
 
+void Mitigation::open(int diagnosis, double loss) {
+  const Diagnosis& d = p_.monitor->diagnoses()[static_cast<std::size_t>(diagnosis)];
+  active_ = true;
+  link_cause_ = d.cause == FailCause::Communication;
+  incident_ps_ = d.change_ps;
+  healthy_s_ = healthy_ref_s_;
+  std::vector<double> costs = {0.0};
+  for (std::size_t i = 1; i < p_.cfg.steps.size(); ++i) costs.push_back(sec(step_cost_ps(p_.cfg, p_.cfg.steps[i])));
+  ski_ = std::make_unique<SkiRental>(costs);
+  if (loss > 0) ski_->refund(loss);  // paid since the diagnosis was made: the next window may step
+  enter(0, diagnosis, loss);
+}
+
+void Mitigation::note_healthy(double level_s) {
+  if (level_s > 0 && (healthy_ref_s_ <= 0 || level_s < healthy_ref_s_)) healthy_ref_s_ = level_s;
+}
+
+void Mitigation::acted(std::int64_t pause_ps) {
+  acted_at_ = now(), acted_pause_ps_ = pause_ps;
+  double iteration_s = healthy_s_;
+  if (p_.monitor) iteration_s = std::max(healthy_s_, p_.monitor->last_window_s()) * p_.monitor->windows_per_iteration();
+  acted_iteration_ps_ = static_cast<std::int64_t>(iteration_s * 1e12);
+}
+
 void Mitigation::window(const MonitorWindow& w) {
   const double t = w.seconds();  // without pauses: those were paid as the steps' costs
+  if (!carried_.empty()) carried_loss_s_ += std::max(0.0, t - healthy_ref_s_);
   if (rebalanced_ && !slow_gpus_.empty() && !checking_ && pending_swaps_.empty() &&
       ++since_check_ >= p_.cfg.recheck_iterations) {
     // Not while a move is pending: the GPUs probed are those the hardware moves to. A skipped
@@ -207,10 +232,14 @@ void Mitigation::window(const MonitorWindow& w) {
 }
 
 void Mitigation::changed(const ChangeEvent& e) {
+  note_healthy(e.before_s);
   if (e.slowdown || !active_) return;
-  // A drop that begins within a few iterations of our own split is the split working.
+  // A drop that begins within a few iterations of our own split is the split working. The split
+  // takes effect at the boundary after the next iteration, then pauses: counted in the iterations
+  // the job ran when it was decided (slow ones), the drop it causes falls inside the pause and 3
+  // of them, however long a slow iteration is.
   if (acted_at_ >= 0 && e.change_ps >= acted_at_ &&
-      e.change_ps <= acted_at_ + acted_pause_ps_ + static_cast<std::int64_t>(3 * healthy_s_ * 1e12))
+      e.change_ps <= acted_at_ + acted_pause_ps_ + 3 * acted_iteration_ps_)
     return;
   revert(-1, "the slowdown ended: even split again");
 }
@@ -230,9 +259,34 @@ void Mitigation::recheck() {
       if (--*left > 0) return;
       checking_ = false;
       if (!rebalanced_ || healed->empty()) return;
-      if (healed->size() == slow_gpus_.size()) return revert(-1, "re-probed: the GPUs it worked around are healthy");
+      if (healed->size() == slow_gpus_.size()) return all_healthy();
       healthy_again(*healed);
     });
+}
+
+// The GPUs S2 works around are healthy again. With the job still slow against its healthy time
+// (by the detector's verify_threshold), a slow link of the incident goes on: its own incident
+// stays open, the even split back; or the links carried through a GPU incident open theirs, paid
+// the loss since they were diagnosed. Otherwise the incident closes.
+void Mitigation::all_healthy() {
+  const double last = p_.monitor->last_window_s();
+  const bool slow = healthy_ref_s_ > 0 && last >= (1 + p_.monitor->params().verify_threshold) * healthy_ref_s_;
+  const char* why = "re-probed: the GPUs it worked around are healthy";
+  if (slow && link_cause_) {
+    slow_gpus_.clear(), found_slow_ps_.clear();
+    std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
+    std::fill(factor_.begin(), factor_.end(), 1.0);
+    Action a;
+    a.at_ps = now(), a.step = MitigationStep::S2, a.diagnosis = -1;
+    a.note = std::string(why) + "; the link incident stays open";
+    even_split(a);
+    actions_.push_back(a);
+    return;
+  }
+  const std::vector<int> carried = slow ? carried_ : std::vector<int>{};
+  const double loss = carried_loss_s_;
+  revert(-1, why);
+  if (!carried.empty()) open(carried.front(), loss);
 }
 
 // Every GPU S2 works around was last re-probed slow after the last fault change: with no change
@@ -270,7 +324,8 @@ void Mitigation::healthy_again(std::vector<int> healed) {
 }
 
 void Mitigation::revert(int diagnosis, const char* why) {
-  active_ = false;
+  active_ = false, link_cause_ = false;
+  carried_.clear(), carried_loss_s_ = 0;
   slow_gpus_.clear(), found_slow_ps_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
   ski_.reset();
@@ -298,10 +353,14 @@ void Mitigation::enter(std::size_t position, int diagnosis, double loss) {
       if (!(link_incident() ? swap_roles(a) : consolidate(a)) && ski_) ski_->refund(loss);
       break;
     case MitigationStep::S4: {
-      std::set<int> nodes;  // every node this incident's diagnoses named
+      // Every node this incident's diagnoses named; not a group-wide or fabric-wide one's (every
+      // rank: a spare would be replaced by its like, [health.md](#no-healthy-peer)).
+      std::set<int> nodes;
       for (const Diagnosis& x : p_.monitor->diagnoses())
-        if (x.change_ps >= incident_ps_)
+        if (x.change_ps >= incident_ps_ && x.cause != FailCause::GroupWide && x.cause != FailCause::FabricWide)
           for (int n : nodes_of(x)) nodes.insert(n);
+      for (int k : carried_)  // the slow links carried through it go with it
+        for (int n : nodes_of(p_.monitor->diagnoses()[static_cast<std::size_t>(k)])) nodes.insert(n);
       restart(a, {nodes.begin(), nodes.end()});
       break;
     }
@@ -328,7 +387,8 @@ bool Mitigation::rebalance(Action& a, std::int64_t pause_ps) {
   a.units = m;
   a.pause_ps = pause_ps;
   pause_all(a);
-  rebalanced_ = true, acted_at_ = now(), acted_pause_ps_ = pause_ps;
+  rebalanced_ = true;
+  acted(pause_ps);
   return true;
 }
 
@@ -402,7 +462,7 @@ bool Mitigation::consolidate(Action& a) {
   }
   a.pause_ps = p_.cfg.topology_pause_ps;
   pause_all(a);
-  acted_at_ = now(), acted_pause_ps_ = a.pause_ps;
+  acted(a.pause_ps);
   return true;
 }
 
@@ -452,7 +512,8 @@ void Mitigation::restart(Action& a, const std::vector<int>& nodes) {
   rebalanced_ = false, acted_at_ = -1;
   slow_gpus_.clear(), found_slow_ps_.clear();
   std::fill(gpu_factor_.begin(), gpu_factor_.end(), 1.0);
-  active_ = false;
+  active_ = false, link_cause_ = false;
+  carried_.clear(), carried_loss_s_ = 0;
   ski_.reset();
   std::fill(factor_.begin(), factor_.end(), 1.0);
 }

@@ -94,6 +94,11 @@ class Mitigation : public IterationBoundary {
   void window(const MonitorWindow& w);
   void fault(const FaultTruth& f, bool started);
   void enter(std::size_t position, int diagnosis, double loss);
+  // Opens an incident on `diagnosis` in the first step, against the job's healthy time, with
+  // `loss` already paid (a carried diagnosis's loss since it was made).
+  void open(int diagnosis, double loss);
+  void note_healthy(double level_s);                 // a level the job ran at: the lowest is its healthy time
+  void acted(std::int64_t pause_ps);                 // a split or move decided now, pausing pause_ps
   bool rebalance(Action& a, std::int64_t pause_ps);  // false: nothing to move
   bool consolidate(Action& a);                       // S3 for slow GPUs; false: no move pays
   bool swap_roles(Action& a);                        // S3 for a slow link (role_swap.cpp); false: no move pays
@@ -113,6 +118,7 @@ class Mitigation : public IterationBoundary {
   void recheck();
   bool recheck_known() const;  // a re-check now would find every GPU it probes slow again
   void healthy_again(std::vector<int> healed);
+  void all_healthy();  // every GPU S2 works around re-probed healthy
   std::vector<int> nodes_of(const Diagnosis& d) const;
   void pause_all(Action& a);  // every rank pauses a.pause_ps after a.after_iteration
   void scale_all(double s);   // every rank of the job takes work scale s at the pause
@@ -136,9 +142,19 @@ class Mitigation : public IterationBoundary {
   // S3's moves: when, and per rank the rank its hardware then moved to (diagnoses made before a
   // move name the ranks it left).
   std::vector<std::pair<std::int64_t, std::vector<int>>> moves_;
-  bool active_ = false;  // an incident is being answered (ladder)
-  double healthy_s_ = 0;
+  bool active_ = false;      // an incident is being answered (ladder)
+  bool link_cause_ = false;  // the incident was opened by a communication diagnosis
+  double healthy_s_ = 0;     // the incident's healthy time: the job's, healthy_ref_s_
+  // The job's healthy time: the lowest level before any verified change (0: none seen yet). An
+  // incident that opens while another event holds the job slow counts its loss against this, not
+  // against the slow level its own change started from.
+  double healthy_ref_s_ = 0;
   std::int64_t incident_ps_ = 0;  // change point of the incident's first diagnosis
+  // Communication diagnoses made while an incident of slow GPUs or hosts is open: not its cause,
+  // nothing its split answers. When that incident closes with the job still slow (its GPUs
+  // re-probed healthy), they open their own, paid the loss since the first of them.
+  std::vector<int> carried_;
+  double carried_loss_s_ = 0;
   std::unique_ptr<SkiRental> ski_;
   std::size_t position_ = 0;    // index into cfg.steps
   std::vector<double> factor_;  // per replica: time per unit relative to healthy
@@ -150,6 +166,9 @@ class Mitigation : public IterationBoundary {
   std::map<int, std::int64_t> found_slow_ps_;  // per GPU: the start of the last re-check that found it slow
   int rechecks_ = 0, rechecks_fast_forwarded_ = 0;
   std::int64_t acted_at_ = -1, acted_pause_ps_ = 0;  // the last split or move, and its pause
+  // The iteration time when it was decided (the slow one, if slower than healthy): a split takes
+  // effect after the next iteration, so the drop it causes comes iterations of this length later.
+  std::int64_t acted_iteration_ps_ = 0;
   std::vector<Action> actions_;
   int track_ = -1;
 };

@@ -148,7 +148,7 @@ bool Mitigation::swap_roles(Action& a) {
   pending_swaps_.insert(pending_swaps_.end(), a.swaps.begin(), a.swaps.end());
   a.pause_ps = p_.cfg.topology_pause_ps;
   pause_all(a);
-  acted_at_ = now(), acted_pause_ps_ = a.pause_ps;
+  acted(a.pause_ps);
   return true;
 }
 
