@@ -265,6 +265,26 @@ TEST(Report, EachLinkTierHasAHeatMapOfItsBusiestLinksOverTime) {
   expect_tier_heat_maps(fail_slow());
 }
 
+// A three-tier Clos's spine-to-core links are a tier of their own, as results.json's link_tiers
+// counts them (core_bytes): a ring over two pods crosses them.
+TEST(Report, AThreeTierClosHasACoreTier) {
+  const fs::path dir = temp_dir("clos");
+  const json doc = {
+      {"trainvp", 1},
+      {"name", "clos"},
+      {"cluster",
+       {{"nodes", 4},
+        {"node", {{"gpus", 1}, {"gpu", "H100-SXM5-80GB"}}},
+        {"fabric", {{"topology", "three-tier"}, {"leaf_ports", 1}, {"pod_leaves", 2}, {"pod_spines", 2}}}}},
+      {"workload",
+       {{"kind", "collective"}, {"op", "all_reduce"}, {"bytes", "4MiB"}, {"iterations", 1}, {"warmup", 0}}}};
+  std::ofstream(dir / "clos.json") << doc.dump();
+  const ReportRun r = run_with_report("clos-run", (dir / "clos.json").string());
+  ASSERT_GT(r.results["link_tiers"]["core_bytes"].get<double>(), 0);
+  EXPECT_NE(r.html.find("core (spine to core)"), std::string::npos);
+  expect_tier_heat_maps(r);
+}
+
 TEST(Report, TrainingDrawsLossAndAccuracyOfEveryEvaluation) {
   const ReportRun r = run_with_report("train", "scenarios/strategies/tta-ddp.json", "--set /training/iterations=20");
   auto charts = charts_of(r.html);

@@ -20,10 +20,12 @@ constexpr const char* kActionColor = "#009E73";
 constexpr const char* kSloColor = "#56B4E9";
 
 // The link tier of a link's name, as results.json's link_tiers counts bytes: NVLink (through the
-// NVSwitch), PCIe (switches, root complex, CXL ports), spine, and the NIC tier (NICs, leaves, the
-// single switch).
+// NVSwitch), PCIe (switches, root complex, CXL ports), core (a three-tier Clos's spine to core:
+// before spine, whose name it also holds), spine, and the NIC tier (NICs, leaves, the single
+// switch).
 std::string link_tier(const std::string& name) {
   if (name.find("nvswitch") != std::string::npos) return "NVLink";
+  if (name.find("core") != std::string::npos) return "core (spine to core)";
   if (name.find("spine") != std::string::npos) return "spine";
   if (name.find("pcie") != std::string::npos || name.find("cpu") != std::string::npos) return "PCIe";
   return "NIC (scale-out)";
@@ -180,7 +182,8 @@ const std::vector<std::pair<std::string, std::string>>& series_tiers() {
                                                                      {"pcie", "PCIe"},
                                                                      {"cxl", "CXL"},
                                                                      {"nic", "NIC (scale-out)"},
-                                                                     {"spine", "spine (leaf to spine)"}};
+                                                                     {"spine", "spine (leaf to spine)"},
+                                                                     {"core", "core (spine to core)"}};
   return t;
 }
 
