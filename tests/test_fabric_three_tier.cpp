@@ -6,6 +6,9 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "platform/config/scenario.hpp"
 #include "platform/report/results.hpp"
@@ -14,6 +17,7 @@
 #include "tests/fabric_closed_form.hpp"
 #include "tests/scenario_cases.hpp"
 #include "tests/sim_child.hpp"
+#include "tests/simulate.hpp"
 
 namespace trainvp {
 namespace test_fabric_three_tier {  // named for the file: unity builds join test files
@@ -134,15 +138,15 @@ int count_kind(const Fabric& f, const Route& r, DeviceKind k) {
   return n;
 }
 
-// (b) Where traffic turns, in every ECMP bucket: on its leaf, on a spine of its pod, or through
-// exactly one core.
-TEST(ThreeTier, TrafficClimbsOnlyAsHighAsItMust) {
+// For each (src, dst) rank pair, the distinct "leaves/spines/cores entered" of its routes over
+// all 64 ECMP buckets, pairs separated by "| ".
+std::string tiers_entered(const json& doc, const std::vector<std::pair<int, int>>& pairs) {
   auto r = in_child([&] {
-    Scenario s = load_scenario(three_tier(8, kSmall), "t");
+    Scenario s = load_scenario(doc, "t");
     Simulation sim(s);
     Fabric& f = sim.fabric();
     std::string out;
-    for (auto [a, b] : {std::pair{0, 1}, {0, 2}, {3, 6}, {6, 1}}) {
+    for (auto [a, b] : pairs) {
       std::set<std::string> counts;
       for (std::uint32_t flow = 0; flow < 64; ++flow) {
         const Route& rt = f.route(a, b, flow);
@@ -155,21 +159,19 @@ TEST(ThreeTier, TrafficClimbsOnlyAsHighAsItMust) {
     }
     return out;
   });
-  ASSERT_TRUE(r.ok) << r.value;
-  // leaves/spines/cores entered: same leaf 1/0/0; same pod 2/1/0; across pods 2/2/1 (both ways).
-  EXPECT_EQ(r.value, "1/0/0 | 2/1/0 | 2/2/1 | 2/2/1 | ");
+  EXPECT_TRUE(r.ok) << r.value;
+  return r.value;
 }
 
-double sendrecv_time(const json& doc) {
-  auto r = in_child([&] {
-    Scenario s = load_scenario(doc, "t");
-    Simulation sim(s);
-    sim.run();
-    return collect_results(sim).json["collectives"][0]["time_s"].dump();
-  });
-  if (!r.ok) throw std::runtime_error(r.value);
-  return std::stod(r.value);
+// (b) Where traffic turns, in every ECMP bucket: on its leaf, on a spine of its pod, or through
+// exactly one core.
+TEST(ThreeTier, TrafficClimbsOnlyAsHighAsItMust) {
+  const std::string tiers = tiers_entered(three_tier(8, kSmall), {std::pair{0, 1}, {0, 2}, {3, 6}, {6, 1}});
+  // leaves/spines/cores entered: same leaf 1/0/0; same pod 2/1/0; across pods 2/2/1 (both ways).
+  EXPECT_EQ(tiers, "1/0/0 | 2/1/0 | 2/2/1 | 2/2/1 | ");
 }
+
+double sendrecv_time(const json& doc) { return simulate(doc)["collectives"][0]["time_s"].get<double>(); }
 
 // alpha + n / beta at the path's bottleneck: every link's and device's latency, one packet time per
 // cut-through hop but the bottleneck's, the framed bytes at the bottleneck rate.
@@ -259,28 +261,10 @@ TEST(ThreeTier, EcmpSpreadsPairsOverEveryCore) {
 TEST(ThreeTier, RailAlignedTrafficInAPodStaysOnItsLeaf) {
   json doc = three_tier(4, {{"leaf_ports", 2}, {"rail_optimized", true}, {"pod_spines", 2}, {"cores", 4}});
   doc["cluster"]["node"] = {{"gpus", 2}, {"gpu", "H100-SXM5-80GB"}};  // ranks 2N and 2N + 1, NICs 0 and 1
-  auto r = in_child([&] {
-    Scenario s = load_scenario(doc, "t");
-    Simulation sim(s);
-    Fabric& f = sim.fabric();
-    std::string out;
-    for (auto [a, b] : {std::pair{0, 2}, {1, 3}, {0, 3}, {0, 4}, {3, 5}}) {
-      std::set<std::string> counts;
-      for (std::uint32_t flow = 0; flow < 64; ++flow) {
-        const Route& rt = f.route(a, b, flow);
-        counts.insert(std::to_string(count_kind(f, rt, DeviceKind::Leaf)) + "/" +
-                      std::to_string(count_kind(f, rt, DeviceKind::Spine)) + "/" +
-                      std::to_string(count_kind(f, rt, DeviceKind::Core)));
-      }
-      for (const std::string& c : counts) out += c + " ";
-      out += "| ";
-    }
-    return out;
-  });
-  ASSERT_TRUE(r.ok) << r.value;
+  const std::string tiers = tiers_entered(doc, {std::pair{0, 2}, {1, 3}, {0, 3}, {0, 4}, {3, 5}});
   // node0 and node1 in pod 0, node2 and node3 in pod 1: rail 0 on a leaf, rail 1 on a leaf, rail 0
   // to rail 1 through a spine, and between pods through one core.
-  EXPECT_EQ(r.value, "1/0/0 | 1/0/0 | 2/1/0 | 2/2/1 | 2/2/1 | ");
+  EXPECT_EQ(tiers, "1/0/0 | 1/0/0 | 2/1/0 | 2/2/1 | 2/2/1 | ");
 }
 
 // A down spine-core link is routed around (docs/faults.md#routing-around-down-links): the other
