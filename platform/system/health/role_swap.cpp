@@ -9,26 +9,20 @@
 #include <set>
 
 #include "models/health/algorithms/swap_plan.hpp"
-#include "platform/system/health/mitigation.hpp"
+#include "platform/core/sim_time.hpp"
+#include "platform/system/health/move_step.hpp"
 
 namespace trainvp {
 
-bool Mitigation::link_incident() const {
-  if (!slow_gpus_.empty() || !p_.monitor) return false;
-  const auto& ds = p_.monitor->diagnoses();
-  return std::any_of(ds.begin(), ds.end(), [&](const Diagnosis& d) {
-    return d.change_ps >= incident_ps_ && d.cause == FailCause::Communication && !d.links.empty();
-  });
-}
-
-bool Mitigation::swap_roles(Action& a) {
-  a.role_swap = true;
+bool MoveStep::swap_roles(MitigationAction& a, std::int64_t incident_ps) {
+  MoveRecord& m = a.move.emplace();
+  m.kind = MoveRecord::Kind::RoleSwap;
   if (!remap_) {
     a.note = "no role swap: moving ranks between nodes needs fabric.fidelity flow";
     return false;
   }
   const auto* pairs = p_.engine ? p_.engine->pair_bytes() : nullptr;
-  const int world = static_cast<int>(p_.gpus.size());
+  const int world = p_.world;
   // Suspects, from the equal-cost paths hop by hop (Fabric::route_layers: per hop, the
   // directions ECMP spreads a pair's flows over). A direction on every path of a healthy edge
   // probed since the incident began is cleared. A slow edge's hops, less the cleared, are its
@@ -38,13 +32,13 @@ bool Mitigation::swap_roles(Action& a) {
   // a hop of every edge through it.
   std::set<int> cleared;
   for (const LinkProbeResult& l : p_.monitor->link_probes()) {
-    if (l.slow || l.at_ps < incident_ps_) continue;
+    if (l.slow || l.at_ps < incident_ps) continue;
     for (const std::vector<int>& hop : p_.fabric->route_layers(l.src, l.dst))
       if (hop.size() == 1) cleared.insert(hop[0]);
   }
   std::vector<std::set<std::vector<int>>> unexplained;  // per slow edge: its candidate hops
   for (const Diagnosis& d : p_.monitor->diagnoses())
-    if (d.change_ps >= incident_ps_ && d.cause == FailCause::Communication)
+    if (d.change_ps >= incident_ps && d.cause == FailCause::Communication)
       for (auto [s, t] : d.links) {
         std::set<std::vector<int>> hops;
         for (const std::vector<int>& hop : p_.fabric->route_layers(s, t)) {
@@ -75,7 +69,7 @@ bool Mitigation::swap_roles(Action& a) {
   }
   for (int d : suspect) {
     const FabricDir& dir = p_.fabric->dirs()[static_cast<std::size_t>(d)];
-    a.suspect_links.push_back(p_.fabric->devices()[static_cast<std::size_t>(dir.from)].name + ">" +
+    m.suspect_links.push_back(p_.fabric->devices()[static_cast<std::size_t>(dir.from)].name + ">" +
                               p_.fabric->devices()[static_cast<std::size_t>(dir.to)].name);
   }
 
@@ -89,8 +83,8 @@ bool Mitigation::swap_roles(Action& a) {
   const std::size_t nodes = slots.size();
   std::vector<int> local(slot_of_.size(), -1);  // per rank of the job: its slot's position in `slots`
   for (int r : p_.ranks)
-    local[static_cast<std::size_t>(r)] = static_cast<int>(
-        std::lower_bound(slots.begin(), slots.end(), slot_of_[static_cast<std::size_t>(r)]) - slots.begin());
+    local[static_cast<std::size_t>(r)] =
+        static_cast<int>(std::lower_bound(slots.begin(), slots.end(), slot_of(r)) - slots.begin());
   // Summed as integers: the map's order is not the run's, and the sums must not depend on it.
   std::vector<std::vector<std::uint64_t>> sent(nodes, std::vector<std::uint64_t>(nodes, 0));
   std::uint64_t between = 0;
@@ -137,18 +131,15 @@ bool Mitigation::swap_roles(Action& a) {
   in.at.resize(nodes);
   for (std::size_t i = 0; i < nodes; ++i) in.at[i] = static_cast<int>(i);
   const RoleSwap plan = plan_role_swap(in);
-  a.share_before = plan.before / inter, a.share_after = plan.after / inter;
+  m.share_before = plan.before / inter, m.share_after = plan.after / inter;
   if (plan.swaps.empty()) {
     a.note = "no role swap moves 1% of the bytes on suspect paths off them";
     return false;
   }
-  a.swaps = plan.swaps;
-  for (auto& [x, y] : a.swaps) x = slots[static_cast<std::size_t>(x)], y = slots[static_cast<std::size_t>(y)];
-  moves_.emplace_back(now(), moved_ranks(a.swaps));
-  pending_swaps_.insert(pending_swaps_.end(), a.swaps.begin(), a.swaps.end());
-  a.pause_ps = p_.cfg.topology_pause_ps;
-  pause_all(a);
-  acted(a.pause_ps);
+  m.swaps = plan.swaps;
+  for (auto& [x, y] : m.swaps) x = slots[static_cast<std::size_t>(x)], y = slots[static_cast<std::size_t>(y)];
+  moves_.emplace_back(now_ps(), moved_ranks(m.swaps));
+  pending_.insert(pending_.end(), m.swaps.begin(), m.swaps.end());
   return true;
 }
 

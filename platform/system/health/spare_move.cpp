@@ -1,31 +1,27 @@
 // S4 onto spare nodes, with `jobs` (docs/health.md#with-jobs): a job restarted from its checkpoint
 // may be placed again, so it takes nodes no job holds, away from the leaves its slow edges cross,
-// where another tenant's traffic met it. A Mitigation member, beside role_swap.cpp.
+// where another tenant's traffic met it. A RestartStep member.
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "platform/system/health/mitigation.hpp"
+#include "platform/system/health/restart_step.hpp"
 
 namespace trainvp {
 
-std::vector<int> Mitigation::move_to_spares(Action& a, const std::vector<int>& named) {
-  if (!remap_) {
+std::vector<int> RestartStep::move_to_spares(MitigationAction& a, const std::vector<int>& named,
+                                             const std::vector<std::pair<int, int>>& slow_edges) {
+  if (!moves_.moves_ranks()) {
     a.note = "no move to spares: moving ranks between nodes needs fabric.fidelity flow";
     return named;
   }
-  std::vector<int> at = p_.fabric->node_placement();  // per node slot, the node it runs on
-  for (auto [x, y] : pending_swaps_) std::swap(at[static_cast<std::size_t>(x)], at[static_cast<std::size_t>(y)]);
+  std::vector<int> at = moves_.planned_placement();  // per node slot, the node it will run on
   auto leaf = [&](int slot) { return p_.leaf_of[static_cast<std::size_t>(at[static_cast<std::size_t>(slot)])]; };
-  // The congested leaves: both ends of every slow edge of the incident that crosses leaves.
+  // The congested leaves: both ends of every slow edge that crosses leaves.
   std::set<int> congested;
-  const std::vector<Diagnosis>& ds = p_.monitor->diagnoses();
-  for (std::size_t i = 0; i < ds.size(); ++i) {
-    if (active_ ? ds[i].change_ps < incident_ps_ : i + 1 < ds.size()) continue;
-    for (auto [x, y] : ds[i].links) {
-      const int lx = leaf(slot_of_[static_cast<std::size_t>(x)]), ly = leaf(slot_of_[static_cast<std::size_t>(y)]);
-      if (lx != ly) congested.insert(lx), congested.insert(ly);
-    }
+  for (auto [x, y] : slow_edges) {
+    const int lx = leaf(moves_.slot_of(x)), ly = leaf(moves_.slot_of(y));
+    if (lx != ly) congested.insert(lx), congested.insert(ly);
   }
   // Spares by preference: on calm leaves first, the leaf with the most spares first (the job
   // then spans few leaves), ascending within a leaf.
@@ -40,8 +36,7 @@ std::vector<int> Mitigation::move_to_spares(Action& a, const std::vector<int>& n
   std::vector<int> calm, any;
   for (const auto& [l, n] : order)
     for (int node : by_leaf[l]) (congested.count(l) ? any : calm).push_back(node);
-  std::set<int> slots;
-  for (int r : p_.ranks) slots.insert(slot_of_[static_cast<std::size_t>(r)]);
+  const std::vector<int> slots = moves_.job_slots();
   // The whole job where the calm leaves hold it; else the named nodes, calm spares first.
   std::vector<int> moving, targets;
   if (calm.size() >= slots.size()) {
@@ -59,14 +54,14 @@ std::vector<int> Mitigation::move_to_spares(Action& a, const std::vector<int>& n
   for (std::size_t i = 0; i < moving.size(); ++i) {
     const int s = moving[i], q = targets[i];
     const int t = static_cast<int>(std::find(at.begin(), at.end(), q) - at.begin());  // the idle slot on q
-    pending_swaps_.push_back({s, t});
+    moves_.exchange(s, t);
     std::vector<int>& pool = *p_.spares;
     pool.erase(std::find(pool.begin(), pool.end(), q));
     pool.insert(std::upper_bound(pool.begin(), pool.end(), at[static_cast<std::size_t>(s)]),
                 at[static_cast<std::size_t>(s)]);
     std::swap(at[static_cast<std::size_t>(s)], at[static_cast<std::size_t>(t)]);
   }
-  a.spare_nodes = targets;
+  a.restart->spare_nodes = targets;
   std::vector<int> left;  // named nodes that stay where they are
   for (int n : named)
     if (std::find(moving.begin(), moving.end(), n) == moving.end()) left.push_back(n);
