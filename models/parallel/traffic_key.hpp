@@ -2,7 +2,7 @@
 // The hash the traffic objects' typed keys share (TpCollective, PipelineInput, ZeroGatherKey,
 // Zero3Gather): fields packed two to a 64-bit word, which loses no bit, and the words folded by the
 // project's fmix64 (platform/core/hash.hpp). Equality compares the fields, so a key of any size is
-// its own; the hash only spreads them.
+// its own; the hash only spreads them. Also what builds their collectives' labels (Label).
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
