@@ -139,7 +139,7 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   rec.bytes = bytes;
   rec.ranks = static_cast<int>(cp->program.ranks.size());
   rec.transfers = cp->size();
-  records_.push_back(rec);
+  records_.push_back(std::move(rec));
 
   Live& c = live_.add(id);
   const std::size_t p = cp->program.ranks.size();
@@ -153,7 +153,7 @@ int CollectiveEngine::launch(std::shared_ptr<const CompiledProgram> cp, Collecti
   for (std::size_t i = 0; i < p; ++i) c.left[i] = cp->transfers_of(static_cast<int>(i));
   c.joined_at.assign(p, -1);
   c.ranks_left = static_cast<int>(p);
-  c.on_rank_done = std::move(on_rank_done);
+  if (on_rank_done) c.on_rank_done = std::make_shared<const RankDone>(std::move(on_rank_done));
   if (functional_) c.layout = std::move(layout);
   c.cp = std::move(cp);
   if (nccl_.on) nccl_protocol(id, c);
@@ -168,7 +168,7 @@ void CollectiveEngine::join(int id, int rank) {
   Live* found = live_.find(id);
   if (!found) return;  // already complete everywhere
   Live& c = *found;
-  const int position = c.cp->pos.at(rank);
+  const int position = c.cp->position_of(rank);
   if (c.joined_at[static_cast<std::size_t>(position)] >= 0) return;
   c.joined_at[static_cast<std::size_t>(position)] = now_ps();
   CollectiveRecord& rec = this->rec(id);
@@ -510,7 +510,7 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   const bool gpu = position < c.cp->program.gpu_ranks;
   if (gpu) intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
   ++ctx_.events;
-  RankDone cb = gpu ? c.on_rank_done : RankDone{};
+  std::shared_ptr<const RankDone> cb = gpu ? c.on_rank_done : nullptr;
   if (gpu && !call_ended.empty())
     call_ended({id, rank, &rec(id), c.cp->program.ranks.data(), c.cp->program.gpu_ranks,
                 c.joined_at[static_cast<std::size_t>(position)], now});
@@ -521,7 +521,7 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
     rec(id).end_ps = now;
     live_.erase(id);
   }
-  if (cb) cb(rank);
+  if (cb) (*cb)(rank);
 }
 
 bool CollectiveEngine::rank_idle(int rank) const {

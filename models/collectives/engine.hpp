@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,12 +70,21 @@ struct CompiledProgram {
   std::vector<int> waiting0;                  // per transfer: dependencies + 2 (both endpoints join)
   std::vector<int> dep_begin, dependents;     // CSR: dependents of transfer x
   std::vector<std::vector<int>> by_position;  // transfers with the position's rank as an endpoint
-  std::unordered_map<int, int> pos;           // global rank -> position
+  std::unordered_map<int, int> pos;           // global rank -> position (a repeated rank: its last)
   std::vector<int> src_pos, dst_pos;          // per transfer (explicit form): its endpoints' positions
   // The communicator (its ranks in order): with a transfer's channel and endpoints it names the
   // connection ECMP hashes (CollectiveEngine::send).
   std::uint64_t comm_key = 0;
 
+  // pos.at(rank), without the hash for a small communicator (TP groups: millions of joins per
+  // iteration, each on a cold bucket); the last of a repeated rank, as pos holds.
+  int position_of(int rank) const {
+    const std::vector<int>& r = program.ranks;
+    if (r.size() > 16) return pos.at(rank);
+    for (std::size_t i = r.size(); i-- > 0;)
+      if (r[i] == rank) return static_cast<int>(i);
+    throw std::out_of_range("CompiledProgram::position_of: rank not in the communicator");
+  }
   bool ring() const { return program.ring.steps > 0; }
   std::size_t size() const {
     return ring() ? static_cast<std::size_t>(program.ring.channels) * static_cast<std::size_t>(program.ring.steps) *
@@ -230,7 +240,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     int ranks_left = 0;
     std::size_t moving = 0;   // its transfers ready and not arrived (the engine's moving_ sums them)
     bool background = false;  // set_background: not counted in moving_
-    RankDone on_rank_done;
+    // Shared, so that each rank's done copies a pointer, not the owner's closure (a heap copy).
+    std::shared_ptr<const RankDone> on_rank_done;
     std::shared_ptr<const BufferLayout> layout;      // functional mode only
     std::unordered_map<int, std::int64_t> progress;  // give-up on: transfer in flight -> its last progress
     std::function<void(int)> on_failed;

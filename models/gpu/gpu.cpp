@@ -82,8 +82,12 @@ void Gpu::end_probe() {
   if (p.done) p.done(probe_start_, now);
 }
 
-std::int64_t Gpu::phase_duration_ps(std::uint64_t idx) const {
-  const std::size_t slot = schedule_.slot(idx);
+const Phase& Gpu::current() {
+  if (cur_at_ != next_) cur_ = schedule_.at(next_), cur_slot_ = schedule_.slot(next_), cur_at_ = next_;
+  return cur_;
+}
+
+std::int64_t Gpu::phase_duration_ps(std::size_t slot) const {
   if (speed_ == 1.0 && launch_scale_ == 1.0 && work_scale_ == 1.0) return nominal_ps_[slot];  // the common case
   const Phase& ph = schedule_.slot_phase(slot);
   std::int64_t t = nominal_ps_[slot];
@@ -105,7 +109,7 @@ void Gpu::step() {
     delay_ps_ = 0;
     return;
   }
-  const Phase ph = schedule_.at(next_);
+  const Phase ph = current();
   const std::int64_t now = now_ps();
   if (gate_ && !gate_->may_start(rank_, current_iteration_, ph)) {
     if (!blocked_) blocked_ = true, blocked_since_ = now;
@@ -129,27 +133,27 @@ void Gpu::start_phase() {
   phase_start_ = now_ps();
   in_phase_ = true;
   phase_extra_ps_ = 0;
+  const Phase ph = current();
   if (extra_work_) {
-    const Phase ph = schedule_.at(next_);
     PhaseWork extra = extra_work_(current_iteration_, ph);
     if (extra.flops > 0 || extra.bytes > 0 || extra.kernels > 0 || extra.measured_ps > 0) {
       DType dt = ph.kind == PhaseKind::Optimizer ? DType::FP32 : workload_.shape.dtype;
       phase_extra_ps_ = phase_time_ps(params_, dt, extra, speed_, launch_scale_);
     }
   }
-  sleep_for(phase_duration_ps(next_) + phase_extra_ps_);
+  sleep_for(phase_duration_ps(cur_slot_) + phase_extra_ps_);
 }
 
 void Gpu::end_phase() {
   in_phase_ = false;
-  const Phase ph = schedule_.at(next_);
+  const Phase ph = current();
   const std::int64_t now = now_ps();
   ++ctx_.events;
   rec_.compute_ps += now - phase_start_;
   rec_.extra_ps += phase_extra_ps_;
   if (track_ >= 0) {
     const std::int64_t own_end = now - phase_extra_ps_;
-    ctx_.trace.slice(track_, slice_names_[schedule_.slot(next_)], "compute", phase_start_, own_end, current_iteration_,
+    ctx_.trace.slice(track_, slice_names_[cur_slot_], "compute", phase_start_, own_end, current_iteration_,
                      workload_.micro_batches > 1 ? ph.micro_batch : -1);
     if (phase_extra_ps_ > 0)
       ctx_.trace.slice(

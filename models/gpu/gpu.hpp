@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -131,7 +132,10 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint, private EventCalend
   void end_probe();
   void start_phase();
   void end_phase();
-  std::int64_t phase_duration_ps(std::uint64_t idx) const;
+  std::int64_t phase_duration_ps(std::size_t slot) const;
+  // The phase at next_ (and cur_slot_ its slot): PhaseSchedule::at and slot search the blocks, so
+  // a phase's step, start and end share one look-up.
+  const Phase& current();
   tlm::tlm_sync_enum nb_transport_bw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& t);
   tlm::tlm_sync_enum nb_transport_fw(int index, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
@@ -163,9 +167,12 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint, private EventCalend
   std::vector<RankIteration> records_;
   bool finished_ = false;
   int current_iteration_ = 0;
-  std::uint64_t next_ = 0;  // schedule index of the phase to run (or running)
-  bool in_phase_ = false;   // a phase is executing until phase_end_
-  bool blocked_ = false;    // waiting at the gate since blocked_since_
+  std::uint64_t next_ = 0;                                            // schedule index of the phase to run (or running)
+  std::uint64_t cur_at_ = std::numeric_limits<std::uint64_t>::max();  // the index cur_ holds
+  Phase cur_{};
+  std::size_t cur_slot_ = 0;
+  bool in_phase_ = false;  // a phase is executing until phase_end_
+  bool blocked_ = false;   // waiting at the gate since blocked_since_
   std::int64_t phase_start_ = 0, blocked_since_ = 0;
   RankIteration rec_;
   struct Probe {

@@ -14,8 +14,10 @@ PipelineTraffic::PipelineTraffic(const ParallelLayout& layout, CollectiveEngine&
       sink_(sink),
       boundary_bytes_(boundary_bytes),
       p_(layout.config().pp),
+      v_(layout.config().virtual_stages),
       overlap_p2p_(layout.config().overlap_p2p),
-      state_(ranks) {}
+      state_(ranks),
+      program_of_(ranks * static_cast<std::size_t>(2 * v_)) {}
 
 void PipelineTraffic::send(int rank, int iteration, const ScheduleBlock& b) {
   const ParallelCoord c = layout_.coord(rank);
@@ -24,11 +26,16 @@ void PipelineTraffic::send(int rank, int iteration, const ScheduleBlock& b) {
   const int dst = layout_.rank({c.tp, to_stage, c.dp});
   const std::uint64_t bytes = boundary_bytes_;
   const std::int64_t start = now_ps();
+  std::shared_ptr<const CompiledProgram>& program =
+      program_of_[(static_cast<std::size_t>(rank) * static_cast<std::size_t>(v_) + static_cast<std::size_t>(b.chunk)) *
+                      2 +
+                  (b.backward ? 1 : 0)];
+  if (!program) program = programs_.get(CollectiveOp::SendRecv, {rank, dst}, bytes);
+  Label label;
+  label << "pp it" << iteration << " mb" << b.micro_batch << " s" << c.pp << ">s" << to_stage
+        << (b.backward ? " bwd t" : " fwd t") << c.tp << "d" << c.dp;
   const int id = engine_.launch(
-      programs_.get(CollectiveOp::SendRecv, {rank, dst}, bytes), CollectiveOp::SendRecv, CollectiveAlgo::Ring, bytes,
-      "pp it" + std::to_string(iteration) + " mb" + std::to_string(b.micro_batch) + " s" + std::to_string(c.pp) + ">s" +
-          std::to_string(to_stage) + (b.backward ? " bwd" : " fwd") + " t" + std::to_string(c.tp) + "d" +
-          std::to_string(c.dp),
+      program, CollectiveOp::SendRecv, CollectiveAlgo::Ring, bytes, label.str(),
       [this, iteration, dst, to_chunk, b, start](int r) {
         sink_.comm_done(r, iteration, WaitKind::Pp, start, now_ps());
         if (r != dst) {

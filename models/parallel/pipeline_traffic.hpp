@@ -4,6 +4,7 @@
 // neighbouring chunk, and the inputs each GPU has received and not yet used.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <unordered_set>
 #include <vector>
 
@@ -57,9 +58,12 @@ class PipelineTraffic {
   ProgramCache& programs_;
   ParallelTrafficSink& sink_;
   std::uint64_t boundary_bytes_;
-  int p_;
+  int p_, v_;
   bool overlap_p2p_;
   std::vector<RankState> state_;
+  // Each send's program by (rank, chunk, direction), from programs_ on first use: a send then
+  // builds no communicator and searches no map (hundreds of thousands per iteration).
+  std::vector<std::shared_ptr<const CompiledProgram>> program_of_;
 };
 
 }  // namespace trainvp

@@ -22,10 +22,15 @@ class RunningUnion {
   // Adds [start, end] (end at or after every earlier end); returns the time it adds to the union.
   std::int64_t add(std::int64_t start, std::int64_t end) {
     std::int64_t covered = 0, lo = start;
-    // Segments reaching start merge with it: each ends at or before `end`.
+    // Segments reaching start merge with it: each ends at or before `end`. The last of them is
+    // rewritten in place: a pop and a push at a deque's block boundary free and allocate a block.
     while (!segs_.empty() && segs_.back().second >= start) {
       covered += segs_.back().second - std::max(segs_.back().first, start);
       lo = std::min(lo, segs_.back().first);
+      if (segs_.size() == 1 || segs_[segs_.size() - 2].second < start) {
+        segs_.back() = {lo, end};
+        return end - start - covered;
+      }
       segs_.pop_back();
     }
     segs_.emplace_back(lo, end);

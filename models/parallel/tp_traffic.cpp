@@ -17,7 +17,11 @@ TpTraffic::TpTraffic(const ParallelLayout& layout, CollectiveEngine& engine, Pro
       pipeline_(pipeline),
       stages_(std::move(stages)),
       algorithm_(algorithm),
-      state_(ranks) {}
+      state_(ranks) {
+  std::size_t base = 0;
+  for (const Workload* w : stages_) stage_base_.push_back(base), base += 4 * w->layers.size();
+  program_of_.resize(base * static_cast<std::size_t>(layout_.config().dp));
+}
 
 void TpTraffic::queue_send(int rank, int iteration, const ScheduleBlock& block) {
   RankState& st = state_[static_cast<std::size_t>(rank)];
@@ -26,7 +30,7 @@ void TpTraffic::queue_send(int rank, int iteration, const ScheduleBlock& block) 
 
 void TpTraffic::flush(int rank) {
   RankState& st = state_[static_cast<std::size_t>(rank)];
-  const std::uint64_t oldest_open = st.open.empty() ? std::numeric_limits<std::uint64_t>::max() : *st.open.begin();
+  const std::uint64_t oldest_open = st.open.empty() ? std::numeric_limits<std::uint64_t>::max() : st.open.front().seq;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < st.sends.size(); ++i) {
     if (st.sends[i].after <= oldest_open) pipeline_.send(rank, st.sends[i].iteration, st.sends[i].block);
@@ -48,11 +52,17 @@ void TpTraffic::join(int rank, int iteration, const Phase& ph, int part) {
                             : part == 0 ? CollectiveOp::ReduceScatter
                                         : CollectiveOp::AllGather;
     const CollectiveAlgo algo = op == CollectiveOp::AllReduce ? algorithm_ : CollectiveAlgo::Ring;
-    entry->second.first =
-        engine_.launch(programs_.get(op, layout_.tp_group(c.pp, c.dp), bytes), op, algo, bytes,
-                       "tp it" + std::to_string(iteration) + " mb" + std::to_string(ph.micro_batch) + " " + layer.name +
-                           (fwd ? " fwd" : " bwd") + " s" + std::to_string(c.pp) + "d" + std::to_string(c.dp),
-                       [this, iteration, ph, part](int r) { done(r, iteration, ph, part); });
+    std::shared_ptr<const CompiledProgram>& program =
+        program_of_[(stage_base_[static_cast<std::size_t>(c.pp)] + 4 * static_cast<std::size_t>(ph.layer) +
+                     static_cast<std::size_t>(key.tag)) *
+                        static_cast<std::size_t>(layout_.config().dp) +
+                    static_cast<std::size_t>(c.dp)];
+    if (!program) program = programs_.get(op, layout_.tp_group(c.pp, c.dp), bytes);
+    Label label;
+    label << "tp it" << iteration << " mb" << ph.micro_batch << " " << layer.name << (fwd ? " fwd s" : " bwd s") << c.pp
+          << "d" << c.dp;
+    entry->second.first = engine_.launch(program, op, algo, bytes, label.str(),
+                                         [this, iteration, ph, part](int r) { done(r, iteration, ph, part); });
   }
   const int id = entry->second.first;
   if (--entry->second.second == 0) live_.erase(entry);
@@ -61,8 +71,10 @@ void TpTraffic::join(int rank, int iteration, const Phase& ph, int part) {
   st.joined = now_ps();
   if (part == 0) {
     const std::uint64_t seq = st.seq++;
-    st.open.insert(seq);
-    st.seq_of[{iteration, ph.micro_batch, ph.layer, !fwd}] = seq;
+    for (OpenTp& o : st.open)  // a pass joined again names the newest only (it stays open)
+      if (o.iteration == iteration && o.micro_batch == ph.micro_batch && o.layer == ph.layer && o.backward == !fwd)
+        o.layer = kOrphan;
+    st.open.push_back({seq, iteration, ph.micro_batch, ph.layer, !fwd});
   }
   engine_.join(id, rank);
 }
@@ -75,11 +87,13 @@ void TpTraffic::done(int rank, int iteration, const Phase& ph, int part) {
     join(rank, iteration, ph, 1);
     return;
   }
-  const auto key = std::make_tuple(iteration, ph.micro_batch, ph.layer, ph.kind != PhaseKind::Forward);
-  if (auto it = st.seq_of.find(key); it != st.seq_of.end()) {
-    st.open.erase(it->second);
-    st.seq_of.erase(it);
-  }
+  const bool backward = ph.kind != PhaseKind::Forward;
+  for (auto it = st.open.begin(); it != st.open.end(); ++it)
+    if (it->iteration == iteration && it->micro_batch == ph.micro_batch && it->layer == ph.layer &&
+        it->backward == backward) {
+      st.open.erase(it);  // keeps join order
+      break;
+    }
   flush_sends(rank);
   if (st.pending > 0) return;
   sink_.wake(rank);

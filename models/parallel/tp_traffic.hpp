@@ -4,9 +4,8 @@
 // sequence parallelism), and the pipeline sends that wait for the TP collectives before them.
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <set>
-#include <tuple>
+#include <limits>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -62,17 +61,22 @@ class TpTraffic {
     int iteration;
     std::uint64_t after;  // the TP collectives before it: numbers below this
   };
+  struct OpenTp {
+    std::uint64_t seq;
+    int iteration, micro_batch, layer;  // layer kOrphan: a later join of the same pass took its name
+    bool backward;
+  };
+  static constexpr int kOrphan = std::numeric_limits<int>::min();
   struct RankState {
     int pending = 0;
     std::int64_t joined = 0;  // when it last joined one
     std::vector<QueuedSend> sends;
     // The collectives it joined, numbered as joined (a reduce-scatter and its all-gather share one
-    // number): those still open, and each one's number by (iteration, micro-batch, layer,
-    // backward). A block's sends wait for the collectives joined before them only, so with
-    // tp_comm_overlap later blocks' collectives do not hold them.
+    // number): those still open, in join order (so the first is the oldest), with what names them.
+    // A block's sends wait for the collectives joined before them only, so with tp_comm_overlap
+    // later blocks' collectives do not hold them. A vector: one or two are open at a time.
     std::uint64_t seq = 0;
-    std::set<std::uint64_t> open;
-    std::map<std::tuple<int, int, int, bool>, std::uint64_t> seq_of;
+    std::vector<OpenTp> open;
   };
 
   void join(int rank, int iteration, const Phase& phase, int part);
@@ -88,6 +92,10 @@ class TpTraffic {
   CollectiveAlgo algorithm_;
   std::vector<RankState> state_;
   std::unordered_map<TpCollective, std::pair<int, int>, TpCollectiveHash> live_;  // -> (collective id, joins left)
+  // Each TP collective's program by (stage, layer, tag, dp), from programs_ on first use: a
+  // launch then builds no group and searches no map (hundreds of thousands per iteration).
+  std::vector<std::shared_ptr<const CompiledProgram>> program_of_;
+  std::vector<std::size_t> stage_base_;  // per stage: 4 x the layers of the stages before it
 };
 
 }  // namespace trainvp

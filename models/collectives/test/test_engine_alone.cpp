@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,20 @@ TEST(EngineAlone, CallsAndReturnsAreAnnouncedByItsNamedTraceSources) {
       EXPECT_EQ(ended[static_cast<std::size_t>(r)].end_ps, 2 * (p - 1) * step_ps((4u << 20) / p));
     }
   });
+}
+
+// The position of a rank as the hash gives it, without the hash for small communicators: the last
+// of a repeated rank (a device endpoint listed twice), an error for a rank not in it.
+TEST(EngineAlone, APositionIsTheHashsAnswerForSmallAndLargeCommunicators) {
+  for (const std::vector<int>& ranks :
+       {std::vector<int>{7, 3, 9, 3}, std::vector<int>{5},
+        std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 3}}) {
+    Program pr;
+    pr.ranks = ranks;
+    const CompiledProgram cp(pr);
+    for (int r : ranks) EXPECT_EQ(cp.position_of(r), cp.pos.at(r)) << "rank " << r;
+    EXPECT_THROW(cp.position_of(99), std::out_of_range);
+  }
 }
 
 }  // namespace test_engine_alone

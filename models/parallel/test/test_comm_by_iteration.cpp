@@ -55,6 +55,27 @@ TEST(RunningUnion, KeepsItsSegmentsUpToItsBound) {
   EXPECT_EQ(one.add(0, 9), 9 - 2);
 }
 
+// Intervals in end order against the union measured on a picosecond grid: what each add() says
+// it adds is the number of newly covered picoseconds (merges that rewrite the last segment in
+// place, several segments at once, touching and nested intervals).
+TEST(RunningUnion, EachAddIsWhatItNewlyCoversOnAGrid) {
+  std::mt19937_64 rng(40);
+  for (int round = 0; round < 50; ++round) {
+    RunningUnion u;
+    std::vector<bool> covered(400, false);
+    std::int64_t end = 0;
+    for (int k = 0; k < 40; ++k) {
+      end += std::uniform_int_distribution<std::int64_t>(0, 8)(rng);
+      const std::int64_t start =
+          std::max<std::int64_t>(0, end - std::uniform_int_distribution<std::int64_t>(0, 60)(rng));
+      std::int64_t fresh = 0;
+      for (std::int64_t t = start; t < end; ++t)  // picosecond [t, t + 1)
+        if (!covered[static_cast<std::size_t>(t)]) covered[static_cast<std::size_t>(t)] = true, ++fresh;
+      ASSERT_EQ(u.add(start, end), fresh) << "round " << round << ", interval " << k;
+    }
+  }
+}
+
 // A rank that simulates, skips, simulates again, as fast-forward leaves it: random iteration
 // lengths and intervals (some longer than a period, some running past the skip), periods of 1 to
 // 4 iterations, skips short (nothing to cut) and long.

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <unordered_set>
 
 #include "models/parallel/pipeline_traffic.hpp"
+#include "models/parallel/traffic_key.hpp"
 #include "models/parallel/zero3_gathers.hpp"
 #include "models/parallel/zero_gathers.hpp"
 
@@ -99,6 +101,18 @@ TEST(TrafficKeys, EveryFieldTellsKeysApart) {
   EXPECT_EQ(z3.size(), 432u);
   EXPECT_EQ(pp.size(), 432u);
   EXPECT_LT(old_z3.size(), 432u);
+}
+
+// A collective's label is the concatenation of its parts, whether it fits the stack buffer or a
+// long layer name spills it to the heap (at the name, or at a number after it), and with extreme
+// numbers.
+TEST(TrafficKeys, ALabelIsItsPartsConcatenatedShortOrLong) {
+  for (const std::string& name :
+       {std::string("h5.attn"), std::string(60, 'z'), std::string(90, 'x'), std::string(300, 'y')}) {
+    Label l;
+    l << "tp it" << 2147483647 << " mb" << -2147483647 - 1 << " " << name << " fwd s" << 0 << "d" << 15;
+    EXPECT_EQ(l.str(), "tp it2147483647 mb-2147483648 " + name + " fwd s0d15");
+  }
 }
 
 }  // namespace test_traffic_keys
