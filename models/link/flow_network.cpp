@@ -375,17 +375,29 @@ void FlowNetwork::flush_group(Flow& g) {
   if (n == 0) return;
   const std::int64_t last_to = g.ended.back();
   const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(g.total));
+  // The additions are the same on every link at the same share (a few: the ring's link kinds), so
+  // they are made once per share: the busy time's, and the series' per series state.
+  struct AtShare {
+    double share;
+    std::vector<double> busy;
+    BusySeries::Steps series;
+  };
+  std::vector<AtShare> shares;
   for (int l : *g.links) {
     Link& k = links_[static_cast<std::size_t>(l)];
     const double share = k.cap > 0 ? std::min(1.0, g.rate / k.cap) : 0.0;
     if (share > 0) {
-      BusySeries& series = k.dir->busy_series();
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::int64_t from = g.ended[2 * i], to = g.ended[2 * i + 1];
-        if (to == from) continue;
-        k.busy_ps += share * static_cast<double>(to - from);
-        series.add(from, to, share);
+      AtShare* at = nullptr;
+      for (AtShare& a : shares)
+        if (a.share == share) at = &a;
+      if (!at) {
+        at = &shares.emplace_back(AtShare{share, {}, BusySeries::Steps(g.ended.data(), n, share)});
+        for (std::size_t i = 0; i < n; ++i)
+          if (g.ended[2 * i + 1] != g.ended[2 * i])
+            at->busy.push_back(share * static_cast<double>(g.ended[2 * i + 1] - g.ended[2 * i]));
       }
+      for (double b : at->busy) k.busy_ps += b;
+      k.dir->busy_series().add(at->series);
     }
     step_counts(k, g, k.stats, n);
     std::vector<std::uint64_t>& owners = k.dir->owner_bytes();
