@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "platform/config/scenario.hpp"
 #include "platform/core/errors.hpp"
@@ -179,6 +180,46 @@ TEST(FlowFidelity, AGroupThatAnotherFlowJoinsSplitsIntoItsMembersWhereTheyWere) 
   EXPECT_LT(a["sim"]["grouped_ring_steps"]["steps"].get<int>(), 2 * 3);  // split at 1 ms, per transfer after
   EXPECT_EQ(time_of(a), time_of(b));
   expect_same_links(a, b);
+}
+
+// A ring's group stays on its links from its first step to its last (FlowNetwork::next_step): a
+// flow that comes between two steps releases it, one that comes during a step splits it, and
+// either way the run is the per-transfer one. Cross-traffic starting at times around a step's end
+// (the gap between steps lasts about alpha) and in the middle of steps. A split group's members
+// drain what was left in one piece where the per-transfer flows took it chunk by chunk, so their
+// ends round to the picosecond apart: times within 2 ps, link bytes within a byte (as before
+// steps were kept; models/link/test/test_flow_network.cpp holds the keeping itself to the bit).
+TEST(FlowFidelity, ARingKeptAsOneFlowAndSplitByALateFlowGivesThePerTransferRun) {
+  const int p = 4;
+  const double n = 64.0 * 1048576, step = n / p / eth_beta() + alpha_between_nodes();  // s, about
+  std::vector<double> starts;
+  for (int k = -8; k <= 8; ++k) starts.push_back(2 * step + k * alpha_between_nodes() / 4);
+  for (double f : {0.3, 0.5, 0.7}) starts.push_back((3 + f) * step);
+  for (double at : starts) {
+    const json late = json::array({{{"kind", "congestion"},
+                                    {"source", "node1.nic0"},
+                                    {"destination", "node2.nic0"},
+                                    {"rate", "200Gbps"},
+                                    {"start", std::to_string(at * 1e6) + "us"}}});
+    const json a = grouped(bench(p, "all_reduce", mib(n), late), true),
+               b = grouped(bench(p, "all_reduce", mib(n), late), false);
+    EXPECT_GT(a["sim"]["grouped_ring_steps"]["steps"].get<int>(), 1) << at;
+    EXPECT_LT(a["sim"]["grouped_ring_steps"]["steps"].get<int>(), 2 * (p - 1)) << at;  // split, per transfer after
+    EXPECT_NEAR(time_of(a), time_of(b), 2e-12) << "congestion from " << at << " s";
+    ASSERT_EQ(a["links"].size(), b["links"].size());
+    for (std::size_t k = 0; k < a["links"].size(); ++k) {
+      const json &x = a["links"][k], &y = b["links"][k];
+      for (const char* key : {"bytes", "wire_bytes"})
+        EXPECT_NEAR(x[key].get<double>(), y[key].get<double>(), 1.0) << x["name"] << " " << key << " " << at;
+      EXPECT_EQ(x["chunks"], y["chunks"]) << x["name"] << " " << at;
+      EXPECT_NEAR(x["busy_s"].get<double>(), y["busy_s"].get<double>(), 2e-12) << x["name"] << " " << at;
+    }
+  }
+  // Nothing comes: the closed form (2(p - 1) steps of n / p at the RoCE rate, each after alpha).
+  const json alone = grouped(bench(p, "all_reduce", mib(n)), true);
+  const double expected = 2 * (p - 1) * alpha_between_nodes() + 2.0 * (p - 1) / p * n / eth_beta();
+  EXPECT_NEAR(time_of(alone), expected, 0.01 * expected);
+  EXPECT_EQ(time_of(alone), time_of(grouped(bench(p, "all_reduce", mib(n)), false)));
 }
 
 TEST(FlowFidelity, RingStepsThatAreNotAlikeOrNotAloneGoPerTransfer) {

@@ -263,6 +263,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
       int owner = -1;               // the routes' owner (one job's ranks)
       std::vector<int> links;       // the routes' links, concatenated
       std::vector<const std::vector<int>*> member_links;  // each route's links, by ring position
+      // The flow network's group its last step ran as, kept on its links for the next (-1: none).
+      int flow = -1;
+      std::uint64_t flow_born = 0;
     };
     std::vector<RingGroup> groups;
   };

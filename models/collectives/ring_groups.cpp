@@ -97,6 +97,7 @@ bool CollectiveEngine::group_alike(Live& c, int ch) {
   // Links and routes as when last found alike: still alike. Else the routes are asked again (ranks
   // moved, a link went down), as each transfer would.
   if (g.alike_at != flow_->links_version() || g.routes_at != routes_.routes_version()) {
+    g.flow = -1;  // a kept group stays on the old links until something touches them
     g.links.clear();
     g.member_links.clear();
     for (int i = 0; i < p; ++i) {
@@ -165,12 +166,16 @@ void CollectiveEngine::launch_group(int id, Live& c, int ch) {
 
 void CollectiveEngine::send_group(int id, Live& c, int ch) {
   Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
-  const int p = static_cast<int>(c.cp->program.ranks.size()),
-            base = ch * c.cp->program.ring.per_channel(p) + g.step * p;
+  const int p = static_cast<int>(c.cp->program.ranks.size()), per = c.cp->program.ring.per_channel(p),
+            base = ch * per + g.step * p;
   // Alone on their links now, after NCCL's latencies (rings launched at the same instant meet here),
   // and still alike (a fault may have changed a link meanwhile); else each transfer leaves on its
   // own now, as it would have.
-  if (!group_alike(c, ch) || !flow_->alone(g.links)) {
+  // A group kept on the links since the last step is alone there by construction (anything that
+  // joined one of them released it): no walk over them.
+  const bool alike = group_alike(c, ch);
+  const bool kept = alike && g.flow >= 0 && flow_->kept(g.flow, g.flow_born);
+  if (!alike || (!kept && !flow_->alone(g.links))) {
     g.mode = Live::RingGroup::PerTransfer;
     for (int i = 0; i < p; ++i) {
       Live* again = live_.find(id);
@@ -193,9 +198,17 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
   const int step = g.step;
   ++grouped_steps_;
   grouped_transfers_ += static_cast<std::uint64_t>(p);
-  flow_->start_group(g.links, g.member_links, static_cast<double>(wire), g.latency_ps,
-                     static_cast<std::uint32_t>(chunk_), chunks, g.owner,
-                     [this, id, ch, step](int member) { group_arrived(id, ch, step, member); });
+  // The ring's steps but its last keep the group on its links: the next step starts there
+  // without a walk over them, unless something released it meanwhile (docs/fabric.md).
+  const bool keep = step + 1 < per / p;
+  FlowNetwork::MemberDone done = [this, id, ch, step](int member) { group_arrived(id, ch, step, member); };
+  if (kept && flow_->next_step(g.flow, g.flow_born, g.member_links, static_cast<double>(wire), g.latency_ps,
+                               static_cast<std::uint32_t>(chunk_), chunks, std::move(done), keep))
+    return;
+  if (kept) flow_->alone(g.links);  // not alike its last step after all: released, started afresh
+  g.flow = flow_->start_group(g.links, g.member_links, static_cast<double>(wire), g.latency_ps,
+                              static_cast<std::uint32_t>(chunk_), chunks, g.owner, std::move(done), keep);
+  g.flow_born = flow_->born(g.flow);
 }
 
 // The step's data has arrived everywhere (member -1): each transfer's arrival in ring order,

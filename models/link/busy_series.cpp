@@ -16,6 +16,40 @@ void BusySeries::grow(std::int64_t to_ps) {
   span_ps_ = width_ps_ * static_cast<std::int64_t>(kBuckets);
 }
 
+// What add() would do from a series of this width and span (0: not allocated yet), step by step.
+void BusySeries::Steps::prepare(std::int64_t width, std::int64_t span) {
+  width_ = width, span_ = span;
+  bucket_.clear(), amount_.clear();
+  last_end_ = 0;
+  if (share_ <= 0) return;
+  for (std::size_t i = 0; i < n_; ++i) {
+    std::int64_t from = pairs_[2 * i];
+    const std::int64_t to = pairs_[2 * i + 1];
+    if (to <= from) continue;
+    if (to > span) {  // grow(): the width doubles until [0, to) is covered
+      bucket_.push_back(-1 - static_cast<std::int64_t>(i)), amount_.push_back(0);
+      while (to > width * static_cast<std::int64_t>(kBuckets)) width *= 2;
+      span = width * static_cast<std::int64_t>(kBuckets);
+    }
+    last_end_ = std::max(last_end_, to);
+    std::int64_t k = from / width, lo = k * width;
+    for (; to - lo > width; from = lo += width)
+      bucket_.push_back(k++), amount_.push_back(share_ * static_cast<double>(lo + width - from));
+    bucket_.push_back(k), amount_.push_back(share_ * static_cast<double>(to - from));
+  }
+}
+
+void BusySeries::add(Steps& steps) {
+  if (steps.width_ != width_ps_ || steps.span_ != span_ps_) steps.prepare(width_ps_, span_ps_);
+  const std::size_t n = steps.bucket_.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::int64_t k = steps.bucket_[j];
+    if (k < 0) grow(steps.pairs_[2 * static_cast<std::size_t>(-1 - k) + 1]);
+    else buckets_[static_cast<std::size_t>(k)] += steps.amount_[j];
+  }
+  last_end_ps_ = std::max(last_end_ps_, steps.last_end_);
+}
+
 void BusySeries::spread(std::int64_t from_ps, std::int64_t to_ps, double busy_ps) {
   if (to_ps > from_ps && busy_ps > 0) add(from_ps, to_ps, busy_ps / static_cast<double>(to_ps - from_ps));
 }

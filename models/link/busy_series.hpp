@@ -29,6 +29,26 @@ class BusySeries {
       b[k++] += share * static_cast<double>(lo + width_ps_ - from_ps);
     b[k] += share * static_cast<double>(to_ps - from_ps);
   }
+  // add(from, to, share) for each interval of `steps`, in order: the same additions, prepared once
+  // for all the series in the same state (width and span) and replayed with no division or
+  // product (a kept ring group's links take the same steps: FlowNetwork::flush_group).
+  class Steps {
+   public:
+    // `pairs`: from, to, from, to... in time order (n intervals), which must outlive it.
+    Steps(const std::int64_t* pairs, std::size_t n, double share) : pairs_(pairs), n_(n), share_(share) {}
+
+   private:
+    friend class BusySeries;
+    void prepare(std::int64_t width, std::int64_t span);
+    const std::int64_t* pairs_;
+    std::size_t n_;
+    double share_;
+    std::int64_t width_ = -1, span_ = -1;  // the state the additions below were made for
+    std::vector<std::int64_t> bucket_;     // each addition's bucket; -1 - i: grow to interval i's end
+    std::vector<double> amount_;
+    std::int64_t last_end_ = 0;
+  };
+  void add(Steps& steps);
   // `busy_ps` spread evenly over [from_ps, to_ps): iterations fast-forward skipped, taken to be
   // busy alike throughout the time they stand for.
   void spread(std::int64_t from_ps, std::int64_t to_ps, double busy_ps);

@@ -146,6 +146,9 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.members = nullptr;
   f.member = -1;
   f.member_done = nullptr;
+  f.held = f.keep = f.delivering = false;
+  f.ended.clear();
+  f.own_links.reset();
   f.chunks.clear();
   f.done = std::move(done);
   ++active_;
@@ -171,9 +174,14 @@ void FlowNetwork::activate(int id) {
 
 int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members,
                              double bytes, std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks,
-                             int owner, MemberDone done) {
+                             int owner, MemberDone done, bool keep) {
   const int id = create(links, bytes, 0, nullptr, false);
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (keep) {  // its own copy: it stays on them after the caller's step, which may drop its vector
+    f.own_links = std::make_unique<std::vector<int>>(links);
+    f.links = f.own_links.get();
+    f.held = f.keep = true;
+  }
   f.latency = latency_ps;
   f.group_chunks = chunks;
   f.group_chunk = chunk_bytes;
@@ -183,7 +191,7 @@ int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<co
   ++live_groups_;
   // Alone on its links (the engine checked): its max-min rate is its bottleneck's capacity, what a
   // recompute of its component would find, set here without one.
-  f.updated = now_ps();
+  f.updated = f.step_from = now_ps();
   f.rate = bottleneck(links);
   for (std::size_t k = 0; k < links.size(); ++k) {
     Link& l = links_[static_cast<std::size_t>(links[k])];
@@ -198,6 +206,30 @@ int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<co
   return id;
 }
 
+// The kept group's next step, as start_group would start it on the same idle links: its links
+// keep the rate they had (nothing joined or changed them, else it would have been released), so
+// nothing but its own end is touched. Its last step's interval waits in `ended`.
+bool FlowNetwork::next_step(int id, std::uint64_t born, const std::vector<const std::vector<int>*>& members,
+                            double bytes, std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks,
+                            MemberDone done, bool keep) {
+  if (id < 0 || static_cast<std::size_t>(id) >= flows_.size()) return false;
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.born != born || !f.held || f.live || f.delivering || f.total != bytes || f.latency != latency_ps ||
+      f.group_chunk != chunk_bytes || f.group_chunks != chunks || !(f.rate > 0))
+    return false;
+  f.live = true;
+  ++active_;
+  f.remaining = f.total;
+  f.sent = 0;
+  f.updated = f.step_from = now_ps();
+  f.keep = keep;
+  f.members = &members;
+  f.member_done = std::move(done);
+  finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(std::ceil(f.remaining / f.rate), 4e18)), seq_++);
+  reschedule();
+  return true;
+}
+
 double FlowNetwork::bottleneck(const std::vector<int>& links) const {
   double cap = std::numeric_limits<double>::infinity();
   for (int l : links) cap = std::min(cap, links_[static_cast<std::size_t>(l)].cap);
@@ -208,6 +240,7 @@ bool FlowNetwork::alone(const std::vector<int>& links) {
   ++epoch_;  // the marks recompute() uses: it moves the epoch on itself
   for (int l : links) {
     Link& k = links_[static_cast<std::size_t>(l)];
+    if (kept(k) && !flows_[static_cast<std::size_t>(k.flows[0].flow)].live) release(k.flows[0].flow);
     if (!k.flows.empty() || k.mark == epoch_) return false;
     k.mark = epoch_;
   }
@@ -273,6 +306,14 @@ void FlowNetwork::split_groups_on(const std::vector<int>& links) {
 void FlowNetwork::split(int gid) {
   const std::int64_t now = now_ps();
   Flow& g = flows_[static_cast<std::size_t>(gid)];
+  if (g.held) {
+    if (!g.live) {  // between steps: the links are idle, and the next step starts afresh
+      release(gid);
+      return;
+    }
+    flush_group(g);  // its links as if this step had started them
+    g.held = false;
+  }
   leave_links(g, now);  // alone there: they are left idle, and the members' start recomputes them
   --live_groups_;
   finishes_.erase(gid);
@@ -302,6 +343,79 @@ void FlowNetwork::split(int gid) {
     if (members[m]->empty()) activate(id);
     else enqueue(id, (*members[m])[0]);
   }
+}
+
+// A kept group between steps leaves its links (idle since its last step ended, which flush_group
+// leaves them at), and is freed unless its last step's arrival is still due.
+void FlowNetwork::release(int gid) {
+  Flow& g = flows_[static_cast<std::size_t>(gid)];
+  flush_group(g);
+  const std::vector<int>& links = *g.links;
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    Link& l = links_[static_cast<std::size_t>(links[k])];
+    const Link::Member moved = l.flows.back();
+    l.flows[static_cast<std::size_t>(g.slot[k])] = moved;
+    l.flows.pop_back();
+    flows_[static_cast<std::size_t>(moved.flow)].slot[static_cast<std::size_t>(moved.hop)] = g.slot[k];
+    if (l.flows.empty()) l.load = 0;
+  }
+  --live_groups_;
+  g.held = g.keep = false;
+  g.members = nullptr;
+  if (!g.delivering) free_.push_back(gid);
+}
+
+// A kept group's ended steps into each of its links, in the order they came and with the same
+// operations each step's start and end would have applied (its start integrated an idle stretch:
+// nothing; its end the step at the group's share, then account()): the busy time, series and
+// counters are the per-step ones exactly, but each link is visited once for all the steps. Then
+// the link is as if the group had just started its present step (stepping) or just ended its last.
+void FlowNetwork::flush_group(Flow& g) {
+  const std::size_t n = g.ended.size() / 2;
+  if (n == 0) return;
+  const std::int64_t last_to = g.ended.back();
+  const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(g.total));
+  // The additions are the same on every link at the same share (a few: the ring's link kinds), so
+  // they are made once per share: the busy time's, and the series' per series state.
+  struct AtShare {
+    double share;
+    std::vector<double> busy;
+    BusySeries::Steps series;
+  };
+  std::vector<AtShare> shares;
+  for (int l : *g.links) {
+    Link& k = links_[static_cast<std::size_t>(l)];
+    const double share = k.cap > 0 ? std::min(1.0, g.rate / k.cap) : 0.0;
+    if (share > 0) {
+      AtShare* at = nullptr;
+      for (AtShare& a : shares)
+        if (a.share == share) at = &a;
+      if (!at) {
+        at = &shares.emplace_back(AtShare{share, {}, BusySeries::Steps(g.ended.data(), n, share)});
+        for (std::size_t i = 0; i < n; ++i)
+          if (g.ended[2 * i + 1] != g.ended[2 * i])
+            at->busy.push_back(share * static_cast<double>(g.ended[2 * i + 1] - g.ended[2 * i]));
+      }
+      for (double b : at->busy) k.busy_ps += b;
+      k.dir->busy_series().add(at->series);
+    }
+    step_counts(k, g, k.stats, n);
+    std::vector<std::uint64_t>& owners = k.dir->owner_bytes();
+    if (g.owner >= 0 && static_cast<std::size_t>(g.owner) < owners.size())
+      owners[static_cast<std::size_t>(g.owner)] += n * whole;
+    k.since = g.live ? g.step_from : last_to;
+    k.load = g.live ? g.rate : 0;
+  }
+  g.ended.clear();
+}
+
+void FlowNetwork::step_counts(const Link& k, const Flow& g, LinkDirStats& s, std::uint64_t steps) const {
+  const std::uint64_t whole = static_cast<std::uint64_t>(std::llround(g.total));
+  const std::uint64_t full = g.group_chunks - 1, last = whole - full * g.group_chunk;
+  s.payload_bytes += steps * whole;
+  s.chunks += steps * g.group_chunks;
+  s.wire_bytes += steps * (full * framed_bytes(g.group_chunk, k.mtu, k.overhead, k.whole_packets) +
+                           framed_bytes(static_cast<std::uint32_t>(last), k.mtu, k.overhead, k.whole_packets));
 }
 
 // Out of its source's queue (it ended, whatever its place): the transfers behind it move up a
@@ -611,6 +725,23 @@ void FlowNetwork::leave_links(Flow& f, std::int64_t now) {
 // The flow leaves its links now; its data arrives one path latency later.
 void FlowNetwork::finish(int id, std::int64_t now) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.held && f.keep) {  // a ring's step but its last: it stays on its links, its interval noted
+    f.ended.push_back(f.step_from);
+    f.ended.push_back(now);
+    f.sent = f.total;
+    f.remaining = 0;
+    f.live = false;
+    finishes_.erase(id);
+    --active_;
+    f.delivering = true;
+    deliveries_.push({now + f.latency, seq_++, id});
+    calendar_.at(deliveries_.top().at, this, kDeliver, ++deliver_tag_);
+    return;
+  }
+  if (f.held) {  // its last step: its links take the ended steps, then this one as usual
+    flush_group(f);
+    f.held = false;
+  }
   leave_links(f, now);
   if (f.members) --live_groups_;
   if (std::isfinite(f.total)) f.sent = f.total;  // the last fraction of a byte lost to rounding
@@ -674,8 +805,11 @@ void FlowNetwork::on_deliver() {
     MemberDone member_done = std::move(f.member_done);
     f.member_done = nullptr;
     const int member = f.member;
-    f.members = nullptr;
-    free_.push_back(id);
+    f.delivering = false;
+    if (!f.held) {  // a kept group stays for its next step (next_step) or release
+      f.members = nullptr;
+      free_.push_back(id);
+    }
     for (tlm::tlm_generic_payload* p : chunks) {
       ChunkExt* c = chunk_of(*p);
       c->tail_ps = now;
@@ -689,6 +823,16 @@ void FlowNetwork::on_deliver() {
 
 void FlowNetwork::settle() {
   const std::int64_t now = now_ps();
+  // Kept groups' ended steps into their links; one between steps leaves them (idle).
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    if (!flows_[i].held) continue;
+    if (!flows_[i].live) {
+      release(static_cast<int>(i));
+      continue;
+    }
+    flush_group(flows_[i]);  // on as an ordinary group step: its end leaves the links as usual
+    flows_[i].held = flows_[i].keep = false;
+  }
   // Flows still on when the run ends (endless paced traffic, or a transfer cut with the run: a
   // checkpoint burst, fuzz-runs campaign 90 scenario 120): their bytes so far, as the busy time
   // integrated so far already holds them.

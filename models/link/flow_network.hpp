@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -79,17 +80,38 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   // has arrived. Until then the group stays alone: a flow that would join one of its links, or a
   // change of one, first splits it into a flow per member, each as far as the group had come and
   // queued at its source as if sent alone, and each calls `done(member)` when its data arrives.
-  // The vectors must outlive the group.
+  // The vectors must outlive the group's step.
+  //
+  // `keep` (a ring's steps but its last, docs/fabric.md#ring-steps-as-one-flow): when the step
+  // ends the group stays on its links, and next_step() starts the ring's next step from there
+  // without a walk over them; their busy time and counters take its steps when something else
+  // touches them (a flow joining one of them releases the group, in a gap or mid-step as above),
+  // at its last step's end, or at settle(), exactly as each step's own start and end would have.
   using MemberDone = std::function<void(int member)>;
   int start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members, double bytes,
-                  std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, int owner, MemberDone done);
+                  std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, int owner, MemberDone done,
+                  bool keep = false);
+  // Group `group` (born `born`: the id is not reused meanwhile) is still kept on its links, its
+  // last step has arrived and this step is alike it (bytes, latency, chunks): starts it now and
+  // returns true. Else false: the caller starts the step afresh (alone(), start_group()).
+  bool next_step(int group, std::uint64_t born, const std::vector<const std::vector<int>*>& members, double bytes,
+                 std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, MemberDone done, bool keep);
+  std::uint64_t born(int flow) const { return flows_[static_cast<std::size_t>(flow)].born; }
+  // Group `group` (born `born`) is kept on its links between steps, its last step arrived: no other
+  // flow is on them, as alone() would find.
+  bool kept(int group, std::uint64_t born) const {
+    if (group < 0 || static_cast<std::size_t>(group) >= flows_.size()) return false;
+    const Flow& f = flows_[static_cast<std::size_t>(group)];
+    return f.born == born && f.held && !f.live && !f.delivering;
+  }
   // What a transfer alone on `links` would see: its path latency with a first chunk of
   // `first_bytes` and its bottleneck's payload rate (bytes per ps).
   std::int64_t latency(const std::vector<int>& links, double first_bytes) const {
     return path_latency(links, first_bytes);
   }
   double bottleneck(const std::vector<int>& links) const;
-  // No flow crosses any of `links` now, and none of them is listed twice.
+  // No flow crosses any of `links` now, and none of them is listed twice. A group kept between its
+  // steps on one of them is released first: its links are idle.
   bool alone(const std::vector<int>& links);
   // Moves whenever a link's parameters change (what latency() and bottleneck() answer).
   std::uint64_t links_version() const { return latency_version_; }
@@ -101,7 +123,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   // `link`'s counters up to `now_ps` (its busy time integrated to then), and `times` x their growth
   // from `from` to `to` for skipped iterations. Endless (background) flows are not accounted:
   // fast-forward is off while they run.
-  LinkDirTotals totals(int link, std::int64_t now_ps) const;
+  LinkDirTotals totals(int link, std::int64_t now_ps) const;  // a kept group's steps included
   void add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times, std::int64_t skip_from_ps,
                    std::int64_t skip_to_ps);
 
@@ -160,6 +182,14 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     const std::vector<const std::vector<int>*>* members = nullptr;  // a group's, until split
     int member = -1;                                                // a split group's member
     MemberDone member_done;                                         // a group's or its members'
+    // A group kept on its links between steps (start_group's `keep`): its links' since and load
+    // are not kept up to date meanwhile; flush_group() adds its ended steps to them.
+    bool held = false;        // on its links, stepping or between steps
+    bool keep = false;        // this step is not the last: stays on its links when it ends
+    bool delivering = false;  // a step's arrival is due: the id is freed after it unless held
+    std::int64_t step_from = 0;
+    std::vector<std::int64_t> ended;              // ended steps not yet on its links: from, to, from, to...
+    std::unique_ptr<std::vector<int>> own_links;  // held: its links, which the caller may drop
     std::vector<tlm::tlm_generic_payload*> chunks;
     Done done;
   };
@@ -187,6 +217,13 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void enqueue(int id, int first_link);  // at the tail of the send queue of its first link
   void split_groups_on(const std::vector<int>& links);
   void split(int group);
+  void release(int group);          // a kept group between steps leaves its links
+  void flush_group(Flow& g);        // a kept group's ended steps into its links
+  bool kept(const Link& k) const {  // a kept group is on it (alone, as groups are)
+    return k.flows.size() == 1 && flows_[static_cast<std::size_t>(k.flows[0].flow)].held;
+  }
+  // What one ended step of group `g` adds to link `k`'s counters, as account() would.
+  void step_counts(const Link& k, const Flow& g, LinkDirStats& s, std::uint64_t steps) const;
   void on_finish();
   void on_deliver();
   void finish(int id, std::int64_t now);

@@ -12,6 +12,20 @@ namespace trainvp {
 LinkDirTotals FlowNetwork::totals(int link, std::int64_t now_ps) const {
   const Link& k = links_[static_cast<std::size_t>(link)];
   LinkDirTotals t{k.stats, 0.0};
+  if (kept(k)) {  // a kept group's ended steps are not on the link yet: added here as flush_group would
+    const Flow& g = flows_[static_cast<std::size_t>(k.flows[0].flow)];
+    const double share = k.cap > 0 ? std::min(1.0, g.rate / k.cap) : 0.0;
+    double busy = k.busy_ps;
+    const std::size_t n = g.ended.size() / 2;
+    if (share > 0)
+      for (std::size_t i = 0; i < n; ++i)
+        if (g.ended[2 * i + 1] != g.ended[2 * i])
+          busy += share * static_cast<double>(g.ended[2 * i + 1] - g.ended[2 * i]);
+    step_counts(k, g, t.stats, n);
+    const double open = g.live ? share * static_cast<double>(now_ps - g.step_from) : 0.0;
+    t.stats.busy_ps = std::llround(busy + open);
+    return t;
+  }
   const double open = (k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0) * static_cast<double>(now_ps - k.since);
   t.stats.busy_ps = std::llround(k.busy_ps + open);
   return t;
@@ -20,6 +34,7 @@ LinkDirTotals FlowNetwork::totals(int link, std::int64_t now_ps) const {
 void FlowNetwork::add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times,
                               std::int64_t skip_from_ps, std::int64_t skip_to_ps) {
   Link& k = links_[static_cast<std::size_t>(link)];
+  if (kept(k)) flush_group(flows_[static_cast<std::size_t>(k.flows[0].flow)]);  // its steps came first
   const auto n = static_cast<std::uint64_t>(times);
   const LinkDirStats &a = from.stats, &b = to.stats;
   k.stats.chunks += n * (b.chunks - a.chunks);

@@ -1,5 +1,6 @@
 // BusySeries against hand-worked buckets: intervals split at bucket edges, the width doubling as
-// intervals end later, a share of an interval, a spread, and a series shown at a wider width.
+// intervals end later, a share of an interval, a spread, a series shown at a wider width, and
+// prepared steps replayed as the same additions.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -53,6 +54,36 @@ TEST(BusySeries, TheCommonWidthCoversTheRunAndTheWidestSeries) {
   EXPECT_EQ(BusySeries::common_width(kN * kW + 1, 0), 2 * kW);
   EXPECT_EQ(BusySeries::common_width(kN * kW, 4 * kW), 4 * kW);
   EXPECT_EQ(BusySeries::common_width(1000000000000, 0), kW << 23);  // 1 s: 1 ns x 2^23 x 128 = 1.07 s
+}
+
+// A kept ring's steps (FlowNetwork::flush_group) go into each link's series prepared once: the
+// buckets, width and last end must be those of adding the intervals one by one, bit for bit, on a
+// series that is empty, one that has to coarsen on the way and one wider than the steps were
+// prepared for (the same Steps reused across them). A third of a picosecond count rounds, and
+// buckets take several steps each, so another order or a sum in one go would show.
+TEST(BusySeries, PreparedStepsAreTheSameAdditionsInTheSameOrder) {
+  std::vector<std::int64_t> pairs;
+  for (std::int64_t i = 0; i < 300; ++i) pairs.insert(pairs.end(), {i * 997 + 13, i * 997 + 13 + 700 + i % 5});
+  pairs.insert(pairs.end(), {400000, 400000});  // empty: skipped
+  const std::size_t n = pairs.size() / 2;
+  const double share = 1.0 / 3;
+  BusySeries::Steps steps(pairs.data(), n, share);
+  auto starts = [](int which, BusySeries& s) {
+    if (which == 1) s.add(5, 1000, 0.7);               // one bucket in: the steps' growth coarsens it
+    if (which == 2) s.add(0, 10 * kN * kW + 3, 0.25);  // already wider than the steps need
+  };
+  for (int which : {0, 1, 2, 0}) {
+    BusySeries one, prepared;
+    starts(which, one);
+    starts(which, prepared);
+    for (std::size_t i = 0; i < n; ++i) one.add(pairs[2 * i], pairs[2 * i + 1], share);
+    prepared.add(steps);
+    EXPECT_EQ(prepared.width_ps(), one.width_ps()) << which;
+    EXPECT_EQ(prepared.last_end_ps(), one.last_end_ps()) << which;
+    EXPECT_EQ(prepared.at_width(one.width_ps(), BusySeries::kBuckets),
+              one.at_width(one.width_ps(), BusySeries::kBuckets))
+        << which;
+  }
 }
 
 }  // namespace test_busy_series

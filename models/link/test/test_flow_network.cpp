@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "models/link/chunk.hpp"
 #include "models/link/flow_network.hpp"
 #include "models/link/link_dir.hpp"
+#include "platform/core/child_process.hpp"
 #include "platform/core/sim_time.hpp"
 #include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
@@ -317,6 +320,179 @@ TEST(FlowNetwork, TheTransferBehindTakesNoMoreThanTheFirstLinkLeaves) {
     EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(kDrain + kPath), 1.0);
     EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
   });
+}
+
+// A ring's steps as the collective engine sends them (ring_groups.cpp): each step `gap` after the
+// last one arrived everywhere, one group when its links are alone (kept on them between steps when
+// `keep`), else each member its own flow; a group split mid-step goes per member from then on. A
+// flow of 4 MiB along `cross` starts at `cross_at` (-1: none), and every link's totals() are read
+// at each of `look_at`. Made before the network (no module after elaboration): `net` set after.
+struct Ring : sc_core::sc_module {
+  FlowNetwork* net = nullptr;
+  std::vector<std::vector<int>> routes;
+  std::vector<const std::vector<int>*> members;
+  std::vector<int> links;
+  int steps, step = 0, left = 0, flow = -1, next_steps = 0;
+  bool keep, per_member = false;
+  std::uint64_t born = 0;
+  double bytes;
+  std::int64_t gap, latency = 0, cross_at;
+  std::vector<std::int64_t> look_at;
+  std::vector<int> cross;
+  std::vector<std::int64_t> arrived_at;  // each step's last arrival
+  std::vector<LinkDirTotals> looked;
+  sc_core::sc_event go, cross_ev, look_ev;
+  Ring(sc_core::sc_module_name name, std::vector<std::vector<int>> r, int steps_, bool keep_, std::int64_t gap_,
+       std::int64_t cross_at_, std::vector<int> cross_, std::vector<std::int64_t> look_at_)
+      : sc_module(name),
+        routes(std::move(r)),
+        steps(steps_),
+        keep(keep_),
+        bytes(kBytes),
+        gap(gap_),
+        cross_at(cross_at_),
+        look_at(std::move(look_at_)),
+        cross(std::move(cross_)) {
+    for (const std::vector<int>& route : routes) {
+      members.push_back(&route);
+      links.insert(links.end(), route.begin(), route.end());
+    }
+    SC_HAS_PROCESS(Ring);
+    SC_METHOD(launch);
+    sensitive << go;
+    dont_initialize();
+    SC_METHOD(start_cross);
+    sensitive << cross_ev;
+    dont_initialize();
+    SC_METHOD(look);
+    sensitive << look_ev;
+    dont_initialize();
+  }
+  void start_cross() { net->start(cross, 4 * kBytes, 0, nullptr); }
+  void look() {
+    for (int l = 0; l < 4; ++l) looked.push_back(net->totals(l, now_ps()));
+    const std::size_t next = looked.size() / 4;
+    if (next < look_at.size()) look_ev.notify(ps_time(look_at[next] - now_ps()));
+  }
+  void arrived_one() {
+    if (--left > 0) return;
+    arrived_at.push_back(now_ps());
+    if (++step < steps) go.notify(ps_time(gap));
+  }
+  void launch() {
+    if (step == 0) {
+      latency = net->latency(routes[0], bytes);
+      if (cross_at >= 0) cross_ev.notify(ps_time(cross_at));
+      look_ev.notify(ps_time(look_at[0]));
+    }
+    left = static_cast<int>(routes.size());
+    const bool hold = keep && step + 1 < steps;
+    const std::uint32_t chunk = 1 << 18, chunks = static_cast<std::uint32_t>(bytes) / chunk;
+    if (!per_member) {
+      const bool kept = flow >= 0 && net->kept(flow, born);
+      if (kept || net->alone(links)) {
+        auto done = [this](int m) {
+          if (m < 0) left = 1;
+          else per_member = true;
+          arrived_one();
+        };
+        if (kept && net->next_step(flow, born, members, bytes, latency, chunk, chunks, done, hold)) {
+          ++next_steps;
+          return;
+        }
+        flow = net->start_group(links, members, bytes, latency, chunk, chunks, 0, done, hold);
+        born = net->born(flow);
+        return;
+      }
+      per_member = true;
+    }
+    for (const std::vector<int>& route : routes) net->start(route, bytes, 0, [this] { arrived_one(); });
+  }
+};
+
+// What a run reports, exactly: arrivals, each link's counters, owner bytes and busy series, and
+// the totals read mid-ring; plus how many steps next_step() started (not compared).
+struct RingRun {
+  std::string report;
+  int next_steps = 0;
+};
+RingRun run_ring(bool keep, std::int64_t cross_at, const std::vector<std::int64_t>& look_at,
+                 std::vector<int> cross = {0}) {
+  const ChildResult r = run_in_child(
+      [&] {
+        Ring ring("ring", {{0, 1}, {2, 3}}, 6, keep, 10000000, cross_at, cross, look_at);
+        // Two members of two hops: 100 Gbit/s (their bottleneck) then 300 Gbit/s (busy a third of
+        // the time: sums of thirds round, so the order of additions shows).
+        Net n({params(kBps, kLat), params(3 * kBps, kLat), params(kBps, kLat), params(3 * kBps, kLat)});
+        for (int l = 0; l < 4; ++l) n.dir(l).set_owners(1);
+        ring.net = n.net.get();
+        ring.go.notify(sc_core::SC_ZERO_TIME);
+        sc_core::sc_start();
+        n.net->settle();
+        std::string out;
+        auto put = [&out](double v) {
+          char b[40];
+          std::snprintf(b, sizeof b, "%.17g ", v);
+          out += b;
+        };
+        for (std::int64_t t : ring.arrived_at) put(static_cast<double>(t));
+        for (int l = 0; l < 4; ++l) {
+          const LinkDirStats& s = n.dir(l).stats();
+          out += "\nlink " + std::to_string(l) + ": ";
+          for (std::uint64_t v : {s.payload_bytes, s.wire_bytes, s.chunks, n.dir(l).owner_bytes()[0]})
+            put(static_cast<double>(v));
+          put(static_cast<double>(s.busy_ps));
+          const BusySeries& b = n.dir(l).busy_series();
+          for (double v : b.at_width(b.width_ps(), BusySeries::kBuckets)) put(v);
+        }
+        out += "\nlooked: ";
+        for (const LinkDirTotals& t : ring.looked)
+          for (std::uint64_t v :
+               {t.stats.payload_bytes, t.stats.wire_bytes, t.stats.chunks, static_cast<std::uint64_t>(t.stats.busy_ps)})
+            put(static_cast<double>(v));
+        return std::to_string(::testing::Test::HasFailure() ? -1 : ring.next_steps) + "|" + out;
+      },
+      true);
+  EXPECT_TRUE(r.ok) << r.value;
+  const std::size_t bar = r.value.find('|');
+  if (bar == std::string::npos) return {r.value, -1};
+  return {r.value.substr(bar + 1), std::stoi(r.value.substr(0, bar))};
+}
+
+// A group kept on its links between a ring's steps (docs/fabric.md#ring-steps-as-one-flow) adds
+// its steps to the links only when something touches them; every count, busy time and series
+// bucket, the totals fast-forward reads mid-ring and every arrival must be those of starting each
+// step afresh, whether nothing comes, a flow joins between two steps (the group is released) or
+// during one (it splits into its members where they were).
+TEST(FlowNetwork, AGroupKeptBetweenRingStepsChangesNothingItReports) {
+  // 1 MiB at 100 Gbit/s per step, two hops of 1 us plus a 4 KiB packet at 300 Gbit/s, 10 us apart.
+  const std::int64_t drain = kDrain, path = 2 * kLat + test::ser_ps(4096, 3 * kBps), gap = 10000000;
+  const std::int64_t period = drain + path + gap;
+  // Totals read between steps 1 and 2 and in the middle of step 3.
+  const std::vector<std::int64_t> look{2 * period - gap / 2, 3 * period + drain / 4};
+  const RingRun alone = run_ring(true, -1, look), afresh = run_ring(false, -1, look);
+  EXPECT_EQ(alone.next_steps, 5);  // all but the first step went on from the kept group
+  EXPECT_EQ(afresh.next_steps, 0);
+  EXPECT_EQ(alone.report, afresh.report);
+  // Alone, step k's data has arrived at (k + 1)(drain + path) + k gap.
+  std::istringstream times(alone.report);
+  for (int k = 0; k < 6; ++k) {
+    double t = 0;
+    times >> t;
+    EXPECT_EQ(static_cast<std::int64_t>(t), (k + 1) * (drain + path) + k * gap) << "step " << k;
+  }
+  // A flow on the bottleneck between steps 2 and 3, during the gap; one in the middle of step 3;
+  // one on a 300 Gbit/s hop (it slows nobody) between steps 1 and 2.
+  for (const std::int64_t at : {3 * period - gap / 2, 3 * period + drain / 2}) {
+    const RingRun a = run_ring(true, at, look), b = run_ring(false, at, look);
+    EXPECT_EQ(a.next_steps, at < 3 * period ? 2 : 3) << at;  // the steps before it went on kept
+    EXPECT_EQ(a.report, b.report) << "cross flow at " << at;
+    EXPECT_NE(a.report, alone.report) << at;  // it did slow the ring
+  }
+  const RingRun a = run_ring(true, 2 * period - gap / 2, look, {1}),
+                b = run_ring(false, 2 * period - gap / 2, look, {1});
+  EXPECT_EQ(a.next_steps, 1);
+  EXPECT_EQ(a.report, b.report);
 }
 
 }  // namespace test_flow_network
