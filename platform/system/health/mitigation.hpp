@@ -89,7 +89,6 @@ class Mitigation : public IterationBoundary {
   // `loss` already paid (a carried diagnosis's loss since it was made).
   void open(int diagnosis, double loss);
   void enter(std::size_t position, int diagnosis, double loss);
-  void close();
   void note_healthy(double level_s);                       // a level the job ran at: the lowest is its healthy time
   void pause(MitigationAction& a, std::int64_t pause_ps);  // every rank, at the common boundary
   void acted(std::int64_t pause_ps);                       // a split or move decided now, pausing pause_ps
