@@ -100,9 +100,11 @@ nlohmann::ordered_json collective_totals(const Simulation& sim) {
   return o;
 }
 
-nlohmann::ordered_json cxl_stats(const Simulation& sim) {
+// Each device's own report, in order (results.json `cxl`, `aggregators`, `nvls`).
+template <class Device>
+nlohmann::ordered_json reports_of(const std::vector<const Device*>& devices) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const CxlDevice* d : sim.cxl_devices()) {
+  for (const Device* d : devices) {
     nlohmann::ordered_json o;
     d->report(o);
     list.push_back(o);
@@ -110,24 +112,11 @@ nlohmann::ordered_json cxl_stats(const Simulation& sim) {
   return list;
 }
 
-nlohmann::ordered_json aggregator_stats(const Simulation& sim) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const Aggregator* a : sim.aggregators()) {
-    nlohmann::ordered_json o;
-    a->report(o);
-    list.push_back(o);
-  }
-  return list;
-}
-
-nlohmann::ordered_json nvls_stats(const Simulation& sim) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const NvlsUnit* u : sim.nvls_units()) {
-    nlohmann::ordered_json o;
-    u->report(o);
-    list.push_back(o);
-  }
-  return list;
+// The devices that exist only when the scenario asks for them, each section only if present.
+void add_device_reports(nlohmann::ordered_json& j, const Simulation& sim) {
+  if (!sim.cxl_devices().empty()) j["cxl"] = reports_of(sim.cxl_devices());
+  if (!sim.aggregators().empty()) j["aggregators"] = reports_of(sim.aggregators());
+  if (!sim.nvls_units().empty()) j["nvls"] = reports_of(sim.nvls_units());
 }
 
 // Ranks a fault touches: the GPUs it names, and for a link the GPUs at its ends or behind a NIC at
@@ -306,9 +295,7 @@ void finish_run_results(RunResults& r, const Simulation& sim, std::ostringstream
   if (auto pfc = sim.fabric().report_pfc(sim.stats().simulated_ps); !pfc.is_null()) j["pfc"] = pfc;
   add_faults(r, sim);
   if (sim.monitor()) j["health"] = sim.health_results();
-  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
-  if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
-  if (!sim.nvls_units().empty()) j["nvls"] = nvls_stats(sim);
+  add_device_reports(j, sim);
   const nlohmann::ordered_json warnings = output_warnings(sim);
   if (!warnings.empty()) j["warnings"] = warnings;
   j["sim"] = sim_stats(sim);
@@ -525,9 +512,7 @@ static RunResults training_results(const Simulation& sim) {
   if (sim.faults() || s.slo.given)
     j["degradation"] = degradation_report(sim, iters, sim.faults() ? j["faults"] : nlohmann::ordered_json::array());
   if (sim.monitor()) j["health"] = sim.health_results();
-  if (!sim.cxl_devices().empty()) j["cxl"] = cxl_stats(sim);
-  if (!sim.aggregators().empty()) j["aggregators"] = aggregator_stats(sim);
-  if (!sim.nvls_units().empty()) j["nvls"] = nvls_stats(sim);
+  add_device_reports(j, sim);
   if (const FunctionalData* f = sim.functional())  // every GPU checked every element it received
     j["functional"] = {{"elements_checked", f->elements_checked()},
                        {"elements_per_gpu", f->elements_checked() / gpus.size()},
