@@ -310,10 +310,14 @@ void CollectiveEngine::dispatch(int id, Live& c, int x) {
 
 void CollectiveEngine::on_delayed() {
   while (DelayedSend* d = delayed_.get_next()) {
-    const int id = d->id, x = d->x;
+    const int id = d->id, x = d->x, steps = d->steps;
+    const std::int64_t resume = d->resume;
     delayed_free_.push_back(d);
     Live* c = live_.find(id);
-    if (c && x < 0) send_group(id, *c, -1 - x);  // a grouped ring step: x is -1 - its channel
+    if (c && x < 0 && steps > 0) {  // a run-ahead cut: its arrived steps (ring_groups.cpp)
+      c->groups[static_cast<std::size_t>(-1 - x)].resume_ps = resume;
+      catch_up(id, -1 - x, steps);
+    } else if (c && x < 0) send_group(id, *c, -1 - x);  // a grouped ring step: x is -1 - its channel
     else if (c && !failed_.count(id)) send(id, *c, x);
   }
 }
@@ -508,7 +512,8 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   const int rank = c.cp->program.ranks[static_cast<std::size_t>(position)];
   const std::int64_t now = now_ps();
   const bool gpu = position < c.cp->program.gpu_ranks;
-  if (gpu) intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
+  if (gpu && keep_intervals_)
+    intervals_[static_cast<std::size_t>(rank)].push_back({c.joined_at[static_cast<std::size_t>(position)], now});
   ++ctx_.events;
   std::shared_ptr<const RankDone> cb = gpu ? c.on_rank_done : nullptr;
   if (gpu && !call_ended.empty())
@@ -536,6 +541,7 @@ bool CollectiveEngine::rank_idle(int rank) const {
 }
 
 void CollectiveEngine::repeat_intervals(std::int64_t since_ps, int times, std::int64_t period_ps) {
+  if (!keep_intervals_) return;
   for (auto& list : intervals_) {
     const std::size_t n = list.size();
     for (int m = 1; m <= times; ++m)

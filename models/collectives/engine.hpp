@@ -61,6 +61,20 @@ struct CollectiveRecord {
   bool abandoned = false;  // failed: given up by its owner (abandon), not by a give-up of its own
 };
 
+// A ring channel's routes as a grouped step sees them (ring_groups.cpp): found once per program,
+// link and route version and NCCL protocol, since every collective of a TP group reuses its
+// program (hundreds of thousands per iteration, each walking its members' routes before).
+struct RingShape {
+  std::uint64_t links_version = 0, routes_version = 0;
+  double wire_per_byte = 1;
+  std::int64_t intra_hop_ps = 0, inter_hop_ps = 0;
+  bool alike = false;  // the members' bottleneck, path latency and hop latency are equal
+  int owner = -1;      // the routes' owner (one job's ranks)
+  std::int64_t latency_ps = 0;
+  std::vector<int> links;                             // the routes' links, concatenated
+  std::vector<const std::vector<int>*> member_links;  // each route's links, by ring position
+};
+
 // A program with the bookkeeping the engine needs precomputed once (collectives repeat every
 // iteration): dependents of each transfer, each rank's transfers, positions of ranks. An implicit
 // ring (Program::ring) needs none of it: its structure is arithmetic.
@@ -75,6 +89,7 @@ struct CompiledProgram {
   // The communicator (its ranks in order): with a transfer's channel and endpoints it names the
   // connection ECMP hashes (CollectiveEngine::send).
   std::uint64_t comm_key = 0;
+  mutable std::vector<std::shared_ptr<const RingShape>> ring_shapes;  // per channel, CollectiveEngine's cache
 
   // pos.at(rank), without the hash for a small communicator (TP groups: millions of joins per
   // iteration, each on a cold bucket); the last of a repeated rank, as pos holds.
@@ -183,6 +198,9 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::int64_t start, end;
   };
   const std::vector<Interval>& intervals(int rank) const { return intervals_[static_cast<std::size_t>(rank)]; }
+  // Only a reader of intervals() (ParallelSync's accounting) asks for them: a run without one keeps
+  // none (16 bytes per rank and collective, and fast-forward's copies of every skipped period).
+  void keep_intervals() { keep_intervals_ = true; }
   std::uint64_t chunk() const { return chunk_; }
   std::size_t in_flight() const { return live_.size(); }
   // Transfers ready and not yet arrived (waiting out NCCL's latencies, on the wire, or reducing),
@@ -255,22 +273,25 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     // links nothing else uses; the first step that is not goes PerTransfer for good.
     struct RingGroup {
       enum Mode : std::uint8_t { Undecided, Grouped, PerTransfer } mode = Undecided;
-      std::vector<int> held;        // Undecided: the first step's transfers ready so far
-      int ready = 0, step = 0;      // Grouped: the step collected (or in flight) and its count
-      std::int64_t latency_ps = 0;  // Grouped: the step's path latency
-      std::uint64_t alike_at = 0;   // the flow network's links_version when found alike (0: not yet)
-      std::uint64_t routes_at = 0;  // and the routes' version
-      int owner = -1;               // the routes' owner (one job's ranks)
-      std::vector<int> links;       // the routes' links, concatenated
-      std::vector<const std::vector<int>*> member_links;  // each route's links, by ring position
+      std::vector<int> held;                   // Undecided: the first step's transfers ready so far
+      int ready = 0, step = 0;                 // Grouped: the step collected (or in flight) and its count
+      std::shared_ptr<const RingShape> shape;  // its routes as last found (group_alike)
       // The flow network's group its last step ran as, kept on its links for the next (-1: none).
       int flow = -1;
       std::uint64_t flow_born = 0;
+      // Run-ahead (docs/fabric.md#a-ring-run-ahead): the flow network runs steps up to
+      // `ahead_until` on its own; `flying` is the next step whose data is to arrive, `counted` the
+      // last whose send is counted in the record; `resume_ps` >= 0: when the next step starts
+      // (the run-ahead was cut between steps).
+      int flying = 0, ahead_until = -1, counted = -1;
+      std::int64_t resume_ps = -1;
     };
     std::vector<RingGroup> groups;
   };
   struct DelayedSend {
     int id, x;
+    int steps = 0;             // x < 0 and steps > 0: a run-ahead's steps that arrived, caught up now
+    std::int64_t resume = -1;  // and when its next step starts
   };
   void ready(int id, Live& c, int x);
   void dispatch(int id, Live& c, int x);  // after NCCL's latencies, send
@@ -283,7 +304,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void launch_group(int id, Live& c, int ch);
   bool group_alike(Live& c, int ch);
   void send_group(int id, Live& c, int ch);
-  void group_arrived(int id, int ch, int step, int member);
+  void group_arrived(int id, int ch, int member);
+  void ahead_cut(int id, int ch, int arrived, bool in_flight, std::int64_t resume_ps);
+  void catch_up(int id, int ch, int steps);
+  void count_group_steps(int id, Live& c, int ch, int upto);
   void decide_groups();
   std::vector<int> take_held(Live& c, int ch);
   void nccl_protocol(int id, Live& c);
@@ -320,6 +344,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   std::size_t first_ = 0;                 // records folded so far
   CollectiveRecord& rec(int id) { return records_[static_cast<std::size_t>(id) - first_]; }
   std::vector<std::vector<Interval>> intervals_;
+  bool keep_intervals_ = false;
   FunctionalData* functional_ = nullptr;
   TraceSources trace_sources_{{&call_started, &call_ended}};
   std::int64_t give_up_ps_ = 0;

@@ -79,7 +79,7 @@ void CollectiveEngine::fail(int id, bool tell_owner) {
   for (int position = 0; position < c.cp->program.gpu_ranks; ++position) {
     const auto p = static_cast<std::size_t>(position);
     if (c.joined_at[p] < 0 || c.left[p] == 0) continue;
-    intervals_[static_cast<std::size_t>(ranks[p])].push_back({c.joined_at[p], now});
+    if (keep_intervals_) intervals_[static_cast<std::size_t>(ranks[p])].push_back({c.joined_at[p], now});
     if (!call_ended.empty())
       call_ended({id, ranks[p], &rec, ranks.data(), c.cp->program.gpu_ranks, c.joined_at[p], now});
   }

@@ -52,7 +52,7 @@ bool CollectiveEngine::group_ready(int id, Live& c, int x) {
       if (++g.ready == p) {
         g.ready = 0;
         g.step = (x % per) / p;
-        launch_group(id, c, ch);
+        if (g.step > g.ahead_until) launch_group(id, c, ch);  // else the flow network runs it ahead
       }
       return true;
   }
@@ -89,42 +89,53 @@ void CollectiveEngine::decide_groups() {
 }
 
 // Whether the step's transfers are alike (the routes are every step's: a ring step sends from each
-// position to the next). Sets the step's latency. Whether they are alone is asked when they start.
+// position to the next), with its routes and latency in g.shape. Whether they are alone is asked
+// when they start.
 bool CollectiveEngine::group_alike(Live& c, int ch) {
   if (give_up_ps_ > 0 && c.on_failed) return false;  // the give-up watches each transfer's chunks
   Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
-  const int p = static_cast<int>(c.cp->program.ranks.size()), base = ch * c.cp->program.ring.per_channel(p);
-  // Links and routes as when last found alike: still alike. Else the routes are asked again (ranks
-  // moved, a link went down), as each transfer would.
-  if (g.alike_at != flow_->links_version() || g.routes_at != routes_.routes_version()) {
-    g.flow = -1;  // a kept group stays on the old links until something touches them
-    g.links.clear();
-    g.member_links.clear();
+  // Links and routes as when last found, and the same protocol: the same answer. Else the routes
+  // are asked again (ranks moved, a link went down), as each transfer would, once per program.
+  const std::uint64_t lv = flow_->links_version(), rv = routes_.routes_version();
+  const auto fresh = [&](const RingShape* s) {
+    return s && s->links_version == lv && s->routes_version == rv && s->wire_per_byte == c.wire_per_byte &&
+           s->intra_hop_ps == c.intra_hop_ps && s->inter_hop_ps == c.inter_hop_ps;
+  };
+  if (fresh(g.shape.get())) return g.shape->alike;
+  g.flow = -1;  // a kept group stays on the old links until something touches them
+  std::vector<std::shared_ptr<const RingShape>>& cache = c.cp->ring_shapes;
+  if (cache.size() <= static_cast<std::size_t>(ch)) cache.resize(static_cast<std::size_t>(ch) + 1);
+  std::shared_ptr<const RingShape>& cached = cache[static_cast<std::size_t>(ch)];
+  if (!fresh(cached.get())) {
+    auto shape = std::make_shared<RingShape>();
+    shape->links_version = lv, shape->routes_version = rv;
+    shape->wire_per_byte = c.wire_per_byte, shape->intra_hop_ps = c.intra_hop_ps, shape->inter_hop_ps = c.inter_hop_ps;
+    const int p = static_cast<int>(c.cp->program.ranks.size()), base = ch * c.cp->program.ring.per_channel(p);
     for (int i = 0; i < p; ++i) {
       const Route& r = route_of(c, base + i);
-      g.owner = r.owner;
-      g.member_links.push_back(&r.links);
-      g.links.insert(g.links.end(), r.links.begin(), r.links.end());
+      shape->owner = r.owner;
+      shape->member_links.push_back(&r.links);
+      shape->links.insert(shape->links.end(), r.links.begin(), r.links.end());
     }
     const CompiledProgram::Ref t = c.cp->at(base);
     const std::uint64_t wire =
         c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
                             : t.bytes;
     const double first = static_cast<double>(std::min<std::uint64_t>(wire, chunk_));
-    const std::int64_t latency = flow_->latency(*g.member_links[0], first), delay = hop_delay(c, t.src, t.dst);
-    const double cap = flow_->bottleneck(*g.member_links[0]);
-    for (int i = 1; i < p; ++i) {
+    const std::int64_t latency = flow_->latency(*shape->member_links[0], first), delay = hop_delay(c, t.src, t.dst);
+    const double cap = flow_->bottleneck(*shape->member_links[0]);
+    shape->alike = true;
+    for (int i = 1; i < p && shape->alike; ++i) {
       const CompiledProgram::Ref u = c.cp->at(base + i);
-      const std::vector<int>& links = *g.member_links[static_cast<std::size_t>(i)];
-      if (flow_->bottleneck(links) != cap || flow_->latency(links, first) != latency ||
-          hop_delay(c, u.src, u.dst) != delay)
-        return false;
+      const std::vector<int>& links = *shape->member_links[static_cast<std::size_t>(i)];
+      shape->alike = flow_->bottleneck(links) == cap && flow_->latency(links, first) == latency &&
+                     hop_delay(c, u.src, u.dst) == delay;
     }
-    g.latency_ps = latency;
-    g.alike_at = flow_->links_version();
-    g.routes_at = routes_.routes_version();
+    shape->latency_ps = latency;
+    cached = std::move(shape);
   }
-  return true;
+  g.shape = cached;
+  return g.shape->alike;
 }
 
 // The step's transfers are all ready: one flow after NCCL's latencies if they are alike (and, then,
@@ -149,6 +160,10 @@ void CollectiveEngine::launch_group(int id, Live& c, int ch) {
   const CompiledProgram::Ref t = c.cp->at(ch * per + g.step * p);
   std::int64_t delay = hop_delay(c, t.src, t.dst);
   if (g.step == 0) delay += c.base_ps;
+  if (g.resume_ps >= 0) {  // a run-ahead cut between steps: this step starts when it would have
+    delay = g.resume_ps - now_ps();
+    g.resume_ps = -1;
+  }
   if (delay <= 0) {
     send_group(id, c, ch);
     return;
@@ -175,7 +190,7 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
   // joined one of them released it): no walk over them.
   const bool alike = group_alike(c, ch);
   const bool kept = alike && g.flow >= 0 && flow_->kept(g.flow, g.flow_born);
-  if (!alike || (!kept && !flow_->alone(g.links))) {
+  if (!alike || (!kept && !flow_->alone(g.shape->links))) {
     g.mode = Live::RingGroup::PerTransfer;
     for (int i = 0; i < p; ++i) {
       Live* again = live_.find(id);
@@ -189,41 +204,114 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
       c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
                           : t.bytes;
   const std::uint32_t chunks = static_cast<std::uint32_t>((wire + chunk_ - 1) / chunk_);
-  rec(id).chunks += static_cast<std::uint64_t>(chunks) * static_cast<std::uint64_t>(p);
-  if (pair_bytes_)
-    for (int i = 0; i < p; ++i) {
-      const CompiledProgram::Ref u = c.cp->at(base + i);
-      (*pair_bytes_)[(static_cast<std::uint64_t>(u.src) << 32) | static_cast<std::uint32_t>(u.dst)] += u.bytes;
-    }
-  const int step = g.step;
-  ++grouped_steps_;
-  grouped_transfers_ += static_cast<std::uint64_t>(p);
+  const int step = g.step, steps = per / p;
+  count_group_steps(id, c, ch, step);
   // The ring's steps but its last keep the group on its links: the next step starts there
   // without a walk over them, unless something released it meanwhile (docs/fabric.md).
-  const bool keep = step + 1 < per / p;
-  FlowNetwork::MemberDone done = [this, id, ch, step](int member) { group_arrived(id, ch, step, member); };
-  if (kept && flow_->next_step(g.flow, g.flow_born, g.member_links, static_cast<double>(wire), g.latency_ps,
-                               static_cast<std::uint32_t>(chunk_), chunks, std::move(done), keep))
-    return;
-  if (kept) flow_->alone(g.links);  // not alike its last step after all: released, started afresh
-  g.flow = flow_->start_group(g.links, g.member_links, static_cast<double>(wire), g.latency_ps,
-                              static_cast<std::uint32_t>(chunk_), chunks, g.owner, std::move(done), keep);
-  g.flow_born = flow_->born(g.flow);
+  const bool keep = step + 1 < steps;
+  // Its later steps are alike this one (the same routes, bytes and NCCL hop latency; the links
+  // stay as they are until something touches them, which ends the run there): the flow network
+  // runs them on its own. Not where a give-up watches transfers (they are not grouped then).
+  FlowNetwork::Ahead ahead;
+  if (keep && give_up_ps_ == 0) {
+    ahead.steps = steps - 1 - step;
+    ahead.hop_ps = hop_delay(c, t.src, t.dst);
+    ahead.cut = [this, id, ch](int arrived, bool in_flight, std::int64_t resume_ps) {
+      ahead_cut(id, ch, arrived, in_flight, resume_ps);
+    };
+  }
+  FlowNetwork::MemberDone done = [this, id, ch](int member) { group_arrived(id, ch, member); };
+  const RingShape& shape = *g.shape;
+  if (!(kept && flow_->next_step(g.flow, g.flow_born, shape.member_links, static_cast<double>(wire), shape.latency_ps,
+                                 static_cast<std::uint32_t>(chunk_), chunks, done, keep, ahead))) {
+    if (kept) flow_->alone(shape.links);  // not alike its last step after all: released, started afresh
+    g.flow = flow_->start_group(shape.links, shape.member_links, static_cast<double>(wire), shape.latency_ps,
+                                static_cast<std::uint32_t>(chunk_), chunks, shape.owner, std::move(done), keep,
+                                std::move(ahead));
+    g.flow_born = flow_->born(g.flow);
+  }
+  // The network may decline (a run whose end would pass its clock): then step by step.
+  if (flow_->running_ahead(g.flow)) g.ahead_until = steps - 1;
+}
+
+// The record's and the grouping's counts of the channel's steps after the last counted, up to
+// `upto`: each step's send, counted when it leaves (or, run ahead, when the engine hears of it).
+void CollectiveEngine::count_group_steps(int id, Live& c, int ch, int upto) {
+  Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
+  const int p = static_cast<int>(c.cp->program.ranks.size()), per = c.cp->program.ring.per_channel(p);
+  CollectiveRecord& r = rec(id);
+  for (; g.counted < upto; ++g.counted) {
+    const int base = ch * per + (g.counted + 1) * p;
+    const CompiledProgram::Ref t = c.cp->at(base);
+    const std::uint64_t wire =
+        c.wire_per_byte > 1 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(t.bytes) * c.wire_per_byte))
+                            : t.bytes;
+    r.chunks += (wire + chunk_ - 1) / chunk_ * static_cast<std::uint64_t>(p);
+    if (pair_bytes_)
+      for (int i = 0; i < p; ++i) {
+        const CompiledProgram::Ref u = c.cp->at(base + i);
+        (*pair_bytes_)[(static_cast<std::uint64_t>(u.src) << 32) | static_cast<std::uint32_t>(u.dst)] += u.bytes;
+      }
+    ++grouped_steps_;
+    grouped_transfers_ += static_cast<std::uint64_t>(p);
+  }
 }
 
 // The step's data has arrived everywhere (member -1): each transfer's arrival in ring order,
 // which readies (and launches) the next step. Or, the group having been split because another
 // flow joined one of its links, one member's: the channel goes per transfer from here.
-void CollectiveEngine::group_arrived(int id, int ch, int step, int member) {
+void CollectiveEngine::group_arrived(int id, int ch, int member) {
   Live* c = live_.find(id);
   if (!c) return;
-  const int p = static_cast<int>(c->cp->program.ranks.size()),
-            base = ch * c->cp->program.ring.per_channel(p) + step * p;
+  Live::RingGroup& g = c->groups[static_cast<std::size_t>(ch)];
   if (member >= 0) {
-    c->groups[static_cast<std::size_t>(ch)].mode = Live::RingGroup::PerTransfer;
-    arrived(id, *c, base + member);
+    const int p = static_cast<int>(c->cp->program.ranks.size());
+    g.mode = Live::RingGroup::PerTransfer;
+    arrived(id, *c, ch * c->cp->program.ring.per_channel(p) + g.flying * p + member);
     return;
   }
+  catch_up(id, ch, g.ahead_until >= g.flying ? g.ahead_until - g.flying + 1 : 1);  // a run-ahead's steps
+}
+
+// The flow network ended channel `ch`'s run-ahead early (FlowNetwork::Ahead): it runs no step past
+// the one in flight, and the steps that arrived are caught up a delta cycle later (the network
+// must not be called back now).
+void CollectiveEngine::ahead_cut(int id, int ch, int arrived, bool in_flight, std::int64_t resume_ps) {
+  Live* c = live_.find(id);
+  if (!c) return;
+  Live::RingGroup& g = c->groups[static_cast<std::size_t>(ch)];
+  g.ahead_until = g.flying + arrived + (in_flight ? 1 : 0) - 1;
+  count_group_steps(id, *c, ch, g.ahead_until);
+  if (arrived == 0) return;
+  DelayedSend* d;
+  if (delayed_free_.empty()) {
+    d = &delayed_pool_.emplace_back(DelayedSend{id, -1 - ch, arrived, resume_ps});
+  } else {
+    d = delayed_free_.back();
+    delayed_free_.pop_back();
+    *d = DelayedSend{id, -1 - ch, arrived, resume_ps};
+  }
+  delayed_.notify(d, 0);
+}
+
+// `steps` of the channel's steps arrived everywhere (one, or a run-ahead's): the steps but the
+// last only count down their ranks' transfers (each rank sent one and received one per step; the
+// readiness each arrival gave the next step's transfer is that step's own arrival taken back, and
+// no rank ends before its last step), then the last step's arrivals in ring order, which ready
+// (and launch, past the run-ahead) the next step or end the collective.
+void CollectiveEngine::catch_up(int id, int ch, int steps) {
+  Live* c = live_.find(id);
+  if (!c) return;
+  Live::RingGroup& g = c->groups[static_cast<std::size_t>(ch)];
+  const RingForm& f = c->cp->program.ring;
+  const int p = static_cast<int>(c->cp->program.ranks.size());
+  count_group_steps(id, *c, ch, g.flying + steps - 1);
+  if (steps > 1) {
+    for (int i = 0; i < p; ++i) c->left[static_cast<std::size_t>(f.position(ch, i))] -= 2 * (steps - 1);
+    g.flying += steps - 1;
+  }
+  const int base = ch * f.per_channel(p) + g.flying * p;
+  ++g.flying;
   for (int i = 0; i < p; ++i) {
     Live* again = live_.find(id);  // the last arrivals finish the collective
     if (!again) return;

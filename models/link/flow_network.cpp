@@ -148,6 +148,8 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.member_done = nullptr;
   f.held = f.keep = f.delivering = false;
   f.ended.clear();
+  f.ahead = 0;
+  f.cut = nullptr;
   f.own_links.reset();
   f.chunks.clear();
   f.done = std::move(done);
@@ -174,7 +176,7 @@ void FlowNetwork::activate(int id) {
 
 int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members,
                              double bytes, std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks,
-                             int owner, MemberDone done, bool keep) {
+                             int owner, MemberDone done, bool keep, Ahead ahead) {
   const int id = create(links, bytes, 0, nullptr, false);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   if (keep) {  // its own copy: it stays on them after the caller's step, which may drop its vector
@@ -200,7 +202,8 @@ int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<co
     l.flows.push_back({id, static_cast<int>(k)});
     l.load = f.rate;
   }
-  if (f.rate > 0)
+  if (keep && ahead.steps > 0) run_ahead(id, std::move(ahead));
+  else if (f.rate > 0)
     finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(std::ceil(f.remaining / f.rate), 4e18)), seq_++);
   reschedule();
   return id;
@@ -211,7 +214,7 @@ int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<co
 // nothing but its own end is touched. Its last step's interval waits in `ended`.
 bool FlowNetwork::next_step(int id, std::uint64_t born, const std::vector<const std::vector<int>*>& members,
                             double bytes, std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks,
-                            MemberDone done, bool keep) {
+                            MemberDone done, bool keep, Ahead ahead) {
   if (id < 0 || static_cast<std::size_t>(id) >= flows_.size()) return false;
   Flow& f = flows_[static_cast<std::size_t>(id)];
   if (f.born != born || !f.held || f.live || f.delivering || f.total != bytes || f.latency != latency_ps ||
@@ -225,9 +228,77 @@ bool FlowNetwork::next_step(int id, std::uint64_t born, const std::vector<const 
   f.keep = keep;
   f.members = &members;
   f.member_done = std::move(done);
-  finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(std::ceil(f.remaining / f.rate), 4e18)), seq_++);
+  if (keep && ahead.steps > 0) run_ahead(id, std::move(ahead));
+  else
+    finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(std::ceil(f.remaining / f.rate), 4e18)), seq_++);
   reschedule();
   return true;
+}
+
+// The step just started (step_from) and `ahead.steps` more, alike, each as next_step would start
+// it when the last one's data has arrived and NCCL's hop latency passed: the same drain, latency
+// and gap every time, so the run's end is known now and is the only entry in the heap.
+void FlowNetwork::run_ahead(int id, Ahead ahead) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  const double drain = f.rate > 0 ? std::ceil(f.remaining / f.rate) : 4e18;
+  const double period = drain + static_cast<double>(f.latency) + static_cast<double>(ahead.hop_ps);
+  if (drain >= 4e18 || static_cast<double>(f.updated) + static_cast<double>(ahead.steps) * period + drain >= 4e18) {
+    finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(drain, 4e18)), seq_++);  // no run-ahead
+    return;
+  }
+  f.drain_ps = static_cast<std::int64_t>(drain);
+  f.ahead = ahead.steps;
+  f.hop_ps = ahead.hop_ps;
+  f.cut = std::move(ahead.cut);
+  finishes_.set(id, f.updated + f.ahead * (f.drain_ps + f.latency + f.hop_ps) + f.drain_ps, seq_++);
+}
+
+// Group `gid` running ahead, at time t: its steps that ended by then go to `ended`, and it is left
+// as the steps one by one would have left it: on the wire with step k (t before its drain's end),
+// step k drained and its data on the way (then as finish() at that end left it), or between steps k
+// and k + 1 (kept, idle). `tell`: the caller is told how far it came (a touch before the run's end;
+// at the run's end itself the caller's done(-1) says it).
+void FlowNetwork::end_ahead(int gid, std::int64_t t, bool tell) {
+  Flow& f = flows_[static_cast<std::size_t>(gid)];
+  const int n = f.ahead + 1;
+  const std::int64_t period = f.drain_ps + f.latency + f.hop_ps, base = f.step_from;
+  const int k = t <= base ? 0 : static_cast<int>(std::min<std::int64_t>(n - 1, (t - base) / period));
+  for (int j = 0; j < k; ++j) {
+    f.ended.push_back(base + j * period);
+    f.ended.push_back(base + j * period + f.drain_ps);
+  }
+  const std::int64_t start = base + k * period, end = start + f.drain_ps, arrival = end + f.latency;
+  auto cut = std::move(f.cut);
+  f.cut = nullptr;
+  f.ahead = 0;
+  f.keep = k < n - 1;
+  f.step_from = f.updated = start;
+  f.remaining = f.total;
+  f.sent = 0;
+  if (t < end) {  // step k on the wire
+    finishes_.set(gid, end, seq_++);
+    reschedule();
+    if (tell && cut) cut(k, true, -1);
+  } else if (t < arrival) {  // step k drained at `end`, its data on the way
+    if (tell && cut) cut(k, true, -1);
+    finish(gid, end);
+  } else {  // between steps k and k + 1 (k < n - 1: the run's last end is its heap entry)
+    f.ended.push_back(start);
+    f.ended.push_back(end);
+    f.sent = f.total;
+    f.remaining = 0;
+    f.live = false;
+    finishes_.erase(gid);
+    --active_;
+    reschedule();
+    if (tell && cut) cut(k + 1, false, arrival + f.hop_ps);
+  }
+}
+
+void FlowNetwork::cut_ahead() {
+  const std::int64_t now = now_ps();
+  for (std::size_t i = 0; i < flows_.size(); ++i)
+    if (flows_[i].ahead > 0) end_ahead(static_cast<int>(i), now, true);
 }
 
 double FlowNetwork::bottleneck(const std::vector<int>& links) const {
@@ -240,6 +311,8 @@ bool FlowNetwork::alone(const std::vector<int>& links) {
   ++epoch_;  // the marks recompute() uses: it moves the epoch on itself
   for (int l : links) {
     Link& k = links_[static_cast<std::size_t>(l)];
+    if (kept(k) && flows_[static_cast<std::size_t>(k.flows[0].flow)].ahead > 0)
+      end_ahead(k.flows[0].flow, now_ps(), true);  // a run-ahead between steps is released below, as a kept group
     if (kept(k) && !flows_[static_cast<std::size_t>(k.flows[0].flow)].live) release(k.flows[0].flow);
     if (!k.flows.empty() || k.mark == epoch_) return false;
     k.mark = epoch_;
@@ -306,6 +379,10 @@ void FlowNetwork::split_groups_on(const std::vector<int>& links) {
 void FlowNetwork::split(int gid) {
   const std::int64_t now = now_ps();
   Flow& g = flows_[static_cast<std::size_t>(gid)];
+  if (g.ahead > 0) {
+    end_ahead(gid, now, true);
+    if (!g.held) return;  // its last step drained: it left its links, and its data is on the way
+  }
   if (g.held) {
     if (!g.live) {  // between steps: the links are idle, and the next step starts afresh
       release(gid);
@@ -725,6 +802,10 @@ void FlowNetwork::leave_links(Flow& f, std::int64_t now) {
 // The flow leaves its links now; its data arrives one path latency later.
 void FlowNetwork::finish(int id, std::int64_t now) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.ahead > 0) {  // the run-ahead's last step drained: its steps into `ended`, then this one as usual
+    end_ahead(id, now, false);
+    return;
+  }
   if (f.held && f.keep) {  // a ring's step but its last: it stays on its links, its interval noted
     f.ended.push_back(f.step_from);
     f.ended.push_back(now);
@@ -825,6 +906,7 @@ void FlowNetwork::settle() {
   const std::int64_t now = now_ps();
   // Kept groups' ended steps into their links; one between steps leaves them (idle).
   for (std::size_t i = 0; i < flows_.size(); ++i) {
+    if (flows_[i].ahead > 0) end_ahead(static_cast<int>(i), now, true);
     if (!flows_[i].held) continue;
     if (!flows_[i].live) {
       release(static_cast<int>(i));

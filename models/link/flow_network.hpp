@@ -45,6 +45,13 @@
 
 namespace trainvp {
 
+// FlowNetwork::Ahead (start_group): a kept group's run-ahead, outside the class for its defaults.
+struct FlowAhead {
+  int steps = 0;
+  std::int64_t hop_ps = 0;
+  std::function<void(int arrived, bool in_flight, std::int64_t resume_ps)> cut;
+};
+
 class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
  public:
   static constexpr double kEndless = std::numeric_limits<double>::infinity();
@@ -88,14 +95,29 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   // touches them (a flow joining one of them releases the group, in a gap or mid-step as above),
   // at its last step's end, or at settle(), exactly as each step's own start and end would have.
   using MemberDone = std::function<void(int member)>;
+  // Run-ahead (docs/fabric.md#a-ring-run-ahead): a kept group whose later steps are all alike this
+  // one runs `steps` more of them on its own, each starting `hop_ps` after the last one's data
+  // arrived (NCCL's per-hop latency), the last of them not kept: no event per step, and one
+  // done(-1) when the last step's data has arrived. What touches it earlier (a flow joining one of
+  // its links, a change of one, a release, the run's end) ends the run-ahead there first, as the
+  // steps would have left it, and `cut` says how far it had come: `arrived` steps whose data had
+  // arrived by then, whether the next is on the wire or on its way (`in_flight`: the group goes on
+  // with it as an ordinary step, done(-1) or its members' done as usual), and, when it is between
+  // steps (`in_flight` false), when the next step would have started (`resume_ps`). `cut` must not
+  // call back into the network.
+  using Ahead = FlowAhead;
   int start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members, double bytes,
                   std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, int owner, MemberDone done,
-                  bool keep = false);
+                  bool keep = false, Ahead ahead = {});
   // Group `group` (born `born`: the id is not reused meanwhile) is still kept on its links, its
   // last step has arrived and this step is alike it (bytes, latency, chunks): starts it now and
   // returns true. Else false: the caller starts the step afresh (alone(), start_group()).
   bool next_step(int group, std::uint64_t born, const std::vector<const std::vector<int>*>& members, double bytes,
-                 std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, MemberDone done, bool keep);
+                 std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, MemberDone done, bool keep,
+                 Ahead ahead = {});
+  // Every group running ahead ends its run-ahead now (cut): the fabric's routes are about to change.
+  void cut_ahead();
+  bool running_ahead(int group) const { return flows_[static_cast<std::size_t>(group)].ahead > 0; }
   std::uint64_t born(int flow) const { return flows_[static_cast<std::size_t>(flow)].born; }
   // Group `group` (born `born`) is kept on its links between steps, its last step arrived: no other
   // flow is on them, as alone() would find.
@@ -190,6 +212,11 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     std::int64_t step_from = 0;
     std::vector<std::int64_t> ended;              // ended steps not yet on its links: from, to, from, to...
     std::unique_ptr<std::vector<int>> own_links;  // held: its links, which the caller may drop
+    // Running ahead (start_group's `ahead`): `ahead` more steps after the one that started at
+    // step_from, each drain_ps on the wire and starting latency + hop_ps after the last one's end.
+    int ahead = 0;
+    std::int64_t drain_ps = 0, hop_ps = 0;
+    std::function<void(int, bool, std::int64_t)> cut;
     std::vector<tlm::tlm_generic_payload*> chunks;
     Done done;
   };
@@ -217,9 +244,11 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void enqueue(int id, int first_link);  // at the tail of the send queue of its first link
   void split_groups_on(const std::vector<int>& links);
   void split(int group);
-  void release(int group);          // a kept group between steps leaves its links
-  void flush_group(Flow& g);        // a kept group's ended steps into its links
-  bool kept(const Link& k) const {  // a kept group is on it (alone, as groups are)
+  void run_ahead(int id, Ahead ahead);                   // start_group and next_step: sets up the run and its end
+  void end_ahead(int group, std::int64_t t, bool tell);  // the run-ahead as the steps would have left it at t
+  void release(int group);                               // a kept group between steps leaves its links
+  void flush_group(Flow& g);                             // a kept group's ended steps into its links
+  bool kept(const Link& k) const {                       // a kept group is on it (alone, as groups are)
     return k.flows.size() == 1 && flows_[static_cast<std::size_t>(k.flows[0].flow)].held;
   }
   // What one ended step of group `g` adds to link `k`'s counters, as account() would.

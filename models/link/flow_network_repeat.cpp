@@ -21,8 +21,19 @@ LinkDirTotals FlowNetwork::totals(int link, std::int64_t now_ps) const {
       for (std::size_t i = 0; i < n; ++i)
         if (g.ended[2 * i + 1] != g.ended[2 * i])
           busy += share * static_cast<double>(g.ended[2 * i + 1] - g.ended[2 * i]);
-    step_counts(k, g, t.stats, n);
-    const double open = g.live ? share * static_cast<double>(now_ps - g.step_from) : 0.0;
+    std::uint64_t steps = n;
+    double open = g.live ? share * static_cast<double>(now_ps - g.step_from) : 0.0;
+    if (g.ahead > 0) {  // running ahead: the steps that ended by now, and the one on the wire
+      const std::int64_t period = g.drain_ps + g.latency + g.hop_ps, since_first = now_ps - g.step_from;
+      const std::int64_t ran =
+          since_first < g.drain_ps ? 0 : std::min<std::int64_t>(g.ahead + 1, (since_first - g.drain_ps) / period + 1);
+      steps += static_cast<std::uint64_t>(ran);
+      if (share > 0 && g.drain_ps > 0)  // step by step, as the ended steps' loop above adds them
+        for (std::int64_t j = 0; j < ran; ++j) busy += share * static_cast<double>(g.drain_ps);
+      const std::int64_t next = g.step_from + ran * period;
+      open = ran <= g.ahead && next <= now_ps ? share * static_cast<double>(now_ps - next) : 0.0;
+    }
+    step_counts(k, g, t.stats, steps);
     t.stats.busy_ps = std::llround(busy + open);
     return t;
   }
@@ -34,6 +45,8 @@ LinkDirTotals FlowNetwork::totals(int link, std::int64_t now_ps) const {
 void FlowNetwork::add_repeats(int link, const LinkDirTotals& from, const LinkDirTotals& to, int times,
                               std::int64_t skip_from_ps, std::int64_t skip_to_ps) {
   Link& k = links_[static_cast<std::size_t>(link)];
+  if (kept(k) && flows_[static_cast<std::size_t>(k.flows[0].flow)].ahead > 0)
+    end_ahead(k.flows[0].flow, now_ps(), true);
   if (kept(k)) flush_group(flows_[static_cast<std::size_t>(k.flows[0].flow)]);  // its steps came first
   const auto n = static_cast<std::uint64_t>(times);
   const LinkDirStats &a = from.stats, &b = to.stats;

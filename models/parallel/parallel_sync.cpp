@@ -81,6 +81,7 @@ ParallelSync::ParallelSync(sc_core::sc_module_name name, Parts parts, RunContext
           parts_.tp_algorithm, parts_.gpus.size()) {
   const ParallelConfig& c = parts_.layout->config();
   t_ = c.tp, p_ = c.pp, d_ = c.dp, v_ = c.virtual_stages, m_ = c.micro_batches;
+  parts_.engine->keep_intervals();  // fill_comm_all reads them
   prefetch_ = c.zero3_prefetch;
   for (const ParallelStage& st : *parts_.stages) {
     const BlockPatterns pat = chunk_patterns(st.workload, st.chunk_of, v_);

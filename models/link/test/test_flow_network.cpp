@@ -324,16 +324,21 @@ TEST(FlowNetwork, TheTransferBehindTakesNoMoreThanTheFirstLinkLeaves) {
 
 // A ring's steps as the collective engine sends them (ring_groups.cpp): each step `gap` after the
 // last one arrived everywhere, one group when its links are alone (kept on them between steps when
-// `keep`), else each member its own flow; a group split mid-step goes per member from then on. A
-// flow of 4 MiB along `cross` starts at `cross_at` (-1: none), and every link's totals() are read
-// at each of `look_at`. Made before the network (no module after elaboration): `net` set after.
+// `keep`, and run ahead by the network when `ahead`), else each member its own flow; a group split
+// mid-step goes per member from then on. A flow of 4 MiB along `cross` starts at `cross_at` (-1:
+// none), and every link's totals() are read at each of `look_at`. Made before the network (no
+// module after elaboration): `net` set after. A step whose arrival the ring was not told of one by
+// one (run ahead, then caught up after a cut) has arrival -2.
 struct Ring : sc_core::sc_module {
   FlowNetwork* net = nullptr;
   std::vector<std::vector<int>> routes;
   std::vector<const std::vector<int>*> members;
   std::vector<int> links;
   int steps, step = 0, left = 0, flow = -1, next_steps = 0;
-  bool keep, per_member = false;
+  bool keep, per_member = false, ahead = false;
+  int covered = -1, caught = 0;    // run ahead: the last step the network runs; steps to catch up
+  std::int64_t resume = -1;        // a cut between steps: when the next starts
+  std::vector<std::int64_t> cuts;  // each cut: when, steps arrived, in flight, resume
   std::uint64_t born = 0;
   double bytes;
   std::int64_t gap, latency = 0, cross_at;
@@ -367,6 +372,15 @@ struct Ring : sc_core::sc_module {
     SC_METHOD(look);
     sensitive << look_ev;
     dont_initialize();
+    SC_METHOD(catch_up);
+    sensitive << catch_ev;
+    dont_initialize();
+  }
+  sc_core::sc_event catch_ev;
+  void catch_up() {  // as CollectiveEngine::catch_up: the steps that arrived, then the next if between steps
+    for (int k = 0; k < caught; ++k) arrived_at.push_back(-2);
+    step += caught;
+    if (resume >= 0) go.notify(ps_time(resume - now_ps()));
   }
   void start_cross() { net->start(cross, 4 * kBytes, 0, nullptr); }
   void look() {
@@ -376,8 +390,11 @@ struct Ring : sc_core::sc_module {
   }
   void arrived_one() {
     if (--left > 0) return;
+    if (covered > step) {  // a run-ahead's last step: the ones before it were not told one by one
+      for (; step < covered; ++step) arrived_at.push_back(-2);
+    }
     arrived_at.push_back(now_ps());
-    if (++step < steps) go.notify(ps_time(gap));
+    if (++step < steps && step > covered) go.notify(ps_time(gap));
   }
   void launch() {
     if (step == 0) {
@@ -396,11 +413,25 @@ struct Ring : sc_core::sc_module {
           else per_member = true;
           arrived_one();
         };
-        if (kept && net->next_step(flow, born, members, bytes, latency, chunk, chunks, done, hold)) {
+        FlowNetwork::Ahead run;
+        if (ahead && hold) {
+          run.steps = steps - 1 - step;
+          run.hop_ps = gap;
+          const int from = step;
+          run.cut = [this, from](int arrived, bool in_flight, std::int64_t resume_ps) {
+            cuts.insert(cuts.end(), {now_ps(), arrived, in_flight ? 1 : 0, resume_ps});
+            covered = from + arrived + (in_flight ? 1 : 0) - 1;
+            caught = arrived;
+            resume = resume_ps;
+            catch_ev.notify(sc_core::SC_ZERO_TIME);
+          };
+          covered = steps - 1;
+        }
+        if (kept && net->next_step(flow, born, members, bytes, latency, chunk, chunks, done, hold, run)) {
           ++next_steps;
           return;
         }
-        flow = net->start_group(links, members, bytes, latency, chunk, chunks, 0, done, hold);
+        flow = net->start_group(links, members, bytes, latency, chunk, chunks, 0, done, hold, run);
         born = net->born(flow);
         return;
       }
@@ -417,10 +448,11 @@ struct RingRun {
   int next_steps = 0;
 };
 RingRun run_ring(bool keep, std::int64_t cross_at, const std::vector<std::int64_t>& look_at,
-                 std::vector<int> cross = {0}) {
+                 std::vector<int> cross = {0}, bool ahead = false, std::vector<std::int64_t>* cuts = nullptr) {
   const ChildResult r = run_in_child(
       [&] {
         Ring ring("ring", {{0, 1}, {2, 3}}, 6, keep, 10000000, cross_at, cross, look_at);
+        ring.ahead = ahead;
         // Two members of two hops: 100 Gbit/s (their bottleneck) then 300 Gbit/s (busy a third of
         // the time: sums of thirds round, so the order of additions shows).
         Net n({params(kBps, kLat), params(3 * kBps, kLat), params(kBps, kLat), params(3 * kBps, kLat)});
@@ -450,13 +482,32 @@ RingRun run_ring(bool keep, std::int64_t cross_at, const std::vector<std::int64_
           for (std::uint64_t v :
                {t.stats.payload_bytes, t.stats.wire_bytes, t.stats.chunks, static_cast<std::uint64_t>(t.stats.busy_ps)})
             put(static_cast<double>(v));
+        out += "\ncuts: ";
+        for (std::int64_t v : ring.cuts) put(static_cast<double>(v));
         return std::to_string(::testing::Test::HasFailure() ? -1 : ring.next_steps) + "|" + out;
       },
       true);
   EXPECT_TRUE(r.ok) << r.value;
   const std::size_t bar = r.value.find('|');
   if (bar == std::string::npos) return {r.value, -1};
-  return {r.value.substr(bar + 1), std::stoi(r.value.substr(0, bar))};
+  std::string report = r.value.substr(bar + 1);
+  const std::size_t c = report.find("\ncuts: ");
+  if (cuts && c != std::string::npos) {
+    std::istringstream in(report.substr(c + 7));
+    for (double v; in >> v;) cuts->push_back(static_cast<std::int64_t>(v));
+  }
+  if (c != std::string::npos) report.erase(c);
+  return {report, std::stoi(r.value.substr(0, bar))};
+}
+
+// The arrivals (the report's first line) and the rest; an arrival of -2 in `masked` (a run-ahead
+// step caught up after a cut) is left out of both.
+std::pair<std::vector<double>, std::string> split_report(const std::string& report) {
+  const std::size_t nl = report.find('\n');
+  std::istringstream in(report.substr(0, nl));
+  std::vector<double> at;
+  for (double v; in >> v;) at.push_back(v);
+  return {at, nl == std::string::npos ? "" : report.substr(nl)};
 }
 
 // A group kept on its links between a ring's steps (docs/fabric.md#ring-steps-as-one-flow) adds
@@ -493,6 +544,60 @@ TEST(FlowNetwork, AGroupKeptBetweenRingStepsChangesNothingItReports) {
                 b = run_ring(false, 2 * period - gap / 2, look, {1});
   EXPECT_EQ(a.next_steps, 1);
   EXPECT_EQ(a.report, b.report);
+}
+
+// A kept group run ahead by the network (docs/fabric.md#a-ring-run-ahead) reports exactly what its
+// steps one by one do: every count, busy time, series bucket and mid-ring totals, and the arrival
+// of each step it was told of, whether nothing touches it, or a flow joins its bottleneck during a
+// step, while a step's data is on its way, or between two steps, or one joins a hop it does not
+// slow. A cut says how far it had come: the steps whose data had arrived (each at (k + 1)(drain +
+// path) + k gap alone), and between steps when the next would have started.
+TEST(FlowNetwork, ARingRunAheadReportsWhatItsStepsOneByOneDo) {
+  const std::int64_t drain = kDrain, path = 2 * kLat + test::ser_ps(4096, 3 * kBps), gap = 10000000;
+  const std::int64_t period = drain + path + gap;
+  const std::vector<std::int64_t> look{2 * period - gap / 2, 3 * period + drain / 4};
+  struct Case {
+    std::int64_t at;
+    std::vector<int> cross;
+    int arrived, in_flight;
+    std::int64_t resume;
+  };
+  const std::vector<Case> cases{
+      {-1, {0}, -1, 0, 0},                             // untouched: no cut
+      {3 * period + drain / 2, {0}, 3, 1, -1},         // during step 3's drain
+      {3 * period + drain + path / 2, {0}, 3, 1, -1},  // step 3's data on its way
+      {3 * period - gap / 2, {0}, 3, 0, 3 * period},   // between steps 2 and 3
+      {2 * period - gap / 2, {1}, 2, 0, 2 * period},   // between steps 1 and 2, on a fast hop
+      {5 * period + drain + path / 2, {0}, -1, 0, 0},  // the last step's data on its way: ended already
+  };
+  for (const Case& k : cases) {
+    std::vector<std::int64_t> cuts;
+    const RingRun a = run_ring(true, k.at, look, k.cross, true, &cuts), b = run_ring(true, k.at, look, k.cross);
+    const auto [at_a, rest_a] = split_report(a.report);
+    const auto [at_b, rest_b] = split_report(b.report);
+    EXPECT_EQ(rest_a, rest_b) << "cross flow at " << k.at;
+    ASSERT_EQ(at_a.size(), 6u) << k.at;
+    ASSERT_EQ(at_b.size(), 6u) << k.at;
+    int told = 0;
+    for (std::size_t s = 0; s < 6; ++s) {
+      if (at_a[s] == -2) continue;
+      EXPECT_EQ(at_a[s], at_b[s]) << "step " << s << ", cross flow at " << k.at;
+      ++told;
+    }
+    if (k.arrived < 0) {
+      EXPECT_TRUE(cuts.empty());
+      EXPECT_EQ(told, 1);  // the last step only
+      EXPECT_EQ(static_cast<std::int64_t>(at_a[5]), 6 * (drain + path) + 5 * gap);
+      continue;
+    }
+    ASSERT_EQ(cuts.size(), 4u) << k.at;
+    EXPECT_EQ(cuts[0], k.at);
+    EXPECT_EQ(cuts[1], k.arrived) << k.at;
+    EXPECT_EQ(cuts[2], k.in_flight) << k.at;
+    EXPECT_EQ(cuts[3], k.resume) << k.at;
+    for (int s = 0; s < k.arrived; ++s)  // the plain run's steps before the cut arrived before it
+      EXPECT_LE(static_cast<std::int64_t>(at_b[static_cast<std::size_t>(s)]), k.at) << s;
+  }
 }
 
 }  // namespace test_flow_network

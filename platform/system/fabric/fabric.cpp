@@ -42,7 +42,8 @@ void Fabric::add_dir_repeats(std::size_t d, const LinkDirTotals& from, const Lin
 
 void Fabric::set_owners(std::vector<int> owner_of_rank, std::size_t owners) {
   owner_of_rank_ = std::move(owner_of_rank);
-  single_path_.clear();  // routes made before carry no owner: made afresh (the same paths)
+  single_path_.clear();           // routes made before carry no owner: made afresh (the same paths)
+  if (flow_) flow_->cut_ahead();  // a ring running ahead goes on by the new routes from its next step
   routes_.clear();
   ++routes_version_;
   for (FabricDir& d : dirs_) d.dir->set_owners(owners);

@@ -37,6 +37,7 @@ void Fabric::place_nodes(const std::vector<int>& at) {
   placements_.emplace_back(now_ps(), at);
   // Both caches are keyed by rank: their routes ran from where the ranks were.
   single_path_.clear();
+  if (flow_) flow_->cut_ahead();  // a ring running ahead goes on by the new routes from its next step
   routes_.clear();
   ++routes_version_;
 }

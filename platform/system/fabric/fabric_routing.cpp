@@ -229,6 +229,7 @@ FabricRouter::Layers FabricRouter::build_layers(int src, int snic, int dst, int 
 void Fabric::down_changed() {
   router_.forget_distances();
   single_path_.clear();
+  if (flow_) flow_->cut_ahead();  // a ring running ahead goes on by the new routes from its next step
   routes_.clear();
   ++routes_version_;
 }
