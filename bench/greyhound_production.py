@@ -110,6 +110,13 @@ def ladder(spec_out, base_out):
     with open(spec_out, "w") as f: json.dump(doc, f, indent=2)
 
 
+def parse_s(text):
+    """Seconds of a scenario time ("5min", "5h", "300s")."""
+    for unit, f in (("min", 60), ("ms", 1e-3), ("us", 1e-6), ("ps", 1e-12), ("s", 1), ("h", 3600)):
+        if text.endswith(unit): return float(text[:-len(unit)]) * f
+    return float(text)
+
+
 def job(d):
     r = json.load(open(os.path.join(d, "results.json")))
     its = [i for i in r["iterations"]]
@@ -117,8 +124,11 @@ def job(d):
     applied = [f for f in r.get("faults", []) if f.get("applied")]
     base = r.get("degradation", {}).get("baseline_iteration_s")
     end = its[-1]["end_s"]
+    gen = r["fault_generator"]
+    t = (parse_s(gen["horizon"]) - parse_s(gen["start"])) / 3600
+    p_any = 1 - math.exp(-(gen["link_degrade"]["rate"] + gen["gpu_slowdown"]["rate"]) * t)
     if not applied or base is None:
-        return dict(gpus=gpus, kinds=set(), stretch=0.0, lowest=1.0, durations=[], detected=0, applied=0,
+        return dict(p_any=p_any, levels=[], gpus=gpus, kinds=set(), stretch=0.0, lowest=1.0, durations=[], detected=0, applied=0,
                     false_positives=0, steps=[], paused=0.0)
     first = min(f["start_s"] for f in applied)
     prefix = [i for i in its if i["end_s"] <= first]
@@ -131,7 +141,14 @@ def job(d):
             paused.update({a["after_iteration"], a["after_iteration"] + 1})
     longest = max(i["duration_s"] for i in its if not i["warmup"] and i["index"] not in paused)
     score = r.get("health", {}).get("score", {})
-    return dict(gpus=gpus, kinds={f["kind"] for f in applied}, stretch=end / healthy_end - 1, lowest=base / longest,
+    # Each fault's steady slowdown: the median iteration wholly inside its window, no other fault active.
+    levels = []
+    for f in applied:
+        inside = [i["duration_s"] for i in its if i["start_s"] >= f["start_s"] and i["end_s"] <= f["end_s"]
+                  and i["index"] not in paused
+                  and not any(g is not f and g["start_s"] < i["end_s"] and g["end_s"] > i["start_s"] for g in applied)]
+        if inside: levels.append((f["kind"], f.get("severity", "?"), statistics.median(inside) / base))
+    return dict(p_any=p_any, levels=levels, gpus=gpus, kinds={f["kind"] for f in applied}, stretch=end / healthy_end - 1, lowest=base / longest,
                 durations=[(f["kind"], f["end_s"] - f["start_s"]) for f in applied],
                 detected=score.get("faults_detected", 0), applied=score.get("faults_applied", len(applied)),
                 false_positives=score.get("false_positives", 0), steps=[a["step"] for a in mit.get("actions", [])],
@@ -165,6 +182,7 @@ def summarize(jobs):
     return {
         "jobs": f"{len(jobs)}",
         "jobs with a fault": f"{len(hit)} of {len(jobs)}",
+        "expected from the rates": f"{sum(j['p_any'] for j in jobs):.1f} of {len(jobs)}",
         "congestion only / with GPU degradation / GPU only": f"{len(net)} / {len(both)} / {len(gpu)}",
         "mean congestion event, to the job end (min)": f"{statistics.mean(netd) / 60:.0f} ({len(netd)} events)" if netd else "-",
         "mean stretch of the jobs with a fault": f"+{100 * statistics.mean(j['stretch'] for j in hit):.2f}%" if hit
@@ -181,6 +199,7 @@ def summarize(jobs):
 SEED = {
     "jobs": "27",
     "jobs with a fault": "16 of 27",
+    "expected from the rates": "17.2 of 27 (16 congestion)",
     "congestion only / with GPU degradation / GPU only": "13 / 3 / 0",
     "mean congestion event, to the job end (min)": "72 (all events)",
     "mean stretch of the jobs with a fault": "+34.59%",
@@ -204,6 +223,13 @@ def summary(dirs):
     print("|---" * (1 + len(names)) + "|")
     for key in SEED:
         print(f"| {key} | {SEED[key]} | " + " | ".join(c[key] for c in cols) + " |")
+    print()
+    print("steady slowdown of a fault alone (median iteration inside its window / healthy), no mitigation:")
+    by = {}
+    for j in population(dirs[0]):
+        for k, sev, x in j["levels"]: by.setdefault((k, sev), []).append(x)
+    for (k, sev), xs in sorted(by.items()):
+        print(f"  {k} {sev}: {len(xs)} events, {min(xs):.2f}x to {max(xs):.2f}x, median {statistics.median(xs):.2f}x")
     print()
     for d in dirs:
         print(d)
