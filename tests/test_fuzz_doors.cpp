@@ -68,7 +68,11 @@ TEST(FuzzDoors, EveryShippedInputPassesItsDoor) {
     for (std::size_t i = 0; i < bases().size(); ++i)
       if (bases()[i].name == base) idx = i;
     ASSERT_LT(idx, bases().size()) << s.name << ": base " << base << " is not a shipped scenario";
+    // As for the scenario door above: the base's relative /workload/hf_config is found from its directory.
+    const fs::path cwd = fs::current_path();
+    fs::current_path(bases()[idx].dir);
     Outcome o = run_input(encode(Door::Spec, idx, read_text(fs::path(kScenarios) / s.name)), bases());
+    fs::current_path(cwd);
     EXPECT_EQ(o.kind, Outcome::Accepted) << s.name << ": " << o.what;
   }
 }
