@@ -240,7 +240,8 @@ bool FlowNetwork::next_step(int id, std::uint64_t born, const std::vector<const 
 // and gap every time, so the run's end is known now and is the only entry in the heap.
 void FlowNetwork::run_ahead(int id, Ahead ahead) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
-  const double drain = f.rate > 0 ? std::ceil(f.remaining / f.rate) : 4e18;
+  if (!(f.rate > 0)) return;  // no end until a link changes, as a step alone (no run-ahead)
+  const double drain = std::ceil(f.remaining / f.rate);
   const double period = drain + static_cast<double>(f.latency) + static_cast<double>(ahead.hop_ps);
   if (drain >= 4e18 || static_cast<double>(f.updated) + static_cast<double>(ahead.steps) * period + drain >= 4e18) {
     finishes_.set(id, f.updated + static_cast<std::int64_t>(std::min(drain, 4e18)), seq_++);  // no run-ahead
@@ -283,16 +284,22 @@ void FlowNetwork::end_ahead(int gid, std::int64_t t, bool tell) {
     if (tell && cut) cut(k, true, -1);
     finish(gid, end);
   } else {  // between steps k and k + 1 (k < n - 1: the run's last end is its heap entry)
-    f.ended.push_back(start);
-    f.ended.push_back(end);
-    f.sent = f.total;
-    f.remaining = 0;
-    f.live = false;
-    finishes_.erase(gid);
-    --active_;
+    end_kept_step(gid, start, end);
     reschedule();
     if (tell && cut) cut(k + 1, false, arrival + f.hop_ps);
   }
+}
+
+// A kept group's step [from, to) ended: noted for its links, the group drained and off the heap.
+void FlowNetwork::end_kept_step(int id, std::int64_t from, std::int64_t to) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.ended.push_back(from);
+  f.ended.push_back(to);
+  f.sent = f.total;
+  f.remaining = 0;
+  f.live = false;
+  finishes_.erase(id);
+  --active_;
 }
 
 void FlowNetwork::cut_ahead() {
@@ -807,13 +814,7 @@ void FlowNetwork::finish(int id, std::int64_t now) {
     return;
   }
   if (f.held && f.keep) {  // a ring's step but its last: it stays on its links, its interval noted
-    f.ended.push_back(f.step_from);
-    f.ended.push_back(now);
-    f.sent = f.total;
-    f.remaining = 0;
-    f.live = false;
-    finishes_.erase(id);
-    --active_;
+    end_kept_step(id, f.step_from, now);
     f.delivering = true;
     deliveries_.push({now + f.latency, seq_++, id});
     calendar_.at(deliveries_.top().at, this, kDeliver, ++deliver_tag_);

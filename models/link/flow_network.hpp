@@ -246,9 +246,10 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void split(int group);
   void run_ahead(int id, Ahead ahead);                   // start_group and next_step: sets up the run and its end
   void end_ahead(int group, std::int64_t t, bool tell);  // the run-ahead as the steps would have left it at t
-  void release(int group);                               // a kept group between steps leaves its links
-  void flush_group(Flow& g);                             // a kept group's ended steps into its links
-  bool kept(const Link& k) const {                       // a kept group is on it (alone, as groups are)
+  void end_kept_step(int id, std::int64_t from, std::int64_t to);
+  void release(int group);          // a kept group between steps leaves its links
+  void flush_group(Flow& g);        // a kept group's ended steps into its links
+  bool kept(const Link& k) const {  // a kept group is on it (alone, as groups are)
     return k.flows.size() == 1 && flows_[static_cast<std::size_t>(k.flows[0].flow)].held;
   }
   // What one ended step of group `g` adds to link `k`'s counters, as account() would.
