@@ -165,17 +165,11 @@ std::string DdpSync::waiting_for(int rank, int iteration, const Phase& phase) co
   return "nothing (all buckets done)";
 }
 
-void DdpSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
+void DdpSync::skip_iterations(int first, int count, int period, std::int64_t) {
+  // The skipped iterations read as those of the period they repeat (PerIteration::repeat): the
+  // buckets done and the busy intervals, whose union's length does not move with them.
   for (std::size_t r = 0; r < gpus_.size(); ++r)
-    for (int i = first; i < first + count; ++i) {
-      const SkipSource src = skip_source(first, i, period);
-      // Copies first: touching iteration i may grow the per-iteration storage the source is in.
-      const int done = done_[r].at(src.iteration);
-      std::vector<TimeInterval> busy = busy_[r].at(src.iteration);
-      for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
-      done_[r][i] = done;
-      busy_[r][i] = std::move(busy);
-    }
+    done_[r].repeat(first, count, period), busy_[r].repeat(first, count, period);
 }
 
 std::int64_t DdpSync::comm_ps(int rank, int iteration) const { return union_length(busy_[at(rank)].at(iteration)); }

@@ -180,7 +180,7 @@ void Gpu::end_phase() {
   if (++current_iteration_ >= iterations_) {
     finished_ = true;
   } else if (skip.iterations > 0 && current_iteration_ + skip.iterations < iterations_) {
-    append_skipped(records_, skip);
+    records_.skip(skip);
     current_iteration_ += skip.iterations;
     delay_ps_ = skip.delay_ps();
     rec_.start_ps = now + delay_ps_;

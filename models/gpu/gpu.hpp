@@ -22,6 +22,7 @@
 #include "models/gpu/iteration_boundary.hpp"
 #include "models/gpu/phase.hpp"
 #include "models/gpu/phase_gate.hpp"
+#include "models/gpu/rank_iterations.hpp"
 #include "models/gpu/roofline.hpp"
 #include "models/link/endpoint.hpp"
 #include "models/workload/workload.hpp"
@@ -33,17 +34,6 @@
 #include "platform/core/tlm/payload_pool.hpp"
 
 namespace trainvp {
-
-// What one rank did in one iteration (picoseconds of simulated time).
-struct RankIteration {
-  std::int64_t start_ps = 0;
-  std::int64_t end_ps = 0;
-  std::int64_t compute_ps = 0;  // time executing phases
-  std::int64_t blocked_ps = 0;  // time waiting at the gate (exposed communication)
-  std::int64_t extra_ps = 0;    // part of compute_ps spent on work a strategy added (compression)
-  std::int64_t probe_ps = 0;    // time running validation probes (neither compute nor blocked)
-  std::int64_t paused_ps = 0;   // a mitigation's pause before the iteration (checkpoint, restart, move)
-};
 
 class Gpu : public sc_core::sc_module, public ChunkEndpoint, private EventCalendar::Client {
  public:
@@ -105,7 +95,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint, private EventCalend
 
   int rank() const { return rank_; }
   const GpuParams& params() const { return params_; }
-  const std::vector<RankIteration>& iterations() const { return records_; }
+  const RankIterations& iterations() const { return records_; }
   bool finished() const { return finished_; }
   // Where the rank is, for stall reports.
   std::string state() const;
@@ -164,7 +154,7 @@ class Gpu : public sc_core::sc_module, public ChunkEndpoint, private EventCalend
   PayloadPool pool_;
   AtInitiator dma_engine_;
   AtMemoryTarget hbm_;
-  std::vector<RankIteration> records_;
+  RankIterations records_;
   bool finished_ = false;
   int current_iteration_ = 0;
   std::uint64_t next_ = 0;                                            // schedule index of the phase to run (or running)

@@ -1,9 +1,10 @@
 #pragma once
 // A hook a GPU consults at the end of each iteration: steady-state fast-forward
 // (docs/performance.md#steady-state-fast-forward) answers "skip n iterations" there. The GPU then
-// appends n records copied from its last `period` iterations (shifted by whole periods) and starts
-// its next iteration `n / period` periods later than it would have: every rank is delayed by the
-// same amount, so relative timing is kept exactly.
+// records n iterations that repeat its last `period` ones, shifted by whole periods (kept as one
+// run, RankIterations::skip, not as copies), and starts its next iteration `n / period` periods
+// later than it would have: every rank is delayed by the same amount, so relative timing is kept
+// exactly.
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +27,8 @@ class IterationBoundary {
 
 // The records of iterations [boundary + 1, boundary + skip.iterations], synthesized from
 // `records` (which end with iteration `boundary`): iteration boundary + j copies
-// boundary + j - m x period shifted by m periods, m = ceil(j / period).
+// boundary + j - m x period shifted by m periods, m = ceil(j / period). The definition that
+// RankIterations::skip keeps without copies (test_period.cpp compares the two).
 template <class Record>
 void append_skipped(std::vector<Record>& records, const IterationSkip& skip) {
   const int last = static_cast<int>(records.size()) - 1;

@@ -145,14 +145,12 @@ const SyncStrategy* ParallelSync::dp_strategy(int rank) const {
   return g < 0 ? nullptr : dp_[static_cast<std::size_t>(g)].get();
 }
 
-ParallelRankIteration& ParallelSync::record(int rank, int iteration) const {
-  auto& v = records_[static_cast<std::size_t>(rank)];
-  if (static_cast<std::size_t>(iteration) >= v.size()) v.resize(static_cast<std::size_t>(iteration) + 1);
-  return v[static_cast<std::size_t>(iteration)];
+const ParallelRankIteration& ParallelSync::record(int rank, int iteration) const {
+  return records_[static_cast<std::size_t>(rank)].at(iteration);
 }
 
 ParallelRankIteration& ParallelSync::record(int rank, int iteration) {
-  return static_cast<const ParallelSync*>(this)->record(rank, iteration);
+  return records_[static_cast<std::size_t>(rank)][iteration];
 }
 
 const ParallelRankIteration& ParallelSync::rank_iteration(int rank, int iteration) const {
@@ -219,7 +217,7 @@ void ParallelSync::note_wait(int rank, int iteration, WaitKind why) const {
   const std::int64_t t = now();
   if (st.reason != WaitKind::Count) {
     if (why == st.reason && st.z3_gate == st.z3_wait) return;
-    ParallelRankIteration& r = record(rank, st.reason_iteration);
+    ParallelRankIteration& r = records_[static_cast<std::size_t>(rank)][st.reason_iteration];
     r.blocked[static_cast<int>(st.reason)] += t - st.since;
     if (st.z3_wait) r.z3_gather_blocked += t - st.since;
   }
@@ -336,10 +334,7 @@ void ParallelSync::skip_iterations(int first, int count, int period, std::int64_
   // begins, are not skipped: Simulation gives the reason.)
   for (std::size_t r = 0; r < parts_.gpus.size(); ++r) {
     if (!parts_.gpus[r]) continue;
-    for (int i = first; i < first + count; ++i) {
-      const ParallelRankIteration copy = record(static_cast<int>(r), skip_source(first, i, period).iteration);
-      record(static_cast<int>(r), i) = copy;
-    }
+    records_[r].repeat(first, count, period);  // read as the period they repeat, not copied
     if (tracks_[r] >= 0) {
       const std::int64_t at = parts_.gpus[r]->iterations().at(static_cast<std::size_t>(first - 1)).end_ps;
       ctx_.trace.slice(tracks_[r], "fast-forward " + std::to_string(count) + " iterations", "fast_forward", at,

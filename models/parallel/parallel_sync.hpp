@@ -37,6 +37,7 @@
 #include "models/parallel/zero3_gathers.hpp"
 #include "models/parallel/zero_gathers.hpp"
 #include "models/workload/workload.hpp"
+#include "platform/core/per_iteration.hpp"
 #include "platform/core/model_info.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -121,7 +122,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy, private Par
   nlohmann::ordered_json zero3_report(int stage, int warm, int n) const;
   int global_chunk(int stage, int chunk) const { return chunk * p_ + stage; }
   std::int64_t now() const { return now_ps(); }
-  ParallelRankIteration& record(int rank, int iteration) const;
+  const ParallelRankIteration& record(int rank, int iteration) const;
 
   Parts parts_;
   RunContext& ctx_;
@@ -135,10 +136,11 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy, private Par
   ProgramCache programs_;
   PipelineTraffic pipeline_;
   TpTraffic tp_;
-  std::unique_ptr<ZeroGathers> zero_;                                // ZeRO-1/2 with d > 1
-  std::unique_ptr<Zero3Gathers> zero3_;                              // ZeRO-3 with d > 1 and a DP strategy
-  mutable std::vector<std::vector<ParallelRankIteration>> records_;  // [rank][iteration]
-  mutable std::vector<std::vector<std::int64_t>> comm_all_;          // [rank][iteration], filled on first use
+  std::unique_ptr<ZeroGathers> zero_;    // ZeRO-1/2 with d > 1
+  std::unique_ptr<Zero3Gathers> zero3_;  // ZeRO-3 with d > 1 and a DP strategy
+  // [rank][iteration]; skipped ones not copied. Mutable: the const gate (may_start) notes waits.
+  mutable std::vector<PerIteration<ParallelRankIteration>> records_;
+  mutable std::vector<std::vector<std::int64_t>> comm_all_;  // [rank][iteration], filled on first use
   std::vector<PeriodSkip> skips_;  // fast-forward: each rank's intervals of the period before repeat
   std::vector<int> tracks_;        // per rank: its pipeline track in the trace (-1: none)
 };

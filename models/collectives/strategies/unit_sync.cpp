@@ -98,6 +98,8 @@ std::uint64_t UnitSync::plan_bytes(int plan) const {
 }
 
 int UnitSync::plan_for(int iteration) const {
+  // A skipped iteration repeats its period's plan (the period is whole cycles of plans).
+  if (const int from = plan_of_.source(iteration); from != iteration) return plan_for(from);
   int& p = plan_of_[iteration];  // stays valid: recursion only reads earlier iterations
   if (p >= 0) return p;
   const AdaptivePolicy& a = cfg_.adaptive;
@@ -275,23 +277,13 @@ std::string UnitSync::waiting_for(int rank, int iteration, const Phase& phase) c
   return "nothing (all units done)";
 }
 
-void UnitSync::skip_iterations(int first, int count, int period, std::int64_t period_ps) {
-  for (int i = first; i < first + count; ++i) {
-    const SkipSource src = skip_source(first, i, period);
-    // Copies first: touching iteration i may grow the per-iteration storage the source is in.
-    const int from = src.iteration;
-    const int plan = plan_of_.at(from);
-    const double util = util_.at(from);
-    plan_of_[i] = plan;
-    util_[i] = util;
-    for (std::size_t r = 0; r < gpus_.size(); ++r) {
-      const int done = done_[r].at(from);
-      std::vector<TimeInterval> busy = busy_[r].at(from);
-      for (TimeInterval& t : busy) t.start += src.periods * period_ps, t.end += src.periods * period_ps;
-      done_[r][i] = done;
-      busy_[r][i] = std::move(busy);
-    }
-  }
+void UnitSync::skip_iterations(int first, int count, int period, std::int64_t) {
+  // The skipped iterations read as those of the period they repeat (PerIteration::repeat): the
+  // plan, the units done and the busy intervals, whose union's length does not move with them.
+  plan_of_.repeat(first, count, period);
+  util_.repeat(first, count, period);
+  for (std::size_t r = 0; r < gpus_.size(); ++r)
+    done_[r].repeat(first, count, period), busy_[r].repeat(first, count, period);
 }
 
 std::int64_t UnitSync::comm_ps(int rank, int iteration) const { return union_length(busy_[at(rank)].at(iteration)); }

@@ -37,4 +37,36 @@ TEST(PerIteration, AllocatesOnlyTheIterationsReached) {
   EXPECT_EQ(ids.at(0), std::vector<int>(3, -1));
 }
 
+TEST(PerIteration, SkippedIterationsReadAsThePeriodTheyRepeatWithoutCopies) {
+  PerIteration<int> v(-1);
+  for (int i = 0; i < 5; ++i) v[i] = 10 * i;  // iterations 0-4
+  v[5] = 99;                                  // touched before the skip decided: dropped, as a copy over it
+  v.repeat(5, 6, 2);                          // 5..10 repeat 3, 4 (skip_source's rule)
+  const int want[] = {30, 40, 30, 40, 30, 40};
+  for (int i = 5; i < 11; ++i) EXPECT_EQ(v.at(i), want[i - 5]) << i;
+  EXPECT_EQ(v.source(10), 4);
+  EXPECT_EQ(v.source(11), 11);
+  EXPECT_EQ(v.reached(), 11u);
+  EXPECT_THROW(v[7], std::logic_error);  // a skipped iteration is read-only
+  v[11] = 110, v[12] = 120;
+  EXPECT_EQ(v.at(11), 110);
+  EXPECT_EQ(v.at(13), -1);
+  EXPECT_EQ(v.reached(), 13u);
+  v.repeat(13, 3, 1);  // 13..15 repeat 12; a second skip after the first
+  EXPECT_EQ(v.at(15), 120);
+  v[16] = 160;
+  EXPECT_EQ(v.at(16), 160);
+  EXPECT_EQ(v.at(12), 120);
+  EXPECT_EQ(v.at(4), 40);
+  // The definition: copies made one by one (skip_source) give the same entries.
+  std::vector<int> copied;
+  for (int i = 0; i < 5; ++i) copied.push_back(10 * i);
+  for (int i = 5; i < 11; ++i) copied.push_back(copied[static_cast<std::size_t>(i - ((i - 5) / 2 + 1) * 2)]);
+  copied.push_back(110), copied.push_back(120);
+  for (int i = 13; i < 16; ++i) copied.push_back(copied[static_cast<std::size_t>(i - (i - 13 + 1))]);
+  copied.push_back(160);
+  for (int i = 0; i < 17; ++i) EXPECT_EQ(v.at(i), copied[static_cast<std::size_t>(i)]) << i;
+  EXPECT_THROW(v.repeat(14, 2, 1), std::logic_error);  // out of order
+}
+
 }  // namespace trainvp

@@ -101,7 +101,7 @@ IterationSkip FastForward::decide(int rank, int B) {
   if (p_.fabric && p_.fabric->congestion() && p_.fabric->congestion()->acted()) return {};
   const int limit = p_.skip_limit ? p_.skip_limit() : -1;
   if (limit == 0) return {};
-  std::vector<const std::vector<RankIteration>*> ranks;
+  std::vector<const RankIterations*> ranks;
   for (const Gpu* g : p_.gpus) ranks.push_back(&g->iterations());
   CommOf comm = p_.comm;
   if (!comm && p_.strategy) comm = [s = p_.strategy](int r, int i) { return s->comm_ps(r, i); };

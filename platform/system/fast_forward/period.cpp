@@ -6,8 +6,8 @@
 
 namespace trainvp {
 
-Period check_period(const std::vector<const std::vector<RankIteration>*>& ranks, const CommOf& comm,
-                    const PeriodQuery& q, int length) {
+Period check_period(const std::vector<const RankIterations*>& ranks, const CommOf& comm, const PeriodQuery& q,
+                    int length) {
   const int B = q.boundary, L = length;
   const int oldest = B - q.repeats * L + 1;
   if (L < 1 || oldest < q.first || oldest < 0 || ranks.empty()) return {};

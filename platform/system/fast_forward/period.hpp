@@ -35,7 +35,7 @@ using CommOf = std::function<std::int64_t(int rank, int iteration)>;
 // others), iteration i and i - length agree within tolerance x period in start spacing (= the
 // period), duration, compute, blocked, extra and communication time. The period is the arriving
 // rank's end(boundary) - end(boundary - length).
-Period check_period(const std::vector<const std::vector<RankIteration>*>& ranks, const CommOf& comm,
-                    const PeriodQuery& q, int length);
+Period check_period(const std::vector<const RankIterations*>& ranks, const CommOf& comm, const PeriodQuery& q,
+                    int length);
 
 }  // namespace trainvp
