@@ -9,8 +9,8 @@
 # (bench/greyhound_production.py says how). JOBS="0 5 26" runs only those points (idx of
 # `trainvp sweep --dry-run`, in that order); OUT=DIR keeps the sweeps in DIR/none and DIR/ladder; J=N runs N jobs at
 # once (default: the CPUs); RESUME=1 continues the sweeps in OUT (`trainvp sweep --resume`).
-# A job holds 5 to 13 GB at its peak (512 to 1,024 GPUs; a healthy 512-GPU job, 8 of its 59,000
-# iterations simulated, peaks at 6.5 GB), so J=1 on a machine with less than 32 GB.
+# A healthy job peaks at 0.55 GB (512 GPUs) to 0.92 GB (1,024); a hit one grows with the
+# iterations it simulates (a 528-GPU job passed 6 GB), so J=1 on a machine with less than 32 GB.
 # usage: bench/greyhound-production.sh [BUILD_DIR] [ladder|none|both]
 source "$(dirname "$0")/common.sh"
 which=${2:-both}
