@@ -278,6 +278,18 @@ std::int64_t CollectiveEngine::hop_delay(const Live& c, int src, int dst) const 
   return same_node ? c.intra_hop_ps : c.inter_hop_ps;
 }
 
+void CollectiveEngine::delay_send(const DelayedSend& what, std::int64_t delay_ps) {
+  DelayedSend* d;
+  if (delayed_free_.empty()) {
+    d = &delayed_pool_.emplace_back(what);
+  } else {
+    d = delayed_free_.back();
+    delayed_free_.pop_back();
+    *d = what;
+  }
+  delayed_.notify(d, delay_ps);
+}
+
 void CollectiveEngine::dispatch(int id, Live& c, int x) {
   const CompiledProgram::Ref t = c.cp->at(x);
   // A transfer held for a ring step's grouping at this source was ready first: it leaves first.
@@ -293,15 +305,7 @@ void CollectiveEngine::dispatch(int id, Live& c, int x) {
                                 : c.cp->waiting0[static_cast<std::size_t>(x)] == 2;
     if (first_step) delay += c.base_ps;
     if (delay > 0) {
-      DelayedSend* d;
-      if (delayed_free_.empty()) {
-        d = &delayed_pool_.emplace_back(DelayedSend{id, x});
-      } else {
-        d = delayed_free_.back();
-        delayed_free_.pop_back();
-        *d = DelayedSend{id, x};
-      }
-      delayed_.notify(d, delay);
+      delay_send(DelayedSend{id, x}, delay);
       return;
     }
   }

@@ -294,6 +294,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     std::int64_t resume = -1;  // and when its next step starts
   };
   void ready(int id, Live& c, int x);
+  // `what` runs `delay_ps` from now (on_delayed), in a DelayedSend of the pool.
+  void delay_send(const DelayedSend& what, std::int64_t delay_ps);
   void dispatch(int id, Live& c, int x);  // after NCCL's latencies, send
   void send(int id, Live& c, int x);      // transfer x's chunks leave its source
   const Route& route_of(const Live& c, int x) const;

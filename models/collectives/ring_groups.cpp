@@ -168,15 +168,7 @@ void CollectiveEngine::launch_group(int id, Live& c, int ch) {
     send_group(id, c, ch);
     return;
   }
-  DelayedSend* d;
-  if (delayed_free_.empty()) {
-    d = &delayed_pool_.emplace_back(DelayedSend{id, -1 - ch});
-  } else {
-    d = delayed_free_.back();
-    delayed_free_.pop_back();
-    *d = DelayedSend{id, -1 - ch};
-  }
-  delayed_.notify(d, delay);
+  delay_send(DelayedSend{id, -1 - ch}, delay);
 }
 
 void CollectiveEngine::send_group(int id, Live& c, int ch) {
@@ -283,15 +275,7 @@ void CollectiveEngine::ahead_cut(int id, int ch, int arrived, bool in_flight, st
   g.ahead_until = g.flying + arrived + (in_flight ? 1 : 0) - 1;
   count_group_steps(id, *c, ch, g.ahead_until);
   if (arrived == 0) return;
-  DelayedSend* d;
-  if (delayed_free_.empty()) {
-    d = &delayed_pool_.emplace_back(DelayedSend{id, -1 - ch, arrived, resume_ps});
-  } else {
-    d = delayed_free_.back();
-    delayed_free_.pop_back();
-    *d = DelayedSend{id, -1 - ch, arrived, resume_ps};
-  }
-  delayed_.notify(d, 0);
+  delay_send(DelayedSend{id, -1 - ch, arrived, resume_ps}, 0);
 }
 
 // `steps` of the channel's steps arrived everywhere (one, or a run-ahead's): the steps but the

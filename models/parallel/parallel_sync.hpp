@@ -37,8 +37,8 @@
 #include "models/parallel/zero3_gathers.hpp"
 #include "models/parallel/zero_gathers.hpp"
 #include "models/workload/workload.hpp"
-#include "platform/core/per_iteration.hpp"
 #include "platform/core/model_info.hpp"
+#include "platform/core/per_iteration.hpp"
 #include "platform/core/sim_time.hpp"
 
 namespace trainvp {
