@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/link/flow_network.hpp"
+#include "platform/core/sim_time.hpp"
 
 namespace trainvp {
 
