@@ -34,16 +34,6 @@ class SyncStrategy : public PhaseGate {
   virtual void skip_iterations(int first, int count, int period, std::int64_t period_ps) = 0;
 };
 
-// The iteration a skipped one copies and by how many periods it is shifted (see skip_iterations).
-struct SkipSource {
-  int iteration;
-  int periods;
-};
-inline SkipSource skip_source(int first, int iteration, int period) {
-  const int m = (iteration - first) / period + 1;
-  return {iteration - m * period, m};
-}
-
 // Length of the union of [start, end) intervals.
 struct TimeInterval {
   std::int64_t start, end;

@@ -2,9 +2,8 @@
 // A rank's record of each iteration, and the iterations steady-state fast-forward skipped kept as
 // runs instead of copies (docs/performance.md#steady-state-fast-forward): a skipped iteration
 // reads as the one of the period before the skip that it repeats, shifted by whole periods
-// (append_skipped's rule, iteration_boundary.hpp). A 512-GPU job of 59,000 iterations, 8 of them
-// simulated, kept 1.7 GB of such copies.
-#include <algorithm>
+// (PerIteration's rule, which append_skipped in iteration_boundary.hpp spells out as copies). A 512-GPU job of 59,000
+// iterations, 8 of them simulated, kept 1.7 GB of such copies.
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "models/gpu/iteration_boundary.hpp"
+#include "platform/core/per_iteration.hpp"
 
 namespace trainvp {
 
@@ -30,22 +30,18 @@ struct RankIteration {
 class RankIterations {
  public:
   RankIterations() = default;
-  explicit RankIterations(const std::vector<RankIteration>& simulated) : stored_(simulated), size_(simulated.size()) {}
+  explicit RankIterations(const std::vector<RankIteration>& simulated) {
+    for (const RankIteration& r : simulated) push_back(r);
+  }
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // By value: a skipped iteration's record is made when read.
   RankIteration operator[](std::size_t i) const {
-    std::int64_t shift = 0;
-    for (;;) {
-      auto r = std::upper_bound(runs_.begin(), runs_.end(), i, [](std::size_t x, const Run& k) { return x < k.first; });
-      if (r == runs_.begin()) return shifted(stored_[i], shift);
-      --r;
-      if (i >= r->first + r->count) return shifted(stored_[r->stored_before + (i - r->first - r->count)], shift);
-      const std::size_t m = (i - r->first) / r->period + 1;  // the same place m periods back
-      i -= m * r->period;
-      shift += static_cast<std::int64_t>(m) * r->period_ps;
-    }
+    std::int64_t shift_ps = 0;
+    RankIteration r = records_.at(static_cast<int>(i), shift_ps);
+    r.start_ps += shift_ps, r.end_ps += shift_ps;
+    return r;
   }
   RankIteration at(std::size_t i) const {
     if (i >= size_) throw std::out_of_range("iteration " + std::to_string(i) + " of " + std::to_string(size_));
@@ -53,14 +49,11 @@ class RankIterations {
   }
   RankIteration back() const { return at(size_ - 1); }
 
-  void push_back(const RankIteration& r) { stored_.push_back(r), ++size_; }
+  void push_back(const RankIteration& r) { records_[static_cast<int>(size_++)] = r; }
   // The records end with the iteration the skip follows: the next skip.iterations repeat its
   // last skip.period ones, each later by the periods between them.
   void skip(const IterationSkip& s) {
-    if (s.period < 1 || s.iterations < 1 || s.iterations % s.period != 0 || size_ < static_cast<std::size_t>(s.period))
-      throw std::logic_error("RankIterations::skip: not whole periods after a period");
-    runs_.push_back({size_, static_cast<std::size_t>(s.iterations), static_cast<std::size_t>(s.period), s.period_ps,
-                     stored_.size()});
+    records_.repeat(static_cast<int>(size_), s.iterations, s.period, s.period_ps);
     size_ += static_cast<std::size_t>(s.iterations);
   }
 
@@ -85,17 +78,7 @@ class RankIterations {
   const_iterator end() const { return {this, size_}; }
 
  private:
-  struct Run {
-    std::size_t first, count, period;  // iterations [first, first + count) repeat the period before
-    std::int64_t period_ps;
-    std::size_t stored_before;  // stored records before it
-  };
-  static RankIteration shifted(RankIteration r, std::int64_t by) {
-    r.start_ps += by, r.end_ps += by;
-    return r;
-  }
-  std::vector<RankIteration> stored_;  // the simulated iterations'
-  std::vector<Run> runs_;              // in iteration order
+  PerIteration<RankIteration> records_;  // the simulated iterations, and the skips as runs
   std::size_t size_ = 0;
 };
 

@@ -1,5 +1,7 @@
 // The time base's edges: durations computed from rates saturate instead of overflowing, and
 // per-iteration state grows only as iterations are reached.
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,7 +43,7 @@ TEST(PerIteration, SkippedIterationsReadAsThePeriodTheyRepeatWithoutCopies) {
   PerIteration<int> v(-1);
   for (int i = 0; i < 5; ++i) v[i] = 10 * i;  // iterations 0-4
   v[5] = 99;                                  // touched before the skip decided: dropped, as a copy over it
-  v.repeat(5, 6, 2);                          // 5..10 repeat 3, 4 (skip_source's rule)
+  v.repeat(5, 6, 2);                          // 5..10 repeat 3, 4
   const int want[] = {30, 40, 30, 40, 30, 40};
   for (int i = 5; i < 11; ++i) EXPECT_EQ(v.at(i), want[i - 5]) << i;
   EXPECT_EQ(v.source(10), 4);
@@ -58,7 +60,8 @@ TEST(PerIteration, SkippedIterationsReadAsThePeriodTheyRepeatWithoutCopies) {
   EXPECT_EQ(v.at(16), 160);
   EXPECT_EQ(v.at(12), 120);
   EXPECT_EQ(v.at(4), 40);
-  // The definition: copies made one by one (skip_source) give the same entries.
+  // The definition: copies made one by one (iteration first + j copies first + j - m x period,
+  // m = j / period + 1) give the same entries.
   std::vector<int> copied;
   for (int i = 0; i < 5; ++i) copied.push_back(10 * i);
   for (int i = 5; i < 11; ++i) copied.push_back(copied[static_cast<std::size_t>(i - ((i - 5) / 2 + 1) * 2)]);
@@ -67,6 +70,27 @@ TEST(PerIteration, SkippedIterationsReadAsThePeriodTheyRepeatWithoutCopies) {
   copied.push_back(160);
   for (int i = 0; i < 17; ++i) EXPECT_EQ(v.at(i), copied[static_cast<std::size_t>(i)]) << i;
   EXPECT_THROW(v.repeat(14, 2, 1), std::logic_error);  // out of order
+}
+
+TEST(PerIteration, SkippedIterationsReadLaterByTheirWholePeriods) {
+  PerIteration<int> v(-1);
+  for (int i = 0; i < 5; ++i) v[i] = i;
+  v.repeat(5, 6, 2, 100);  // 5, 6 one period (100) after 3, 4; 7, 8 two; 9, 10 three
+  std::int64_t shift = -1;
+  EXPECT_EQ(v.at(4, shift), 4);
+  EXPECT_EQ(shift, 0);
+  EXPECT_EQ(v.at(6, shift), 4);
+  EXPECT_EQ(shift, 100);
+  EXPECT_EQ(v.at(9, shift), 3);
+  EXPECT_EQ(shift, 300);
+  // A skip right after another repeats skipped iterations: 11, 12 repeat 9, 10 one period (7)
+  // later, which repeat 3, 4 three periods of the first skip later.
+  v.repeat(11, 2, 2, 7);
+  EXPECT_EQ(v.at(12, shift), 4);
+  EXPECT_EQ(shift, 307);
+  v[13] = 13;
+  EXPECT_EQ(v.at(13, shift), 13);
+  EXPECT_EQ(shift, 0);
 }
 
 }  // namespace trainvp
