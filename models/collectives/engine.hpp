@@ -240,6 +240,12 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void chunk_delivered(tlm::tlm_generic_payload& p) override;
 
  private:
+  // A transfer held for its ring step's grouping, numbered in the order transfers were held: held
+  // ones that leave per transfer after all leave in that order, as they would have without grouping.
+  struct HeldTransfer {
+    int x;
+    std::uint64_t seq;
+  };
   struct Live {
     std::shared_ptr<const CompiledProgram> cp;
     std::vector<int> waiting;                // per transfer: unmet dependencies + unjoined endpoints
@@ -273,7 +279,7 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
     // links nothing else uses; the first step that is not goes PerTransfer for good.
     struct RingGroup {
       enum Mode : std::uint8_t { Undecided, Grouped, PerTransfer } mode = Undecided;
-      std::vector<int> held;                   // Undecided: the first step's transfers ready so far
+      std::vector<HeldTransfer> held;          // Undecided: the first step's transfers ready so far
       int ready = 0, step = 0;                 // Grouped: the step collected (or in flight) and its count
       std::shared_ptr<const RingShape> shape;  // its routes as last found (group_alike)
       // The flow network's group its last step ran as, kept on its links for the next (-1: none).
@@ -296,8 +302,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void ready(int id, Live& c, int x);
   // `what` runs `delay_ps` from now (on_delayed), in a DelayedSend of the pool.
   void delay_send(const DelayedSend& what, std::int64_t delay_ps);
-  void dispatch(int id, Live& c, int x);  // after NCCL's latencies, send
-  void send(int id, Live& c, int x);      // transfer x's chunks leave its source
+  // After NCCL's latencies, send. `seq`: a held transfer's number (a transfer ready now: none).
+  void dispatch(int id, Live& c, int x, std::uint64_t seq = kReadyNow);
+  static constexpr std::uint64_t kReadyNow = ~std::uint64_t{0};
+  void send(int id, Live& c, int x);  // transfer x's chunks leave its source
   const Route& route_of(const Live& c, int x) const;
   std::int64_t hop_delay(const Live& c, int src, int dst) const;
   // Grouped ring steps (ring_groups.cpp).
@@ -311,7 +319,15 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void catch_up(int id, int ch, int steps);
   void count_group_steps(int id, Live& c, int ch, int upto);
   void decide_groups();
-  std::vector<int> take_held(Live& c, int ch);
+  std::vector<HeldTransfer> take_held(Live& c, int ch);
+  struct Release {
+    int id;
+    HeldTransfer t;
+  };
+  // Held transfers leaving per transfer: with every undecided channel's that a source among them
+  // had ready earlier, all in the order they were held.
+  void release_in_order(std::vector<Release> out);
+  bool held_before(int src, std::uint64_t seq) const;  // src holds a transfer held before `seq`
   void nccl_protocol(int id, Live& c);
   void on_delayed();
   std::uint32_t& chunks_left(Live& c, int x);
@@ -363,7 +379,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // Per endpoint, its transfers held there: another transfer it sends first lets them go, so that
   // they leave in the order they were ready (a source's transfers take capacity in send order).
   std::vector<int> held_from_;
-  sc_core::sc_event decide_;  // a delta after the first is held: decide them
+  std::uint64_t held_seq_ = 0;  // the next held transfer's number
+  sc_core::sc_event decide_;    // a delta after the first is held: decide them
 };
 
 }  // namespace trainvp

@@ -10,6 +10,9 @@
 // (or a change to one) splits the step into its members where they were (FlowNetwork::split),
 // and the channel goes on per transfer. What differs from never grouping is the order of
 // same-time events only.
+#include <algorithm>
+#include <unordered_map>
+
 #include "models/collectives/engine.hpp"
 #include "platform/core/sim_time.hpp"
 
@@ -36,7 +39,7 @@ bool CollectiveEngine::group_ready(int id, Live& c, int x) {
   switch (g.mode) {
     case Live::RingGroup::PerTransfer: return false;
     case Live::RingGroup::Undecided: {
-      g.held.push_back(x);
+      g.held.push_back({x, held_seq_++});
       const auto src = static_cast<std::size_t>(c.cp->at(x).src);
       if (held_from_.size() <= src) held_from_.resize(src + 1, 0);
       ++held_from_[src];
@@ -60,32 +63,79 @@ bool CollectiveEngine::group_ready(int id, Live& c, int x) {
 }
 
 // The channel's held transfers, no longer held.
-std::vector<int> CollectiveEngine::take_held(Live& c, int ch) {
-  std::vector<int> held;
+std::vector<CollectiveEngine::HeldTransfer> CollectiveEngine::take_held(Live& c, int ch) {
+  std::vector<HeldTransfer> held;
   held.swap(c.groups[static_cast<std::size_t>(ch)].held);
-  for (int x : held) --held_from_[static_cast<std::size_t>(c.cp->at(x).src)];
+  for (const HeldTransfer& h : held) --held_from_[static_cast<std::size_t>(c.cp->at(h.x).src)];
   return held;
+}
+
+bool CollectiveEngine::held_before(int src, std::uint64_t seq) const {
+  for (const auto& [id, ch] : undecided_) {
+    const Live* c = live_.find(id);
+    if (!c) continue;
+    for (const HeldTransfer& h : c->groups[static_cast<std::size_t>(ch)].held)
+      if (h.seq < seq && c->cp->at(h.x).src == src) return true;
+  }
+  return false;
+}
+
+// Channels whose transfers leave per transfer release their held ones in the order they were held,
+// all channels together: a source's transfers then take capacity in the order they were ready (the
+// flow network's send order), as without grouping. Released channel by channel, a source with
+// transfers in two channels (two rings sharing its PCIe link) sent the later channel's first, and
+// the rings ran 13% slower than packet fidelity's (docs/reliability.md, campaign 2027/4943).
+void CollectiveEngine::release_in_order(std::vector<Release> out) {
+  std::unordered_map<int, std::uint64_t> latest;  // per source among `out`: its latest held number
+  const auto add = [&](std::size_t from) {
+    for (std::size_t i = from; i < out.size(); ++i) {
+      auto [it, fresh] = latest.try_emplace(live_.find(out[i].id)->cp->at(out[i].t.x).src, out[i].t.seq);
+      if (!fresh) it->second = std::max(it->second, out[i].t.seq);
+    }
+  };
+  add(0);
+  for (bool more = !undecided_.empty(); more;) {  // channels holding one that a source among `out` had first
+    more = false;
+    for (const auto& [id, ch] : undecided_) {
+      Live* c = live_.find(id);
+      if (!c || c->groups[static_cast<std::size_t>(ch)].mode != Live::RingGroup::Undecided) continue;
+      bool earlier = false;
+      for (const HeldTransfer& h : c->groups[static_cast<std::size_t>(ch)].held) {
+        auto it = latest.find(c->cp->at(h.x).src);
+        if (it != latest.end() && h.seq < it->second) earlier = true;
+      }
+      if (!earlier) continue;
+      c->groups[static_cast<std::size_t>(ch)].mode = Live::RingGroup::PerTransfer;
+      const std::size_t from = out.size();
+      for (const HeldTransfer& h : take_held(*c, ch)) out.push_back({id, h});
+      add(from);
+      more = true;
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Release& a, const Release& b) { return a.t.seq < b.t.seq; });
+  for (const Release& r : out) {
+    Live* c = live_.find(r.id);
+    if (!c) continue;
+    dispatch(r.id, *c, r.t.x, r.t.seq);
+  }
 }
 
 // A delta cycle after a channel's first transfer was held, or when a source with a held transfer
 // sends another: ranks that did not join with the others leave the channel per transfer (the held
-// ones leave now, at the same simulated time).
+// ones leave now, at the same simulated time, in the order they were held).
 void CollectiveEngine::decide_groups() {
   std::vector<std::pair<int, int>> pending;
   pending.swap(undecided_);
+  std::vector<Release> out;
   for (const auto& [id, ch] : pending) {
     Live* c = live_.find(id);
     if (!c) continue;
     Live::RingGroup& g = c->groups[static_cast<std::size_t>(ch)];
     if (g.mode != Live::RingGroup::Undecided) continue;
     g.mode = Live::RingGroup::PerTransfer;
-    std::vector<int> held = take_held(*c, ch);
-    for (int x : held) {
-      Live* again = live_.find(id);
-      if (!again) break;
-      dispatch(id, *again, x);
-    }
+    for (const HeldTransfer& h : take_held(*c, ch)) out.push_back({id, h});
   }
+  release_in_order(std::move(out));
 }
 
 // Whether the step's transfers are alike (the routes are every step's: a ring step sends from each
@@ -143,16 +193,20 @@ bool CollectiveEngine::group_alike(Live& c, int ch) {
 void CollectiveEngine::launch_group(int id, Live& c, int ch) {
   Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
   const int p = static_cast<int>(c.cp->program.ranks.size()), per = c.cp->program.ring.per_channel(p);
-  std::vector<int> members;
-  if (g.mode == Live::RingGroup::Undecided) members = take_held(c, ch);
+  const bool held = g.mode == Live::RingGroup::Undecided;
+  std::vector<Release> members;
+  if (held)
+    for (const HeldTransfer& h : take_held(c, ch)) members.push_back({id, h});
   if (!group_alike(c, ch)) {
-    if (members.empty())
-      for (int i = 0; i < p; ++i) members.push_back(ch * per + g.step * p + i);
     g.mode = Live::RingGroup::PerTransfer;
-    for (int x : members) {
+    if (held) {
+      release_in_order(std::move(members));
+      return;
+    }
+    for (int i = 0; i < p; ++i) {
       Live* again = live_.find(id);
       if (!again) return;
-      dispatch(id, *again, x);
+      dispatch(id, *again, ch * per + g.step * p + i);
     }
     return;
   }
