@@ -9,8 +9,9 @@
 # (bench/greyhound_production.py says how). JOBS="0 5 26" runs only those points (idx of
 # `trainvp sweep --dry-run`, in that order); OUT=DIR keeps the sweeps in DIR/none and DIR/ladder; J=N runs N jobs at
 # once (default: the CPUs); RESUME=1 continues the sweeps in OUT (`trainvp sweep --resume`).
-# A healthy job peaks at 0.55 GB (512 GPUs) to 0.92 GB (1,024); a hit one grows with the
-# iterations it simulates (a 528-GPU job passed 6 GB), so J=1 on a machine with less than 32 GB.
+# A healthy job peaks at 0.55 GB (512 GPUs) to 0.92 GB (1,024); a hit one grows slowly with the
+# iterations it simulates (a 528-GPU job: 0.84 GB after 7 minutes, where it passed 6 GB before
+# its communication intervals were folded as they became final, docs/performance.md).
 # usage: bench/greyhound-production.sh [BUILD_DIR] [ladder|none|both]
 source "$(dirname "$0")/common.sh"
 which=${2:-both}

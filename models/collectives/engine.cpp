@@ -533,6 +533,17 @@ void CollectiveEngine::finish_rank(int id, Live& c, int position) {
   if (cb) (*cb)(rank);
 }
 
+std::int64_t CollectiveEngine::earliest_open_join(int rank) const {
+  std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
+  live_.for_each([&](int, const Live& c) {
+    const auto p = c.cp->pos.find(rank);
+    if (p == c.cp->pos.end()) return;
+    const auto i = static_cast<std::size_t>(p->second);
+    if (c.joined_at[i] >= 0 && c.left[i] > 0) earliest = std::min(earliest, c.joined_at[i]);
+  });
+  return earliest;
+}
+
 bool CollectiveEngine::rank_idle(int rank) const {
   bool idle = true;
   live_.for_each([&](int, const Live& c) {

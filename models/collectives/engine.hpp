@@ -201,6 +201,14 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // Only a reader of intervals() (ParallelSync's accounting) asks for them: a run without one keeps
   // none (16 bytes per rank and collective, and fast-forward's copies of every skipped period).
   void keep_intervals() { keep_intervals_ = true; }
+  // The reader has folded the first `n` of `rank`'s intervals (CommFolder): they go.
+  void drop_intervals(int rank, std::size_t n) {
+    auto& list = intervals_[static_cast<std::size_t>(rank)];
+    list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  // When `rank` joined the earliest of the collectives it joined and is not done with (INT64_MAX:
+  // none): every interval still to come for it starts there or later.
+  std::int64_t earliest_open_join(int rank) const;
   std::uint64_t chunk() const { return chunk_; }
   std::size_t in_flight() const { return live_.size(); }
   // Transfers ready and not yet arrived (waiting out NCCL's latencies, on the wire, or reducing),

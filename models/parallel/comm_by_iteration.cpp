@@ -1,6 +1,8 @@
 #include "models/parallel/comm_by_iteration.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 
 #include "models/parallel/running_union.hpp"
 
@@ -125,6 +127,66 @@ std::vector<std::int64_t> comm_by_iteration(const std::vector<CommInterval>& rea
   const std::vector<std::int64_t> c = sweep(merged, cends);
   std::vector<std::int64_t> out(ends.size());
   for (std::size_t j = 0; j < ends.size(); ++j) out[j] = c[index_of[j]];
+  return out;
+}
+
+std::size_t CommFolder::fold(const std::vector<CommInterval>& real, const std::vector<std::int64_t>& ends,
+                             const std::vector<PeriodSkip>& skips, std::int64_t bound) {
+  const std::size_t n = real.size();
+  if (n == 0 || ends.empty()) return 0;
+  // An interval ending after the last ended iteration counts in an iteration not ended yet.
+  bound = std::min(bound, ends.back());
+  // Per skip not folded: from its window's start to the end of its last copy and of any interval
+  // that ran past its window (the resume plus how far a window interval ran past `to`).
+  struct Span {
+    std::int64_t from, until;
+  };
+  std::vector<Span> spans;
+  for (std::size_t k = skips_folded_; k < skips.size(); ++k) {
+    const PeriodSkip& s = skips[k];
+    const std::int64_t from = ends.at(static_cast<std::size_t>(s.first - 1 - s.period));
+    const std::int64_t to = ends.at(static_cast<std::size_t>(s.first - 1));
+    const std::int64_t copies_ps = static_cast<std::int64_t>(s.count / s.period) * s.period_ps;
+    std::int64_t until = to + copies_ps;  // the resume
+    for (const CommInterval& iv : period_window(real, from, to)) until = std::max(until, iv.end + copies_ps);
+    spans.push_back({from, until});
+  }
+  // min_start[i]: the earliest start among real[i..n).
+  std::vector<std::int64_t> min_start(n + 1, std::numeric_limits<std::int64_t>::max());
+  for (std::size_t i = n; i-- > 0;) min_start[i] = std::min(min_start[i + 1], real[i].start);
+  std::int64_t b = bound;
+  for (;;) {
+    std::size_t j = n;  // the last interval of the prefix: it ends at or before b, no later one starts before its end
+    for (std::size_t i = n; i-- > 0;)
+      if (real[i].end <= b && min_start[i + 1] >= real[i].end) {
+        j = i;
+        break;
+      }
+    if (j == n) return 0;
+    const std::int64_t q = real[j].end;
+    bool crossed = false;  // a skip not wholly on one side of q: the prefix ends before its window
+    for (const Span& sp : spans)
+      if (sp.from <= q && q < sp.until) b = std::min(b, sp.from - 1), crossed = true;
+    if (crossed) continue;
+    std::size_t k = skips_folded_;
+    while (k < skips.size() && spans[k - skips_folded_].from <= q) ++k;
+    const std::vector<CommInterval> prefix(real.begin(), real.begin() + static_cast<std::ptrdiff_t>(j + 1));
+    const std::vector<PeriodSkip> inside(skips.begin() + static_cast<std::ptrdiff_t>(skips_folded_),
+                                         skips.begin() + static_cast<std::ptrdiff_t>(k));
+    const std::vector<std::int64_t> part = comm_by_iteration(prefix, ends, inside);
+    if (folded_.size() < part.size()) folded_.resize(part.size(), 0);
+    for (std::size_t i = 0; i < part.size(); ++i) folded_[i] += part[i];
+    skips_folded_ = k;
+    return j + 1;
+  }
+}
+
+std::vector<std::int64_t> CommFolder::sums(const std::vector<CommInterval>& rest, const std::vector<std::int64_t>& ends,
+                                           const std::vector<PeriodSkip>& skips) const {
+  const std::vector<PeriodSkip> open(skips.begin() + static_cast<std::ptrdiff_t>(std::min(skips_folded_, skips.size())),
+                                     skips.end());
+  std::vector<std::int64_t> out = comm_by_iteration(rest, ends, open);
+  for (std::size_t i = 0; i < out.size() && i < folded_.size(); ++i) out[i] += folded_[i];
   return out;
 }
 

@@ -264,6 +264,9 @@ void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
   if (ph.kind == PhaseKind::Optimizer) {
     // ZeRO-1 and -2 gather the updated parameters whole; ZeRO-3 keeps them sharded.
     if (zero_ && dp_of_[static_cast<std::size_t>(rank)] >= 0) zero_->gather(rank, iteration);
+    if (parts_.engine->intervals(rank).size() >=
+        (fold_at_.empty() ? kFoldAt : fold_at_[static_cast<std::size_t>(rank)]))
+      fold_comm(rank);
     return;
   }
   record(rank, iteration).model_compute += t - st.phase_start;
@@ -299,18 +302,46 @@ void ParallelSync::on_phase_end(int rank, int iteration, const Phase& ph) {
 
 // ---------------------------------------------------------------- accounting
 
+namespace {
+std::vector<std::int64_t> iteration_ends(const Gpu& g) {
+  std::vector<std::int64_t> ends;
+  ends.reserve(g.iterations().size());
+  for (const RankIteration& r : g.iterations()) ends.push_back(r.end_ps);
+  return ends;
+}
+}  // namespace
+
 void ParallelSync::fill_comm_all() const {
   // Per rank, the union of all its collectives' [join, done] intervals, each counted in the
   // iteration during which it ended; skipped iterations repeat the period before the skip.
   comm_all_.assign(parts_.gpus.size(), {});
   for (const Gpu* g : parts_.gpus) {
     if (!g) continue;
-    std::vector<std::int64_t> ends;
-    ends.reserve(g->iterations().size());
-    for (const RankIteration& r : g->iterations()) ends.push_back(r.end_ps);
-    comm_all_[static_cast<std::size_t>(g->rank())] =
-        comm_by_iteration(parts_.engine->intervals(g->rank()), ends, skips_);
+    const auto r = static_cast<std::size_t>(g->rank());
+    comm_all_[r] = folders_.empty() ? comm_by_iteration(parts_.engine->intervals(g->rank()), iteration_ends(*g), skips_)
+                                    : folders_[r].sums(parts_.engine->intervals(g->rank()), iteration_ends(*g), skips_);
   }
+}
+
+// The rank's ended iterations' intervals that nothing to come can reach: every interval to come
+// starts at or after the earliest open join (or now), and a skip to come (after the boundary the
+// slowest rank reaches next) repeats at most max_skip_period_ iterations before it.
+void ParallelSync::fold_comm(int rank) {
+  if (folders_.empty()) folders_.resize(parts_.gpus.size()), fold_at_.assign(parts_.gpus.size(), kFoldAt);
+  const auto r = static_cast<std::size_t>(rank);
+  fold_at_[r] = 2 * parts_.engine->intervals(rank).size();  // if nothing folds now
+  const Gpu& g = *parts_.gpus[r];
+  std::int64_t bound = std::min(now(), parts_.engine->earliest_open_join(rank)) - 1;
+  if (max_skip_period_ > 0) {
+    std::size_t slowest = g.iterations().size();
+    for (const Gpu* other : parts_.gpus)
+      if (other) slowest = std::min(slowest, other->iterations().size());
+    if (slowest < static_cast<std::size_t>(max_skip_period_) + 2) return;
+    bound = std::min(bound, g.iterations()[slowest - static_cast<std::size_t>(max_skip_period_) - 2].end_ps - 1);
+  }
+  const std::size_t took = folders_[r].fold(parts_.engine->intervals(rank), iteration_ends(g), skips_, bound);
+  parts_.engine->drop_intervals(rank, took);
+  fold_at_[r] = std::max(kFoldAt, 2 * parts_.engine->intervals(rank).size());
 }
 
 std::int64_t ParallelSync::comm_ps(int rank, int iteration) const {

@@ -84,6 +84,9 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy, private Par
   std::int64_t gate_comm_ps(int rank, int iteration) const;
   // The DP strategy of a GPU's group (null without one).
   const SyncStrategy* dp_strategy(int rank) const;
+  // Steady-state fast-forward is on and repeats periods of at most `iterations`: a rank's
+  // communication intervals are folded (fold_comm) only where no later skip can repeat them.
+  void set_max_skip_period(int iterations) { max_skip_period_ = iterations; }
 
  private:
   // Per GPU: the wait its gate answers last, for the attribution (mutable: may_start observes it).
@@ -119,6 +122,7 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy, private Par
   WaitKind refusal(int rank, int iteration, const Phase& phase) const;
   void note_wait(int rank, int iteration, WaitKind why) const;
   void fill_comm_all() const;
+  void fold_comm(int rank);
   nlohmann::ordered_json zero3_report(int stage, int warm, int n) const;
   int global_chunk(int stage, int chunk) const { return chunk * p_ + stage; }
   std::int64_t now() const { return now_ps(); }
@@ -141,6 +145,13 @@ class ParallelSync : public sc_core::sc_module, public SyncStrategy, private Par
   // [rank][iteration]; skipped ones not copied. Mutable: the const gate (may_start) notes waits.
   mutable std::vector<PerIteration<ParallelRankIteration>> records_;
   mutable std::vector<std::vector<std::int64_t>> comm_all_;  // [rank][iteration], filled on first use
+  // Per rank: its engine intervals folded into per-iteration sums once nothing can reach them
+  // (a 256-GPU campaign kept 2 GB of them), tried when it holds fold_at_ of them: kFoldAt, or
+  // twice what a try left (a try that folds little is not repeated at every iteration).
+  std::vector<CommFolder> folders_;
+  std::vector<std::size_t> fold_at_;
+  static constexpr std::size_t kFoldAt = std::size_t{1} << 15;
+  int max_skip_period_ = 0;        // 0: no skips
   std::vector<PeriodSkip> skips_;  // fast-forward: each rank's intervals of the period before repeat
   std::vector<int> tracks_;        // per rank: its pipeline track in the trace (-1: none)
 };

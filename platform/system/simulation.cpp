@@ -149,6 +149,7 @@ Simulation::Simulation(const Scenario& s, bool progress, bool elaborate_only)
     else if (s.training.sync.strategy == SyncStrategyKind::Elastic && s.training.sync.elastic_timeout_ps >= 0)
       ff.off_reason = "elastic's weak-sync averages run across iteration boundaries";
     if (parallel_ && strategy_) {
+      static_cast<ParallelSync*>(strategy_.get())->set_max_skip_period(s.training.fast_forward.max_period);
       ff.by_iteration = true;
       ff.summed = summed_parallel_collective;
       ff.comm = [ps = parallel_sync()](int r, int i) { return ps->gate_comm_ps(r, i); };

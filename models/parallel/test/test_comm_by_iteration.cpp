@@ -128,6 +128,46 @@ TEST(CommByIteration, EqualsSweepingEveryCopyOnRandomRanks) {
   }
 }
 
+// A rank's intervals folded as they arrive, at random moments, with the bound a run gives (before
+// every interval still open or to come and every skip's window still to come), sum to what
+// comm_by_iteration gives the whole run; and most of them are folded before the run ends.
+TEST(CommFolder, FoldingAsIntervalsArriveGivesTheWholeRunsSums) {
+  std::mt19937_64 rng(20261207);
+  std::size_t arrived = 0, folded = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Timeline t = random_timeline(rng, 1 + trial % 3);
+    const std::int64_t last = std::max(t.ends.back(), t.real.empty() ? 0 : t.real.back().end);
+    std::vector<std::int64_t> moments;
+    for (int k = 0; k < 12; ++k) moments.push_back(std::uniform_int_distribution<std::int64_t>(0, last)(rng));
+    std::sort(moments.begin(), moments.end());
+    CommFolder folder;
+    std::vector<CommInterval> kept;
+    std::size_t next = 0;
+    for (const std::int64_t now : moments) {
+      while (next < t.real.size() && t.real[next].end <= now) kept.push_back(t.real[next++]);
+      std::vector<PeriodSkip> known;  // a skip is known once the rank reaches it
+      std::int64_t bound = now;
+      for (const PeriodSkip& s : t.skips) {
+        if (t.ends[static_cast<std::size_t>(s.first - 1)] <= now) known.push_back(s);
+        else bound = std::min(bound, t.ends[static_cast<std::size_t>(s.first - 1 - s.period)] - 1);
+      }
+      for (std::size_t i = next; i < t.real.size(); ++i) bound = std::min(bound, t.real[i].start - 1);
+      // The iterations ended by now, and those a known skip recorded ahead of time.
+      std::size_t ended = 0;
+      while (ended < t.ends.size() && t.ends[ended] <= now) ++ended;
+      for (const PeriodSkip& s : known) ended = std::max(ended, static_cast<std::size_t>(s.first + s.count));
+      const std::vector<std::int64_t> ends(t.ends.begin(), t.ends.begin() + static_cast<std::ptrdiff_t>(ended));
+      const std::size_t took = folder.fold(kept, ends, known, bound);
+      kept.erase(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(took));
+      folded += took;
+    }
+    while (next < t.real.size()) kept.push_back(t.real[next++]);
+    arrived += t.real.size();
+    ASSERT_EQ(folder.sums(kept, t.ends, t.skips), comm_by_iteration(t.real, t.ends, t.skips)) << "trial " << trial;
+  }
+  EXPECT_GT(folded, arrived / 4) << folded << " of " << arrived;
+}
+
 TEST(CommByIteration, WithoutSkipsIsTheUnionByEndIteration) {
   // [0, 4] ends in iteration 0; in iteration 1 [3, 12] adds 8 (past 4) and [15, 18] u [17, 20] 5.
   const std::vector<CommInterval> real{{0, 4}, {3, 12}, {15, 18}, {17, 20}};
