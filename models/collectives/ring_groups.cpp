@@ -84,7 +84,7 @@ bool CollectiveEngine::held_before(int src, std::uint64_t seq) const {
 // all channels together: a source's transfers then take capacity in the order they were ready (the
 // flow network's send order), as without grouping. Released channel by channel, a source with
 // transfers in two channels (two rings sharing its PCIe link) sent the later channel's first, and
-// the rings ran 13% slower than packet fidelity's (docs/reliability.md, campaign 2027/4943).
+// the rings ran 13.8% slower than without grouping (docs/reliability.md).
 void CollectiveEngine::release_in_order(std::vector<Release> out) {
   std::unordered_map<int, std::uint64_t> latest;  // per source among `out`: its latest held number
   const auto add = [&](std::size_t from) {
