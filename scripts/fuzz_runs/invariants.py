@@ -736,3 +736,22 @@ def compute_only_bound(res_sync, res_none):
     if a < b * (1 - 1e-12) - PS:
         return [Violation("iteration_above_compute_bound", f"the last iteration ends at {a} s with {res_sync['scenario']['training']['sync']['strategy']}, {b} s with sync none")]
     return []
+
+
+def grouping_changes_nothing(res_on, res_off):
+    """Flow fidelity's grouped ring steps (docs/fabric.md#ring-steps-as-one-flow) change the
+    order of same-time events only: the run with `group_ring_steps` off ends at the same time
+    (1e-6 of it, for ties broken the other way) and moves the same bytes over every link
+    direction (a byte each, for a split group's remainders)."""
+    apply("grouping_changes_nothing")
+    out = []
+    time_on, time_off = res_on["sim"]["simulated_s"], res_off["sim"]["simulated_s"]
+    if abs(time_on - time_off) > 1e-6 * time_off + 2 * PS:
+        out.append(Violation("grouping_changes_nothing", f"{time_on * 1e3:.6f} ms with group_ring_steps, {time_off * 1e3:.6f} ms without ({(time_on / time_off - 1) * 100:+.4f}%)"))
+    la = {l["name"]: l for l in res_on.get("links", [])}
+    lb = {l["name"]: l for l in res_off.get("links", [])}
+    for name in sorted(set(la) & set(lb)):
+        if abs(la[name]["bytes"] - lb[name]["bytes"]) > 1:
+            out.append(Violation("grouping_changes_nothing", f"links/{name}/bytes: {la[name]['bytes']} with group_ring_steps, {lb[name]['bytes']} without"))
+            break
+    return out

@@ -4,6 +4,7 @@ check(scenario) runs:
   A  the scenario as generated          -> every single-run invariant (invariants.py)
   A' the same again                     -> rerun_identical
   F  the other fabric fidelity          -> flow_matches_packet, where a tolerance is stated
+  G  group_ring_steps off, A in flow    -> grouping_changes_nothing
   N  fast-forward off, when A skipped   -> fast_forward_agrees
   0  sync none, where the bound holds   -> iteration_above_compute_bound
   M  one key broken (some scenarios)    -> refusal_names_a_pointer (exit 2, the broken key's pointer)
@@ -206,7 +207,8 @@ def check(tv, sc, work, only=None, mutate_seed=None):
         return res
 
     topo = None
-    if only is None or only not in ("rerun_identical", "flow_matches_packet", "fast_forward_agrees"):
+    if only is None or only not in ("rerun_identical", "flow_matches_packet", "fast_forward_agrees",
+                                    "grouping_changes_nothing"):
         trc, tout, terr = tv("describe", "topology", os.path.join(work, "a.json"), "--json")
         res.runs += 1
         if trc != 0:
@@ -249,6 +251,13 @@ def check(tv, sc, work, only=None, mutate_seed=None):
             inv.apply("flow_matches_packet")
             if abs(tf - tp) > tol * tp + 2e-12:
                 res.violations.append(Violation("flow_matches_packet", f"{kind}: iteration {tp * 1e3:.6f} ms in packet fidelity, {tf * 1e3:.6f} ms in flow ({(tf / tp - 1) * 100:+.2f}%, tolerance {tol * 100:g}%)"))
+
+    if want("grouping_changes_nothing") and a.get("sim", {}).get("fidelity") == "flow" and f.get("group_ring_steps", True):
+        rcg, errg, g = run_twin(tv, sc, work, "g", "group_ring_steps off", "/cluster/fabric/group_ring_steps", False, res)
+        if rcg != 0:
+            res.violations.append(Violation("grouping_changes_nothing", f"the run without grouping exits {rcg}: {errg.strip()[-300:]}"))
+        else:
+            res.violations += inv.grouping_changes_nothing(a, g)
 
     ff = a.get("fast_forward", {})
     if want("fast_forward_agrees") and ff.get("iterations_skipped", 0) > 0:
