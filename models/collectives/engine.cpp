@@ -294,7 +294,7 @@ void CollectiveEngine::dispatch(int id, Live& c, int x, std::uint64_t seq) {
   const CompiledProgram::Ref t = c.cp->at(x);
   // A transfer held for a ring step's grouping at this source was ready first: it leaves first.
   if (!undecided_.empty() && static_cast<std::size_t>(t.src) < held_from_.size() &&
-      held_from_[static_cast<std::size_t>(t.src)] > 0 && held_before(t.src, seq))
+      held_from_[static_cast<std::size_t>(t.src)] > 0 && (seq == kReadyNow || held_before(t.src, seq)))
     decide_groups();
   if (c.wire_per_byte > 1 || c.intra_hop_ps > 0 || c.inter_hop_ps > 0 || c.base_ps > 0) {
     // NCCL's per-hop latency of the step, and its base latency before the first step.
