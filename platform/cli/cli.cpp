@@ -75,12 +75,24 @@ ScenarioArgs parse_scenario_args(const std::vector<std::string>& args, bool is_r
   return a;
 }
 
+// The command ends the process, so its cluster is left to the operating system. SystemC 2.3.4
+// unregisters each module, port and export by a linear search of its registry, so tearing down N
+// devices costs O(N^2): a quarter of an 8,192-GPU run's process time
+// (docs/performance.md#flow-fidelity-round-3-2026-12-06-40) and half of validating Llama 3's 16,384
+// GPUs. Held by a static, it stays reachable memory, which LeakSanitizer does not report. Only for
+// a simulation whose outputs are written and closed, or one that writes none.
+void leave_to_the_os(std::unique_ptr<Simulation> sim) {
+  [[maybe_unused]] static Simulation* left = nullptr;
+  left = sim.release();
+}
+
 int cmd_validate(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::cout << help_of("validate"), kOk;
   ScenarioArgs a = parse_scenario_args(args, false);
   Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   // Elaborate without running: the fabric must build and every fault target must match a name.
-  Simulation elaborated(s, false, true);
+  auto elaborated = std::make_unique<Simulation>(s, false, true);
+  leave_to_the_os(std::move(elaborated));  // elaboration writes nothing
   if (a.resolved) {
     std::cout << s.resolved.dump(2) << "\n";
   } else if (s.collective_bench) {
@@ -145,13 +157,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << r.summary << "  results in " << s.output.dir << "/\n";
     if (!report.empty()) std::cout << "  report in " << report << " (open it in a browser)\n";
   }
-  // The process ends here, and every output is written and closed (the waves above): the cluster
-  // is left to the operating system. SystemC 2.3.4 unregisters each module, port and export by a
-  // linear search of its registry, so tearing down N devices costs O(N^2): a quarter of an 8,192-GPU
-  // run's process time (docs/performance.md#flow-fidelity-round-3-2026-12-06-40). Held by a static, it stays
-  // reachable memory, which LeakSanitizer does not report.
-  static Simulation* const left = owned.release();
-  (void)left;
+  leave_to_the_os(std::move(owned));  // every output is written and closed (the waves above)
   return kOk;
 }
 
@@ -164,8 +170,10 @@ int cmd_describe_topology(const std::vector<std::string>& args) {
   }
   ScenarioArgs a = parse_scenario_args(rest, false);
   Scenario s = load_scenario_file(a.file, a.sets, a.faults);
-  Simulation sim(s, false, true);  // elaboration only: the fabric's names and links exist once it is built
-  nlohmann::ordered_json t = sim.fabric().describe();
+  // Elaboration only (it writes nothing): the fabric's names and links exist once it is built.
+  auto sim = std::make_unique<Simulation>(s, false, true);
+  nlohmann::ordered_json t = sim->fabric().describe();
+  leave_to_the_os(std::move(sim));
   const json placement = parallel_placement(s);
   if (!placement.is_null()) t["parallel"] = placement;
   if (as_json) {
