@@ -169,6 +169,35 @@ TEST(Mitigation, TheOracleSplitsAtTheFaultsStartAndEvenlyAtItsEnd) {
   EXPECT_EQ(acts[1]["units_per_replica"], json(std::vector<int>(8, 8)));
 }
 
+// Faults a restart in place cannot remove: another tenant's traffic between the job's NICs, and a
+// spine link down. The oracle answers them with S1 and no pause; it once restarted for each (the
+// checkpoint and restart, 330 s at the defaults) and replaced no node (fuzz-runs campaign 102,
+// scenario 1840: 330 s of packet-level congestion simulated per pause, past 200 s of wall time).
+TEST(Mitigation, TheOracleDoesNotRestartForWhatARestartCannotReplace) {
+  json s = scenario({{"policy", "oracle"}}, "12s", 30);
+  s["cluster"]["fabric"] = {{"nccl", {{"model", "bound"}}},
+                            {"topology", "leaf-spine"},
+                            {"leaf_ports", 4},
+                            {"link_bw", "100Gbps"},
+                            {"fidelity", "flow"}};
+  s["faults"] = json::array({{{"kind", "congestion"},
+                              {"source", "node0.nic0"},
+                              {"destination", "node1.nic0"},
+                              {"rate", "50Gbps"},
+                              {"start", "5s"}},
+                             {{"kind", "link_down"}, {"target", "spine0"}, {"start", "8s"}, {"duration", "1s"}}});
+  const json r = test::simulate(s);
+  const json& m = r["health"]["mitigation"];
+  ASSERT_EQ(m["actions"].size(), 2u) << m.dump(1);
+  for (const json& a : m["actions"]) {
+    EXPECT_EQ(a["step"], "s1") << a.dump();
+    EXPECT_EQ(a["pause_s"], 0.0) << a.dump();
+  }
+  EXPECT_EQ(m["paused_s"], 0.0);
+  // No iteration holds a restart: none takes a second (healthy: about 0.62 s).
+  for (const json& it : r["iterations"]) EXPECT_LT(it["duration_s"].get<double>(), 1.0) << it.dump();
+}
+
 // A hybrid job for S3: 4 nodes x 2 H100, GPT-2 small over tp 2 x pp 2 x dp 2 (a node is one TP
 // group: node n holds replica n mod 2 of stage n / 2), 4 micro-batches per replica; GPU 0 of
 // `slow_a` and of `slow_b` at half speed from 4 s to the end.

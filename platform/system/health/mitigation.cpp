@@ -346,9 +346,16 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
       for (int dev :
            {p_.fabric->dirs()[static_cast<std::size_t>(d)].from, p_.fabric->dirs()[static_cast<std::size_t>(d)].to})
         if (int n = p_.fabric->devices()[static_cast<std::size_t>(dev)].node; n >= 0) nodes.insert(n);
+    if (nodes.empty()) {
+      // A congestion fault (another tenant's traffic) or a fault in the network core: a restart in
+      // place replaces neither, so it would only pause the job (for the whole checkpoint and
+      // restart, and again at every such fault). The oracle knows that, and waits.
+      a.note = "nothing a restart replaces: the fault is another tenant's traffic or in the network core";
+      actions_.push_back(a);
+      return;
+    }
     a.step = MitigationStep::S4;
     pause(a, p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps);
-    if (nodes.empty()) a.note = "no node to replace: the fault is in the network core";
     restart_.restart_in_place(a, {nodes.begin(), nodes.end()});
   }
   actions_.push_back(a);
