@@ -268,14 +268,16 @@ struct TwoSent {
   double rate[2];
   std::int64_t at[2];
 };
-TwoSent send_two(const std::vector<LinkDirParams>& ps, std::vector<int> first, std::vector<int> second) {
+// `one_collective`: both of one collective on two channels (NCCL's), else of two collectives.
+TwoSent send_two(const std::vector<LinkDirParams>& ps, std::vector<int> first, std::vector<int> second,
+                 bool one_collective = false) {
   Net n(ps);
   Route r1, r2;
   r1.links = std::move(first);
   r2.links = std::move(second);
   Transfers t(*n.net);
-  t.send(r1, static_cast<std::uint32_t>(kBytes));
-  t.send(r2, static_cast<std::uint32_t>(kBytes));
+  t.send(r1, static_cast<std::uint32_t>(kBytes), one_collective ? 7 : -1, 0);
+  t.send(r2, static_cast<std::uint32_t>(kBytes), one_collective ? 7 : -1, 1);
   test::run_to(1);
   TwoSent out{{n.net->rate_Bps(0), n.net->rate_Bps(1)}, {0, 0}};
   sc_core::sc_start();
@@ -300,36 +302,16 @@ TEST(FlowNetwork, ASourcesTransfersOnOnePathRunInSendOrder) {
   });
 }
 
-// Transfers of kBytes from one source along one path (its first link twice as fast as the second),
-// each of `sends` (collective, channel), sent in that order at time 0: their rates just after, and
-// when each arrived.
-struct Sent {
-  std::vector<double> rate;
-  std::vector<std::int64_t> at;
-};
-Sent send_on_one_path(const std::vector<std::pair<int, int>>& sends) {
-  Net n({params(2 * kBps, kLat), params(kBps, kLat)});
-  Route r;
-  r.links = {0, 1};
-  Transfers t(*n.net);
-  for (const auto& [collective, channel] : sends) t.send(r, static_cast<std::uint32_t>(kBytes), collective, channel);
-  test::run_to(1);
-  Sent out;
-  for (std::size_t i = 0; i < sends.size(); ++i) out.rate.push_back(n.net->rate_Bps(static_cast<int>(i)));
-  sc_core::sc_start();
-  out.at = t.delivered_at;
-  return out;
-}
-
 TEST(FlowNetwork, ASourcesTransfersOfOneCollectiveShareItsLinksFairly) {
   in_own_process([] {
-    // Two channels of one collective: NCCL moves both at once, so each takes half of the
-    // bottleneck and both arrive at 2 B / C (in send order the first would arrive at B / C).
-    const Sent r = send_on_one_path({{7, 0}, {7, 1}});
-    for (int i = 0; i < 2; ++i) {
-      EXPECT_NEAR(r.rate[i], kBps / 16, 1e-3) << i;
-      EXPECT_NEAR(static_cast<double>(r.at[i]), static_cast<double>(2 * kDrain + kPath), 2.0) << i;
-    }
+    // Two channels of one collective from one source along the same two links: NCCL moves both at
+    // once, so each takes half of the bottleneck and both arrive at 2 B / C (in send order the
+    // first would arrive at B / C and the second at 2 B / C).
+    const TwoSent r = send_two({params(2 * kBps, kLat), params(kBps, kLat)}, {0, 1}, {0, 1}, true);
+    EXPECT_NEAR(r.rate[0], kBps / 16, 1e-3);
+    EXPECT_NEAR(r.rate[1], kBps / 16, 1e-3);
+    EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(2 * kDrain + kPath), 2.0);
+    EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
   });
 }
 
@@ -337,23 +319,36 @@ TEST(FlowNetwork, OneChannelsTransfersOfOneCollectiveStayInSendOrder) {
   in_own_process([] {
     // Two steps of one ring channel queued at a source (the next step's data arrived while the
     // last one still drains): one connection, so in series as NCCL's channel sends them.
-    const Sent r = send_on_one_path({{7, 3}, {7, 3}});
-    EXPECT_NEAR(r.rate[0], kBps / 8, 1e-3);
-    EXPECT_EQ(r.rate[1], 0);
-    EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
+    Net n({params(2 * kBps, kLat), params(kBps, kLat)});
+    Route r1;
+    r1.links = {0, 1};
+    Transfers t(*n.net);
+    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 3);
+    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 3);
+    test::run_to(1);
+    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
+    EXPECT_EQ(n.net->rate_Bps(1), 0);
   });
 }
 
 TEST(FlowNetwork, ATransferOfAnotherCollectiveWaitsForTheWholeRunOfOneAheadOfIt) {
   in_own_process([] {
-    // Two channels of one collective, then a transfer of another: the channels share the
-    // bottleneck, and the third gets nothing until both end (send order between collectives),
-    // arriving at 3 B / C.
-    const Sent r = send_on_one_path({{7, 0}, {7, 1}, {8, 0}});
-    EXPECT_NEAR(r.rate[0], kBps / 16, 1e-3);
-    EXPECT_NEAR(r.rate[1], kBps / 16, 1e-3);
-    EXPECT_EQ(r.rate[2], 0);
-    EXPECT_NEAR(static_cast<double>(r.at[2]), static_cast<double>(3 * kDrain + kPath), 3.0);
+    // Two channels of one collective, then a transfer of another, from one source along the same
+    // two links: the channels share the bottleneck, and the third gets nothing until both end
+    // (send order between collectives), arriving at 3 B / C.
+    Net n({params(2 * kBps, kLat), params(kBps, kLat)});
+    Route r1;
+    r1.links = {0, 1};
+    Transfers t(*n.net);
+    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 0);
+    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 1);
+    t.send(r1, static_cast<std::uint32_t>(kBytes), 8, 0);
+    test::run_to(1);
+    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 16, 1e-3);
+    EXPECT_NEAR(n.net->rate_Bps(1), kBps / 16, 1e-3);
+    EXPECT_EQ(n.net->rate_Bps(2), 0);
+    sc_core::sc_start();
+    EXPECT_NEAR(static_cast<double>(t.delivered_at[2]), static_cast<double>(3 * kDrain + kPath), 3.0);
   });
 }
 
