@@ -383,17 +383,12 @@ const Route& CollectiveEngine::route_of(const Live& c, int x) const {
   const CompiledProgram::Ref t = c.cp->at(x);
   std::uint64_t conn =
       c.cp->comm_key ^ (static_cast<std::uint64_t>(t.src) << 40) ^ (static_cast<std::uint64_t>(t.dst) << 20);
-  conn ^= static_cast<std::uint64_t>(channel_of(c, x)) * kGoldenGamma;
-  return routes_.route(t.src, t.dst, static_cast<std::uint32_t>(fmix64(conn)));
-}
-
-// Channels of one ring, and an explicit program's streams (NVLS), are connections of their own
-// (NCCL: a connection per channel); 0 for a single ring or stream.
-int CollectiveEngine::channel_of(const Live& c, int x) const {
   if (c.cp->ring() && c.cp->program.ring.channels > 1)
-    return x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()));
-  const CompiledProgram::Ref t = c.cp->at(x);
-  return t.full && t.full->stream > 0 ? t.full->stream : 0;
+    conn ^=
+        static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
+        kGoldenGamma;
+  else if (t.full && t.full->stream > 0) conn ^= static_cast<std::uint64_t>(t.full->stream) * kGoldenGamma;
+  return routes_.route(t.src, t.dst, static_cast<std::uint32_t>(fmix64(conn)));
 }
 
 void CollectiveEngine::send(int id, Live& c, int x) {
@@ -401,9 +396,14 @@ void CollectiveEngine::send(int id, Live& c, int x) {
   // One flow per (collective, src, dst): its chunks share FIFOs, and ECMP picks its path.
   std::uint64_t key = (static_cast<std::uint64_t>(id) << 40) ^ (static_cast<std::uint64_t>(t.src) << 20) ^
                       static_cast<std::uint64_t>(t.dst);
-  // Channels are flows of their own; channel 0 keeps the key a single ring has always had.
-  const int channel = channel_of(c, x);
-  key ^= static_cast<std::uint64_t>(channel) * kGoldenGamma;
+  // Channels of one ring are flows of their own (NCCL: a connection per channel); channel 0 keeps
+  // the key a single ring has always had.
+  if (c.cp->ring() && c.cp->program.ring.channels > 1)
+    key ^=
+        static_cast<std::uint64_t>(x / c.cp->program.ring.per_channel(static_cast<int>(c.cp->program.ranks.size()))) *
+        kGoldenGamma;
+  else if (t.full && t.full->stream > 0)  // an explicit program's channels (NVLS)
+    key ^= static_cast<std::uint64_t>(t.full->stream) * kGoldenGamma;
   const std::uint32_t flow = static_cast<std::uint32_t>(fmix64(key));
   const Route* route = &route_of(c, x);
   if (pair_bytes_)
@@ -426,7 +426,6 @@ void CollectiveEngine::send(int id, Live& c, int x) {
     e->route = route;
     e->hop = 0;
     e->flow = flow;
-    e->channel = channel;
     e->payload_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk_, wire - off));
     e->more = off + e->payload_bytes < wire;
     e->tag = (static_cast<std::uint64_t>(id) << 32) | static_cast<std::uint32_t>(x);

@@ -315,7 +315,6 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   static constexpr std::uint64_t kReadyNow = ~std::uint64_t{0};
   void send(int id, Live& c, int x);  // transfer x's chunks leave its source
   const Route& route_of(const Live& c, int x) const;
-  int channel_of(const Live& c, int x) const;
   std::int64_t hop_delay(const Live& c, int src, int dst) const;
   // Grouped ring steps (ring_groups.cpp).
   void init_groups(Live& c);

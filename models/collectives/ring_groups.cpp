@@ -273,7 +273,7 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
     if (kept) flow_->alone(shape.links);  // not alike its last step after all: released, started afresh
     g.flow = flow_->start_group(shape.links, shape.member_links, static_cast<double>(wire), shape.latency_ps,
                                 static_cast<std::uint32_t>(chunk_), chunks, shape.owner, std::move(done), keep,
-                                std::move(ahead), id, ch);
+                                std::move(ahead));
     g.flow_born = flow_->born(g.flow);
   }
   // The network may decline (a run whose end would pass its clock): then step by step.

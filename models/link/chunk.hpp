@@ -74,9 +74,6 @@ struct ChunkExt : tlm::tlm_extension<ChunkExt> {
   const Route* route = nullptr;
   int hop = 0;             // index into route->ports of the device currently holding it
   std::uint32_t flow = 0;  // chunks of one flow share a FIFO at each link; flows are served round-robin
-  // The collective's channel (or stream) it moves on, 0 for one. The flow fidelity runs a source's
-  // transfers of one collective on different channels at once, as NCCL's channels do.
-  int channel = 0;
   std::uint32_t payload_bytes = 0;
   // When the chunk's last byte reaches the device now holding it (ps). Links forward a chunk
   // cut-through: it is handed on when its first packet arrives, and a link cannot finish sending

@@ -140,9 +140,6 @@ int FlowNetwork::create(const std::vector<int>& links, double bytes, double rate
   f.open = false;
   f.fifo = f.fifo_prev = f.fifo_next = -1;
   f.level = 0;
-  f.coll = -1;
-  f.chan = 0;
-  f.run = f.born;  // a run of its own (enqueue may join it to the one ahead)
   f.waiting = false;
   f.group_chunks = f.group_chunk = 0;
   f.owner = route ? route->owner : -1;
@@ -179,11 +176,9 @@ void FlowNetwork::activate(int id) {
 
 int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members,
                              double bytes, std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks,
-                             int owner, MemberDone done, bool keep, Ahead ahead, int collective, int channel) {
+                             int owner, MemberDone done, bool keep, Ahead ahead) {
   const int id = create(links, bytes, 0, nullptr, false);
   Flow& f = flows_[static_cast<std::size_t>(id)];
-  f.coll = collective;
-  f.chan = channel;
   if (keep) {  // its own copy: it stays on them after the caller's step, which may drop its vector
     f.own_links = std::make_unique<std::vector<int>>(links);
     f.links = f.own_links.get();
@@ -350,8 +345,6 @@ void FlowNetwork::submit(tlm::tlm_generic_payload* p) {
   const int id = create(c->route->links, bytes, 0, nullptr, false, c->route);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.tag = c->tag;
-  f.coll = static_cast<int>(c->tag >> 32);  // the engine's tag: collective id, transfer index
-  f.chan = c->channel;
   f.chunks.push_back(p);
   if (c->more) f.open = true, open_.emplace(c->tag, id);
   if (c->route->links.empty()) {
@@ -372,15 +365,6 @@ void FlowNetwork::enqueue(int id, int first_link) {
     last.fifo_next = id;
     f.fifo_prev = src.fifo_tail;
     f.level = last.level + 1;
-    // Another channel of the collective of the run at the tail joins that run (one connection's
-    // transfers stay in series: a channel's steps follow each other).
-    if (f.coll >= 0 && last.coll == f.coll) {
-      bool joins = true;
-      for (int p = src.fifo_tail; joins && p >= 0 && flows_[static_cast<std::size_t>(p)].run == last.run;
-           p = flows_[static_cast<std::size_t>(p)].fifo_prev)
-        joins = flows_[static_cast<std::size_t>(p)].chan != f.chan;
-      if (joins) f.run = last.run;
-    }
   }
   src.fifo_tail = id;
   f.waiting = f.level >= kActiveDepth;
@@ -424,7 +408,7 @@ void FlowNetwork::split(int gid) {
   const double total = g.total, remaining = g.remaining, sent = g.sent;
   const std::int64_t latency = g.latency;
   const std::uint32_t chunks = g.group_chunks, chunk = g.group_chunk;
-  const int owner = g.owner, coll = g.coll, chan = g.chan;
+  const int owner = g.owner;
   MemberDone done = std::move(g.member_done);
   g.member_done = nullptr;
   g.members = nullptr;
@@ -438,8 +422,6 @@ void FlowNetwork::split(int gid) {
     f.group_chunks = chunks;
     f.group_chunk = chunk;
     f.owner = owner;
-    f.coll = coll;
-    f.chan = chan;
     f.member = static_cast<int>(m);
     f.member_done = done;
     if (members[m]->empty()) activate(id);
@@ -702,32 +684,13 @@ void FlowNetwork::fill_in_send_order() {
   std::vector<int>& used = count_unfrozen();
   std::vector<int>& growing = bottlenecks_;
   growing.clear();
-  for (int fid : comp_flows_) {
-    Flow& f = flows_[static_cast<std::size_t>(fid)];
-    f.rate = 0;
-    f.grows = false;
-  }
+  for (int fid : comp_flows_) flows_[static_cast<std::size_t>(fid)].rate = 0;
   auto grow = [&](int fid) {
-    Flow& f = flows_[static_cast<std::size_t>(fid)];
-    if (f.grows || f.frozen) return;
-    f.grows = true;
     growing.push_back(fid);
-    for (int l : *f.links) ++links_[static_cast<std::size_t>(l)].growing;
-  };
-  auto same = [](const Flow& a, const Flow& b) { return a.run == b.run; };
-  // Behind `fid` in its queue, the next transfer of its collective's run (on its links), or -1.
-  auto run_next = [&](int fid) {
-    const Flow& f = flows_[static_cast<std::size_t>(fid)];
-    if (f.fifo_next < 0) return -1;
-    const Flow& g = flows_[static_cast<std::size_t>(f.fifo_next)];
-    return !g.waiting && g.mark == epoch_ && same(g, f) ? f.fifo_next : -1;
-  };
-  // `fid` and the rest of its collective's run behind it grow.
-  auto grow_run = [&](int fid) {
-    for (int n = fid; n >= 0; n = run_next(n)) grow(n);
+    for (int l : *flows_[static_cast<std::size_t>(fid)].links) ++links_[static_cast<std::size_t>(l)].growing;
   };
   for (int fid : comp_flows_)
-    if (flows_[static_cast<std::size_t>(fid)].level == 0) grow_run(fid);
+    if (flows_[static_cast<std::size_t>(fid)].level == 0) grow(fid);
   std::size_t left = comp_flows_.size();
   std::vector<int>& frozen_now = frozen_now_;
   while (left > 0) {
@@ -775,26 +738,13 @@ void FlowNetwork::fill_in_send_order() {
         for (int l : *flows_[static_cast<std::size_t>(fid)].links) --links_[static_cast<std::size_t>(l)].growing;
     }
     growing.resize(w);
-    // Only once the whole of its collective's run has frozen: the part ahead of it and behind it.
     for (std::size_t i = 0; i < frozen_now.size(); ++i) {
-      const int fid = frozen_now[i];
-      const Flow& f = flows_[static_cast<std::size_t>(fid)];
-      bool run_frozen = true;
-      for (int p = f.fifo_prev; run_frozen && p >= 0 && same(flows_[static_cast<std::size_t>(p)], f);
-           p = flows_[static_cast<std::size_t>(p)].fifo_prev)
-        run_frozen = flows_[static_cast<std::size_t>(p)].frozen;
-      int last = fid;
-      for (int c = run_next(fid); run_frozen && c >= 0; c = run_next(c)) {
-        run_frozen = flows_[static_cast<std::size_t>(c)].frozen;
-        last = c;
-      }
-      if (!run_frozen) continue;
-      int n = flows_[static_cast<std::size_t>(last)].fifo_next;
+      int n = flows_[static_cast<std::size_t>(frozen_now[i])].fifo_next;
       while (n >= 0) {  // skip the ones a full link froze already, at nothing
         const Flow& g = flows_[static_cast<std::size_t>(n)];
         if (g.waiting || g.mark != epoch_) break;
         if (!g.frozen) {
-          grow_run(n);
+          grow(n);
           break;
         }
         n = g.fifo_next;

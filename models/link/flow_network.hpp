@@ -24,10 +24,6 @@
 // last waits downstream. Fair sharing instead slows both of two collectives in flight at once at
 // every step (quickstart: +9% iteration time); holding the next until the head ends puts
 // transfers to different peers in series (#45: +38% on asc_wfbp, +55% on a tree all-reduce).
-// Transfers of one collective on different channels queued next to each other are one place in
-// that order and grow together, as NCCL's channels move their data at once: in
-// series, two rings whose transfers meet on a GPU's slow link fell out of step (#45: +5.8% on a
-// two-channel ring iteration, +20% on a lone 2 MiB all-reduce, against packet fidelity).
 // Link statistics go to the LinkDirs (set_flow_stats).
 #include <cstdint>
 #include <functional>
@@ -110,10 +106,9 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   // steps (`in_flight` false), when the next step would have started (`resume_ps`). `cut` must not
   // call back into the network.
   using Ahead = FlowAhead;
-  // `collective` and `channel`: the members' transfers' (-1: none), which they keep if split.
   int start_group(const std::vector<int>& links, const std::vector<const std::vector<int>*>& members, double bytes,
                   std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, int owner, MemberDone done,
-                  bool keep = false, Ahead ahead = {}, int collective = -1, int channel = 0);
+                  bool keep = false, Ahead ahead = {});
   // Group `group` (born `born`: the id is not reused meanwhile) is still kept on its links, its
   // last step has arrived and this step is alike it (bytes, latency, chunks): starts it now and
   // returns true. Else false: the caller starts the step afresh (alone(), start_group()).
@@ -201,13 +196,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     int fifo = -1;                       // the first link whose send queue it is in (engine transfers)
     int fifo_prev = -1, fifo_next = -1;  // the transfers ahead of and behind it there
     int level = 0;                       // its place in that queue (0: the head, which grows first)
-    // The collective its transfer belongs to (-1: none) and the channel it moves on. Transfers of
-    // one collective on different channels, queued next to each other at a source, are one `run`
-    // there and grow together (fill_in_send_order); any other transfer is a run of its own.
-    int coll = -1, chan = 0;
-    std::uint64_t run = 0;
-    bool grows = false;    // fill_in_send_order: growing this round (or frozen after it grew)
-    bool waiting = false;  // deeper than kActiveDepth: not on its links yet
+    bool waiting = false;                // deeper than kActiveDepth: not on its links yet
     // A group (start_group): each member's chunks (0: not a group) and their full size, and the
     // route owner the members' bytes count for.
     std::uint32_t group_chunks = 0, group_chunk = 0;

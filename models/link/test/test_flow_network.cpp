@@ -84,30 +84,24 @@ struct Net {
 };
 
 // A collective engine's transfers as FlowNetwork::submit takes them: one chunk each, delivered to
-// this sink, which records when (ps) by its index. The engine's tag holds the collective in its
-// high 32 bits and the transfer in its low: each transfer here is its own collective unless
-// `collective` is given, on `channel`.
+// this sink, which records when (ps) by tag.
 struct Transfers : ChunkSink {
   FlowNetwork& net;
   std::vector<std::unique_ptr<ChunkPayload>> chunks;
   std::vector<std::int64_t> delivered_at;
   explicit Transfers(FlowNetwork& n) : net(n) {}
-  void send(const Route& route, std::uint32_t bytes, std::int64_t collective = -1, int channel = 0) {
+  void send(const Route& route, std::uint32_t bytes) {
     chunks.push_back(std::make_unique<ChunkPayload>(nullptr));
     ChunkExt& c = chunks.back()->chunk;
     c.route = &route;
     c.sink = this;
-    c.channel = channel;
-    const std::uint64_t index = chunks.size() - 1;
-    c.tag = (static_cast<std::uint64_t>(collective >= 0 ? collective : static_cast<std::int64_t>(index)) << 32) | index;
+    c.tag = chunks.size() - 1;
     c.payload_bytes = bytes;
     chunks.back()->set_data_length(bytes);
     delivered_at.push_back(-1);
     net.submit(chunks.back().get());
   }
-  void chunk_delivered(tlm::tlm_generic_payload& p) override {
-    delivered_at[chunk_of(p)->tag & 0xffffffffu] = now_ps();
-  }
+  void chunk_delivered(tlm::tlm_generic_payload& p) override { delivered_at[chunk_of(p)->tag] = now_ps(); }
 };
 
 // 80 ps per byte at 100 Gbit/s (no framing), so times are whole picoseconds.
@@ -268,16 +262,14 @@ struct TwoSent {
   double rate[2];
   std::int64_t at[2];
 };
-// `one_collective`: both of one collective on two channels (NCCL's), else of two collectives.
-TwoSent send_two(const std::vector<LinkDirParams>& ps, std::vector<int> first, std::vector<int> second,
-                 bool one_collective = false) {
+TwoSent send_two(const std::vector<LinkDirParams>& ps, std::vector<int> first, std::vector<int> second) {
   Net n(ps);
   Route r1, r2;
   r1.links = std::move(first);
   r2.links = std::move(second);
   Transfers t(*n.net);
-  t.send(r1, static_cast<std::uint32_t>(kBytes), one_collective ? 7 : -1, 0);
-  t.send(r2, static_cast<std::uint32_t>(kBytes), one_collective ? 7 : -1, 1);
+  t.send(r1, static_cast<std::uint32_t>(kBytes));
+  t.send(r2, static_cast<std::uint32_t>(kBytes));
   test::run_to(1);
   TwoSent out{{n.net->rate_Bps(0), n.net->rate_Bps(1)}, {0, 0}};
   sc_core::sc_start();
@@ -299,56 +291,6 @@ TEST(FlowNetwork, ASourcesTransfersOnOnePathRunInSendOrder) {
     EXPECT_EQ(r.rate[1], 0);
     EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(kDrain + kPath), 1.0);
     EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
-  });
-}
-
-TEST(FlowNetwork, ASourcesTransfersOfOneCollectiveShareItsLinksFairly) {
-  in_own_process([] {
-    // Two channels of one collective from one source along the same two links: NCCL moves both at
-    // once, so each takes half of the bottleneck and both arrive at 2 B / C (in send order the
-    // first would arrive at B / C and the second at 2 B / C).
-    const TwoSent r = send_two({params(2 * kBps, kLat), params(kBps, kLat)}, {0, 1}, {0, 1}, true);
-    EXPECT_NEAR(r.rate[0], kBps / 16, 1e-3);
-    EXPECT_NEAR(r.rate[1], kBps / 16, 1e-3);
-    EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(2 * kDrain + kPath), 2.0);
-    EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
-  });
-}
-
-TEST(FlowNetwork, OneChannelsTransfersOfOneCollectiveStayInSendOrder) {
-  in_own_process([] {
-    // Two steps of one ring channel queued at a source (the next step's data arrived while the
-    // last one still drains): one connection, so in series as NCCL's channel sends them.
-    Net n({params(2 * kBps, kLat), params(kBps, kLat)});
-    Route r1;
-    r1.links = {0, 1};
-    Transfers t(*n.net);
-    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 3);
-    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 3);
-    test::run_to(1);
-    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 8, 1e-3);
-    EXPECT_EQ(n.net->rate_Bps(1), 0);
-  });
-}
-
-TEST(FlowNetwork, ATransferOfAnotherCollectiveWaitsForTheWholeRunOfOneAheadOfIt) {
-  in_own_process([] {
-    // Two channels of one collective, then a transfer of another, from one source along the same
-    // two links: the channels share the bottleneck, and the third gets nothing until both end
-    // (send order between collectives), arriving at 3 B / C.
-    Net n({params(2 * kBps, kLat), params(kBps, kLat)});
-    Route r1;
-    r1.links = {0, 1};
-    Transfers t(*n.net);
-    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 0);
-    t.send(r1, static_cast<std::uint32_t>(kBytes), 7, 1);
-    t.send(r1, static_cast<std::uint32_t>(kBytes), 8, 0);
-    test::run_to(1);
-    EXPECT_NEAR(n.net->rate_Bps(0), kBps / 16, 1e-3);
-    EXPECT_NEAR(n.net->rate_Bps(1), kBps / 16, 1e-3);
-    EXPECT_EQ(n.net->rate_Bps(2), 0);
-    sc_core::sc_start();
-    EXPECT_NEAR(static_cast<double>(t.delivered_at[2]), static_cast<double>(3 * kDrain + kPath), 3.0);
   });
 }
 
