@@ -91,8 +91,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   ScenarioArgs a = parse_scenario_args(args, false);
   Scenario s = load_scenario_file(a.file, a.sets, a.faults);
   // Elaborate without running: the fabric must build and every fault target must match a name.
-  auto elaborated = std::make_unique<Simulation>(s, false, true);
-  leave_to_the_os(std::move(elaborated));  // elaboration writes nothing
+  leave_to_the_os(std::make_unique<Simulation>(s, false, true));  // elaboration writes nothing
   if (a.resolved) {
     std::cout << s.resolved.dump(2) << "\n";
   } else if (s.collective_bench) {

@@ -349,14 +349,13 @@ void Mitigation::fault(const FaultTruth& f, bool started) {
     if (nodes.empty()) {
       // A congestion fault (another tenant's traffic) or a fault in the network core: a restart in
       // place replaces neither, so it would only pause the job (for the whole checkpoint and
-      // restart, and again at every such fault). The oracle knows that, and waits.
+      // restart, and again at every such fault). The oracle knows that, and waits (S1).
       a.note = "nothing a restart replaces: the fault is another tenant's traffic or in the network core";
-      actions_.push_back(a);
-      return;
+    } else {
+      a.step = MitigationStep::S4;
+      pause(a, p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps);
+      restart_.restart_in_place(a, {nodes.begin(), nodes.end()});
     }
-    a.step = MitigationStep::S4;
-    pause(a, p_.cfg.checkpoint_save_ps + p_.cfg.restart_ps);
-    restart_.restart_in_place(a, {nodes.begin(), nodes.end()});
   }
   actions_.push_back(a);
 }
