@@ -63,7 +63,7 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, std::vector<Chu
   for (ChunkEndpoint* r : ranks) endpoints_.push_back(r), reducers_.push_back(nullptr);
   SC_HAS_PROCESS(CollectiveEngine);
   SC_METHOD(on_tail);
-  sensitive << tails_.event();
+  sensitive << tails_.event() << group_tail_;
   dont_initialize();
   SC_METHOD(on_watchdog);
   sensitive << watchdog_;
@@ -278,7 +278,7 @@ std::int64_t CollectiveEngine::hop_delay(const Live& c, int src, int dst) const 
   return same_node ? c.intra_hop_ps : c.inter_hop_ps;
 }
 
-void CollectiveEngine::delay_send(const DelayedSend& what, std::int64_t delay_ps) {
+void CollectiveEngine::delay_send(const DelayedSend& what, std::int64_t delay_ps, std::uint64_t seq) {
   DelayedSend* d;
   if (delayed_free_.empty()) {
     d = &delayed_pool_.emplace_back(what);
@@ -287,7 +287,7 @@ void CollectiveEngine::delay_send(const DelayedSend& what, std::int64_t delay_ps
     delayed_free_.pop_back();
     *d = what;
   }
-  delayed_.notify(d, delay_ps);
+  delayed_.notify(d, delay_ps, seq);
 }
 
 void CollectiveEngine::dispatch(int id, Live& c, int x, std::uint64_t seq) {
@@ -305,7 +305,7 @@ void CollectiveEngine::dispatch(int id, Live& c, int x, std::uint64_t seq) {
                                 : c.cp->waiting0[static_cast<std::size_t>(x)] == 2;
     if (first_step) delay += c.base_ps;
     if (delay > 0) {
-      delay_send(DelayedSend{id, x}, delay);
+      delay_send(DelayedSend{id, x}, delay, seq == kReadyNow ? ready_seq_++ : seq);
       return;
     }
   }
@@ -313,17 +313,17 @@ void CollectiveEngine::dispatch(int id, Live& c, int x, std::uint64_t seq) {
 }
 
 void CollectiveEngine::on_delayed() {
+  in_delayed_ = true;
   while (DelayedSend* d = delayed_.get_next()) {
-    const int id = d->id, x = d->x, steps = d->steps;
-    const std::int64_t resume = d->resume;
+    const int id = d->id, x = d->x;
     delayed_free_.push_back(d);
     Live* c = live_.find(id);
-    if (c && x < 0 && steps > 0) {  // a run-ahead cut: its arrived steps (ring_groups.cpp)
-      c->groups[static_cast<std::size_t>(-1 - x)].resume_ps = resume;
-      catch_up(id, -1 - x, steps);
-    } else if (c && x < 0) send_group(id, *c, -1 - x);  // a grouped ring step: x is -1 - its channel
+    if (!(c && x < 0)) flush_group_sends();      // a run of grouped steps ends here
+    if (c && x < 0) send_group(id, *c, -1 - x);  // a grouped ring step: x is -1 - its channel
     else if (c && !failed_.count(id)) send(id, *c, x);
   }
+  flush_group_sends();
+  in_delayed_ = false;
 }
 
 // NCCL's tuner on the collective (nccl_tuner.hpp): a ring or tree of GPUs only. Its bus bandwidth
@@ -483,6 +483,7 @@ void CollectiveEngine::on_tail() {
       arrived(id, c, x);
     }
   }
+  if (!group_tails_.empty()) group_tails();
 }
 
 void CollectiveEngine::arrived(int id, Live& c, int x) {

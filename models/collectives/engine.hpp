@@ -299,17 +299,25 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
       // (the run-ahead was cut between steps).
       int flying = 0, ahead_until = -1, counted = -1;
       std::int64_t resume_ps = -1;
+      // The ring positions of the first step in the order their transfers were ready. Per transfer,
+      // step s's transfers leave and arrive in that order shifted by s (an arrival at position i
+      // readies position i's next send): the group hands its members to the network and their
+      // arrivals to the engine in it, so that same-time events keep the order they would have had.
+      std::vector<int> order;
+      std::vector<std::uint64_t> order_seq;             // and their ready numbers (ready_seq_)
+      std::vector<int> sent_pos;                        // this step's members: their ring positions
+      std::vector<const std::vector<int>*> sent_links;  // and routes, in send order (the network's members)
     };
     std::vector<RingGroup> groups;
   };
   struct DelayedSend {
     int id, x;
-    int steps = 0;             // x < 0 and steps > 0: a run-ahead's steps that arrived, caught up now
-    std::int64_t resume = -1;  // and when its next step starts
   };
   void ready(int id, Live& c, int x);
   // `what` runs `delay_ps` from now (on_delayed), in a DelayedSend of the pool.
-  void delay_send(const DelayedSend& what, std::int64_t delay_ps);
+  // Sends due at the same time leave in the order of `seq`: the ready number (ready_seq_) of what
+  // they send, so that held transfers released late keep their place.
+  void delay_send(const DelayedSend& what, std::int64_t delay_ps, std::uint64_t seq);
   // After NCCL's latencies, send. `seq`: a held transfer's number (a transfer ready now: none).
   void dispatch(int id, Live& c, int x, std::uint64_t seq = kReadyNow);
   static constexpr std::uint64_t kReadyNow = ~std::uint64_t{0};
@@ -324,8 +332,34 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void send_group(int id, Live& c, int ch);
   void group_arrived(int id, int ch, int member);
   void ahead_cut(int id, int ch, int arrived, bool in_flight, std::int64_t resume_ps);
-  void catch_up(int id, int ch, int steps);
+  // Grouped arrivals wait a delta, as a transfer's tail does (on_tail), and leave merged across
+  // groups in the order their transfers would have been sent (GroupTail::key): per transfer, rings
+  // that arrive at the same instant interleave their members, and the ranks they finish wake in
+  // that order.
+  struct GroupTail {
+    int id, ch;
+    int x;       // a split member's transfer, or -1: the group's last steps
+    int steps;   // x < 0: how many steps arrived
+    int member;  // x >= 0: the member's place in its step's send order
+  };
+  struct Arrival {
+    std::uint64_t key;
+    int id, x;
+  };
+  // Grouped steps that leave per transfer in one on_delayed pass, merged by the same keys: per
+  // transfer, rings whose steps become ready together interleave their sends.
+  std::vector<Arrival> group_sends_;
+  bool in_delayed_ = false;
+  void flush_group_sends();
+  std::vector<GroupTail> group_tails_;
+  std::vector<Arrival> arrivals_;  // group_tails' scratch
+  sc_core::sc_event group_tail_;
+  void group_tails();
+  // Steps but the last of a catch-up counted off; the last step's arrivals appended with their keys.
+  void catch_up(int id, int ch, int steps, std::vector<Arrival>& out);
   void count_group_steps(int id, Live& c, int ch, int upto);
+  int group_position(const Live& c, int ch, int step, int j) const;  // the j-th to leave in step `step`
+  void order_members(Live& c, int ch, int step);                     // sent_pos and sent_links for it
   void decide_groups();
   std::vector<HeldTransfer> take_held(Live& c, int ch);
   struct Release {
@@ -387,8 +421,8 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   // Per endpoint, its transfers held there: another transfer it sends first lets them go, so that
   // they leave in the order they were ready (a source's transfers take capacity in send order).
   std::vector<int> held_from_;
-  std::uint64_t held_seq_ = 0;  // the next held transfer's number
-  sc_core::sc_event decide_;    // a delta after the first is held: decide them
+  std::uint64_t ready_seq_ = 0;  // the next ready transfer's number (held or dispatched)
+  sc_core::sc_event decide_;     // a delta after the first is held: decide them
 };
 
 }  // namespace trainvp

@@ -39,7 +39,7 @@ bool CollectiveEngine::group_ready(int id, Live& c, int x) {
   switch (g.mode) {
     case Live::RingGroup::PerTransfer: return false;
     case Live::RingGroup::Undecided: {
-      g.held.push_back({x, held_seq_++});
+      g.held.push_back({x, ready_seq_++});
       const auto src = static_cast<std::size_t>(c.cp->at(x).src);
       if (held_from_.size() <= src) held_from_.resize(src + 1, 0);
       ++held_from_[src];
@@ -203,14 +203,32 @@ void CollectiveEngine::launch_group(int id, Live& c, int ch) {
       release_in_order(std::move(members));
       return;
     }
-    for (int i = 0; i < p; ++i) {
+    const int step = g.step;
+    const std::int64_t resume = g.resume_ps;
+    g.resume_ps = -1;
+    for (int j = 0; j < p; ++j) {  // in the order they were ready
       Live* again = live_.find(id);
       if (!again) return;
-      dispatch(id, *again, ch * per + g.step * p + i);
+      const int x = ch * per + step * p + group_position(*again, ch, step, j);
+      // A run-ahead cut between steps (a link changed, which also makes the steps unlike): its
+      // transfers were ready when the last step arrived (numbered as the first step's), and leave
+      // when they would have then.
+      if (resume < 0) {
+        dispatch(id, *again, x);
+        continue;
+      }
+      const bool keyed = g.order_seq.size() == static_cast<std::size_t>(p);
+      delay_send(DelayedSend{id, x}, std::max<std::int64_t>(0, resume - now_ps()),
+                 keyed ? g.order_seq[static_cast<std::size_t>(j)] : ready_seq_++);
     }
     return;
   }
   g.mode = Live::RingGroup::Grouped;
+  if (held) {  // the first step, in the order its transfers were ready (take_held keeps it)
+    g.order.clear();
+    g.order_seq.clear();
+    for (const Release& r : members) g.order.push_back(r.t.x - ch * per), g.order_seq.push_back(r.t.seq);
+  }
   const CompiledProgram::Ref t = c.cp->at(ch * per + g.step * p);
   std::int64_t delay = hop_delay(c, t.src, t.dst);
   if (g.step == 0) delay += c.base_ps;
@@ -222,7 +240,7 @@ void CollectiveEngine::launch_group(int id, Live& c, int ch) {
     send_group(id, c, ch);
     return;
   }
-  delay_send(DelayedSend{id, -1 - ch}, delay);
+  delay_send(DelayedSend{id, -1 - ch}, delay, ready_seq_++);
 }
 
 void CollectiveEngine::send_group(int id, Live& c, int ch) {
@@ -235,13 +253,27 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
   // A group kept on the links since the last step is alone there by construction (anything that
   // joined one of them released it): no walk over them.
   const bool alike = group_alike(c, ch);
-  const bool kept = alike && g.flow >= 0 && flow_->kept(g.flow, g.flow_born);
-  if (!alike || (!kept && !flow_->alone(g.shape->links))) {
+  bool kept = alike && g.flow >= 0 && flow_->kept(g.flow, g.flow_born);
+  bool start = alike && (kept || flow_->alone(g.shape->links));
+  if (start && !group_sends_.empty()) {  // the steps merged before this one leave first, and may meet it
+    flush_group_sends();
+    if (!live_.find(id)) return;
+    kept = g.flow >= 0 && flow_->kept(g.flow, g.flow_born);
+    start = kept || flow_->alone(g.shape->links);
+  }
+  if (!start) {
     g.mode = Live::RingGroup::PerTransfer;
-    for (int i = 0; i < p; ++i) {
+    const int step = g.step;
+    const bool keyed = g.order_seq.size() == static_cast<std::size_t>(p);
+    for (int j = 0; j < p; ++j) {  // in the order they were ready
+      const int x = base + group_position(c, ch, step, j);
+      if (in_delayed_ && keyed) {
+        group_sends_.push_back({g.order_seq[static_cast<std::size_t>(j)], id, x});
+        continue;
+      }
       Live* again = live_.find(id);
       if (!again) return;
-      send(id, *again, base + i);
+      send(id, *again, x);
     }
     return;
   }
@@ -268,16 +300,38 @@ void CollectiveEngine::send_group(int id, Live& c, int ch) {
   }
   FlowNetwork::MemberDone done = [this, id, ch](int member) { group_arrived(id, ch, member); };
   const RingShape& shape = *g.shape;
-  if (!(kept && flow_->next_step(g.flow, g.flow_born, shape.member_links, static_cast<double>(wire), shape.latency_ps,
+  order_members(c, ch, step);
+  if (!(kept && flow_->next_step(g.flow, g.flow_born, g.sent_links, static_cast<double>(wire), shape.latency_ps,
                                  static_cast<std::uint32_t>(chunk_), chunks, done, keep, ahead))) {
     if (kept) flow_->alone(shape.links);  // not alike its last step after all: released, started afresh
-    g.flow = flow_->start_group(shape.links, shape.member_links, static_cast<double>(wire), shape.latency_ps,
+    g.flow = flow_->start_group(shape.links, g.sent_links, static_cast<double>(wire), shape.latency_ps,
                                 static_cast<std::uint32_t>(chunk_), chunks, shape.owner, std::move(done), keep,
                                 std::move(ahead));
-    g.flow_born = flow_->born(g.flow);
   }
+  g.flow_born = flow_->born(g.flow);  // next_step too: each step takes its place in creation order
   // The network may decline (a run whose end would pass its clock): then step by step.
   if (flow_->running_ahead(g.flow)) g.ahead_until = steps - 1;
+}
+
+// Ring position of the j-th transfer to leave in step `step` of channel `ch`, as per transfer.
+int CollectiveEngine::group_position(const Live& c, int ch, int step, int j) const {
+  const Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
+  const int p = static_cast<int>(c.cp->program.ranks.size());
+  const int first = g.order.size() == static_cast<std::size_t>(p) ? g.order[static_cast<std::size_t>(j)] : j;
+  return (first + step) % p;
+}
+
+// The network's members for step `step`: routes in the order the transfers would have left.
+void CollectiveEngine::order_members(Live& c, int ch, int step) {
+  Live::RingGroup& g = c.groups[static_cast<std::size_t>(ch)];
+  const int p = static_cast<int>(c.cp->program.ranks.size());
+  g.sent_pos.resize(static_cast<std::size_t>(p));
+  g.sent_links.resize(static_cast<std::size_t>(p));
+  for (int j = 0; j < p; ++j) {
+    const int i = group_position(c, ch, step, j);
+    g.sent_pos[static_cast<std::size_t>(j)] = i;
+    g.sent_links[static_cast<std::size_t>(j)] = g.shape->member_links[static_cast<std::size_t>(i)];
+  }
 }
 
 // The record's and the grouping's counts of the channel's steps after the last counted, up to
@@ -313,10 +367,50 @@ void CollectiveEngine::group_arrived(int id, int ch, int member) {
   if (member >= 0) {
     const int p = static_cast<int>(c->cp->program.ranks.size());
     g.mode = Live::RingGroup::PerTransfer;
-    arrived(id, *c, ch * c->cp->program.ring.per_channel(p) + g.flying * p + member);
-    return;
+    const int position =
+        g.sent_pos.size() == static_cast<std::size_t>(p) ? g.sent_pos[static_cast<std::size_t>(member)] : member;
+    group_tails_.push_back({id, ch, ch * c->cp->program.ring.per_channel(p) + g.flying * p + position, 0, member});
+  } else {
+    group_tails_.push_back({id, ch, -1, g.ahead_until >= g.flying ? g.ahead_until - g.flying + 1 : 1, -1});
   }
-  catch_up(id, ch, g.ahead_until >= g.flying ? g.ahead_until - g.flying + 1 : 1);  // a run-ahead's steps
+  if (group_tails_.size() == 1) group_tail_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CollectiveEngine::flush_group_sends() {
+  if (group_sends_.empty()) return;
+  std::vector<Arrival> sends;
+  sends.swap(group_sends_);
+  std::stable_sort(sends.begin(), sends.end(), [](const Arrival& a, const Arrival& b) { return a.key < b.key; });
+  for (const Arrival& a : sends)
+    if (Live* c = live_.find(a.id)) send(a.id, *c, a.x);
+}
+
+// The grouped arrivals of this instant (on_tail, a delta after the network delivered them): each
+// group's steps counted, then every last step's arrivals in the order their transfers would have
+// been sent, across groups. A split member's arrival takes its place among them.
+void CollectiveEngine::group_tails() {
+  std::vector<GroupTail> batch;
+  batch.swap(group_tails_);
+  arrivals_.clear();
+  for (const GroupTail& t : batch) {
+    Live* c = live_.find(t.id);
+    if (!c) continue;
+    if (t.x < 0) {
+      catch_up(t.id, t.ch, t.steps, arrivals_);
+      continue;
+    }
+    const Live::RingGroup& g = c->groups[static_cast<std::size_t>(t.ch)];
+    const std::uint64_t key =
+        static_cast<std::size_t>(t.member) < g.order_seq.size() ? g.order_seq[static_cast<std::size_t>(t.member)] : 0;
+    arrivals_.push_back({key, t.id, t.x});
+  }
+  std::stable_sort(arrivals_.begin(), arrivals_.end(),
+                   [](const Arrival& a, const Arrival& b) { return a.key < b.key; });
+  for (const Arrival& a : arrivals_) {  // nothing arrived() calls adds to them
+    Live* c = live_.find(a.id);         // the last arrivals finish a collective
+    if (!c) continue;
+    arrived(a.id, *c, a.x);
+  }
 }
 
 // The flow network ended channel `ch`'s run-ahead early (FlowNetwork::Ahead): it runs no step past
@@ -328,16 +422,20 @@ void CollectiveEngine::ahead_cut(int id, int ch, int arrived, bool in_flight, st
   Live::RingGroup& g = c->groups[static_cast<std::size_t>(ch)];
   g.ahead_until = g.flying + arrived + (in_flight ? 1 : 0) - 1;
   count_group_steps(id, *c, ch, g.ahead_until);
+  if (in_flight) order_members(*c, ch, g.flying + arrived);  // the step the network goes on with, split or not
   if (arrived == 0) return;
-  delay_send(DelayedSend{id, -1 - ch, arrived, resume_ps}, 0);
+  g.resume_ps = resume_ps;
+  group_tails_.push_back({id, ch, -1, arrived, -1});
+  if (group_tails_.size() == 1) group_tail_.notify(sc_core::SC_ZERO_TIME);
 }
 
 // `steps` of the channel's steps arrived everywhere (one, or a run-ahead's): the steps but the
 // last only count down their ranks' transfers (each rank sent one and received one per step; the
 // readiness each arrival gave the next step's transfer is that step's own arrival taken back, and
-// no rank ends before its last step), then the last step's arrivals in ring order, which ready
-// (and launch, past the run-ahead) the next step or end the collective.
-void CollectiveEngine::catch_up(int id, int ch, int steps) {
+// no rank ends before its last step), then the last step's arrivals, into `out` with their keys in
+// the order their transfers were ready; handed to arrived(), they ready (and launch, past the
+// run-ahead) the next step or end the collective.
+void CollectiveEngine::catch_up(int id, int ch, int steps, std::vector<Arrival>& out) {
   Live* c = live_.find(id);
   if (!c) return;
   Live::RingGroup& g = c->groups[static_cast<std::size_t>(ch)];
@@ -348,13 +446,11 @@ void CollectiveEngine::catch_up(int id, int ch, int steps) {
     for (int i = 0; i < p; ++i) c->left[static_cast<std::size_t>(f.position(ch, i))] -= 2 * (steps - 1);
     g.flying += steps - 1;
   }
-  const int base = ch * f.per_channel(p) + g.flying * p;
+  const int base = ch * f.per_channel(p) + g.flying * p, step = g.flying;
   ++g.flying;
-  for (int i = 0; i < p; ++i) {
-    Live* again = live_.find(id);  // the last arrivals finish the collective
-    if (!again) return;
-    arrived(id, *again, base + i);
-  }
+  const bool keyed = g.order_seq.size() == static_cast<std::size_t>(p);
+  for (int j = 0; j < p; ++j)
+    out.push_back({keyed ? g.order_seq[static_cast<std::size_t>(j)] : 0, id, base + group_position(*c, ch, step, j)});
 }
 
 }  // namespace trainvp

@@ -190,6 +190,7 @@ int FlowNetwork::start_group(const std::vector<int>& links, const std::vector<co
   f.owner = owner;
   f.members = &members;
   f.member_done = std::move(done);
+  born_ += members.size();  // its members' places in creation order, should it split (split())
   ++live_groups_;
   // Alone on its links (the engine checked): its max-min rate is its bottleneck's capacity, what a
   // recompute of its component would find, set here without one.
@@ -222,6 +223,8 @@ bool FlowNetwork::next_step(int id, std::uint64_t born, const std::vector<const 
     return false;
   f.live = true;
   ++active_;
+  f.born = born_++;  // in creation order as this step's members would be (the caller takes the new born)
+  born_ += members.size();
   f.remaining = f.total;
   f.sent = 0;
   f.updated = f.step_from = now_ps();
@@ -409,6 +412,7 @@ void FlowNetwork::split(int gid) {
   const std::int64_t latency = g.latency;
   const std::uint32_t chunks = g.group_chunks, chunk = g.group_chunk;
   const int owner = g.owner;
+  const std::uint64_t born = g.born;
   MemberDone done = std::move(g.member_done);
   g.member_done = nullptr;
   g.members = nullptr;
@@ -423,6 +427,7 @@ void FlowNetwork::split(int gid) {
     f.group_chunk = chunk;
     f.owner = owner;
     f.member = static_cast<int>(m);
+    f.born = born + 1 + m;  // created when the group was, as they would have been without it
     f.member_done = done;
     if (members[m]->empty()) activate(id);
     else enqueue(id, (*members[m])[0]);

@@ -111,7 +111,10 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
                   bool keep = false, Ahead ahead = {});
   // Group `group` (born `born`: the id is not reused meanwhile) is still kept on its links, its
   // last step has arrived and this step is alike it (bytes, latency, chunks): starts it now and
-  // returns true. Else false: the caller starts the step afresh (alone(), start_group()).
+  // returns true. Else false: the caller starts the step afresh (alone(), start_group()). A step
+  // takes a new place in creation order (born(), which the caller keeps for the next), as its
+  // members would have without grouping; start_group reserves a place for each member, which a
+  // split gives them.
   bool next_step(int group, std::uint64_t born, const std::vector<const std::vector<int>*>& members, double bytes,
                  std::int64_t latency_ps, std::uint32_t chunk_bytes, std::uint32_t chunks, MemberDone done, bool keep,
                  Ahead ahead = {});

@@ -429,6 +429,7 @@ struct Ring : sc_core::sc_module {
         }
         if (kept && net->next_step(flow, born, members, bytes, latency, chunk, chunks, done, hold, run)) {
           ++next_steps;
+          born = net->born(flow);  // each step takes its own place in creation order
           return;
         }
         flow = net->start_group(links, members, bytes, latency, chunk, chunks, 0, done, hold, run);

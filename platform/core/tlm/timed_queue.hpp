@@ -17,8 +17,11 @@ template <class T>
 class TimedQueue {
  public:
   // `item` comes out of get_next() `delay_ps` from now.
-  void notify(T* item, std::int64_t delay_ps) {
-    heap_.push({now_ps() + delay_ps, seq_++, item});
+  void notify(T* item, std::int64_t delay_ps) { notify(item, delay_ps, seq_++); }
+  // The same, with items due at the same time coming out in the order of `seq` (the caller's own
+  // numbering: use one or the other on a queue, not both).
+  void notify(T* item, std::int64_t delay_ps, std::uint64_t seq) {
+    heap_.push({now_ps() + delay_ps, seq, item});
     ev_.notify(ps_time(delay_ps));
   }
   // The next item due now, or null; when none is due, the event is notified for the next one.
