@@ -456,6 +456,10 @@ void CollectiveEngine::chunk_delivered(tlm::tlm_generic_payload& p) {
 }
 
 void CollectiveEngine::on_tail() {
+  // Grouped arrivals first, as when they reached the engine in the network's delivery itself, a
+  // delta before the tails delivered in the same instant (fuzz-runs campaign 105, scenario 9858:
+  // after them, a TP ring's channels arrived out of their send order).
+  if (!group_tails_.empty()) group_tails();
   while (tlm::tlm_generic_payload* p = tails_.get_next()) {
     ChunkExt* e = chunk_of(*p);
     int id = static_cast<int>(e->tag >> 32), x = static_cast<int>(e->tag & 0xffffffffu);
@@ -483,7 +487,6 @@ void CollectiveEngine::on_tail() {
       arrived(id, c, x);
     }
   }
-  if (!group_tails_.empty()) group_tails();
 }
 
 void CollectiveEngine::arrived(int id, Live& c, int x) {
