@@ -332,10 +332,10 @@ class CollectiveEngine : public sc_core::sc_module, public ChunkSink {
   void send_group(int id, Live& c, int ch);
   void group_arrived(int id, int ch, int member);
   void ahead_cut(int id, int ch, int arrived, bool in_flight, std::int64_t resume_ps);
-  // Grouped arrivals wait a delta, as a transfer's tail does (on_tail), and leave merged across
-  // groups in the order their transfers would have been sent (GroupTail::key): per transfer, rings
-  // that arrive at the same instant interleave their members, and the ranks they finish wake in
-  // that order.
+  // Grouped arrivals wait a delta, as a transfer's tail does (on_tail, before the tails), and
+  // leave merged across groups in the order their transfers would have been sent (Arrival::key):
+  // per transfer, rings that arrive at the same instant interleave their members, and the ranks
+  // they finish wake in that order.
   struct GroupTail {
     int id, ch;
     int x;       // a split member's transfer, or -1: the group's last steps

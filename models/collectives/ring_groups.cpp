@@ -8,8 +8,9 @@
 // then hands each member's arrival to the usual bookkeeping. A step that is not alike or not alone
 // runs per transfer, and the channel with it from then on. A flow that joins a grouped step's link
 // (or a change to one) splits the step into its members where they were (FlowNetwork::split),
-// and the channel goes on per transfer. What differs from never grouping is the order of
-// same-time events only.
+// and the channel goes on per transfer. Same-time sends and arrivals keep the order they have per
+// transfer (docs/fabric.md#same-time-order-of-grouped-steps), but where a group starting alone
+// meets, in the same instant, a send of another collective that was ready between its members.
 #include <algorithm>
 #include <unordered_map>
 
