@@ -541,9 +541,12 @@ void FlowNetwork::link_changed(int link) {
 
 // The link's busy time from `since` to now at its present load (a share of its capacity), into its
 // total and its LinkDir's busy series.
-void FlowNetwork::integrate(Link& k, std::int64_t now) {
+void FlowNetwork::integrate(Link& k, std::int64_t now) { integrate_at(k, now, k.load); }
+
+// The same at `load`, the one it had since k.since (a recompute has just set the next).
+void FlowNetwork::integrate_at(Link& k, std::int64_t now, double load) {
   if (now == k.since) return;  // already: a flow's end integrates its links, and the recompute after it
-  const double share = k.cap > 0 ? std::min(1.0, k.load / k.cap) : 0.0;
+  const double share = k.cap > 0 ? std::min(1.0, load / k.cap) : 0.0;
   if (share > 0) {  // an idle stretch adds nothing: leave the LinkDir's series untouched (a cache miss)
     k.busy_ps += share * static_cast<double>(now - k.since);
     k.dir->busy_series().add(k.since, now, share);
@@ -566,7 +569,7 @@ void FlowNetwork::recompute() {
   ++recomputes_;
   const std::int64_t now = now_ps();
   ++epoch_;
-  comp_links_.clear(), comp_flows_.clear(), stack_.clear();
+  comp_links_.clear(), comp_flows_.clear(), comp_born_.clear(), stack_.clear();
   for (int l : dirty_links_)
     if (links_[static_cast<std::size_t>(l)].mark != epoch_)
       links_[static_cast<std::size_t>(l)].mark = epoch_, stack_.push_back(l);
@@ -581,6 +584,7 @@ void FlowNetwork::recompute() {
       if (f.mark == epoch_) continue;
       f.mark = epoch_;
       comp_flows_.push_back(fid);
+      comp_born_.push_back({f.born, fid});
       for (int l2 : *f.links) {
         Link& k = links_[static_cast<std::size_t>(l2)];
         if (k.mark != epoch_) k.mark = epoch_, stack_.push_back(l2);
@@ -591,15 +595,17 @@ void FlowNetwork::recompute() {
   // reordered by every departure): equal projected ends then tie in a defined order, and the
   // filling's sums round alike every time the same flows meet, so a repeating workload repeats
   // (fuzz-runs' localsgd case drifted by 2e-5 of an iteration between identical averages).
-  if (comp_flows_.size() > 1)
-    std::sort(comp_flows_.begin(), comp_flows_.end(), [this](int a, int b) {
-      return flows_[static_cast<std::size_t>(a)].born < flows_[static_cast<std::size_t>(b)].born;
-    });
+  // Sorted as (born, id) pairs gathered during the search: no flow is looked up again to compare.
+  if (comp_flows_.size() > 1) {
+    std::sort(comp_born_.begin(), comp_born_.end());
+    for (std::size_t i = 0; i < comp_born_.size(); ++i) comp_flows_[i] = comp_born_[i].second;
+  }
+  comp_born_.clear();
   for (int l : comp_links_) {
     Link& k = links_[static_cast<std::size_t>(l)];
-    integrate(k, now);
     k.residual = k.cap;
     k.unfrozen = 0;
+    k.was = k.load;
     k.load = 0;
   }
   int deepest = 0;  // the largest place in a send queue among the component's transfers
@@ -611,6 +617,13 @@ void FlowNetwork::recompute() {
   }
   if (deepest == 0) fill_fair();
   else fill_in_send_order();
+  // A link's busy time is settled only where its load changed: most of a large component's links
+  // (a tree all-reduce's, tens of thousands at 8,192 ranks) keep theirs, and the stretch at that
+  // load simply goes on (docs/performance.md, "Busy time settled where the load changed").
+  for (int l : comp_links_) {
+    Link& k = links_[static_cast<std::size_t>(l)];
+    if (k.load != k.was) integrate_at(k, now, k.was);
+  }
   for (int fid : comp_flows_) {
     const Flow& f = flows_[static_cast<std::size_t>(fid)];
     if (!std::isfinite(f.remaining) || f.rate <= 0) {  // endless, or waiting for a link to come up
@@ -685,24 +698,51 @@ void FlowNetwork::fill_fair() {
 // ahead of it in its own queue on every link they share, and shares fairly with other sources'
 // transfers, as packet fidelity's per-flow round-robin serves chunks of different sources while
 // a GPU's DMA queue and its buffers keep its own in send order.
+//
+// Each round visits only the links with a growing flow (`active`), not every link of the
+// component: only theirs changes, so only they can fill. A link fills in a round it grows in and
+// then freezes every flow crossing it, so one that grows no more never fills later; the first
+// round still looks at them all (a link that is down is full before anything grows). The values
+// are those of a round over every link, to the bit: the same subtractions on the same links, and
+// the order links are visited in decides nothing but the order of equal freezes. (A deep component
+// of 600 transfers took about 57 rounds over its 350 links per recompute, 80% of the run: fuzz-runs
+// campaign 104, scenario 9099; docs/performance.md, "Send-order filling over the growing links".)
 void FlowNetwork::fill_in_send_order() {
   std::vector<int>& used = count_unfrozen();
   std::vector<int>& growing = bottlenecks_;
+  std::vector<int>& active = active_links_;
   growing.clear();
-  for (int fid : comp_flows_) flows_[static_cast<std::size_t>(fid)].rate = 0;
+  active.clear();
+  for (int fid : comp_flows_)
+    flows_[static_cast<std::size_t>(fid)].rate = 0, flows_[static_cast<std::size_t>(fid)].growing = false;
   auto grow = [&](int fid) {
+    Flow& f = flows_[static_cast<std::size_t>(fid)];
+    if (f.growing) return;  // already: two transfers ahead of it in its queue froze
+    f.growing = true;
     growing.push_back(fid);
-    for (int l : *flows_[static_cast<std::size_t>(fid)].links) ++links_[static_cast<std::size_t>(l)].growing;
+    for (int l : *flows_[static_cast<std::size_t>(fid)].links) {
+      Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.growing++ == 0 && !k.active)
+        k.active = true, active.push_back(l);  // once, though it may stop and start again
+    }
   };
   for (int fid : comp_flows_)
     if (flows_[static_cast<std::size_t>(fid)].level == 0) grow(fid);
   std::size_t left = comp_flows_.size();
   std::vector<int>& frozen_now = frozen_now_;
+  bool first = true;
   while (left > 0) {
+    std::size_t a = 0;  // the links that grow no more leave the round
+    for (int l : active) {
+      Link& k = links_[static_cast<std::size_t>(l)];
+      if (k.growing > 0) active[a++] = l;
+      else k.active = false;
+    }
+    active.resize(a);
     double step = std::numeric_limits<double>::infinity();
-    for (int l : used) {
+    for (int l : active) {
       const Link& k = links_[static_cast<std::size_t>(l)];
-      if (k.growing > 0) step = std::min(step, std::max(0.0, k.residual) / k.growing);
+      step = std::min(step, std::max(0.0, k.residual) / k.growing);
     }
     for (int fid : growing) {
       const Flow& f = flows_[static_cast<std::size_t>(fid)];
@@ -710,7 +750,7 @@ void FlowNetwork::fill_in_send_order() {
     }
     if (!std::isfinite(step)) step = 0;  // nothing growing: the rest freeze where they are
     for (int fid : growing) flows_[static_cast<std::size_t>(fid)].rate += step;
-    for (int l : used) {
+    for (int l : active) {
       Link& k = links_[static_cast<std::size_t>(l)];
       k.residual -= step * k.growing;
     }
@@ -724,11 +764,12 @@ void FlowNetwork::fill_in_send_order() {
       for (int l : *f.links) --links_[static_cast<std::size_t>(l)].unfrozen;
     };
     bool any = false;
-    for (int l : used) {
+    for (int l : first ? used : active) {
       const Link& k = links_[static_cast<std::size_t>(l)];
       if (k.unfrozen > 0 && k.residual <= k.cap * 1e-12)  // full: what crosses it stays where it is
         for (const Link::Member& m : k.flows) freeze(m.flow), any = true;
     }
+    first = false;
     for (int fid : growing) {
       const Flow& f = flows_[static_cast<std::size_t>(fid)];
       if (f.cap > 0 && f.rate >= f.cap * (1 - 1e-12)) freeze(fid), any = true;
@@ -739,8 +780,10 @@ void FlowNetwork::fill_in_send_order() {
     std::size_t w = 0;
     for (int fid : growing) {
       if (!flows_[static_cast<std::size_t>(fid)].frozen) growing[w++] = fid;
-      else
+      else {
+        flows_[static_cast<std::size_t>(fid)].growing = false;
         for (int l : *flows_[static_cast<std::size_t>(fid)].links) --links_[static_cast<std::size_t>(l)].growing;
+      }
     }
     growing.resize(w);
     for (std::size_t i = 0; i < frozen_now.size(); ++i) {
@@ -763,6 +806,8 @@ void FlowNetwork::fill_in_send_order() {
   for (int l : used) links_[static_cast<std::size_t>(l)].growing = 0;
   used.clear();
   growing.clear();
+  for (int l : active) links_[static_cast<std::size_t>(l)].active = false;
+  active.clear();
 }
 
 void FlowNetwork::reschedule() {

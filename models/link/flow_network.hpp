@@ -32,6 +32,7 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -167,6 +168,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     std::uint32_t mtu = 0, overhead = 0;  // framing, for the wire bytes of what it carried
     bool whole_packets = false;
     double load = 0;         // sum of the rates of its flows
+    double was = 0;          // recompute: the load before it
     std::int64_t since = 0;  // busy time integrated up to here
     double busy_ps = 0;
     // Active flows crossing it, each with the index of this link on its route: a flow leaving
@@ -179,7 +181,8 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     // Progressive filling scratch.
     double residual = 0;
     int unfrozen = 0;
-    int growing = 0;  // fill_in_send_order: flows crossing it that grow this round
+    int growing = 0;      // fill_in_send_order: flows crossing it that grow this round
+    bool active = false;  // fill_in_send_order: in its list of links that grow
     std::uint32_t mark = 0;
     LinkDirStats stats;
   };
@@ -194,6 +197,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     std::uint32_t mark = 0;
     std::uint64_t born = 0;  // creation order: the order a component's flows are filled and projected in
     bool frozen = false, live = false, background = false;
+    bool growing = false;  // fill_in_send_order: growing this round
     std::uint64_t tag = 0;
     bool open = false;                   // still taking chunks of its transfer
     int fifo = -1;                       // the first link whose send queue it is in (engine transfers)
@@ -237,6 +241,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void read_link(Link& l);
   void dirty(int link);
   void integrate(Link& k, std::int64_t now);
+  void integrate_at(Link& k, std::int64_t now, double load);
   void advance(Flow& f, std::int64_t now);
   void recompute();
   std::vector<int>& count_unfrozen();
@@ -276,9 +281,10 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   std::size_t live_groups_ = 0;  // groups on their links: none, and a new flow has nothing to split  // leave_queue:
                                  // transfers that left waiting, for finish to activate
   std::uint32_t epoch_ = 0;
-  std::vector<int> comp_links_, comp_flows_, stack_, bottlenecks_, frozen_now_;
-  std::vector<std::uint32_t> sizes_;  // account's scratch: the chunk sizes of the flow ending
-  CompletionHeap finishes_;           // projected ends of the flows with a rate, one entry each
+  std::vector<int> comp_links_, comp_flows_, stack_, bottlenecks_, frozen_now_, active_links_;
+  std::vector<std::pair<std::uint64_t, int>> comp_born_;  // recompute: its flows by creation order
+  std::vector<std::uint32_t> sizes_;                      // account's scratch: the chunk sizes of the flow ending
+  CompletionHeap finishes_;                               // projected ends of the flows with a rate, one entry each
   MinHeap deliveries_;
   std::uint64_t seq_ = 0, recomputes_ = 0, born_ = 0;
   std::uint64_t latency_version_ = 1;  // moves when a link changes: routes' cached latencies are stale

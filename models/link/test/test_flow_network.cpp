@@ -1,7 +1,8 @@
 // The flow network (flow fidelity) against hand-worked max-min fair shares: flows sharing a
 // link, three flows on two links, a degraded link, a link down and up, a paced (capped) flow,
 // packet loss as an efficiency factor, and a source's send queue (transfers on one path in send
-// order; the next one taking what the head leaves of the first link). Times are closed forms in
+// order; the next one taking what the head leaves of the first link; one behind two frozen ones
+// growing once). Times are closed forms in
 // ps; rates in bytes/s.
 #include <gtest/gtest.h>
 
@@ -319,6 +320,31 @@ TEST(FlowNetwork, TheTransferBehindTakesNoMoreThanTheFirstLinkLeaves) {
     EXPECT_EQ(r.rate[1], 0);
     EXPECT_NEAR(static_cast<double>(r.at[0]), static_cast<double>(kDrain + kPath), 1.0);
     EXPECT_NEAR(static_cast<double>(r.at[1]), static_cast<double>(2 * kDrain + kPath), 2.0);
+  });
+}
+
+TEST(FlowNetwork, ATransferBehindTwoFrozenOnesTakesOneShare) {
+  in_own_process([] {
+    // One source's queue on link 0 (300 Gbit/s): h over link 1 (100), g over link 2 (down), n over
+    // link 3 (300); another source's transfer o over link 4 and link 3. The first round: h and o
+    // grow to C (12.5 GB/s), h fills link 1, g froze at nothing on its down link, and n starts
+    // behind both. Then n and o share what link 3 has left (2C), n from nothing: o 2C, n C. When
+    // n started growing once for each of the two frozen ahead of it, it took two shares of link 3
+    // (o 5C/3, n 4C/3).
+    Net n({params(3 * kBps, kLat), params(kBps, kLat), params(kBps, kLat), params(3 * kBps, kLat),
+           params(3 * kBps, kLat)});
+    n.dir(2).set_down(true);
+    n.net->link_changed(2);
+    Route h, g, behind, other;
+    h.links = {0, 1}, g.links = {0, 2}, behind.links = {0, 3}, other.links = {4, 3};
+    Transfers t(*n.net);
+    for (const Route* r : {&h, &g, &behind, &other}) t.send(*r, static_cast<std::uint32_t>(kBytes));
+    test::run_to(1);
+    const double c = kBps / 8;
+    EXPECT_NEAR(n.net->rate_Bps(0), c, 1e-3);
+    EXPECT_EQ(n.net->rate_Bps(1), 0);
+    EXPECT_NEAR(n.net->rate_Bps(2), c, 1e-3);
+    EXPECT_NEAR(n.net->rate_Bps(3), 2 * c, 1e-3);
   });
 }
 
