@@ -583,7 +583,6 @@ void FlowNetwork::recompute() {
       Flow& f = flows_[static_cast<std::size_t>(fid)];
       if (f.mark == epoch_) continue;
       f.mark = epoch_;
-      comp_flows_.push_back(fid);
       comp_born_.push_back({f.born, fid});
       for (int l2 : *f.links) {
         Link& k = links_[static_cast<std::size_t>(l2)];
@@ -596,11 +595,8 @@ void FlowNetwork::recompute() {
   // filling's sums round alike every time the same flows meet, so a repeating workload repeats
   // (fuzz-runs' localsgd case drifted by 2e-5 of an iteration between identical averages).
   // Sorted as (born, id) pairs gathered during the search: no flow is looked up again to compare.
-  if (comp_flows_.size() > 1) {
-    std::sort(comp_born_.begin(), comp_born_.end());
-    for (std::size_t i = 0; i < comp_born_.size(); ++i) comp_flows_[i] = comp_born_[i].second;
-  }
-  comp_born_.clear();
+  std::sort(comp_born_.begin(), comp_born_.end());
+  for (const auto& b : comp_born_) comp_flows_.push_back(b.second);
   for (int l : comp_links_) {
     Link& k = links_[static_cast<std::size_t>(l)];
     k.residual = k.cap;
