@@ -31,11 +31,11 @@ const ModelInfo& FlowNetwork::info() {
         "the collective engine's chunks, in place of the GPU's dma socket"},
        {"start, stop", "serves C++ calls", "paced traffic sources (congestion faults)"},
        {"link_changed", "serves C++ calls", "faults changing a direction's bandwidth, latency, loss or down state"},
-       {"links", "calls LinkDir (parameters, set_flow_stats)", "the fabric's link directions, which report for it"}}};
+       {"links", "calls LinkState (parameters, set_flow_stats)", "the fabric's link directions, which report for it"}}};
   return i;
 }
 
-FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links, EventCalendar& calendar)
+FlowNetwork::FlowNetwork(sc_core::sc_module_name name, std::vector<LinkState*> links, EventCalendar& calendar)
     : sc_module(name), calendar_(calendar) {
   links_.resize(links.size());
   for (std::size_t i = 0; i < links.size(); ++i) {
@@ -59,7 +59,7 @@ void FlowNetwork::on_due(std::uint32_t kind, std::uint32_t tag) {
 // Payload bytes per ps: the wire rate less framing, less the go-back-N recoveries' share of link
 // time at the loss rate (each loss costs the window LinkDir::draw_losses charges), 0 when down.
 void FlowNetwork::read_link(Link& l) {
-  const LinkDir& d = *l.dir;
+  const LinkState& d = *l.dir;
   const LinkDirParams& p = d.params();
   l.hop_latency_ps = static_cast<double>(p.latency_ps + d.extra_latency_ps());
   l.packet_ps = static_cast<double>(d.packet_wire(p.mtu)) * 8.0 / p.bandwidth_bps * 1e12;
@@ -85,7 +85,7 @@ std::int64_t FlowNetwork::path_latency(const std::vector<int>& links, double fir
     mtu = std::max(mtu, static_cast<double>(l.mtu));
     double packet = l.packet_ps;  // a first chunk of a packet or more, as nearly always
     if (first_bytes < l.mtu) {
-      const LinkDir& d = *l.dir;
+      const LinkState& d = *l.dir;
       packet = static_cast<double>(d.packet_wire(static_cast<std::uint32_t>(std::max(1.0, first_bytes)))) * 8.0 /
                d.params().bandwidth_bps * 1e12;
     }
@@ -540,14 +540,14 @@ void FlowNetwork::link_changed(int link) {
 }
 
 // The link's busy time from `since` to now at its present load (a share of its capacity), into its
-// total and its LinkDir's busy series.
+// total and its LinkState's busy series.
 void FlowNetwork::integrate(Link& k, std::int64_t now) { integrate_at(k, now, k.load); }
 
 // The same at `load`, the one it had since k.since (a recompute has just set the next).
 void FlowNetwork::integrate_at(Link& k, std::int64_t now, double load) {
   if (now == k.since) return;  // already: a flow's end integrates its links, and the recompute after it
   const double share = k.cap > 0 ? std::min(1.0, load / k.cap) : 0.0;
-  if (share > 0) {  // an idle stretch adds nothing: leave the LinkDir's series untouched (a cache miss)
+  if (share > 0) {  // an idle stretch adds nothing: leave the LinkState's series untouched (a cache miss)
     k.busy_ps += share * static_cast<double>(now - k.since);
     k.dir->busy_series().add(k.since, now, share);
   }

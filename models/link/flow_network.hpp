@@ -24,7 +24,7 @@
 // last waits downstream. Fair sharing instead slows both of two collectives in flight at once at
 // every step (quickstart: +9% iteration time); holding the next until the head ends puts
 // transfers to different peers in series (#45: +38% on asc_wfbp, +55% on a tree all-reduce).
-// Link statistics go to the LinkDirs (set_flow_stats).
+// Link statistics go to the links' LinkStates (set_flow_stats).
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -40,8 +40,9 @@
 
 #include "models/link/completion_heap.hpp"
 #include "models/link/endpoint.hpp"
-#include "models/link/link_dir.hpp"
+#include "models/link/link_state.hpp"
 #include "models/link/traffic.hpp"
+#include "platform/core/calendar.hpp"
 #include "platform/core/model_info.hpp"
 
 namespace trainvp {
@@ -67,7 +68,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   using Done = std::function<void()>;
 
   // `links`: the fabric's link directions by id (Route::links indexes them).
-  FlowNetwork(sc_core::sc_module_name name, std::vector<LinkDir*> links, EventCalendar& calendar);
+  FlowNetwork(sc_core::sc_module_name name, std::vector<LinkState*> links, EventCalendar& calendar);
   static const ModelInfo& info();
 
   // Starts a flow of `bytes` (kEndless: until stop()) along `links` (ids; the vector must outlive
@@ -143,7 +144,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   std::uint64_t links_version() const { return latency_version_; }
   // Link direction `link`'s bandwidth, latency, down state or loss rate changed: re-read it.
   void link_changed(int link);
-  // Statistics up to now into the LinkDirs (call at the end of the run).
+  // Statistics up to now into the LinkStates (call at the end of the run).
   void settle();
   // Steady-state fast-forward (flow_network_repeat.cpp), as LinkDir::totals and add_repeats: link
   // `link`'s counters up to `now_ps` (its busy time integrated to then), and `times` x their growth
@@ -160,9 +161,9 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
 
  private:
   struct Link {
-    LinkDir* dir;
+    LinkState* dir;
     double cap = 0;  // payload bytes per ps available to flows
-    // What path_latency needs of it, read with cap: a flow's start looks at no LinkDir.
+    // What path_latency needs of it, read with cap: a flow's start looks at no LinkState.
     double hop_latency_ps = 0;            // latency with the sender's forwarding
     double packet_ps = 0;                 // a full packet's time on the wire
     std::uint32_t mtu = 0, overhead = 0;  // framing, for the wire bytes of what it carried

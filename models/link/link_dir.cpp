@@ -17,7 +17,7 @@ using sc_core::sc_time;
 
 LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirParams& p, std::uint32_t chunk,
                  RunContext& ctx)
-    : sc_module(name), in("in"), out("out"), label_(std::move(label)), p_(p), ctx_(ctx) {
+    : sc_module(name), LinkState(std::move(label), p), in("in"), out("out"), ctx_(ctx) {
   in.register_nb_transport_fw(this, &LinkDir::fw);
   in.register_b_transport(this, &LinkDir::b_transport);
   out.register_nb_transport_bw(this, &LinkDir::bw);
@@ -40,7 +40,7 @@ LinkDir::LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirP
 
 void LinkDir::set_down(bool down) {
   if (down == down_) return;
-  down_ = down;
+  LinkState::set_down(down);
   if (!down_) resume_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -50,9 +50,9 @@ void LinkDir::on_resume() {
 }
 
 void LinkDir::set_loss(double rate, std::int64_t timeout_ps) {
-  loss_timeout_ps_ = timeout_ps;
-  if (rate == loss_rate_) return;
-  loss_rate_ = rate;
+  const bool changed = rate != loss_rate_;
+  LinkState::set_loss(rate, timeout_ps);
+  if (!changed) return;
   loss_gap_ = -1;  // redrawn at the new rate (the gap is memoryless, so this is exact)
   if (rate > 0 && !loss_rng_) loss_rng_ = std::make_unique<std::mt19937_64>(ctx_.rng_for("loss:" + label_));
 }
@@ -118,10 +118,6 @@ double LinkDir::mean_queue_bytes(std::int64_t end_ps) const {
   if (end_ps <= 0) return 0;
   const double area = queue_byte_ps_ + static_cast<double>(queued_bytes_) * static_cast<double>(end_ps - queue_since_);
   return area / static_cast<double>(end_ps);
-}
-
-std::uint64_t LinkDir::wire_bytes(std::uint32_t payload) const {
-  return framed_bytes(payload, p_.mtu, p_.overhead, p_.whole_packets);
 }
 
 tlm::tlm_sync_enum LinkDir::fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& ph, sc_time&) {

@@ -29,8 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/link/busy_series.hpp"
-#include "models/link/pfc.hpp"
+#include "models/link/link_state.hpp"
 #include "platform/core/model_info.hpp"
 #include "platform/core/run_context.hpp"
 #include "platform/core/small_ring.hpp"
@@ -40,46 +39,7 @@ namespace trainvp {
 class CcPort;
 struct ChunkExt;
 
-struct LinkDirParams {
-  double bandwidth_bps = 0;
-  std::int64_t latency_ps = 0;     // propagation + the sending device's forwarding latency
-  std::uint32_t mtu = 4096;        // payload bytes per packet
-  std::uint32_t overhead = 82;     // framing bytes per packet
-  bool whole_packets = false;      // fixed-size packets (CXL flits): a partial one is padded to mtu
-  std::uint64_t buffer = 1 << 20;  // output queue capacity, bytes of payload
-  int headroom = 0;                // 0: derived from the bandwidth-delay product
-};
-
-// Wire bytes of a chunk of `payload` bytes: payload + packets x overhead, or packets x (mtu +
-// overhead) with whole packets; an empty chunk is one packet. The one framing rule of the packet
-// and the flow fidelity.
-inline std::uint64_t framed_bytes(std::uint64_t payload, std::uint32_t mtu, std::uint32_t overhead,
-                                  bool whole_packets) {
-  const std::uint64_t packets = payload == 0 ? 1 : (payload + mtu - 1) / mtu;
-  return whole_packets ? packets * (mtu + overhead) : payload + packets * overhead;
-}
-
-struct LinkDirStats {
-  std::uint64_t chunks = 0;
-  std::uint64_t payload_bytes = 0;
-  std::uint64_t wire_bytes = 0;
-  std::int64_t busy_ps = 0;
-  std::uint64_t peak_queue_bytes = 0;
-  std::int64_t paused_ps = 0;             // time stopped by back-pressure with work queued
-  std::uint64_t lost_packets = 0;         // packets lost (packet_loss fault), each recovered by go-back-N
-  std::uint64_t retransmitted_bytes = 0;  // payload bytes sent again by go-back-N
-  std::uint64_t background_bytes = 0;     // payload bytes of congestion cross-traffic (in payload_bytes too)
-  std::uint64_t pauses = 0;               // times back-pressure stopped it with work queued
-  PfcStats pfc;                           // PFC at the far end's ingress port (set_pfc)
-};
-
-// What a direction has counted up to a time: its statistics and the time integral of its queue.
-struct LinkDirTotals {
-  LinkDirStats stats;
-  double queue_byte_ps = 0;
-};
-
-class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
+class LinkDir : public sc_core::sc_module, public LinkState, private EventCalendar::Client {
  public:
   tlm_utils::simple_target_socket<LinkDir> in;
   tlm_utils::simple_initiator_socket<LinkDir> out;
@@ -87,33 +47,15 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   LinkDir(sc_core::sc_module_name name, std::string label, const LinkDirParams& p, std::uint32_t chunk,
           RunContext& ctx);
 
-  const std::string& label() const { return label_; }
-  const LinkDirParams& params() const { return p_; }
-  const LinkDirStats& stats() const { return stats_; }
-  // Wire bytes of a chunk of `payload` bytes on this link: payload + packets x overhead, or
-  // packets x (mtu + overhead) with whole packets.
-  std::uint64_t wire_bytes(std::uint32_t payload) const;
-  // Wire bytes of one packet carrying `payload` (<= mtu) bytes.
-  std::uint32_t packet_wire(std::uint32_t payload) const { return (p_.whole_packets ? p_.mtu : payload) + p_.overhead; }
-  // Bandwidth and latency can change during a run (faults).
-  void set_bandwidth(double bps) { p_.bandwidth_bps = bps; }
-  void set_extra_latency(std::int64_t ps) { extra_latency_ps_ = ps; }
-  std::int64_t extra_latency_ps() const { return extra_latency_ps_; }
-  // Flow fidelity (FlowNetwork): the statistics are the flow model's, and the queue figures it
-  // cannot give (queue depth, pauses, individual losses) are left out of report().
-  void set_flow_stats(const LinkDirStats& s) { stats_ = s, flow_stats_ = true; }
-  // A link that is down starts no new transmission; the chunk on the wire and those propagating
-  // finish. Bringing it up resumes transmission (in the next delta cycle). Safe to call between
-  // sc_start() calls.
-  void set_down(bool down);
-  bool down() const { return down_; }
-  // Packet loss: every packet transmitted from the next chunk on (retransmissions included) is
-  // lost with probability `rate` (0: none). A loss costs the round trip until the receiver's NACK
-  // returns (twice this direction's latency plus two packet times), after which the packets from
-  // the lost one on are sent again; a lost packet with nothing of its flow behind it waits for
-  // `timeout_ps` instead. Draws come from ctx.rng_for("loss:" + label), so runs are reproducible.
-  void set_loss(double rate, std::int64_t timeout_ps);
-  double loss_rate() const { return loss_rate_; }
+  // Down: the chunk on the wire and those propagating finish; bringing it up resumes transmission
+  // (in the next delta cycle). Safe to call between sc_start() calls.
+  void set_down(bool down) override;
+  // Every packet transmitted from the next chunk on (retransmissions included) is lost with
+  // probability `rate`. A loss costs the round trip until the receiver's NACK returns (twice this
+  // direction's latency plus two packet times), after which the packets from the lost one on are
+  // sent again; a lost packet with nothing of its flow behind it waits for `timeout_ps` instead.
+  // Draws come from ctx.rng_for("loss:" + label), so runs are reproducible.
+  void set_loss(double rate, std::int64_t timeout_ps) override;
   // PFC (pfc.hpp, link_dir_pfc.cpp): the far end counts what arrives through this direction and
   // pauses its transmitter by the port's thresholds, in place of the `headroom` chunk limit;
   // `unbounded_queue`: the output queue takes every chunk (a switch port under PFC, whose buffer
@@ -127,8 +69,8 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   // Time average of queued_bytes() from 0 to `end_ps` (end_ps >= the last change).
   double mean_queue_bytes(std::int64_t end_ps) const;
-  // results.json `links` entry's statistics over a run that ended at `end_ps` (link_dir_report.cpp).
-  void report(nlohmann::ordered_json& out, std::int64_t end_ps) const;
+  // results.json `links` entry's statistics: the queue figures besides LinkState's (link_dir_report.cpp).
+  void report(nlohmann::ordered_json& out, std::int64_t end_ps) const override;
   static const ModelInfo& info();
   // Steady-state fast-forward (link_dir_repeat.cpp): nothing queued, on the wire, propagating or
   // waiting at the far end; the totals now; adding `times` x (to - from) for skipped iterations
@@ -138,15 +80,6 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   // The skipped iterations' busy time is spread over [skip_from_ps, skip_to_ps) in the busy series.
   void add_repeats(const LinkDirTotals& from, const LinkDirTotals& to, int times, std::int64_t skip_from_ps,
                    std::int64_t skip_to_ps);
-  // Busy time over the run (link_series.json): this direction's transmissions in packet fidelity,
-  // the flow network's integration of its load in flow fidelity (which adds to it).
-  const BusySeries& busy_series() const { return series_; }
-  BusySeries& busy_series() { return series_; }
-  // Payload bytes by owner (a job: Route::owner) once set_owners(n) has made room for n; nothing
-  // counted before, nor for chunks of no owner (background traffic).
-  void set_owners(std::size_t n) { owner_bytes_.assign(n, 0); }
-  const std::vector<std::uint64_t>& owner_bytes() const { return owner_bytes_; }
-  std::vector<std::uint64_t>& owner_bytes() { return owner_bytes_; }
   // Record busy periods (back-to-back transmissions merged) as "tx" slices on a trace track.
   void trace_on(int track) {
     track_ = track;
@@ -193,14 +126,8 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   LossCost draw_losses(std::uint32_t size, bool follows);
   std::int64_t next_gap();
 
-  std::string label_;
-  LinkDirParams p_;
   RunContext& ctx_;
-  std::int64_t extra_latency_ps_ = 0;
-  bool down_ = false;
   sc_core::sc_event resume_ev_;
-  double loss_rate_ = 0;
-  std::int64_t loss_timeout_ps_ = 0;
   std::unique_ptr<std::mt19937_64> loss_rng_;  // created when loss is first set
   std::int64_t loss_gap_ = -1;                 // packets still to get through before the next loss; -1: draw
   // Output queue: a FIFO per flow, flows served round-robin. Few flows share a link at a time,
@@ -250,11 +177,7 @@ class LinkDir : public sc_core::sc_module, private EventCalendar::Client {
   int track_ = -1;
   int trace_name_ = -1;
   std::int64_t busy_from_ = -1, busy_to_ = -1;  // the open busy period, for the trace
-  LinkDirStats stats_;
-  BusySeries series_;
-  std::vector<std::uint64_t> owner_bytes_;
   void count_owner(const tlm::tlm_generic_payload& p, const ChunkExt& c);
-  bool flow_stats_ = false;
   CcPort* cc_ = nullptr;
   bool report_pauses_ = false;
   bool pick_paced();  // DCQCN: moves rr_next_ to a flow whose queue pair may send now

@@ -1,4 +1,5 @@
-// What a link direction reports in results.json, and its sockets and statistics for `trainvp describe`.
+// What a link direction reports in results.json (a LinkState in flow fidelity, a LinkDir in packet
+// fidelity), and its sockets and statistics for `trainvp describe`.
 #include "models/link/link_dir.hpp"
 
 #include "models/link/congestion.hpp"
@@ -43,17 +44,24 @@ const ModelInfo& LinkDir::info() {
   return i;
 }
 
-void LinkDir::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
+void LinkState::report_carried(nlohmann::ordered_json& out, std::int64_t end_ps) const {
   const double simulated = sec(end_ps);
   out["bytes"] = stats_.payload_bytes;
   out["wire_bytes"] = stats_.wire_bytes;
   out["chunks"] = stats_.chunks;
   out["busy_s"] = sec(stats_.busy_ps);
   out["utilization"] = simulated > 0 ? sec(stats_.busy_ps) / simulated : 0.0;
-  if (flow_stats_) {  // flow fidelity has no queues or packets (docs/fabric.md#flow-fidelity)
-    out["background_bytes"] = stats_.background_bytes;
-    return;
-  }
+}
+
+// Flow fidelity has no queues or packets (docs/fabric.md#flow-fidelity).
+void LinkState::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
+  report_carried(out, end_ps);
+  out["background_bytes"] = stats_.background_bytes;
+}
+
+void LinkDir::report(nlohmann::ordered_json& out, std::int64_t end_ps) const {
+  if (flow_stats_) return LinkState::report(out, end_ps);
+  report_carried(out, end_ps);
   out["peak_queue_bytes"] = stats_.peak_queue_bytes;
   out["mean_queue_bytes"] = mean_queue_bytes(end_ps);
   out["paused_s"] = sec(stats_.paused_ps);

@@ -15,15 +15,11 @@
 #include <string>
 #include <vector>
 
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
-
 #include "models/link/chunk.hpp"
 #include "models/link/flow_network.hpp"
-#include "models/link/link_dir.hpp"
+#include "models/link/link_state.hpp"
 #include "platform/core/child_process.hpp"
 #include "platform/core/sim_time.hpp"
-#include "platform/core/test/checked_wiring.hpp"
 #include "platform/core/test/own_process.hpp"
 #include "platform/core/test/timing.hpp"
 
@@ -31,20 +27,6 @@ namespace trainvp {
 namespace test_flow_network {  // named for the file: unity builds join test files (cmake/unit_tests.cmake)
 
 using test::in_own_process;
-
-// A link direction with its sockets bound to stubs through protocol checkers: the flow network
-// moves its flows without the links' sockets, so no transaction may cross them (Net's destructor).
-struct Wired : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<Wired> to;
-  tlm_utils::simple_target_socket<Wired> from;
-  LinkDir dir;
-  test::CheckedWiring wiring;
-  Wired(sc_core::sc_module_name module, const std::string& n, const LinkDirParams& p, RunContext& ctx)
-      : sc_module(module), to("to"), from("from"), dir(("d_" + n).c_str(), n, p, 1 << 20, ctx) {
-    wiring.bind(to, dir.in);
-    wiring.bind(dir.out, from);
-  }
-};
 
 LinkDirParams params(double bps, std::int64_t latency_ps, std::uint32_t overhead = 0) {
   LinkDirParams p;
@@ -57,25 +39,19 @@ LinkDirParams params(double bps, std::int64_t latency_ps, std::uint32_t overhead
 
 struct Net {
   RunContext ctx{1, false};
-  std::vector<std::unique_ptr<Wired>> wired;
+  std::vector<std::unique_ptr<LinkState>> links;  // as the fabric builds them in flow fidelity
   std::unique_ptr<FlowNetwork> net;
   std::vector<std::int64_t> done_at;
   explicit Net(const std::vector<LinkDirParams>& ps) {
-    std::vector<LinkDir*> dirs;
+    std::vector<LinkState*> dirs;
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      const std::string n = "l" + std::to_string(i);
-      wired.push_back(std::make_unique<Wired>(("w_" + n).c_str(), n, ps[i], ctx));
-      dirs.push_back(&wired.back()->dir);
+      links.push_back(std::make_unique<LinkState>("l" + std::to_string(i), ps[i]));
+      dirs.push_back(links.back().get());
     }
     net = std::make_unique<FlowNetwork>("net", dirs, ctx.calendar());
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated: flows start during simulation
   }
-  ~Net() {
-    for (const auto& w : wired)
-      for (const auto& c : w->wiring.checkers())
-        EXPECT_EQ(c->begun(), 0u) << c->name() << ": a chunk on a link's socket";
-  }
-  LinkDir& dir(int i) { return wired[static_cast<std::size_t>(i)]->dir; }
+  LinkState& dir(int i) { return *links[static_cast<std::size_t>(i)]; }
   // Starts a flow and records when its data has arrived in done_at[k] (k: the order of starts).
   int start(const std::vector<int>& links, double bytes, double cap = 0) {
     const std::size_t k = done_at.size();

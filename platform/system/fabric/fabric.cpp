@@ -31,13 +31,13 @@ std::vector<ChunkEndpoint*> Fabric::endpoints(const std::vector<Gpu*>& gpus) {
 }
 
 LinkDirTotals Fabric::dir_totals(std::size_t d, std::int64_t now_ps) const {
-  return flow_ ? flow_->totals(static_cast<int>(d), now_ps) : dirs_[d].dir->totals(now_ps);
+  return flow_ ? flow_->totals(static_cast<int>(d), now_ps) : dirs_[d].packet->totals(now_ps);
 }
 
 void Fabric::add_dir_repeats(std::size_t d, const LinkDirTotals& from, const LinkDirTotals& to, int times,
                              std::int64_t skip_from_ps, std::int64_t skip_to_ps) {
   if (flow_) flow_->add_repeats(static_cast<int>(d), from, to, times, skip_from_ps, skip_to_ps);
-  else dirs_[d].dir->add_repeats(from, to, times, skip_from_ps, skip_to_ps);
+  else dirs_[d].packet->add_repeats(from, to, times, skip_from_ps, skip_to_ps);
 }
 
 void Fabric::set_owners(std::vector<int> owner_of_rank, std::size_t owners) {
@@ -59,10 +59,10 @@ void Fabric::attach_source(int nic_device, tlm::tlm_initiator_socket<>& source) 
   ++devices_[static_cast<std::size_t>(nic_device)].in_ports;
 }
 
-int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>& sink) {
-  Forwarder& f = *devices_[static_cast<std::size_t>(nic_device)].fwd;
-  const int port = static_cast<int>(f.out.size());
-  bind_pair(f.out, sink);
+int Fabric::attach_sink(int nic_device, tlm::tlm_target_socket<>* sink) {
+  FabricDevice& d = devices_[static_cast<std::size_t>(nic_device)];
+  const int port = static_cast<int>(d.out.size()) + d.sinks++;  // the forwarder's out-ports: links, then sinks
+  if (d.fwd) bind_pair(d.fwd->out, *sink);
   return port;
 }
 
@@ -72,13 +72,16 @@ void Fabric::trace_nics() {
     const FabricDevice& from = devices_[static_cast<std::size_t>(d.from)];
     if (from.kind != DeviceKind::Nic || d.kind != LinkKind::Ethernet) continue;
     const std::size_t dot = from.name.find('.');  // nodeN.nicI, aggA.nicI
-    d.dir->trace_on(ctx_.trace.track(from.name.substr(0, dot), from.name.substr(dot + 1)));
+    // Flow fidelity records no transmissions, but the trace lists the NICs' tracks alike.
+    const int track = ctx_.trace.track(from.name.substr(0, dot), from.name.substr(dot + 1));
+    if (d.packet) d.packet->trace_on(track);
   }
 }
 
 void Fabric::flush_trace() {
   if (flow_) flow_->settle();
-  for (auto& d : dirs_) d.dir->flush_trace();
+  for (auto& d : dirs_)
+    if (d.packet) d.packet->flush_trace();
 }
 
 nlohmann::ordered_json Fabric::describe() const {

@@ -49,8 +49,8 @@ class Fabric : public RouteProvider {
   // Faults changed these link directions' parameters; the flow network (flow fidelity) re-reads them.
   void links_changed(const std::vector<int>& dirs);
   // Flow fidelity (fabric.fidelity "flow"): the network the collectives' transfers go through as
-  // flows, null in packet fidelity. The links stay elaborated: their names, routes, faults and
-  // statistics are the same in both fidelities.
+  // flows, null in packet fidelity. The links' names, routes, faults and statistics are the same in
+  // both fidelities; in flow fidelity they are LinkStates, without a LinkDir module or forwarders.
   FlowNetwork* flow() { return flow_.get(); }
   // Steady-state fast-forward: link direction d's counters up to now_ps, and `times` x their
   // growth from `from` to `to` added for skipped iterations; the flow network's in flow fidelity.
@@ -64,11 +64,12 @@ class Fabric : public RouteProvider {
   // The endpoints the collective engine sends through: the GPUs, or their flow-fidelity stand-ins.
   std::vector<ChunkEndpoint*> endpoints(const std::vector<Gpu*>& gpus);
 
-  // Background traffic (congestion faults): binds a source's socket into a NIC's forwarder, or
-  // the NIC's forwarder to a sink (returning the sink's out-port index there). Elaboration only,
-  // after the fabric is built (routing ignores these ports).
+  // Background traffic (congestion faults) in packet fidelity: binds a source's socket into a
+  // NIC's forwarder, or the NIC's forwarder to a sink (returning the sink's out-port index there).
+  // Elaboration only, after the fabric is built (routing ignores these ports). In flow fidelity
+  // there are no forwarders: attach_sink takes no sink and numbers its out-port alike.
   void attach_source(int nic_device, tlm::tlm_initiator_socket<>& source);
-  int attach_sink(int nic_device, tlm::tlm_target_socket<>& sink);
+  int attach_sink(int nic_device, tlm::tlm_target_socket<>* sink);
   // The route of background traffic entering at `src_nic` and leaving to out-port `sink_port` of
   // `dst_nic`: ports[0] is unused (the source has one socket), then the hops as for any transfer.
   const Route& nic_route(int src_nic, int dst_nic, int sink_port, std::uint32_t flow);

@@ -8,7 +8,8 @@ namespace trainvp {
 void Fabric::attach_congestion_control() {
   const FabricConfig& f = s_.cluster.fabric;
   if (f.congestion_control_set)
-    for (FabricDir& d : dirs_) d.dir->report_pauses(true);
+    for (FabricDir& d : dirs_)
+      if (d.packet) d.packet->report_pauses(true);  // flow fidelity reports no pauses
   if (f.congestion_control != CongestionControlKind::Dcqcn) return;
   cc_ = std::make_unique<CongestionControl>(f.dcqcn);
   for (std::size_t i = 0; i < dirs_.size(); ++i) {
@@ -20,7 +21,7 @@ void Fabric::attach_congestion_control() {
     if (to == DeviceKind::Nic) roles |= CcPort::kNotify;
     cc_->set_network_latency(static_cast<int>(i), d.dir->params().latency_ps);
     CcPort& port = cc_->add_port(roles, d.dir->params().bandwidth_bps, ctx_.rng_for("ecn:" + d.dir->label())());
-    d.dir->set_congestion(&port);
+    d.packet->set_congestion(&port);  // DCQCN is refused in flow fidelity
   }
 }
 

@@ -14,7 +14,7 @@ nlohmann::ordered_json Fabric::report_pfc(std::int64_t end_ps) const {
   std::int64_t paused = 0;
   int ports = 0, paused_ports = 0;
   for (const FabricDir& d : dirs_) {
-    const PfcPort* p = d.dir->pfc();
+    const PfcPort* p = d.packet ? d.packet->pfc() : nullptr;  // PFC modes are refused in flow fidelity
     if (!p) continue;
     const PfcStats& f = d.dir->stats().pfc;
     ++ports;

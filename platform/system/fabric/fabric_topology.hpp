@@ -1,7 +1,8 @@
 #pragma once
 // What an elaborated fabric is made of: devices (endpoints, NICs, switches, each with its
-// forwarder), link directions (each a LinkDir with its routing cost) and full-duplex links. Fabric
-// builds them (fabric_topology.cpp) and FabricRouter routes over them (fabric_routing.cpp).
+// forwarder in packet fidelity), link directions (each a LinkState, a LinkDir module in packet
+// fidelity, with its routing cost) and full-duplex links. Fabric builds them (fabric_topology.cpp)
+// and FabricRouter routes over them (fabric_routing.cpp).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,9 +46,10 @@ struct FabricDevice {
   CxlPort* cxl = nullptr;
   AggregatorPort* agg = nullptr;
   NvlsUnit* nvls = nullptr;
-  std::unique_ptr<Forwarder> fwd;  // everything else
+  std::unique_ptr<Forwarder> fwd;  // everything else, in packet fidelity (flow fidelity forwards no chunks)
   std::vector<int> out;            // directions leaving this device, by out-port index
   int in_ports = 0;                // bound into fwd->in so far (in-ports number in bind order)
+  int sinks = 0;                   // traffic sinks attached (Fabric::attach_sink), out-ports after `out`
   std::int64_t egress_latency_ps = 0;
 };
 
@@ -55,8 +57,9 @@ struct FabricDir {
   int from = 0, to = 0;
   int link = 0;                        // index of the full-duplex link
   LinkKind kind = LinkKind::Ethernet;  // its link's, kept here for the routing cost of every edge
-  std::unique_ptr<LinkDir> dir;
-  double cost = 0;  // routing metric, seconds
+  std::unique_ptr<LinkState> dir;      // its parameters, state and statistics, in either fidelity
+  LinkDir* packet = nullptr;           // dir as the module that carries chunks; null in flow fidelity
+  double cost = 0;                     // routing metric, seconds
 };
 
 struct FabricLink {

@@ -17,8 +17,12 @@ std::uint32_t flow_hash(std::uint64_t k) {  // distinct flows, distinct ECMP buc
 int BackgroundTraffic::sink_port(int nic) {
   auto it = sink_port_.find(nic);
   if (it != sink_port_.end()) return it->second;
-  sinks_.push_back(std::make_unique<TrafficSink>(("bg_sink_device" + std::to_string(nic)).c_str()));
-  const int port = fabric_.attach_sink(nic, sinks_.back()->in);
+  tlm::tlm_target_socket<>* sink = nullptr;  // flow fidelity: FlowSources send to no module
+  if (!fabric_.flow()) {
+    sinks_.push_back(std::make_unique<TrafficSink>(("bg_sink_device" + std::to_string(nic)).c_str()));
+    sink = &sinks_.back()->in;
+  }
+  const int port = fabric_.attach_sink(nic, sink);
   sink_port_.emplace(nic, port);
   return port;
 }

@@ -193,7 +193,7 @@ void FaultInjector::recompute() {
     const DirHook& h = dh[d];
     if (!h.touched) continue;
     changed.push_back(static_cast<int>(d));
-    LinkDir& dir = *fabric_.dirs()[d].dir;
+    LinkState& dir = *fabric_.dirs()[d].dir;
     dir.set_bandwidth(base_bw_[d] * h.bw);
     dir.set_extra_latency(h.latency);
     down_changed |= dir.down() != h.down;

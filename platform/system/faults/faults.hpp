@@ -1,6 +1,6 @@
 #pragma once
 // Fault injection (docs/faults.md): the scenario's `faults` become a timeline of changes to the
-// models' hooks (LinkDir bandwidth, extra latency, down state and packet loss; Gpu speed and launch
+// models' hooks (LinkState bandwidth, extra latency, down state and packet loss; Gpu speed and launch
 // scale). When a link's down state changes the fabric is told, so new routes avoid it. Congestion
 // faults are traffic rather than a hook: their sources (platform/congestion.hpp) time themselves,
 // and the run is ended when its work is done (Simulation's RunEnd), not by starvation.
