@@ -52,6 +52,22 @@ class BusySeries {
   // `busy_ps` spread evenly over [from_ps, to_ps): iterations fast-forward skipped, taken to be
   // busy alike throughout the time they stand for.
   void spread(std::int64_t from_ps, std::int64_t to_ps, double busy_ps);
+  // The bucket that holds time `t_ps` at the present width, [lo, hi), when it lies within the span
+  // (false before the first add, or past the span). Adds inside it cannot grow the series, so a
+  // caller may sum several intervals that fall in it and add the sum once (add_in_bucket): the
+  // flow network does, to touch a link's series once per bucket instead of once per rate change.
+  bool bucket_at(std::int64_t t_ps, std::int64_t* lo_ps, std::int64_t* hi_ps) const {
+    if (t_ps < 0 || t_ps >= span_ps_) return false;
+    *lo_ps = t_ps / width_ps_ * width_ps_;
+    *hi_ps = *lo_ps + width_ps_;
+    return true;
+  }
+  // `busy_ps` added to the bucket bucket_at gave [lo_ps, ...) for, the last of it ending at `end_ps`;
+  // nothing may have been added to the series since.
+  void add_in_bucket(std::int64_t lo_ps, double busy_ps, std::int64_t end_ps) {
+    buckets_[static_cast<std::size_t>(lo_ps / width_ps_)] += busy_ps;
+    if (end_ps > last_end_ps_) last_end_ps_ = end_ps;
+  }
   bool empty() const { return buckets_.empty(); }
   std::int64_t width_ps() const { return width_ps_; }
   std::int64_t last_end_ps() const { return last_end_ps_; }

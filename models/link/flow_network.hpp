@@ -172,6 +172,11 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
     double was = 0;          // recompute: the load before it
     std::int64_t since = 0;  // busy time integrated up to here
     double busy_ps = 0;
+    // Busy time not yet in the LinkState's series: what fell in its bucket [pend_lo, pend_hi),
+    // summed here, so that a rate change costs no cache miss on the series (integrate_at; pend_hi
+    // 0: no bucket open). pend_end: the end of the last stretch summed.
+    std::int64_t pend_lo = 0, pend_hi = 0, pend_end = 0;
+    double pend = 0;
     // Active flows crossing it, each with the index of this link on its route: a flow leaving
     // moves the last one into its place and tells it its new slot without searching its route.
     struct Member {
@@ -243,6 +248,7 @@ class FlowNetwork : public sc_core::sc_module, private EventCalendar::Client {
   void dirty(int link);
   void integrate(Link& k, std::int64_t now);
   void integrate_at(Link& k, std::int64_t now, double load);
+  void flush_pending(Link& k);  // the summed busy time into the series, and the bucket closed
   void advance(Flow& f, std::int64_t now);
   void recompute();
   std::vector<int>& count_unfrozen();

@@ -57,6 +57,7 @@ void FlowNetwork::add_repeats(int link, const LinkDirTotals& from, const LinkDir
   k.stats.background_bytes += n * (b.background_bytes - a.background_bytes);
   const double skipped = static_cast<double>(times) * static_cast<double>(b.busy_ps - a.busy_ps);
   k.busy_ps += skipped;
+  flush_pending(k);
   k.dir->busy_series().spread(skip_from_ps, skip_to_ps, skipped);
 }
 

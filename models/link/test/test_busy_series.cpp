@@ -1,6 +1,6 @@
 // BusySeries against hand-worked buckets: intervals split at bucket edges, the width doubling as
-// intervals end later, a share of an interval, a spread, a series shown at a wider width, and
-// prepared steps replayed as the same additions.
+// intervals end later, a share of an interval, a spread, a series shown at a wider width,
+// intervals summed inside their bucket, and prepared steps replayed as the same additions.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -61,6 +61,26 @@ TEST(BusySeries, TheCommonWidthCoversTheRunAndTheWidestSeries) {
 // series that is empty, one that has to coarsen on the way and one wider than the steps were
 // prepared for (the same Steps reused across them). A third of a picosecond count rounds, and
 // buckets take several steps each, so another order or a sum in one go would show.
+// What the flow network sums per link before adding (FlowNetwork::integrate_at): the bucket a time
+// falls in, none past the span or before the first add, and a sum added there as one.
+TEST(BusySeries, IntervalsSummedInsideTheirBucketAddAsOne) {
+  BusySeries s;
+  std::int64_t lo = -1, hi = -1;
+  EXPECT_FALSE(s.bucket_at(0, &lo, &hi));  // nothing allocated yet
+  s.add(100, 1200);                        // 900 ps in bucket 0, 200 in bucket 1
+  ASSERT_TRUE(s.bucket_at(1200, &lo, &hi));
+  EXPECT_EQ(lo, kW);
+  EXPECT_EQ(hi, 2 * kW);
+  EXPECT_FALSE(s.bucket_at(kN * kW, &lo, &hi));  // past the span: an add there would grow it
+  BusySeries t;
+  t.add(100, 1200);
+  t.add(1200, 1500), t.add(1500, 1900, 0.5);
+  s.add_in_bucket(kW, 300 + 0.5 * 400, 1900);
+  EXPECT_EQ(s.at_width(kW, 3), t.at_width(kW, 3));
+  EXPECT_EQ(s.last_end_ps(), t.last_end_ps());
+  EXPECT_EQ(s.total_ps(), 900 + 200 + 300 + 200);
+}
+
 TEST(BusySeries, PreparedStepsAreTheSameAdditionsInTheSameOrder) {
   std::vector<std::int64_t> pairs;
   for (std::int64_t i = 0; i < 300; ++i) pairs.insert(pairs.end(), {i * 997 + 13, i * 997 + 13 + 700 + i % 5});
