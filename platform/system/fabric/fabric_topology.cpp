@@ -44,11 +44,6 @@ static std::string sc_safe(std::string s) {
   return s;
 }
 
-// Routing metric of a link direction, seconds: its latency and a MiB's time on the wire.
-static double link_cost(const LinkState& d, double bps) {
-  return static_cast<double>(d.params().latency_ps) * 1e-12 + static_cast<double>(d.wire_bytes(1 << 20)) * 8.0 / bps;
-}
-
 int Fabric::add_device(std::string name, DeviceKind kind, int node, std::int64_t egress_latency_ps) {
   FabricDevice d;
   d.kind = kind;
@@ -83,45 +78,42 @@ void Fabric::connect(int a, int b, LinkKind kind, double bps, std::int64_t laten
     d.to = to;
     d.link = link;
     d.kind = kind;
-    if (s_.cluster.fabric.fidelity == FabricFidelity::Flow) {  // the flow network reads and fills it alone
-      d.dir = std::make_unique<LinkState>(std::move(label), p);
-      d.cost = link_cost(*d.dir, bps);
-      f.out.push_back(static_cast<int>(dirs_.size()));
-      dirs_.push_back(std::move(d));
-      continue;
+    if (s_.cluster.fabric.fidelity == FabricFidelity::Flow) {
+      d.dir = std::make_unique<LinkState>(std::move(label), p);  // the flow network reads and fills it alone
+    } else {
+      auto dir = std::make_unique<LinkDir>(("dir_" + sc_safe(label)).c_str(), label, p,
+                                           static_cast<std::uint32_t>(s_.cluster.fabric.chunk), ctx_);
+      LinkDir& l = *dir;
+      d.packet = dir.get();
+      d.dir = std::move(dir);
+      const PfcConfig& pfc = s_.cluster.fabric.pfc;
+      if (kind == LinkKind::Ethernet && pfc.mode != PfcMode::Egress) {
+        // Every Ethernet port counts and pauses (docs/fabric.md#pfc); a switch's output queue is then
+        // bounded by its ingress ports' thresholds, a NIC's still by the buffer (it pushes back on PCIe).
+        const bool sw = f.kind == DeviceKind::Switch || f.kind == DeviceKind::Leaf || f.kind == DeviceKind::Spine ||
+                        f.kind == DeviceKind::Core;
+        l.set_pfc(pfc_port_params(pfc, bps, latency_ps, p.latency_ps,
+                                  l.wire_bytes(static_cast<std::uint32_t>(s_.cluster.fabric.chunk))),
+                  sw);
+      }
+      if (f.gpu) bind_pair(f.gpu->dma, l.in);
+      else if (f.cxl) bind_pair(f.cxl->dma, l.in);
+      else if (f.agg) bind_pair(f.agg->dma, l.in);
+      else if (f.nvls) bind_pair(f.nvls->port.dma, l.in);
+      else bind_pair(f.fwd->out, l.in);
+      if (t.gpu) bind_pair(l.out, t.gpu->mem);
+      else if (t.cxl) bind_pair(l.out, t.cxl->mem);
+      else if (t.agg) bind_pair(l.out, t.agg->mem);
+      else if (t.nvls) bind_pair(l.out, t.nvls->port.mem);
+      else bind_pair(l.out, t.fwd->in);
+      // Between a link and a forwarder each side offers one chunk at a time, so a held chunk can end
+      // its request and leave the socket free for express messages (request exclusion, 15.2.6 e);
+      // a GPU's or aggregator's AT initiator would send its next chunk at END_REQ, so its link holds
+      // without one (they send no express messages).
+      if (f.fwd || f.cxl) l.end_held_requests();  // a CXL port's AT initiator holds (hold_until_response)
+      if (t.fwd) t.fwd->end_held_requests(t.in_ports++);
     }
-    auto dir = std::make_unique<LinkDir>(("dir_" + sc_safe(label)).c_str(), label, p,
-                                         static_cast<std::uint32_t>(s_.cluster.fabric.chunk), ctx_);
-    d.packet = dir.get();
-    d.dir = std::move(dir);
-    const PfcConfig& pfc = s_.cluster.fabric.pfc;
-    if (kind == LinkKind::Ethernet && pfc.mode != PfcMode::Egress) {
-      // Every Ethernet port counts and pauses (docs/fabric.md#pfc); a switch's output queue is then
-      // bounded by its ingress ports' thresholds, a NIC's still by the buffer (it pushes back on PCIe).
-      const bool sw = f.kind == DeviceKind::Switch || f.kind == DeviceKind::Leaf || f.kind == DeviceKind::Spine ||
-                      f.kind == DeviceKind::Core;
-      d.packet->set_pfc(pfc_port_params(pfc, bps, latency_ps, p.latency_ps,
-                                        d.dir->wire_bytes(static_cast<std::uint32_t>(s_.cluster.fabric.chunk))),
-                        sw);
-    }
-    d.cost = link_cost(*d.dir, bps);
-    LinkDir& l = *d.packet;
-    if (f.gpu) bind_pair(f.gpu->dma, l.in);
-    else if (f.cxl) bind_pair(f.cxl->dma, l.in);
-    else if (f.agg) bind_pair(f.agg->dma, l.in);
-    else if (f.nvls) bind_pair(f.nvls->port.dma, l.in);
-    else bind_pair(f.fwd->out, l.in);
-    if (t.gpu) bind_pair(l.out, t.gpu->mem);
-    else if (t.cxl) bind_pair(l.out, t.cxl->mem);
-    else if (t.agg) bind_pair(l.out, t.agg->mem);
-    else if (t.nvls) bind_pair(l.out, t.nvls->port.mem);
-    else bind_pair(l.out, t.fwd->in);
-    // Between a link and a forwarder each side offers one chunk at a time, so a held chunk can end
-    // its request and leave the socket free for express messages (request exclusion, 15.2.6 e);
-    // a GPU's or aggregator's AT initiator would send its next chunk at END_REQ, so its link holds
-    // without one (they send no express messages).
-    if (f.fwd || f.cxl) l.end_held_requests();  // a CXL port's AT initiator holds (hold_until_response)
-    if (t.fwd) t.fwd->end_held_requests(t.in_ports++);
+    d.cost = static_cast<double>(p.latency_ps) * 1e-12 + static_cast<double>(d.dir->wire_bytes(1 << 20)) * 8.0 / bps;
     f.out.push_back(static_cast<int>(dirs_.size()));
     dirs_.push_back(std::move(d));
   }
